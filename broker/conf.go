@@ -1,0 +1,229 @@
+package broker
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// LoadConf reads a file in upstream's broker.conf syntax and applies it on top of base.
+//
+// The syntax is the subset of Java properties that broker.conf uses: one key=value per line,
+// whitespace around key and value trimmed, blank lines and lines starting with # or ! ignored.
+// A key given twice takes its last value. An empty value leaves the setting as in base, as an
+// empty value means "use the default" upstream. There are no inline comments: as upstream,
+// "key=1 # one" has the value "1 # one", which is then rejected as a bad value.
+//
+// The keys letterbox implements are listed in confKeys; every other key (upstream has hundreds)
+// is ignored, and the ignored keys are logged once, as a warning, to base.Logger. A malformed
+// line or a bad value is an error naming the file, the line and the key.
+func LoadConf(path string, base Config) (Config, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return base, fmt.Errorf("broker: config: %w", err)
+	}
+	defer f.Close()
+	cfg, ignored, err := parseConf(f, path, base)
+	if err != nil {
+		return base, err
+	}
+	if len(ignored) > 0 {
+		log := base.Logger
+		if log == nil {
+			log = slog.Default()
+		}
+		log.Warn("broker config: ignoring keys letterbox does not implement",
+			"file", path, "count", len(ignored), "keys", ignored)
+	}
+	return cfg, nil
+}
+
+// confSetter applies one non-empty value to cfg. Its error says what is wrong with the value;
+// the caller adds the file, line and key.
+type confSetter func(cfg *Config, st *confState, value string) error
+
+// confState carries what depends on more than one key: upstream's advertisedAddress is a host
+// and the advertised port is brokerServicePort, which may come later in the file.
+type confState struct {
+	advertisedHost string
+	advertisedLine int
+	servicePort    string // as written, "" if the file does not set it
+}
+
+// confKeys are the broker.conf keys letterbox implements, under upstream's names.
+var confKeys = map[string]confSetter{
+	"brokerServicePort": func(cfg *Config, st *confState, v string) error {
+		port, err := parsePort(v)
+		if err != nil {
+			return err
+		}
+		host, _, err := net.SplitHostPort(cfg.ListenAddr)
+		if err != nil {
+			return fmt.Errorf("cannot set the port of the listen address %q: %v", cfg.ListenAddr, err)
+		}
+		cfg.ListenAddr = net.JoinHostPort(host, port)
+		st.servicePort = port
+		return nil
+	},
+	"advertisedAddress": func(cfg *Config, st *confState, v string) error {
+		if strings.ContainsAny(v, " \t/") {
+			return fmt.Errorf("%q is not a host name or address", v)
+		}
+		// Upstream's value is a bare host. host:port is accepted too and used as is.
+		if _, _, err := net.SplitHostPort(v); err == nil {
+			cfg.AdvertisedAddr = v
+			st.advertisedHost = ""
+			return nil
+		}
+		st.advertisedHost = v
+		return nil
+	},
+	"clusterName": func(cfg *Config, _ *confState, v string) error {
+		cfg.ClusterName = v
+		return nil
+	},
+	"allowAutoTopicCreation": boolKey(func(c *Config) *bool { return &c.AllowAutoTopicCreation }),
+	"allowAutoTopicCreationType": func(cfg *Config, _ *confState, v string) error {
+		switch t := strings.ToLower(v); t {
+		case "non-partitioned", "partitioned":
+			cfg.AllowAutoTopicCreationType = t
+			return nil
+		}
+		return fmt.Errorf("%q: want non-partitioned or partitioned", v)
+	},
+	"defaultNumPartitions":          intKey(1, func(c *Config) *int { return &c.DefaultNumPartitions }),
+	"allowAutoSubscriptionCreation": boolKey(func(c *Config) *bool { return &c.AllowAutoSubscriptionCreation }),
+	"maxMessageSize":                intKey(1, func(c *Config) *int { return &c.MaxMessageSize }),
+	"delayedDeliveryEnabled":        boolKey(func(c *Config) *bool { return &c.DelayedDeliveryEnabled }),
+	"delayedDeliveryTickTimeMillis": durationKey(time.Millisecond, func(c *Config) *time.Duration { return &c.DelayedDeliveryTick }),
+	// Upstream disables keep-alive with 0; letterbox always keeps it, so 0 is refused rather
+	// than silently replaced.
+	"keepAliveIntervalSeconds":               durationKey(time.Second, func(c *Config) *time.Duration { return &c.KeepAliveInterval }),
+	"acknowledgmentAtBatchIndexLevelEnabled": boolKey(func(c *Config) *bool { return &c.AcknowledgmentAtBatchIndexLevelEnabled }),
+	// 0 means no limit, as upstream.
+	"maxUnackedMessagesPerConsumer": intKey(0, func(c *Config) *int { return &c.MaxUnackedMessagesPerConsumer }),
+}
+
+// parseConf applies the broker.conf read from r (named name in errors) on top of base and
+// returns the result and the keys it ignored, in the order they first appear.
+func parseConf(r io.Reader, name string, base Config) (Config, []string, error) {
+	cfg := base
+	var st confState
+	var ignored []string
+	seen := make(map[string]bool)
+
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
+	n := 0
+	for sc.Scan() {
+		n++
+		line := sc.Bytes()
+		if n == 1 {
+			line = bytes.TrimPrefix(line, []byte("\ufeff"))
+		}
+		text := strings.TrimSpace(string(line))
+		if text == "" || text[0] == '#' || text[0] == '!' {
+			continue
+		}
+		key, value, ok := strings.Cut(text, "=")
+		key, value = strings.TrimSpace(key), strings.TrimSpace(value)
+		if !ok || key == "" {
+			return base, nil, fmt.Errorf("broker: config %s:%d: want key=value, got %q", name, n, text)
+		}
+		set, known := confKeys[key]
+		if !known {
+			if !seen[key] {
+				seen[key] = true
+				ignored = append(ignored, key)
+			}
+			continue
+		}
+		if value == "" {
+			continue
+		}
+		if err := set(&cfg, &st, value); err != nil {
+			return base, nil, fmt.Errorf("broker: config %s:%d: %s: %w", name, n, key, err)
+		}
+		if key == "advertisedAddress" {
+			st.advertisedLine = n
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return base, nil, fmt.Errorf("broker: config %s:%d: %w", name, n+1, err)
+	}
+
+	if st.advertisedHost != "" {
+		port := st.servicePort
+		if port == "" {
+			_, port, _ = net.SplitHostPort(cfg.ListenAddr)
+		}
+		if port == "" || port == "0" {
+			return base, nil, fmt.Errorf("broker: config %s:%d: advertisedAddress: the port to advertise is unknown "+
+				"(the listen port is 0); set brokerServicePort or write host:port", name, st.advertisedLine)
+		}
+		cfg.AdvertisedAddr = net.JoinHostPort(st.advertisedHost, port)
+	}
+	return cfg, ignored, nil
+}
+
+func parsePort(v string) (string, error) {
+	p, err := strconv.ParseUint(v, 10, 16)
+	if err != nil {
+		return "", fmt.Errorf("%q is not a port number (0-65535)", v)
+	}
+	return strconv.FormatUint(p, 10), nil
+}
+
+func boolKey(field func(*Config) *bool) confSetter {
+	return func(cfg *Config, _ *confState, v string) error {
+		// Stricter than upstream, which reads anything but "true" as false: a typo such as
+		// "ture" should not quietly turn a feature off.
+		switch strings.ToLower(v) {
+		case "true":
+			*field(cfg) = true
+		case "false":
+			*field(cfg) = false
+		default:
+			return fmt.Errorf("%q: want true or false", v)
+		}
+		return nil
+	}
+}
+
+func intKey(minimum int, field func(*Config) *int) confSetter {
+	return func(cfg *Config, _ *confState, v string) error {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return fmt.Errorf("%q is not an integer", v)
+		}
+		if n < minimum {
+			return fmt.Errorf("%d: must be at least %d", n, minimum)
+		}
+		*field(cfg) = n
+		return nil
+	}
+}
+
+func durationKey(unit time.Duration, field func(*Config) *time.Duration) confSetter {
+	return func(cfg *Config, _ *confState, v string) error {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return fmt.Errorf("%q is not an integer", v)
+		}
+		if n < 1 {
+			return fmt.Errorf("%d: must be positive", n)
+		}
+		if n > int64(24*time.Hour/unit) {
+			return fmt.Errorf("%d: must be at most one day", n)
+		}
+		*field(cfg) = time.Duration(n) * unit
+		return nil
+	}
+}
