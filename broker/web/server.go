@@ -1,0 +1,124 @@
+// Package web is the embedded broker's HTTP listener: upstream's admin REST v2 paths
+// (/admin/v2/...) with upstream's JSON field names, so pulsar-admin, pulsarctl and the official
+// Go pulsaradmin work against it unchanged.
+//
+// routes.go lists every route; each resource group (brokers, clusters, and later tenants,
+// namespaces, topics) has its own file holding its handlers. Errors use upstream's shape,
+// {"reason": "..."}, including 404 for unknown paths and 405 for a known path with the wrong
+// method. The package only reads the broker through its exported API.
+package web
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/letterbox-dev/letterbox/broker"
+)
+
+// shutdownTimeout bounds how long Close waits for in-flight requests before cutting them off.
+const shutdownTimeout = 5 * time.Second
+
+// Server is the HTTP listener of one broker. Create it with New; Close stops it.
+type Server struct {
+	b   *broker.Broker
+	log *slog.Logger
+	ln  net.Listener
+	srv *http.Server
+
+	served    chan struct{} // closed when srv.Serve has returned
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// New listens on addr (host:port; port 0 picks a free port) and serves the admin API of b until
+// Close. A nil log means slog.Default().
+func New(b *broker.Broker, addr string, log *slog.Logger) (*Server, error) {
+	if b == nil {
+		return nil, errors.New("web: nil broker")
+	}
+	if log == nil {
+		log = slog.Default()
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("web: listen on %s: %w", addr, err)
+	}
+	s := &Server{b: b, log: log, ln: ln, served: make(chan struct{})}
+	s.srv = &http.Server{
+		Handler:           s.logRequests(s.routes()),
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	go func() {
+		defer close(s.served)
+		if err := s.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			log.Error("admin HTTP server stopped", "err", err)
+		}
+	}()
+	return s, nil
+}
+
+// Addr is the host:port the server listens on.
+func (s *Server) Addr() string { return s.ln.Addr().String() }
+
+// URL is the base URL of the admin API, http://host:port.
+func (s *Server) URL() string { return "http://" + s.Addr() }
+
+// Close stops accepting, lets in-flight requests finish (for a few seconds at most, then cuts
+// them off) and waits for the server to stop. It is safe to call more than once.
+func (s *Server) Close() error {
+	s.closeOnce.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+		defer cancel()
+		if err := s.srv.Shutdown(ctx); err != nil {
+			s.log.Warn("admin HTTP server: requests still running at shutdown, closing them", "err", err)
+			s.closeErr = s.srv.Close()
+		}
+		<-s.served
+	})
+	return s.closeErr
+}
+
+// logRequests logs every request at debug level, with its status.
+func (s *Server) logRequests(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !s.log.Enabled(r.Context(), slog.LevelDebug) {
+			next.ServeHTTP(w, r)
+			return
+		}
+		start := time.Now()
+		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
+		next.ServeHTTP(sw, r)
+		s.log.Debug("admin request", "method", r.Method, "path", r.URL.Path, "status", sw.status,
+			"remote", r.RemoteAddr, "took", time.Since(start))
+	})
+}
+
+// statusWriter remembers the status code written through it.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+	wrote  bool
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if !w.wrote {
+		w.status, w.wrote = code, true
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(p []byte) (int, error) {
+	w.wrote = true
+	return w.ResponseWriter.Write(p)
+}
+
+// Unwrap lets http.ResponseController reach the underlying writer (flush, deadlines).
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
