@@ -1,0 +1,49 @@
+package broker
+
+import (
+	"time"
+
+	"github.com/letterbox-dev/letterbox/client/wire/pb"
+)
+
+// CONNECT → CONNECTED. Authentication is off, so any auth method and data are accepted, as
+// upstream does when authenticationEnabled=false. The answered protocol version is the lower of
+// the client's and ours (v21; v20 in upstream-compat mode). Nothing that needs AUTH_CHALLENGE is
+// sent: the Go client fails a handshake whose first answer is not CONNECTED.
+// Not implemented: proxying (proxy_to_broker_url is ignored; this broker owns every topic).
+
+const (
+	protocolVersion       = int32(pb.ProtocolVersion_v21)
+	protocolVersionCompat = int32(pb.ProtocolVersion_v20)
+)
+
+func (c *conn) handleConnect(cmd *pb.CommandConnect) error {
+	if c.connected {
+		return errProtocol("second CONNECT on a connected connection")
+	}
+	ours := protocolVersion
+	if c.b.cfg.CompatUpstream {
+		ours = protocolVersionCompat
+	}
+	c.clientVersion = cmd.GetClientVersion()
+	c.protocolVersion = min(cmd.GetProtocolVersion(), ours)
+	c.features = cmd.GetFeatureFlags()
+	c.connectedSince = time.Now()
+	c.connected = true
+	c.log = c.log.With("client", c.clientVersion)
+	c.log.Debug("connected", "protocol", c.protocolVersion)
+
+	c.send(&pb.BaseCommand{
+		Type: pb.BaseCommand_CONNECTED.Enum(),
+		Connected: &pb.CommandConnected{
+			ServerVersion:   ptr("Pulsar Server " + Version),
+			ProtocolVersion: ptr(c.protocolVersion),
+			MaxMessageSize:  ptr(int32(c.b.cfg.MaxMessageSize)),
+			FeatureFlags: &pb.FeatureFlags{
+				// PIP-344: we honour metadata_auto_creation_enabled on PARTITIONED_METADATA.
+				SupportsGetPartitionedMetadataWithoutAutoCreation: ptr(true),
+			},
+		},
+	}, nil)
+	return nil
+}

@@ -1,0 +1,95 @@
+package broker
+
+import (
+	"time"
+
+	"github.com/letterbox-dev/letterbox/client/wire/pb"
+)
+
+// PRODUCER → PRODUCER_SUCCESS or ERROR. Access modes Shared, Exclusive, ExclusiveWithFencing and
+// WaitForExclusive (answered producer_ready=false, then ready=true with the same request id once
+// the topic is free). Names are generated when the client has none. A non-empty
+// initial_subscription_name (PIP-124) creates that durable subscription at Earliest first, if
+// subscriptions may be auto-created; otherwise the producer fails with NotAllowedError.
+// Deduplication is off, so last_sequence_id is always −1.
+
+func (c *conn) handleProducer(cmd *pb.CommandProducer) error {
+	reqID := cmd.GetRequestId()
+	name, err := parseTopicName(cmd.GetTopic())
+	if err != nil {
+		c.sendError(reqID, pb.ServerError_InvalidTopicName, err.Error())
+		return nil
+	}
+	c.mu.Lock()
+	existing, dup := c.producers[cmd.GetProducerId()]
+	c.mu.Unlock()
+	if dup {
+		if existing.topic.full == name.String() && existing.ready {
+			c.sendProducerSuccess(existing, existing.topic.epoch)
+		} else {
+			c.sendError(reqID, pb.ServerError_ServiceNotReady, "Producer is already present on the connection")
+		}
+		return nil
+	}
+	t, serr := c.b.topics.get(name, true)
+	if serr != nil {
+		c.sendError(reqID, serr.code, serr.msg)
+		return nil
+	}
+	p := &producer{
+		id:        cmd.GetProducerId(),
+		requestID: reqID,
+		name:      cmd.GetProducerName(),
+		conn:      c,
+		topic:     t,
+		mode:      cmd.GetProducerAccessMode(),
+		userNamed: cmd.GetUserProvidedProducerName() && cmd.GetProducerName() != "",
+		since:     time.Now(),
+		metadata:  keyValues(cmd.GetMetadata()),
+	}
+	if p.name == "" {
+		p.name = c.b.generatedProducerName()
+	}
+	if s := cmd.GetSchema(); s != nil {
+		ver, serr := c.b.schemas.add(name, s, false)
+		if serr != nil {
+			c.sendError(reqID, serr.code, serr.msg)
+			return nil
+		}
+		p.schemaVer = ver
+	} else {
+		p.schemaVer = c.b.schemas.latest(name)
+	}
+	if sub := cmd.GetInitialSubscriptionName(); sub != "" && name.Persistent {
+		if serr := t.ensureInitialSubscription(sub); serr != nil {
+			c.sendError(reqID, serr.code, serr.msg)
+			return nil
+		}
+	}
+	c.mu.Lock()
+	c.producers[p.id] = p
+	c.mu.Unlock()
+	ready, serr := t.addProducer(p)
+	if serr != nil {
+		c.forgetProducer(p)
+		c.sendError(reqID, serr.code, serr.msg)
+		return nil
+	}
+	t.mu.Lock()
+	epoch := t.epoch
+	t.mu.Unlock()
+	p.ready = ready
+	c.sendProducerSuccess(p, epoch)
+	return nil
+}
+
+func keyValues(kvs []*pb.KeyValue) map[string]string {
+	if len(kvs) == 0 {
+		return nil
+	}
+	m := make(map[string]string, len(kvs))
+	for _, kv := range kvs {
+		m[kv.GetKey()] = kv.GetValue()
+	}
+	return m
+}

@@ -1,0 +1,37 @@
+package broker
+
+import "github.com/letterbox-dev/letterbox/client/wire/pb"
+
+// UNSUBSCRIBE deletes the consumer's subscription → SUCCESS. Without force it fails with
+// ConsumerBusy while other consumers are attached; with force (the Go client always sets it)
+// they are closed for good first.
+
+func (c *conn) handleUnsubscribe(cmd *pb.CommandUnsubscribe) error {
+	reqID := cmd.GetRequestId()
+	cs := c.consumer(cmd.GetConsumerId())
+	if cs == nil || cs.sub == nil {
+		c.sendError(reqID, pb.ServerError_ConsumerNotFound, "Consumer not found")
+		return nil
+	}
+	s := cs.sub
+	t := s.topic
+	t.mu.Lock()
+	if len(s.consumers) > 1 && !cmd.GetForce() {
+		t.mu.Unlock()
+		c.sendError(reqID, pb.ServerError_ConsumerBusy, "Subscription has other connected consumers")
+		return nil
+	}
+	for _, other := range s.consumers {
+		if other != cs {
+			t.detach(other)
+			other.conn.forgetConsumer(other)
+			other.conn.sendCloseConsumer(other.id, false, "subscription "+s.name+" was deleted")
+		}
+	}
+	t.detach(cs)
+	delete(t.subs, s.name)
+	t.mu.Unlock()
+	c.forgetConsumer(cs)
+	c.sendSuccess(reqID)
+	return nil
+}

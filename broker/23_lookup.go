@@ -1,0 +1,37 @@
+package broker
+
+import "github.com/letterbox-dev/letterbox/client/wire/pb"
+
+// LOOKUP → LOOKUP_RESPONSE. A single broker owns every topic, so a valid name is always answered
+// Connect, authoritative, with our own advertised URL (never Redirect: the Go client would loop
+// 20 times on a redirect to itself). Lookup does not create the topic; PRODUCER and SUBSCRIBE do.
+
+func (c *conn) handleLookup(cmd *pb.CommandLookupTopic) error {
+	if _, err := parseTopicName(cmd.GetTopic()); err != nil {
+		c.sendLookupError(cmd.GetRequestId(), pb.ServerError_InvalidTopicName, err.Error())
+		return nil
+	}
+	url := c.b.ServiceURL()
+	c.send(&pb.BaseCommand{
+		Type: pb.BaseCommand_LOOKUP_RESPONSE.Enum(),
+		LookupTopicResponse: &pb.CommandLookupTopicResponse{
+			RequestId:        cmd.RequestId,
+			Response:         pb.CommandLookupTopicResponse_Connect.Enum(),
+			BrokerServiceUrl: &url,
+			Authoritative:    ptr(true),
+		},
+	}, nil)
+	return nil
+}
+
+func (c *conn) sendLookupError(requestID uint64, code pb.ServerError, msg string) {
+	c.send(&pb.BaseCommand{
+		Type: pb.BaseCommand_LOOKUP_RESPONSE.Enum(),
+		LookupTopicResponse: &pb.CommandLookupTopicResponse{
+			RequestId: &requestID,
+			Response:  pb.CommandLookupTopicResponse_Failed.Enum(),
+			Error:     code.Enum(),
+			Message:   &msg,
+		},
+	}, nil)
+}

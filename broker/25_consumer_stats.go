@@ -1,0 +1,35 @@
+package broker
+
+import (
+	"time"
+
+	"github.com/letterbox-dev/letterbox/client/wire/pb"
+)
+
+// CONSUMER_STATS → CONSUMER_STATS_RESPONSE with what the broker knows of that consumer. Rates
+// are not tracked yet and are reported as zero.
+
+func (c *conn) handleConsumerStats(cmd *pb.CommandConsumerStats) error {
+	reqID := cmd.GetRequestId()
+	resp := &pb.CommandConsumerStatsResponse{RequestId: &reqID}
+	cs := c.consumer(cmd.GetConsumerId())
+	if cs == nil || cs.sub == nil {
+		resp.ErrorCode = pb.ServerError_ConsumerNotFound.Enum()
+		resp.ErrorMessage = ptr("Consumer not found")
+	} else {
+		t := cs.sub.topic
+		t.mu.Lock()
+		resp.ConsumerName = &cs.name
+		resp.AvailablePermits = ptr(uint64(max(cs.permits, 0)))
+		resp.UnackedMessages = ptr(uint64(max(cs.unacked, 0)))
+		resp.Address = &c.remote
+		resp.ConnectedSince = ptr(cs.since.UTC().Format(time.RFC3339Nano))
+		resp.Type = ptr(cs.sub.subType.String())
+		resp.MsgRateOut, resp.MsgThroughputOut, resp.MsgRateRedeliver = ptr(0.0), ptr(0.0), ptr(0.0)
+		resp.MsgRateExpired, resp.MessageAckRate = ptr(0.0), ptr(0.0)
+		resp.MsgBacklog = ptr(uint64(cs.sub.backlogEntries()))
+		t.mu.Unlock()
+	}
+	c.send(&pb.BaseCommand{Type: pb.BaseCommand_CONSUMER_STATS_RESPONSE.Enum(), ConsumerStatsResponse: resp}, nil)
+	return nil
+}

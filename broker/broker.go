@@ -1,0 +1,223 @@
+// Package broker is letterbox's embedded Pulsar broker: the binary protocol on one listener,
+// topics, subscriptions and dispatch, held in a storage.Log per topic.
+//
+// Concurrency: each connection has a reader goroutine (which runs the command handlers) and a
+// writer goroutine; handlers never block on the network, they append to the connection's write
+// buffer. Topic state (producers, subscriptions, consumers, cursors) is guarded by the topic's
+// mutex. Lock order: Broker.mu → topics.mu → topic.mu → conn.mu → conn.wmu. A handler never
+// holds two topic locks at once.
+package broker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/letterbox-dev/letterbox/client/wire/pb"
+)
+
+// Version is reported to clients in CONNECTED.server_version.
+const Version = "letterbox-0.1.0"
+
+// Broker is one embedded broker. Create it with New; Close stops it.
+type Broker struct {
+	cfg Config
+	log *slog.Logger
+	ln  net.Listener
+
+	topics  *topicRegistry
+	schemas *schemaRegistry
+
+	mu     sync.Mutex
+	conns  map[*conn]struct{}
+	closed bool
+
+	wg        sync.WaitGroup
+	stop      chan struct{}
+	closeOnce sync.Once
+
+	intercept atomic.Pointer[Interceptor]
+	nextID    atomic.Uint64 // producer name counter and ledger ids
+	started   time.Time
+}
+
+// New starts a broker listening on the configured address (127.0.0.1:0 by default).
+func New(opts ...Option) (*Broker, error) {
+	cfg := DefaultConfig()
+	for _, o := range opts {
+		o(&cfg)
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", cfg.ListenAddr)
+	if err != nil {
+		return nil, fmt.Errorf("broker: listen on %s: %w", cfg.ListenAddr, err)
+	}
+	b := &Broker{
+		cfg:     cfg,
+		log:     cfg.Logger,
+		ln:      ln,
+		conns:   make(map[*conn]struct{}),
+		stop:    make(chan struct{}),
+		started: time.Now(),
+	}
+	b.topics = newTopicRegistry(b)
+	b.schemas = newSchemaRegistry()
+	b.wg.Add(1)
+	go b.acceptLoop()
+	return b, nil
+}
+
+func (c *Config) validate() error {
+	switch c.AllowAutoTopicCreationType {
+	case "non-partitioned", "partitioned":
+	default:
+		return fmt.Errorf("broker: allowAutoTopicCreationType %q: want non-partitioned or partitioned", c.AllowAutoTopicCreationType)
+	}
+	if c.DefaultNumPartitions < 1 {
+		return fmt.Errorf("broker: defaultNumPartitions %d: must be at least 1", c.DefaultNumPartitions)
+	}
+	if c.MaxMessageSize < 1024 {
+		return fmt.Errorf("broker: maxMessageSize %d: must be at least 1024", c.MaxMessageSize)
+	}
+	if c.KeepAliveInterval <= 0 {
+		c.KeepAliveInterval = 30 * time.Second
+	}
+	if c.DelayedDeliveryTick <= 0 {
+		c.DelayedDeliveryTick = time.Second
+	}
+	return nil
+}
+
+// Addr is the host:port the binary protocol listens on.
+func (b *Broker) Addr() string { return b.ln.Addr().String() }
+
+// ServiceURL is the pulsar:// URL clients connect to, and what LOOKUP answers.
+func (b *Broker) ServiceURL() string { return "pulsar://" + b.advertisedAddr() }
+
+func (b *Broker) advertisedAddr() string {
+	if b.cfg.AdvertisedAddr != "" {
+		return b.cfg.AdvertisedAddr
+	}
+	return b.Addr()
+}
+
+// Config returns the configuration the broker runs with.
+func (b *Broker) Config() Config { return b.cfg }
+
+// Close stops accepting, closes every connection and waits for the broker's goroutines. It is
+// safe to call more than once.
+func (b *Broker) Close() error {
+	b.closeOnce.Do(func() {
+		close(b.stop)
+		b.ln.Close()
+		b.mu.Lock()
+		b.closed = true
+		conns := make([]*conn, 0, len(b.conns))
+		for c := range b.conns {
+			conns = append(conns, c)
+		}
+		b.mu.Unlock()
+		for _, c := range conns {
+			c.close("broker shutting down")
+		}
+		b.topics.close()
+	})
+	b.wg.Wait()
+	return nil
+}
+
+func (b *Broker) acceptLoop() {
+	defer b.wg.Done()
+	for {
+		nc, err := b.ln.Accept()
+		if err != nil {
+			if errors.Is(err, net.ErrClosed) {
+				return
+			}
+			b.log.Warn("accept failed", "err", err)
+			select {
+			case <-b.stop:
+				return
+			case <-time.After(50 * time.Millisecond):
+			}
+			continue
+		}
+		c := newConn(b, nc)
+		b.mu.Lock()
+		if b.closed {
+			b.mu.Unlock()
+			nc.Close()
+			return
+		}
+		b.conns[c] = struct{}{}
+		b.mu.Unlock()
+		c.start()
+	}
+}
+
+func (b *Broker) forgetConn(c *conn) {
+	b.mu.Lock()
+	delete(b.conns, c)
+	b.mu.Unlock()
+}
+
+// Direction says which way an intercepted command travels.
+type Direction int
+
+const (
+	Inbound  Direction = iota // client → broker
+	Outbound                  // broker → client
+)
+
+// Verdict is what an Interceptor decides for one command.
+type Verdict struct {
+	Drop       bool          // do not handle (inbound) or do not send (outbound)
+	Disconnect bool          // close the connection instead
+	Delay      time.Duration // wait before handling or sending (blocks that connection)
+	// Fail answers an inbound command with this error instead of handling it: SEND_ERROR for
+	// SEND, ERROR (or the typed response) for requests.
+	Fail *pb.ServerError
+}
+
+// Interceptor is a test hook that sees every command on every connection.
+type Interceptor func(dir Direction, cmd *pb.BaseCommand) Verdict
+
+// Intercept installs fn (nil removes it). For tests: force errors, drop receipts, add delay.
+func (b *Broker) Intercept(fn Interceptor) {
+	if fn == nil {
+		b.intercept.Store(nil)
+		return
+	}
+	b.intercept.Store(&fn)
+}
+
+func (b *Broker) verdict(dir Direction, cmd *pb.BaseCommand) Verdict {
+	fn := b.intercept.Load()
+	if fn == nil {
+		return Verdict{}
+	}
+	return (*fn)(dir, cmd)
+}
+
+// ctx returns a context cancelled when the broker stops.
+func (b *Broker) ctx() (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		select {
+		case <-b.stop:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, cancel
+}

@@ -1,0 +1,68 @@
+package broker
+
+import (
+	"log/slog"
+	"time"
+
+	"github.com/letterbox-dev/letterbox/client/wire"
+)
+
+// Config holds the broker settings that upstream keeps in broker.conf, under upstream's names
+// where one exists. The zero value is not useful; start from DefaultConfig.
+type Config struct {
+	// ListenAddr is the binary-protocol listener, host:port; port 0 picks a free port.
+	ListenAddr string
+	// AdvertisedAddr, when set, is the host:port returned by LOOKUP instead of the listener's.
+	AdvertisedAddr string
+
+	ClusterName                   string
+	AllowAutoTopicCreation        bool
+	AllowAutoTopicCreationType    string // "non-partitioned" or "partitioned"
+	DefaultNumPartitions          int
+	AllowAutoSubscriptionCreation bool
+	MaxMessageSize                int
+	DelayedDeliveryEnabled        bool
+	DelayedDeliveryTick           time.Duration
+	KeepAliveInterval             time.Duration
+	// AcknowledgmentAtBatchIndexLevelEnabled honours ack_set on ACK and sends ack_set on
+	// redelivery of partially acknowledged batches.
+	AcknowledgmentAtBatchIndexLevelEnabled bool
+	MaxUnackedMessagesPerConsumer          int
+
+	// CompatUpstream makes the broker behave as an upstream broker: protocol v20 and no
+	// extension fields.
+	CompatUpstream bool
+
+	Logger *slog.Logger
+}
+
+// DefaultConfig returns upstream's defaults for a single local broker (see DESIGN.md).
+func DefaultConfig() Config {
+	return Config{
+		ListenAddr:                             "127.0.0.1:0",
+		ClusterName:                            "standalone",
+		AllowAutoTopicCreation:                 true,
+		AllowAutoTopicCreationType:             "non-partitioned",
+		DefaultNumPartitions:                   1,
+		AllowAutoSubscriptionCreation:          true,
+		MaxMessageSize:                         wire.DefaultMaxMessageSize,
+		DelayedDeliveryEnabled:                 true,
+		DelayedDeliveryTick:                    time.Second,
+		KeepAliveInterval:                      30 * time.Second,
+		AcknowledgmentAtBatchIndexLevelEnabled: true,
+		MaxUnackedMessagesPerConsumer:          50000,
+		Logger:                                 slog.Default(),
+	}
+}
+
+// Option adjusts a Config before the broker starts.
+type Option func(*Config)
+
+// WithListen sets the binary-protocol listen address.
+func WithListen(addr string) Option { return func(c *Config) { c.ListenAddr = addr } }
+
+// WithConfig replaces the whole configuration.
+func WithConfig(cfg Config) Option { return func(c *Config) { *c = cfg } }
+
+// WithLogger sets the logger.
+func WithLogger(l *slog.Logger) Option { return func(c *Config) { c.Logger = l } }

@@ -1,0 +1,411 @@
+package broker
+
+import (
+	"errors"
+	"io"
+	"log/slog"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/letterbox-dev/letterbox/client/wire"
+	"github.com/letterbox-dev/letterbox/client/wire/pb"
+)
+
+// conn is one client connection. Its reader goroutine decodes frames and runs the handlers; its
+// writer goroutine flushes what handlers (and dispatchers of any topic) append to wbuf.
+type conn struct {
+	b      *Broker
+	nc     net.Conn
+	log    *slog.Logger
+	remote string
+
+	// Written once by the reader goroutine while handling CONNECT, before any other handler
+	// runs; read-only afterwards.
+	connected       bool
+	clientVersion   string
+	protocolVersion int32
+	features        *pb.FeatureFlags
+	connectedSince  time.Time
+
+	mu        sync.Mutex
+	producers map[uint64]*producer
+	consumers map[uint64]*consumer
+
+	wmu     sync.Mutex
+	wbuf    []byte
+	wclosed bool
+	wsignal chan struct{}
+
+	done      chan struct{}
+	closeOnce sync.Once
+	wg        sync.WaitGroup
+
+	lastRecv atomic.Int64 // unix nanos of the last frame received
+}
+
+func newConn(b *Broker, nc net.Conn) *conn {
+	return &conn{
+		b:         b,
+		nc:        nc,
+		remote:    nc.RemoteAddr().String(),
+		log:       b.log.With("remote", nc.RemoteAddr().String()),
+		producers: make(map[uint64]*producer),
+		consumers: make(map[uint64]*consumer),
+		wsignal:   make(chan struct{}, 1),
+		done:      make(chan struct{}),
+	}
+}
+
+func (c *conn) start() {
+	c.lastRecv.Store(time.Now().UnixNano())
+	c.wg.Add(3)
+	go c.readLoop()
+	go c.writeLoop()
+	go c.keepAlive()
+	// The broker waits for the connection's goroutines on Close.
+	c.b.wg.Add(1)
+	go func() {
+		defer c.b.wg.Done()
+		c.wg.Wait()
+		c.b.forgetConn(c)
+	}()
+}
+
+// close shuts the connection once, logging why, and releases its producers and consumers.
+func (c *conn) close(reason string) {
+	c.closeOnce.Do(func() {
+		if reason != "" {
+			c.log.Info("closing connection", "reason", reason)
+		}
+		close(c.done)
+		c.wmu.Lock()
+		c.wclosed = true
+		c.wmu.Unlock()
+		c.nc.Close()
+
+		c.mu.Lock()
+		producers := c.producers
+		consumers := c.consumers
+		c.producers = map[uint64]*producer{}
+		c.consumers = map[uint64]*consumer{}
+		c.mu.Unlock()
+		for _, p := range producers {
+			p.topic.removeProducer(p)
+		}
+		for _, cs := range consumers {
+			cs.sub.topic.removeConsumer(cs)
+		}
+	})
+}
+
+func (c *conn) closed() bool {
+	select {
+	case <-c.done:
+		return true
+	default:
+		return false
+	}
+}
+
+func (c *conn) readLoop() {
+	defer c.wg.Done()
+	r := wire.NewReader(c.nc, wire.MaxFrameSize(c.b.cfg.MaxMessageSize))
+	for {
+		f, err := r.Next()
+		if err != nil {
+			if f.Cmd != nil && f.Cmd.GetType() == pb.BaseCommand_SEND && c.connected {
+				// Only the payload is bad; the stream is still aligned.
+				c.sendChecksumError(f.Cmd.GetSend(), err)
+				continue
+			}
+			switch {
+			case errors.Is(err, io.EOF), errors.Is(err, net.ErrClosed):
+				c.close("")
+			default:
+				c.close("bad frame: " + err.Error())
+			}
+			return
+		}
+		c.lastRecv.Store(time.Now().UnixNano())
+		if !c.handleFrame(f) {
+			return
+		}
+	}
+}
+
+// handleFrame runs the handler for one frame; false means the connection was closed.
+func (c *conn) handleFrame(f wire.Frame) bool {
+	cmd := f.Cmd
+	v := c.b.verdict(Inbound, cmd)
+	if v.Delay > 0 {
+		select {
+		case <-time.After(v.Delay):
+		case <-c.done:
+			return false
+		}
+	}
+	switch {
+	case v.Disconnect:
+		c.close("interceptor disconnected the connection")
+		return false
+	case v.Drop:
+		return true
+	case v.Fail != nil:
+		c.failCommand(cmd, *v.Fail, "failed by interceptor")
+		return true
+	}
+	if !c.connected && cmd.GetType() != pb.BaseCommand_CONNECT {
+		c.close("command " + cmd.GetType().String() + " before CONNECT")
+		return false
+	}
+	if err := c.dispatch(cmd, f.Payload); err != nil {
+		c.close(err.Error())
+		return false
+	}
+	return true
+}
+
+// errProtocol closes the connection: the peer sent something no client may send.
+type errProtocol string
+
+func (e errProtocol) Error() string { return string(e) }
+
+func (c *conn) dispatch(cmd *pb.BaseCommand, payload []byte) error {
+	switch cmd.GetType() {
+	case pb.BaseCommand_CONNECT:
+		return c.handleConnect(cmd.GetConnect())
+	case pb.BaseCommand_SUBSCRIBE:
+		return c.handleSubscribe(cmd.GetSubscribe())
+	case pb.BaseCommand_PRODUCER:
+		return c.handleProducer(cmd.GetProducer())
+	case pb.BaseCommand_SEND:
+		return c.handleSend(cmd.GetSend(), payload)
+	case pb.BaseCommand_ACK:
+		return c.handleAck(cmd.GetAck())
+	case pb.BaseCommand_FLOW:
+		return c.handleFlow(cmd.GetFlow())
+	case pb.BaseCommand_UNSUBSCRIBE:
+		return c.handleUnsubscribe(cmd.GetUnsubscribe())
+	case pb.BaseCommand_CLOSE_PRODUCER:
+		return c.handleCloseProducer(cmd.GetCloseProducer())
+	case pb.BaseCommand_CLOSE_CONSUMER:
+		return c.handleCloseConsumer(cmd.GetCloseConsumer())
+	case pb.BaseCommand_PING:
+		return c.handlePing()
+	case pb.BaseCommand_PONG:
+		return nil // lastRecv was updated; that is all a PONG is for
+	case pb.BaseCommand_REDELIVER_UNACKNOWLEDGED_MESSAGES:
+		return c.handleRedeliver(cmd.GetRedeliverUnacknowledgedMessages())
+	case pb.BaseCommand_PARTITIONED_METADATA:
+		return c.handlePartitionedMetadata(cmd.GetPartitionMetadata())
+	case pb.BaseCommand_LOOKUP:
+		return c.handleLookup(cmd.GetLookupTopic())
+	case pb.BaseCommand_CONSUMER_STATS:
+		return c.handleConsumerStats(cmd.GetConsumerStats())
+	case pb.BaseCommand_SEEK:
+		return c.handleSeek(cmd.GetSeek())
+	case pb.BaseCommand_GET_LAST_MESSAGE_ID:
+		return c.handleGetLastMessageID(cmd.GetGetLastMessageId())
+	case pb.BaseCommand_GET_TOPICS_OF_NAMESPACE:
+		return c.handleGetTopicsOfNamespace(cmd.GetGetTopicsOfNamespace())
+	case pb.BaseCommand_GET_SCHEMA:
+		return c.handleGetSchema(cmd.GetGetSchema())
+	case pb.BaseCommand_GET_OR_CREATE_SCHEMA:
+		return c.handleGetOrCreateSchema(cmd.GetGetOrCreateSchema())
+	case pb.BaseCommand_AUTH_RESPONSE:
+		return nil // authentication is off: nothing was challenged
+	case pb.BaseCommand_TC_CLIENT_CONNECT_REQUEST:
+		c.send(&pb.BaseCommand{
+			Type: pb.BaseCommand_TC_CLIENT_CONNECT_RESPONSE.Enum(),
+			TcClientConnectResponse: &pb.CommandTcClientConnectResponse{
+				RequestId: cmd.GetTcClientConnectRequest().RequestId,
+				Error:     pb.ServerError_NotAllowedError.Enum(),
+				Message:   ptr("transactions are not supported by this broker"),
+			},
+		}, nil)
+		return nil
+	default:
+		return errProtocol("unsupported command " + cmd.GetType().String())
+	}
+}
+
+// send queues cmd (and a payload for MESSAGE) for the writer. It never blocks on the network.
+func (c *conn) send(cmd *pb.BaseCommand, payload []byte) {
+	if v := c.b.verdict(Outbound, cmd); v != (Verdict{}) {
+		switch {
+		case v.Disconnect:
+			go c.close("interceptor disconnected the connection")
+			return
+		case v.Drop:
+			return
+		case v.Delay > 0:
+			time.AfterFunc(v.Delay, func() { c.enqueue(cmd, payload) })
+			return
+		}
+	}
+	c.enqueue(cmd, payload)
+}
+
+func (c *conn) enqueue(cmd *pb.BaseCommand, payload []byte) {
+	c.wmu.Lock()
+	if c.wclosed {
+		c.wmu.Unlock()
+		return
+	}
+	var err error
+	c.wbuf, err = wire.AppendCommand(c.wbuf, cmd, payload)
+	c.wmu.Unlock()
+	if err != nil {
+		// Only a handler bug can produce an unencodable command; say which.
+		c.log.Error("cannot encode command", "type", cmd.GetType().String(), "err", err)
+		return
+	}
+	select {
+	case c.wsignal <- struct{}{}:
+	default:
+	}
+}
+
+func (c *conn) writeLoop() {
+	defer c.wg.Done()
+	var buf []byte
+	for {
+		select {
+		case <-c.done:
+			return
+		case <-c.wsignal:
+		}
+		c.wmu.Lock()
+		buf, c.wbuf = c.wbuf, buf[:0]
+		c.wmu.Unlock()
+		if len(buf) == 0 {
+			continue
+		}
+		if _, err := c.nc.Write(buf); err != nil {
+			c.close("write failed: " + err.Error())
+			return
+		}
+		// Do not pin a large buffer after a burst of big messages.
+		if cap(buf) > 4<<20 {
+			buf = nil
+		}
+	}
+}
+
+// keepAlive pings the client every KeepAliveInterval and closes the connection when nothing
+// at all arrived during a whole interval after a ping, as upstream does. A connection that has
+// not completed CONNECT within one interval is closed too.
+func (c *conn) keepAlive() {
+	defer c.wg.Done()
+	interval := c.b.cfg.KeepAliveInterval
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	pinged := false
+	for {
+		select {
+		case <-c.done:
+			return
+		case <-t.C:
+		}
+		if !c.connected {
+			c.close("no CONNECT within the keepalive interval")
+			return
+		}
+		idle := time.Since(time.Unix(0, c.lastRecv.Load()))
+		if pinged && idle >= interval {
+			c.close("keepalive: no response to PING")
+			return
+		}
+		pinged = true
+		c.send(&pb.BaseCommand{Type: pb.BaseCommand_PING.Enum(), Ping: &pb.CommandPing{}}, nil)
+	}
+}
+
+func (c *conn) sendError(requestID uint64, code pb.ServerError, msg string) {
+	c.send(&pb.BaseCommand{
+		Type:  pb.BaseCommand_ERROR.Enum(),
+		Error: &pb.CommandError{RequestId: &requestID, Error: code.Enum(), Message: &msg},
+	}, nil)
+}
+
+func (c *conn) sendSuccess(requestID uint64) {
+	c.send(&pb.BaseCommand{
+		Type:    pb.BaseCommand_SUCCESS.Enum(),
+		Success: &pb.CommandSuccess{RequestId: &requestID},
+	}, nil)
+}
+
+func (c *conn) sendChecksumError(send *pb.CommandSend, err error) {
+	c.log.Warn("SEND with a bad payload", "producer_id", send.GetProducerId(), "err", err)
+	c.send(&pb.BaseCommand{
+		Type: pb.BaseCommand_SEND_ERROR.Enum(),
+		SendError: &pb.CommandSendError{
+			ProducerId: send.ProducerId,
+			SequenceId: send.SequenceId,
+			Error:      pb.ServerError_ChecksumError.Enum(),
+			Message:    ptr(err.Error()),
+		},
+	}, nil)
+}
+
+// failCommand answers cmd with an error in the shape its sender waits for.
+func (c *conn) failCommand(cmd *pb.BaseCommand, code pb.ServerError, msg string) {
+	switch cmd.GetType() {
+	case pb.BaseCommand_SEND:
+		s := cmd.GetSend()
+		c.send(&pb.BaseCommand{Type: pb.BaseCommand_SEND_ERROR.Enum(), SendError: &pb.CommandSendError{
+			ProducerId: s.ProducerId, SequenceId: s.SequenceId, Error: code.Enum(), Message: &msg,
+		}}, nil)
+	case pb.BaseCommand_PARTITIONED_METADATA:
+		c.sendPartitionedMetadataError(cmd.GetPartitionMetadata().GetRequestId(), code, msg)
+	case pb.BaseCommand_LOOKUP:
+		c.sendLookupError(cmd.GetLookupTopic().GetRequestId(), code, msg)
+	default:
+		if id, ok := requestID(cmd); ok {
+			c.sendError(id, code, msg)
+		}
+	}
+}
+
+// requestID extracts the request id of a request command.
+func requestID(cmd *pb.BaseCommand) (uint64, bool) {
+	switch cmd.GetType() {
+	case pb.BaseCommand_SUBSCRIBE:
+		return cmd.GetSubscribe().GetRequestId(), true
+	case pb.BaseCommand_PRODUCER:
+		return cmd.GetProducer().GetRequestId(), true
+	case pb.BaseCommand_UNSUBSCRIBE:
+		return cmd.GetUnsubscribe().GetRequestId(), true
+	case pb.BaseCommand_CLOSE_PRODUCER:
+		return cmd.GetCloseProducer().GetRequestId(), true
+	case pb.BaseCommand_CLOSE_CONSUMER:
+		return cmd.GetCloseConsumer().GetRequestId(), true
+	case pb.BaseCommand_SEEK:
+		return cmd.GetSeek().GetRequestId(), true
+	case pb.BaseCommand_GET_LAST_MESSAGE_ID:
+		return cmd.GetGetLastMessageId().GetRequestId(), true
+	case pb.BaseCommand_GET_TOPICS_OF_NAMESPACE:
+		return cmd.GetGetTopicsOfNamespace().GetRequestId(), true
+	case pb.BaseCommand_GET_SCHEMA:
+		return cmd.GetGetSchema().GetRequestId(), true
+	case pb.BaseCommand_GET_OR_CREATE_SCHEMA:
+		return cmd.GetGetOrCreateSchema().GetRequestId(), true
+	case pb.BaseCommand_CONSUMER_STATS:
+		return cmd.GetConsumerStats().GetRequestId(), true
+	case pb.BaseCommand_ACK:
+		if cmd.GetAck().RequestId != nil {
+			return cmd.GetAck().GetRequestId(), true
+		}
+	}
+	return 0, false
+}
+
+// isGoClient reports a client whose version string says it is the official Go client, which
+// drops its connection on commands it does not know (REACHED_END_OF_TOPIC among them).
+func (c *conn) isGoClient() bool {
+	return len(c.clientVersion) >= 10 && c.clientVersion[:10] == "Pulsar-Go-"
+}
+
+func ptr[T any](v T) *T { return &v }

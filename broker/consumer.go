@@ -1,0 +1,82 @@
+package broker
+
+import (
+	"time"
+
+	"github.com/letterbox-dev/letterbox/client/wire/pb"
+)
+
+// consumer is one subscribed consumer on one connection. Its fields are guarded by its
+// topic's mutex, except id, conn and sub which never change.
+type consumer struct {
+	id       uint64
+	name     string
+	conn     *conn
+	sub      *subscription
+	priority int32
+	since    time.Time
+	metadata map[string]string
+
+	permits int64 // messages the client can still take; may go negative after a batch
+	unacked int64 // messages delivered and not yet acknowledged
+	// epoch is the consumer_epoch the client asked for (Java clients, to fence stale
+	// redeliveries); nil when it never sent one, and then MESSAGE carries none either.
+	epoch *uint64
+
+	schemaType pb.Schema_Type // what the consumer subscribed with (AutoConsume recorded as such)
+	hasSchema  bool
+	hashRanges [][2]int32 // Key_Shared STICKY ranges, inclusive
+
+	msgOut, bytesOut                int64
+	lastAck, lastConsumed, lastFlow time.Time
+	closed                          bool
+}
+
+// sendMessage writes one MESSAGE for entry data at pos.
+func (cs *consumer) sendMessage(id *pb.MessageIdData, redeliveries uint32, ackSet []int64, data []byte) {
+	m := &pb.CommandMessage{ConsumerId: &cs.id, MessageId: id, AckSet: ackSet}
+	if redeliveries > 0 {
+		m.RedeliveryCount = &redeliveries
+	}
+	if cs.epoch != nil {
+		m.ConsumerEpoch = cs.epoch
+	}
+	cs.conn.send(&pb.BaseCommand{Type: pb.BaseCommand_MESSAGE.Enum(), Message: m}, data)
+}
+
+// sendCloseConsumer tells the client the broker closed its consumer. allowReconnect=false is
+// the PIP-139 extension (field 1000); upstream-compat mode leaves extensions out.
+func (c *conn) sendCloseConsumer(id uint64, allowReconnect bool, reason string) {
+	cc := &pb.CommandCloseConsumer{ConsumerId: &id, RequestId: ptr(uint64(0))}
+	if !c.b.cfg.CompatUpstream {
+		if !allowReconnect {
+			cc.AllowReconnect = ptr(false)
+		}
+		if reason != "" {
+			cc.Reason = &reason
+		}
+	}
+	c.send(&pb.BaseCommand{Type: pb.BaseCommand_CLOSE_CONSUMER.Enum(), CloseConsumer: cc}, nil)
+}
+
+func (c *conn) sendActiveConsumerChange(id uint64, active bool) {
+	c.send(&pb.BaseCommand{
+		Type:                 pb.BaseCommand_ACTIVE_CONSUMER_CHANGE.Enum(),
+		ActiveConsumerChange: &pb.CommandActiveConsumerChange{ConsumerId: &id, IsActive: &active},
+	}, nil)
+}
+
+// forgetConsumer drops cs from the connection so its id can be subscribed again.
+func (c *conn) forgetConsumer(cs *consumer) {
+	c.mu.Lock()
+	if c.consumers[cs.id] == cs {
+		delete(c.consumers, cs.id)
+	}
+	c.mu.Unlock()
+}
+
+func (c *conn) consumer(id uint64) *consumer {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.consumers[id]
+}

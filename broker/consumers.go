@@ -1,0 +1,194 @@
+package broker
+
+import (
+	"slices"
+	"time"
+
+	"github.com/letterbox-dev/letterbox/broker/storage"
+	"github.com/letterbox-dev/letterbox/client/wire"
+	"github.com/letterbox-dev/letterbox/client/wire/pb"
+)
+
+// subscribeRequest is what SUBSCRIBE asks of a topic.
+type subscribeRequest struct {
+	cmd      *pb.CommandSubscribe
+	consumer *consumer
+}
+
+// subscribe attaches cs to its subscription (creating it if allowed) and answers SUCCESS while
+// still holding the topic lock, so nothing about this consumer (ACTIVE_CONSUMER_CHANGE) can
+// reach the client before it knows the consumer exists.
+func (t *topic) subscribe(req subscribeRequest) *serverError {
+	cmd, cs := req.cmd, req.consumer
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.closed {
+		return errorf(pb.ServerError_ServiceNotReady, "topic %s is closing", t.full)
+	}
+	durable := cmd.GetDurable() && t.name.Persistent
+	s := t.subs[cmd.GetSubscription()]
+	if s == nil {
+		if cmd.GetDurable() && !t.b.cfg.AllowAutoSubscriptionCreation {
+			return errorf(pb.ServerError_SubscriptionNotFound, "Subscription does not exist")
+		}
+		s = newSubscription(t, cmd.GetSubscription(), cmd.GetSubType(), durable, t.startPosition(cmd))
+		s.props = keyValues(cmd.GetSubscriptionProperties())
+		t.subs[s.name] = s
+	} else {
+		if s.subType != cmd.GetSubType() {
+			return errorf(pb.ServerError_ConsumerBusy, "Subscription is of different type")
+		}
+		if s.subType == pb.CommandSubscribe_Exclusive && len(s.consumers) > 0 {
+			return errorf(pb.ServerError_ConsumerBusy, "Exclusive consumer is already connected")
+		}
+	}
+	if sch := cmd.GetSchema(); sch != nil {
+		cs.schemaType, cs.hasSchema = sch.GetType(), true
+		if _, serr := t.b.schemas.add(t.name, sch, true); serr != nil {
+			t.dropIfUnused(s)
+			return serr
+		}
+	}
+	if s.subType == pb.CommandSubscribe_Key_Shared {
+		if meta := cmd.GetKeySharedMeta(); meta.GetKeySharedMode() == pb.KeySharedMode_STICKY {
+			for _, r := range meta.GetHashRanges() {
+				cs.hashRanges = append(cs.hashRanges, [2]int32{r.GetStart(), r.GetEnd()})
+			}
+			if len(cs.hashRanges) == 0 || s.selector.overlaps(cs.hashRanges) {
+				t.dropIfUnused(s)
+				return errorf(pb.ServerError_ConsumerAssignError, "Key_Shared sticky hash ranges are empty or overlap another consumer's")
+			}
+		}
+		s.selector.add(cs)
+	}
+	cs.sub = s
+	s.consumers = append(s.consumers, cs)
+	cs.conn.sendSuccess(cmd.GetRequestId())
+	s.electActive()
+	t.signal()
+	return nil
+}
+
+// startPosition is where a new subscription's cursor starts. Called with t.mu held.
+func (t *topic) startPosition(cmd *pb.CommandSubscribe) storage.Position {
+	first := t.log.First()
+	end := t.log.Next(t.log.Last())
+	if id := cmd.GetStartMessageId(); id != nil && !cmd.GetDurable() {
+		switch {
+		case wire.IsEarliest(id):
+			return first
+		case wire.IsLatest(id):
+			return end
+		}
+		p := storage.Position{Ledger: int64(id.GetLedgerId()), Entry: int64(id.GetEntryId())}
+		// Inclusive: the client drops what it did not ask for.
+		if p.Less(first) {
+			return first
+		}
+		if end.Less(p) {
+			return end
+		}
+		return p
+	}
+	if d := cmd.GetStartMessageRollbackDurationSec(); d > 0 {
+		return t.log.FindByTime(time.Now().Add(-time.Duration(d) * time.Second).UnixMilli())
+	}
+	if cmd.GetInitialPosition() == pb.CommandSubscribe_Earliest {
+		return first
+	}
+	return end
+}
+
+// ensureInitialSubscription creates the durable subscription sub at Earliest if missing (PIP-124).
+func (t *topic) ensureInitialSubscription(sub string) *serverError {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if _, ok := t.subs[sub]; ok {
+		return nil
+	}
+	if !t.b.cfg.AllowAutoSubscriptionCreation {
+		return errorf(pb.ServerError_NotAllowedError, "Could not create the initial subscription due to the auto subscription creation is not allowed.")
+	}
+	t.subs[sub] = newSubscription(t, sub, pb.CommandSubscribe_Exclusive, true, t.log.First())
+	// Retention must not drop what the new subscription is to read.
+	return nil
+}
+
+// dropIfUnused removes a subscription that was just created for a consumer that then failed.
+func (t *topic) dropIfUnused(s *subscription) {
+	if len(s.consumers) == 0 && !s.durable {
+		delete(t.subs, s.name)
+	}
+}
+
+// electActive picks the consumer an Exclusive/Failover subscription dispatches to and tells
+// Failover consumers whether they are it. Upstream's rule: consumers ordered by priority (lower
+// first) then by arrival; on a partition, the partition index modulo the consumer count picks.
+func (s *subscription) electActive() {
+	if s.shared() {
+		return
+	}
+	var next *consumer
+	if len(s.consumers) > 0 {
+		ordered := slices.Clone(s.consumers)
+		slices.SortStableFunc(ordered, func(a, b *consumer) int { return int(a.priority) - int(b.priority) })
+		i := 0
+		if p := s.topic.name.Partition; p >= 0 && s.subType == pb.CommandSubscribe_Failover {
+			i = p % len(ordered)
+		}
+		next = ordered[i]
+	}
+	if next == s.active {
+		return
+	}
+	old := s.active
+	s.active = next
+	if old != nil {
+		// The new active consumer starts from the first unacknowledged entry.
+		s.redeliverFrom(old, nil)
+	}
+	if s.subType == pb.CommandSubscribe_Failover {
+		for _, c := range s.consumers {
+			c.conn.sendActiveConsumerChange(c.id, c == next)
+		}
+	}
+}
+
+// removeConsumer detaches cs; its unacknowledged entries go back for redelivery.
+func (t *topic) removeConsumer(cs *consumer) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.detach(cs)
+}
+
+// detach is removeConsumer with t.mu held.
+func (t *topic) detach(cs *consumer) {
+	s := cs.sub
+	if s == nil || cs.closed {
+		return
+	}
+	cs.closed = true
+	s.consumers = slices.DeleteFunc(s.consumers, func(c *consumer) bool { return c == cs })
+	s.redeliverFrom(cs, nil)
+	if s.selector != nil {
+		s.selector.remove(cs)
+	}
+	if s.active == cs {
+		s.active = nil
+	}
+	s.electActive()
+	if !s.durable && len(s.consumers) == 0 {
+		delete(t.subs, s.name)
+	}
+	t.signal()
+}
+
+// closeSubscriptionConsumers disconnects every consumer of s (after a seek, or before deleting
+// it); allowReconnect=false closes them for good (PIP-139). Called with t.mu held.
+func (t *topic) closeSubscriptionConsumers(s *subscription, allowReconnect bool, reason string) {
+	for _, cs := range slices.Clone(s.consumers) {
+		t.detach(cs)
+		cs.conn.forgetConsumer(cs)
+		cs.conn.sendCloseConsumer(cs.id, allowReconnect, reason)
+	}
+}

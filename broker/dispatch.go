@@ -1,0 +1,156 @@
+package broker
+
+import (
+	"time"
+
+	"github.com/letterbox-dev/letterbox/broker/storage"
+	"github.com/letterbox-dev/letterbox/client/wire/pb"
+)
+
+// dispatchBatch bounds one dispatch round so a deep backlog does not hold the topic lock for
+// long; the dispatcher signals itself to continue.
+const dispatchBatch = 500
+
+// dispatch delivers entries to consumers with permits: replayed entries first, then new ones.
+// Called with the topic's mutex held.
+func (s *subscription) dispatch(now time.Time) {
+	if len(s.consumers) == 0 {
+		return
+	}
+	if s.shared() {
+		s.releaseDue(now)
+	}
+	budget := dispatchBatch
+	delayOK := s.shared() && s.topic.b.cfg.DelayedDeliveryEnabled
+	nowMs := now.UnixMilli()
+
+	// Replayed entries. Key_Shared may leave some behind for a consumer without permits.
+	for i := 0; i < len(s.replay) && budget > 0; {
+		p := s.replay[i]
+		e, ok := s.topic.log.Get(p)
+		if !ok || s.isAcked(p) {
+			s.replay = append(s.replay[:i], s.replay[i+1:]...)
+			continue
+		}
+		if delayOK && e.Meta.DeliverAt > nowMs {
+			s.replay = append(s.replay[:i], s.replay[i+1:]...)
+			s.delay(e.Meta.DeliverAt, p)
+			continue
+		}
+		cs, stop := s.pick(e)
+		if stop {
+			return
+		}
+		if cs == nil {
+			i++
+			continue
+		}
+		s.replay = append(s.replay[:i], s.replay[i+1:]...)
+		s.deliver(cs, e)
+		budget--
+	}
+
+	// New entries.
+	for budget > 0 {
+		entries, err := s.topic.log.Read(s.readPos, min(budget, 100))
+		if err != nil || len(entries) == 0 {
+			break
+		}
+		for _, e := range entries {
+			if s.isAcked(e.Pos) {
+				s.readPos = s.topic.log.Next(e.Pos)
+				continue
+			}
+			if delayOK && e.Meta.DeliverAt > nowMs {
+				s.delay(e.Meta.DeliverAt, e.Pos)
+				s.readPos = s.topic.log.Next(e.Pos)
+				continue
+			}
+			cs, stop := s.pick(e)
+			if stop {
+				s.updateDue()
+				return
+			}
+			s.readPos = s.topic.log.Next(e.Pos)
+			if cs == nil {
+				s.addReplay(e.Pos) // Key_Shared: its consumer has no permits yet
+				continue
+			}
+			s.deliver(cs, e)
+			budget--
+		}
+	}
+	s.updateDue()
+	if budget == 0 {
+		s.topic.signal() // more may be waiting; yield the lock and come back
+	}
+}
+
+func (s *subscription) updateDue() {
+	s.nextDue = time.Time{}
+	if len(s.delayed) > 0 {
+		s.nextDue = time.UnixMilli(s.delayed[0].at)
+	}
+}
+
+// pick chooses the consumer for e. stop means no consumer can take anything now; a nil
+// consumer without stop means this entry must wait but others may go (Key_Shared).
+func (s *subscription) pick(e storage.Entry) (cs *consumer, stop bool) {
+	switch s.subType {
+	case pb.CommandSubscribe_Exclusive, pb.CommandSubscribe_Failover:
+		if s.active == nil || s.active.permits <= 0 {
+			return nil, true
+		}
+		return s.active, false
+	case pb.CommandSubscribe_Shared:
+		limit := int64(s.topic.b.cfg.MaxUnackedMessagesPerConsumer)
+		for range len(s.consumers) {
+			s.rr = (s.rr + 1) % len(s.consumers)
+			c := s.consumers[s.rr]
+			if c.permits > 0 && (limit <= 0 || c.unacked < limit) {
+				return c, false
+			}
+		}
+		return nil, true
+	case pb.CommandSubscribe_Key_Shared:
+		if !s.anyPermits() {
+			return nil, true
+		}
+		c := s.selector.pick(e.Meta.Key)
+		if c == nil || c.permits <= 0 {
+			return nil, false
+		}
+		return c, false
+	}
+	return nil, true
+}
+
+func (s *subscription) anyPermits() bool {
+	for _, c := range s.consumers {
+		if c.permits > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// deliver sends e to cs and records it as pending.
+func (s *subscription) deliver(cs *consumer, e storage.Entry) {
+	n := int64(e.Meta.NumMessages)
+	cs.permits -= n
+	cs.unacked += n
+	cs.msgOut += n
+	cs.bytesOut += int64(len(e.Data))
+	cs.lastConsumed = time.Now()
+	s.msgOut += n
+	s.bytesOut += int64(len(e.Data))
+	s.lastConsumed = cs.lastConsumed
+	s.topic.stats.msgOut += n
+	s.topic.stats.bytesOut += int64(len(e.Data))
+	s.pending[e.Pos] = &pendingEntry{consumer: cs, messages: n}
+	id := &pb.MessageIdData{LedgerId: ptr(uint64(e.Pos.Ledger)), EntryId: ptr(uint64(e.Pos.Entry))}
+	if s.topic.name.Partition >= 0 {
+		id.Partition = ptr(int32(s.topic.name.Partition))
+	}
+	cs.sendMessage(id, s.redeliver[e.Pos], s.partial[e.Pos], e.Data)
+}

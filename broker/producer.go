@@ -1,0 +1,163 @@
+package broker
+
+import (
+	"strconv"
+	"time"
+
+	"github.com/letterbox-dev/letterbox/client/wire/pb"
+)
+
+// producer is one registered producer on one connection.
+type producer struct {
+	id        uint64
+	requestID uint64 // of the PRODUCER command; a queued WaitForExclusive answers it again
+	name      string
+	conn      *conn
+	topic     *topic
+	mode      pb.ProducerAccessMode
+	userNamed bool
+	ready     bool // false while queued behind an exclusive producer
+	since     time.Time
+	metadata  map[string]string
+	schemaVer []byte
+}
+
+// addProducer registers p under its access mode. It returns whether p may publish now; false
+// means p is queued (WaitForExclusive) and will be answered again when it gets the topic.
+// Called with t.mu not held.
+func (t *topic) addProducer(p *producer) (bool, *serverError) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.closed {
+		return false, errorf(pb.ServerError_ServiceNotReady, "topic %s is closing", t.full)
+	}
+	if p.userNamed {
+		for q := range t.producers {
+			if q.name == p.name {
+				return false, errorf(pb.ServerError_ProducerBusy, "Producer with name '%s' is already connected to topic", p.name)
+			}
+		}
+	}
+	exclusive := t.exclusiveHolder()
+	switch p.mode {
+	case pb.ProducerAccessMode_Shared:
+		if exclusive != nil {
+			return false, errorf(pb.ServerError_ProducerBusy, "Topic has an existing exclusive producer: %s", exclusive.name)
+		}
+	case pb.ProducerAccessMode_Exclusive:
+		if len(t.producers) > 0 {
+			return false, errorf(pb.ServerError_ProducerBusy, "Topic has existing producers; exclusive access is not possible")
+		}
+		t.epoch++
+	case pb.ProducerAccessMode_ExclusiveWithFencing:
+		for q := range t.producers {
+			t.fence(q)
+		}
+		for _, q := range t.waiting {
+			q.conn.sendError(q.requestID, pb.ServerError_ProducerFenced, "fenced by an ExclusiveWithFencing producer")
+			q.conn.forgetProducer(q)
+		}
+		t.waiting = nil
+		t.epoch++
+	case pb.ProducerAccessMode_WaitForExclusive:
+		if len(t.producers) > 0 || len(t.waiting) > 0 {
+			t.waiting = append(t.waiting, p)
+			return false, nil
+		}
+		t.epoch++
+	}
+	p.ready = true
+	t.producers[p] = struct{}{}
+	return true, nil
+}
+
+// exclusiveHolder is the producer holding exclusive access, if any. Called with t.mu held.
+func (t *topic) exclusiveHolder() *producer {
+	for q := range t.producers {
+		if q.mode != pb.ProducerAccessMode_Shared {
+			return q
+		}
+	}
+	return nil
+}
+
+// fence closes q for good: an ExclusiveWithFencing producer took the topic. Called with t.mu held.
+func (t *topic) fence(q *producer) {
+	delete(t.producers, q)
+	q.conn.forgetProducer(q)
+	q.conn.sendCloseProducer(q.id, false, "fenced by an ExclusiveWithFencing producer")
+}
+
+// removeProducer unregisters p and hands the topic to the next queued exclusive producer.
+func (t *topic) removeProducer(p *producer) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if _, ok := t.producers[p]; !ok {
+		for i, q := range t.waiting {
+			if q == p {
+				t.waiting = append(t.waiting[:i], t.waiting[i+1:]...)
+				break
+			}
+		}
+		return
+	}
+	delete(t.producers, p)
+	if len(t.producers) > 0 || len(t.waiting) == 0 {
+		return
+	}
+	next := t.waiting[0]
+	t.waiting = t.waiting[1:]
+	next.ready = true
+	t.producers[next] = struct{}{}
+	t.epoch++
+	next.conn.sendProducerSuccess(next, t.epoch)
+}
+
+func (c *conn) sendProducerSuccess(p *producer, epoch uint64) {
+	ps := &pb.CommandProducerSuccess{
+		RequestId:      &p.requestID,
+		ProducerName:   &p.name,
+		LastSequenceId: ptr(int64(-1)),
+		SchemaVersion:  p.schemaVer,
+		ProducerReady:  ptr(p.ready),
+	}
+	if p.mode != pb.ProducerAccessMode_Shared {
+		ps.TopicEpoch = &epoch
+	}
+	c.send(&pb.BaseCommand{Type: pb.BaseCommand_PRODUCER_SUCCESS.Enum(), ProducerSuccess: ps}, nil)
+}
+
+// sendCloseProducer tells the client the broker closed its producer. allowReconnect=false is
+// the PIP-139 extension (field 1000); upstream-compat mode leaves extensions out.
+func (c *conn) sendCloseProducer(id uint64, allowReconnect bool, reason string) {
+	cp := &pb.CommandCloseProducer{ProducerId: &id, RequestId: ptr(uint64(0))}
+	if !c.b.cfg.CompatUpstream {
+		if !allowReconnect {
+			cp.AllowReconnect = ptr(false)
+		}
+		if reason != "" {
+			cp.Reason = &reason
+		}
+	}
+	c.send(&pb.BaseCommand{Type: pb.BaseCommand_CLOSE_PRODUCER.Enum(), CloseProducer: cp}, nil)
+}
+
+func (c *conn) sendSendError(send *pb.CommandSend, code pb.ServerError, msg string) {
+	c.send(&pb.BaseCommand{Type: pb.BaseCommand_SEND_ERROR.Enum(), SendError: &pb.CommandSendError{
+		ProducerId: send.ProducerId, SequenceId: send.SequenceId, Error: code.Enum(), Message: &msg,
+	}}, nil)
+}
+
+// forgetProducer drops p from the connection so its id can be registered again.
+func (c *conn) forgetProducer(p *producer) {
+	c.mu.Lock()
+	if c.producers[p.id] == p {
+		delete(c.producers, p.id)
+	}
+	c.mu.Unlock()
+}
+
+// generatedProducerName follows upstream's <cluster>-<broker>-<counter> shape.
+func (b *Broker) generatedProducerName() string {
+	return b.cfg.ClusterName + "-0-" + strconv.FormatUint(b.nextID.Add(1), 10)
+}

@@ -1,0 +1,92 @@
+package broker
+
+import (
+	"encoding/binary"
+	"sync"
+	"time"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/letterbox-dev/letterbox/client/wire/pb"
+)
+
+// schemaRegistry keeps each topic's schema versions, oldest first (version i at index i). The
+// partitions of a partitioned topic share their base topic's schemas, as upstream. Versions
+// travel as 8-byte big-endian integers, as upstream encodes them.
+// Not implemented yet: compatibility checks (every new schema is accepted as a new version).
+type schemaRegistry struct {
+	mu      sync.Mutex
+	byTopic map[string][]schemaVersion // base topic full name → versions
+}
+
+type schemaVersion struct {
+	schema  *pb.Schema
+	created time.Time
+}
+
+func newSchemaRegistry() *schemaRegistry {
+	return &schemaRegistry{byTopic: make(map[string][]schemaVersion)}
+}
+
+func encodeSchemaVersion(v int) []byte { return binary.BigEndian.AppendUint64(nil, uint64(v)) }
+
+// sameSchema compares what makes two schemas the same version: type, definition, properties.
+func sameSchema(a, b *pb.Schema) bool {
+	return a.GetType() == b.GetType() && string(a.GetSchemaData()) == string(b.GetSchemaData()) &&
+		proto.Equal(&pb.Schema{Properties: a.GetProperties()}, &pb.Schema{Properties: b.GetProperties()})
+}
+
+// add returns the version of s on topic, adding it as the newest version if new. With
+// onlyIfNone (a consumer's schema), s is registered only when the topic has none yet.
+// AUTO_CONSUME and NONE are never stored: they describe a client, not data (PIP-236).
+func (r *schemaRegistry) add(topic topicName, s *pb.Schema, onlyIfNone bool) ([]byte, *serverError) {
+	key := topic.base().String()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	versions := r.byTopic[key]
+	if s.GetType() == pb.Schema_AutoConsume || s.GetType() == pb.Schema_None || (onlyIfNone && len(versions) > 0) {
+		if len(versions) == 0 {
+			return nil, nil
+		}
+		return encodeSchemaVersion(len(versions) - 1), nil
+	}
+	for i := len(versions) - 1; i >= 0; i-- {
+		if sameSchema(versions[i].schema, s) {
+			return encodeSchemaVersion(i), nil
+		}
+	}
+	r.byTopic[key] = append(versions, schemaVersion{schema: proto.Clone(s).(*pb.Schema), created: time.Now()})
+	return encodeSchemaVersion(len(versions)), nil
+}
+
+// latest is the newest version of topic's schema, or nil when it has none.
+func (r *schemaRegistry) latest(topic topicName) []byte {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if n := len(r.byTopic[topic.base().String()]); n > 0 {
+		return encodeSchemaVersion(n - 1)
+	}
+	return nil
+}
+
+// get returns topic's schema at version v (the newest when v is nil).
+func (r *schemaRegistry) get(topic topicName, v []byte) (*pb.Schema, []byte, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	versions := r.byTopic[topic.base().String()]
+	if len(versions) == 0 {
+		return nil, nil, false
+	}
+	i := len(versions) - 1
+	if v != nil {
+		if len(v) != 8 {
+			return nil, nil, false
+		}
+		n := int64(binary.BigEndian.Uint64(v))
+		if n < 0 || n >= int64(len(versions)) {
+			return nil, nil, false
+		}
+		i = int(n)
+	}
+	return versions[i].schema, encodeSchemaVersion(i), true
+}

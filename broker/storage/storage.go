@@ -1,0 +1,80 @@
+// Package storage holds topic data for the broker: an append-only log of entries per topic
+// (per partition). An entry is one SEND as received — headers and payload from the 0x0e01
+// magic on — plus the few metadata fields the broker dispatches by, decoded once at append.
+//
+// Log is what the broker needs; Memory implements it in memory. The durable implementation
+// (segment files plus a metadata store) satisfies the same interface.
+package storage
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Position identifies an entry: (ledger, entry) as in Pulsar's message ids. Entry −1 means
+// "before the first entry of that ledger", which is where a cursor that has consumed nothing sits.
+type Position struct {
+	Ledger int64
+	Entry  int64
+}
+
+// Less orders positions by ledger, then entry.
+func (p Position) Less(q Position) bool {
+	if p.Ledger != q.Ledger {
+		return p.Ledger < q.Ledger
+	}
+	return p.Entry < q.Entry
+}
+
+func (p Position) String() string { return fmt.Sprintf("%d:%d", p.Ledger, p.Entry) }
+
+// Meta is what the broker dispatches by; decoded from the MessageMetadata when appended.
+type Meta struct {
+	PublishTime int64 // ms since epoch
+	// NumMessages is the number of messages in the entry (1 unless batched); permits are
+	// counted per message.
+	NumMessages  int32
+	Batched      bool   // num_messages_in_batch was present
+	DeliverAt    int64  // deliver_at_time in ms since epoch, 0 if none
+	Key          string // ordering key, else partition key: what Key_Shared routes by
+	ProducerName string
+	SequenceID   uint64
+}
+
+// Entry is one stored entry.
+type Entry struct {
+	Pos  Position
+	Meta Meta
+	// Data is headersAndPayload from the 0x0e01 magic to the end, exactly as received. Callers
+	// must not modify it.
+	Data []byte
+}
+
+// ErrClosed is returned by a Log used after Close.
+var ErrClosed = errors.New("storage: log closed")
+
+// Log is one topic's (or partition's) entries.
+//
+// Append hands the entry over and calls done once it is durable (for Memory: at once), in
+// append order; a caller sends the producer's receipt from done. Read returns entries at or
+// after from, in order. Implementations are safe for concurrent use.
+type Log interface {
+	Append(meta Meta, data []byte, done func(Position, error))
+	Read(from Position, maxEntries int) ([]Entry, error)
+	// First is the position of the oldest stored entry; Last of the newest. With no entries,
+	// First is Next(Last) and Last is (ledger, −1) of the current ledger.
+	First() Position
+	Last() Position
+	// Next is the position after p.
+	Next(p Position) Position
+	// Get returns the entry at p.
+	Get(p Position) (Entry, bool)
+	// FindByTime returns the first position whose publish time is ≥ ms (Next(Last) if none).
+	FindByTime(ms int64) Position
+	// TrimBefore drops entries before p (retention decides p).
+	TrimBefore(p Position)
+	// Entries and Size count what is stored.
+	Entries() int64
+	Size() int64
+	Close() error
+}

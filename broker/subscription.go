@@ -1,0 +1,322 @@
+package broker
+
+import (
+	"container/heap"
+	"slices"
+	"time"
+
+	"github.com/letterbox-dev/letterbox/broker/storage"
+	"github.com/letterbox-dev/letterbox/client/wire/pb"
+)
+
+// subscription is a cursor over a topic's log plus the consumers attached to it. All fields are
+// guarded by the topic's mutex.
+//
+// Cursor model, as upstream's managed cursor: every entry at or before markDelete is
+// acknowledged; acked holds entries after it that were acknowledged individually, and partial
+// the batches acknowledged in part (bit set = message not yet acknowledged). readPos is the
+// next entry never dispatched; replay holds entries to deliver again (nacked, or left unacked
+// by a consumer that went away), always before anything new.
+type subscription struct {
+	topic   *topic
+	name    string
+	subType pb.CommandSubscribe_SubType
+	durable bool
+	created time.Time
+	props   map[string]string
+
+	markDelete storage.Position
+	readPos    storage.Position
+	acked      map[storage.Position]struct{}
+	partial    map[storage.Position][]int64
+	pending    map[storage.Position]*pendingEntry
+	replay     []storage.Position // sorted, no duplicates
+	redeliver  map[storage.Position]uint32
+	delayed    delayQueue
+	nextDue    time.Time // earliest delayed entry, zero if none
+
+	consumers []*consumer // in subscription order
+	active    *consumer   // Exclusive/Failover: the one consumer dispatched to
+	rr        int         // Shared: round-robin cursor
+	selector  *keySelector
+
+	msgOut, bytesOut, msgRedeliver int64
+	lastConsumed, lastAck          time.Time
+}
+
+type pendingEntry struct {
+	consumer *consumer
+	messages int64
+}
+
+func newSubscription(t *topic, name string, subType pb.CommandSubscribe_SubType, durable bool, start storage.Position) *subscription {
+	s := &subscription{
+		topic:     t,
+		name:      name,
+		subType:   subType,
+		durable:   durable,
+		created:   time.Now(),
+		acked:     make(map[storage.Position]struct{}),
+		partial:   make(map[storage.Position][]int64),
+		pending:   make(map[storage.Position]*pendingEntry),
+		redeliver: make(map[storage.Position]uint32),
+	}
+	if subType == pb.CommandSubscribe_Key_Shared {
+		s.selector = newKeySelector()
+	}
+	s.resetTo(start)
+	return s
+}
+
+// shared reports the dispatchers that spread one subscription over many consumers; only they
+// count redeliveries and hold delayed messages, as upstream.
+func (s *subscription) shared() bool {
+	return s.subType == pb.CommandSubscribe_Shared || s.subType == pb.CommandSubscribe_Key_Shared
+}
+
+// resetTo moves the cursor so that start is the next entry delivered and forgets every ack,
+// pending delivery and redelivery after it.
+func (s *subscription) resetTo(start storage.Position) {
+	s.markDelete = storage.Position{Ledger: start.Ledger, Entry: start.Entry - 1}
+	s.readPos = start
+	clear(s.acked)
+	clear(s.partial)
+	for _, pe := range s.pending {
+		pe.consumer.unacked -= pe.messages
+	}
+	clear(s.pending)
+	s.replay = s.replay[:0]
+	clear(s.redeliver)
+	s.delayed = s.delayed[:0]
+	s.nextDue = time.Time{}
+}
+
+// isAcked reports whether the whole entry at p is acknowledged.
+func (s *subscription) isAcked(p storage.Position) bool {
+	if !s.markDelete.Less(p) {
+		return true
+	}
+	_, ok := s.acked[p]
+	return ok
+}
+
+func (s *subscription) addReplay(p storage.Position) {
+	i, found := slices.BinarySearchFunc(s.replay, p, comparePos)
+	if !found {
+		s.replay = slices.Insert(s.replay, i, p)
+	}
+}
+
+func (s *subscription) removeReplay(p storage.Position) {
+	if i, found := slices.BinarySearchFunc(s.replay, p, comparePos); found {
+		s.replay = slices.Delete(s.replay, i, i+1)
+	}
+}
+
+func comparePos(a, b storage.Position) int {
+	switch {
+	case a.Less(b):
+		return -1
+	case b.Less(a):
+		return 1
+	}
+	return 0
+}
+
+// ackIndividual acknowledges one message id; ackSet (bit set = still unacknowledged) marks a
+// batch acknowledged in part.
+func (s *subscription) ackIndividual(p storage.Position, ackSet []int64) {
+	if s.isAcked(p) {
+		return
+	}
+	if len(ackSet) > 0 && s.topic.b.cfg.AcknowledgmentAtBatchIndexLevelEnabled {
+		remaining := ackSet
+		if prev, ok := s.partial[p]; ok {
+			remaining = andBits(prev, ackSet)
+		}
+		if !allZero(remaining) {
+			s.partial[p] = remaining
+			return
+		}
+	} else if len(ackSet) > 0 {
+		return // batch-index acks are off: wait for the whole batch
+	}
+	s.ackWhole(p)
+	s.advanceMarkDelete()
+}
+
+func (s *subscription) ackWhole(p storage.Position) {
+	if pe, ok := s.pending[p]; ok {
+		pe.consumer.unacked -= pe.messages
+		delete(s.pending, p)
+	}
+	delete(s.partial, p)
+	delete(s.redeliver, p)
+	s.removeReplay(p)
+	s.acked[p] = struct{}{}
+}
+
+func (s *subscription) advanceMarkDelete() {
+	for {
+		n := s.topic.log.Next(s.markDelete)
+		if _, ok := s.acked[n]; !ok {
+			return
+		}
+		delete(s.acked, n)
+		s.markDelete = n
+	}
+}
+
+// ackCumulative acknowledges everything up to and including p; with an ackSet, p itself is
+// acknowledged only in part.
+func (s *subscription) ackCumulative(p storage.Position, ackSet []int64) {
+	upTo := p
+	if len(ackSet) > 0 && s.topic.b.cfg.AcknowledgmentAtBatchIndexLevelEnabled && !allZero(ackSet) {
+		upTo = storage.Position{Ledger: p.Ledger, Entry: p.Entry - 1}
+		defer func() {
+			if s.markDelete.Less(p) {
+				s.partial[p] = ackSet
+			}
+		}()
+	}
+	if !s.markDelete.Less(upTo) {
+		return
+	}
+	s.markDelete = upTo
+	for q, pe := range s.pending {
+		if !upTo.Less(q) {
+			pe.consumer.unacked -= pe.messages
+			delete(s.pending, q)
+		}
+	}
+	for q := range s.acked {
+		if !upTo.Less(q) {
+			delete(s.acked, q)
+		}
+	}
+	for q := range s.partial {
+		if !upTo.Less(q) {
+			delete(s.partial, q)
+		}
+	}
+	for q := range s.redeliver {
+		if !upTo.Less(q) {
+			delete(s.redeliver, q)
+		}
+	}
+	s.replay = slices.DeleteFunc(s.replay, func(q storage.Position) bool { return !upTo.Less(q) })
+	if s.readPos.Less(s.topic.log.Next(upTo)) {
+		s.readPos = s.topic.log.Next(upTo)
+	}
+	s.advanceMarkDelete()
+}
+
+// redeliverFrom puts cs's unacknowledged entries back for delivery: those named in ids, or all
+// of them when ids is empty or the subscription has a single active consumer (as upstream).
+func (s *subscription) redeliverFrom(cs *consumer, ids []storage.Position) {
+	if len(ids) == 0 || !s.shared() {
+		for p, pe := range s.pending {
+			if pe.consumer == cs {
+				s.requeue(p, pe)
+			}
+		}
+		return
+	}
+	for _, p := range ids {
+		if pe, ok := s.pending[p]; ok && pe.consumer == cs {
+			s.requeue(p, pe)
+		}
+	}
+}
+
+func (s *subscription) requeue(p storage.Position, pe *pendingEntry) {
+	pe.consumer.unacked -= pe.messages
+	delete(s.pending, p)
+	if s.shared() {
+		s.redeliver[p]++
+	}
+	s.msgRedeliver += pe.messages
+	s.addReplay(p)
+}
+
+// dropUndelivered forgets everything before end that was not delivered (non-persistent topics).
+func (s *subscription) dropUndelivered(end storage.Position) {
+	s.replay = s.replay[:0]
+	clear(s.pending)
+	for _, cs := range s.consumers {
+		cs.unacked = 0
+	}
+	s.readPos = end
+	s.markDelete = storage.Position{Ledger: end.Ledger, Entry: end.Entry - 1}
+}
+
+func andBits(a, b []int64) []int64 {
+	out := make([]int64, min(len(a), len(b)))
+	for i := range out {
+		out[i] = a[i] & b[i]
+	}
+	return out
+}
+
+func allZero(words []int64) bool {
+	for _, w := range words {
+		if w != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// delayQueue is a min-heap of entries waiting for their deliver_at_time.
+type delayQueue []delayedEntry
+
+type delayedEntry struct {
+	at  int64 // ms since epoch
+	pos storage.Position
+}
+
+func (q delayQueue) Len() int { return len(q) }
+func (q delayQueue) Less(i, j int) bool {
+	if q[i].at != q[j].at {
+		return q[i].at < q[j].at
+	}
+	return q[i].pos.Less(q[j].pos)
+}
+func (q delayQueue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
+func (q *delayQueue) Push(x any)   { *q = append(*q, x.(delayedEntry)) }
+func (q *delayQueue) Pop() any {
+	old := *q
+	x := old[len(old)-1]
+	*q = old[:len(old)-1]
+	return x
+}
+
+func (s *subscription) delay(at int64, p storage.Position) {
+	heap.Push(&s.delayed, delayedEntry{at, p})
+}
+
+// releaseDue moves delayed entries that are due to the replay set and sets nextDue.
+func (s *subscription) releaseDue(now time.Time) {
+	ms := now.UnixMilli()
+	for len(s.delayed) > 0 && s.delayed[0].at <= ms {
+		e := heap.Pop(&s.delayed).(delayedEntry)
+		if !s.isAcked(e.pos) {
+			s.addReplay(e.pos)
+		}
+	}
+	s.nextDue = time.Time{}
+	if len(s.delayed) > 0 {
+		s.nextDue = time.UnixMilli(s.delayed[0].at)
+	}
+}
+
+// backlogEntries counts entries after the mark-delete position not yet acknowledged (upstream's
+// msgBacklog counts entries too).
+func (s *subscription) backlogEntries() int64 {
+	last := s.topic.log.Last()
+	if last.Ledger != s.markDelete.Ledger {
+		// One ledger per log in memory; durable logs report through their own counters.
+		return max(s.topic.log.Entries()-int64(len(s.acked)), 0)
+	}
+	return max(last.Entry-s.markDelete.Entry-int64(len(s.acked)), 0)
+}

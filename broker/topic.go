@@ -1,0 +1,195 @@
+package broker
+
+import (
+	"sync"
+	"time"
+
+	"github.com/letterbox-dev/letterbox/broker/storage"
+	"github.com/letterbox-dev/letterbox/client/wire/pb"
+)
+
+// topic is one non-partitioned topic or one partition. Its mutex guards producers,
+// subscriptions, consumers and cursors; its dispatch goroutine delivers entries to consumers
+// whenever something changed (new entries, permits, acks, redeliveries, due delayed messages).
+type topic struct {
+	b    *Broker
+	name topicName
+	full string
+	log  storage.Log
+
+	kick chan struct{} // wakes the dispatcher; capacity 1 so signals coalesce
+	done chan struct{}
+	wg   sync.WaitGroup
+
+	mu        sync.Mutex
+	closed    bool
+	producers map[*producer]struct{}
+	waiting   []*producer // WaitForExclusive producers, in arrival order
+	epoch     uint64      // bumped whenever exclusive ownership changes
+	subs      map[string]*subscription
+	created   time.Time
+	stats     topicStats
+	// wake is the earliest time a delayed message becomes due; the dispatcher sleeps until then.
+	wake time.Time
+}
+
+type topicStats struct {
+	msgIn, bytesIn   int64
+	msgOut, bytesOut int64
+	lastPublish      time.Time
+}
+
+func newTopic(b *Broker, name topicName, log storage.Log) *topic {
+	t := &topic{
+		b:         b,
+		name:      name,
+		full:      name.String(),
+		log:       log,
+		kick:      make(chan struct{}, 1),
+		done:      make(chan struct{}),
+		producers: make(map[*producer]struct{}),
+		subs:      make(map[string]*subscription),
+		created:   time.Now(),
+	}
+	t.wg.Add(1)
+	go t.run()
+	return t
+}
+
+// signal asks the dispatcher to run; it never blocks.
+func (t *topic) signal() {
+	select {
+	case t.kick <- struct{}{}:
+	default:
+	}
+}
+
+func (t *topic) run() {
+	defer t.wg.Done()
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	for {
+		select {
+		case <-t.done:
+			return
+		case <-t.kick:
+		case <-timer.C:
+		}
+		t.mu.Lock()
+		t.dispatchAll(time.Now())
+		wake := t.wake
+		t.mu.Unlock()
+		if !timer.Stop() {
+			select {
+			case <-timer.C:
+			default:
+			}
+		}
+		if wake.IsZero() {
+			timer.Reset(time.Hour)
+		} else {
+			timer.Reset(max(time.Until(wake), time.Millisecond))
+		}
+	}
+}
+
+// dispatchAll runs every subscription's dispatcher. Called with t.mu held.
+func (t *topic) dispatchAll(now time.Time) {
+	t.wake = time.Time{}
+	for _, s := range t.subs {
+		s.dispatch(now)
+		if !s.nextDue.IsZero() && (t.wake.IsZero() || s.nextDue.Before(t.wake)) {
+			t.wake = s.nextDue
+		}
+	}
+	if !t.name.Persistent {
+		// Non-persistent topics keep nothing: what no consumer could take now is dropped.
+		end := t.log.Next(t.log.Last())
+		for _, s := range t.subs {
+			s.dropUndelivered(end)
+		}
+		t.log.TrimBefore(end)
+		return
+	}
+	t.trim()
+}
+
+// trim drops entries every subscription has acknowledged. A topic without subscriptions keeps
+// its entries (retention policies decide more once storage is durable).
+func (t *topic) trim() {
+	if len(t.subs) == 0 {
+		return
+	}
+	var low storage.Position
+	first := true
+	for _, s := range t.subs {
+		p := t.log.Next(s.markDelete)
+		if first || p.Less(low) {
+			low, first = p, false
+		}
+	}
+	if t.log.First().Less(low) {
+		t.log.TrimBefore(low)
+	}
+}
+
+// publish stores one entry and sends the producer's receipt once it is stored.
+func (t *topic) publish(p *producer, send *pb.CommandSend, meta storage.Meta, data []byte) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.closed {
+		p.conn.sendSendError(send, pb.ServerError_TopicTerminatedError, "topic is closed")
+		return
+	}
+	t.stats.msgIn += int64(meta.NumMessages)
+	t.stats.bytesIn += int64(len(data))
+	t.stats.lastPublish = time.Now()
+	seq, highest := send.GetSequenceId(), send.GetHighestSequenceId()
+	t.log.Append(meta, data, func(pos storage.Position, err error) {
+		if err != nil {
+			p.conn.sendSendError(send, pb.ServerError_PersistenceError, err.Error())
+			return
+		}
+		p.conn.send(&pb.BaseCommand{
+			Type: pb.BaseCommand_SEND_RECEIPT.Enum(),
+			SendReceipt: &pb.CommandSendReceipt{
+				ProducerId:        &p.id,
+				SequenceId:        &seq,
+				HighestSequenceId: &highest,
+				MessageId:         &pb.MessageIdData{LedgerId: ptr(uint64(pos.Ledger)), EntryId: ptr(uint64(pos.Entry))},
+			},
+		}, nil)
+		t.signal()
+	})
+}
+
+// close stops the dispatcher and closes the log.
+func (t *topic) close() {
+	t.mu.Lock()
+	if t.closed {
+		t.mu.Unlock()
+		return
+	}
+	t.closed = true
+	t.mu.Unlock()
+	close(t.done)
+	t.wg.Wait()
+	t.log.Close()
+}
+
+// lastPosition is the newest entry, (ledger, −1) when empty.
+func (t *topic) lastPosition() storage.Position { return t.log.Last() }
+
+// lastMessageID is GET_LAST_MESSAGE_ID's answer: the last entry with, for a batch, the index of
+// its last message, as upstream reports it.
+func (t *topic) lastMessageID() *pb.MessageIdData {
+	last := t.log.Last()
+	id := &pb.MessageIdData{LedgerId: ptr(uint64(last.Ledger)), EntryId: ptr(uint64(last.Entry))}
+	if e, ok := t.log.Get(last); ok && e.Meta.Batched {
+		id.BatchIndex = ptr(e.Meta.NumMessages - 1)
+	}
+	if t.name.Partition >= 0 {
+		id.Partition = ptr(int32(t.name.Partition))
+	}
+	return id
+}

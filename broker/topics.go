@@ -1,0 +1,155 @@
+package broker
+
+import (
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/letterbox-dev/letterbox/broker/storage"
+	"github.com/letterbox-dev/letterbox/client/wire/pb"
+)
+
+// topicRegistry owns namespaces, partitioned-topic metadata and the live topics (partitions are
+// topics of their own, named <base>-partition-N).
+type topicRegistry struct {
+	b *Broker
+
+	mu          sync.Mutex
+	namespaces  map[string]bool   // "tenant/ns"
+	partitioned map[string]int    // base full name → partition count
+	topics      map[string]*topic // full name → topic
+}
+
+func newTopicRegistry(b *Broker) *topicRegistry {
+	return &topicRegistry{
+		b:           b,
+		namespaces:  map[string]bool{"public/default": true},
+		partitioned: make(map[string]int),
+		topics:      make(map[string]*topic),
+	}
+}
+
+// partitionedMetadata answers PARTITIONED_METADATA for name, creating partitioned metadata when
+// auto-creation applies.
+func (r *topicRegistry) partitionedMetadata(name topicName, autoCreate bool) (int, *serverError) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if n, ok := r.partitioned[name.String()]; ok {
+		return n, nil
+	}
+	if _, ok := r.topics[name.String()]; ok || name.Partition >= 0 {
+		return 0, nil
+	}
+	cfg := r.b.cfg
+	if !autoCreate || !cfg.AllowAutoTopicCreation {
+		return 0, errorf(pb.ServerError_TopicNotFound, "Topic %s does not exist", name)
+	}
+	if !r.namespaces[name.namespace()] {
+		return 0, errorf(pb.ServerError_TopicNotFound, "Namespace %s does not exist", name.namespace())
+	}
+	if cfg.AllowAutoTopicCreationType == "partitioned" && !name.isDLQOrRetryName() {
+		r.partitioned[name.String()] = cfg.DefaultNumPartitions
+		return cfg.DefaultNumPartitions, nil
+	}
+	// Non-partitioned topics are created by the PRODUCER or SUBSCRIBE that follows.
+	return 0, nil
+}
+
+// get returns the topic named name, creating it when create is set and policy allows.
+func (r *topicRegistry) get(name topicName, create bool) (*topic, *serverError) {
+	full := name.String()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if t, ok := r.topics[full]; ok {
+		return t, nil
+	}
+	if _, ok := r.partitioned[full]; ok {
+		return nil, errorf(pb.ServerError_NotAllowedError, "%s is a partitioned topic: use its partitions", full)
+	}
+	if !r.namespaces[name.namespace()] {
+		return nil, errorf(pb.ServerError_TopicNotFound, "Namespace %s does not exist", name.namespace())
+	}
+	// A partition of an existing partitioned topic is created on first use, whatever the
+	// auto-creation policy, as upstream does; an index beyond the partition count is not.
+	n, isPartition := r.partitioned[name.base().String()]
+	switch {
+	case name.Partition >= 0 && isPartition:
+		if name.Partition >= n {
+			return nil, errorf(pb.ServerError_TopicNotFound, "partition %d of %s does not exist (%d partitions)", name.Partition, name.base(), n)
+		}
+	case !create || !r.b.cfg.AllowAutoTopicCreation:
+		return nil, errorf(pb.ServerError_TopicNotFound, "Topic %s does not exist", full)
+	}
+	t := newTopic(r.b, name, storage.NewMemory(int64(r.b.nextID.Add(1))))
+	r.topics[full] = t
+	r.b.log.Debug("topic created", "topic", full)
+	return t, nil
+}
+
+// lookup returns an existing topic or nil.
+func (r *topicRegistry) lookup(full string) *topic {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.topics[full]
+}
+
+// list returns the fully qualified names in namespace ns ("tenant/ns"), partitioned topics
+// expanded to their partitions, persistent and/or non-persistent as mode says.
+func (r *topicRegistry) list(ns string, mode pb.CommandGetTopicsOfNamespace_Mode) []string {
+	want := func(persistent bool) bool {
+		switch mode {
+		case pb.CommandGetTopicsOfNamespace_PERSISTENT:
+			return persistent
+		case pb.CommandGetTopicsOfNamespace_NON_PERSISTENT:
+			return !persistent
+		}
+		return true
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	seen := make(map[string]bool)
+	for full, n := range r.partitioned {
+		name, err := parseTopicName(full)
+		if err != nil || name.namespace() != ns || !want(name.Persistent) {
+			continue
+		}
+		for i := range n {
+			seen[name.partition(i).String()] = true
+		}
+	}
+	for full, t := range r.topics {
+		if t.name.namespace() == ns && want(t.name.Persistent) {
+			seen[full] = true
+		}
+	}
+	out := make([]string, 0, len(seen))
+	for n := range seen {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// all returns every live topic.
+func (r *topicRegistry) all() []*topic {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make([]*topic, 0, len(r.topics))
+	for _, t := range r.topics {
+		out = append(out, t)
+	}
+	return out
+}
+
+// hasNamespace reports whether "tenant/ns" exists.
+func (r *topicRegistry) hasNamespace(ns string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.namespaces[strings.TrimSuffix(ns, "/")]
+}
+
+func (r *topicRegistry) close() {
+	for _, t := range r.all() {
+		t.close()
+	}
+}

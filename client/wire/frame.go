@@ -1,0 +1,191 @@
+// Package wire is the Pulsar binary protocol as letterbox speaks it: the generated protobuf
+// messages (package pb) and the frame codec that the client and the embedded broker share.
+//
+// A frame is
+//
+//	[totalSize u32][cmdSize u32][BaseCommand]                                    simple command
+//	[totalSize u32][cmdSize u32][BaseCommand][0x0e01][crc32c u32][metaSize u32][MessageMetadata][payload]
+//
+// where totalSize counts every byte after itself and the CRC32C covers metaSize to the end. A
+// broker may put [0x0e02][size u32][BrokerEntryMetadata] before the 0x0e01 magic of a MESSAGE.
+// Everything here is a pure function over bytes, so it can be fuzzed and tested without sockets.
+package wire
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/letterbox-dev/letterbox/client/wire/pb"
+)
+
+const (
+	// DefaultMaxMessageSize is upstream's maxMessageSize default (5 MiB).
+	DefaultMaxMessageSize = 5 << 20
+	// FramePadding is what a frame may carry beyond the message size limit (command, metadata),
+	// as upstream allows.
+	FramePadding = 10 << 10
+
+	magicCRC32C      = 0x0e01
+	magicBrokerEntry = 0x0e02
+)
+
+// Errors returned by the codec. A caller that sees any of them on a connection must close it:
+// the byte stream can no longer be trusted to be aligned on frame boundaries.
+var (
+	ErrFrameTooLarge    = errors.New("wire: frame exceeds the maximum size")
+	ErrFrameTooSmall    = errors.New("wire: frame too small")
+	ErrBadCommandSize   = errors.New("wire: command size exceeds frame")
+	ErrMissingMagic     = errors.New("wire: payload without the 0x0e01 checksum magic")
+	ErrChecksumMismatch = errors.New("wire: payload checksum mismatch")
+	ErrBadMetadataSize  = errors.New("wire: metadata size exceeds payload")
+)
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// MaxFrameSize is the largest frame a peer accepts when messages may be maxMessageSize bytes.
+func MaxFrameSize(maxMessageSize int) int { return maxMessageSize + FramePadding }
+
+// Frame is one decoded frame.
+type Frame struct {
+	Cmd *pb.BaseCommand
+	// Payload is set for SEND and MESSAGE: the bytes from the 0x0e01 magic to the end of the
+	// frame (checksum, metadata size, metadata, payload), with any broker entry metadata removed.
+	// It aliases the buffer the frame was decoded from.
+	Payload []byte
+	// BrokerEntry is the raw BrokerEntryMetadata that preceded the payload, if any.
+	BrokerEntry []byte
+}
+
+// FrameLength reports the length of the frame at the start of buf, including its 4-byte size
+// prefix, once at least 4 bytes are there. It fails when the declared size is impossible or
+// above maxFrame (which bounds totalSize, as upstream's limit does).
+func FrameLength(buf []byte, maxFrame int) (int, bool, error) {
+	if len(buf) < 4 {
+		return 0, false, nil
+	}
+	total := binary.BigEndian.Uint32(buf)
+	if total < 4 {
+		return 0, false, fmt.Errorf("%w: declares %d bytes", ErrFrameTooSmall, total)
+	}
+	if uint64(total) > uint64(maxFrame) {
+		return 0, false, fmt.Errorf("%w: declares %d bytes, limit %d", ErrFrameTooLarge, total, maxFrame)
+	}
+	return int(total) + 4, true, nil
+}
+
+// DecodeFrame decodes one whole frame, size prefix included. The payload checksum of a payload
+// command is verified; when only the payload is bad (ErrMissingMagic, ErrChecksumMismatch,
+// ErrBadMetadataSize) the decoded command is returned alongside the error.
+func DecodeFrame(frame []byte) (Frame, error) {
+	if len(frame) < 8 {
+		return Frame{}, ErrFrameTooSmall
+	}
+	total := binary.BigEndian.Uint32(frame)
+	if int(total) != len(frame)-4 {
+		return Frame{}, fmt.Errorf("%w: declares %d bytes, has %d", ErrFrameTooSmall, total, len(frame)-4)
+	}
+	cmdSize := binary.BigEndian.Uint32(frame[4:])
+	if uint64(cmdSize) > uint64(total)-4 {
+		return Frame{}, fmt.Errorf("%w: %d > %d", ErrBadCommandSize, cmdSize, total-4)
+	}
+	cmd := &pb.BaseCommand{}
+	if err := proto.Unmarshal(frame[8:8+cmdSize], cmd); err != nil {
+		return Frame{}, fmt.Errorf("wire: decode command: %w", err)
+	}
+	f := Frame{Cmd: cmd}
+	rest := frame[8+cmdSize:]
+	if len(rest) == 0 {
+		return f, nil
+	}
+	if len(rest) >= 6 && binary.BigEndian.Uint16(rest) == magicBrokerEntry {
+		size := binary.BigEndian.Uint32(rest[2:])
+		if uint64(size) > uint64(len(rest)-6) {
+			// Like the payload errors below: the frame boundary is intact, so keep the command.
+			return f, fmt.Errorf("%w: broker entry metadata of %d bytes, %d left", ErrBadMetadataSize, size, len(rest)-6)
+		}
+		f.BrokerEntry = rest[6 : 6+size]
+		rest = rest[6+size:]
+	}
+	f.Payload = rest
+	if err := VerifyPayload(rest); err != nil {
+		// The frame boundary is intact, so the command is returned too: a broker answers a
+		// corrupt SEND with SEND_ERROR ChecksumError rather than dropping the connection.
+		return f, err
+	}
+	return f, nil
+}
+
+// VerifyPayload checks the magic and checksum of headersAndPayload (magic first) and that the
+// metadata size fits.
+func VerifyPayload(p []byte) error {
+	if len(p) < 10 || binary.BigEndian.Uint16(p) != magicCRC32C {
+		return ErrMissingMagic
+	}
+	want := binary.BigEndian.Uint32(p[2:])
+	if got := crc32.Checksum(p[6:], castagnoli); got != want {
+		return fmt.Errorf("%w: got %08x, frame says %08x", ErrChecksumMismatch, got, want)
+	}
+	if metaSize := binary.BigEndian.Uint32(p[6:]); uint64(metaSize) > uint64(len(p)-10) {
+		return fmt.Errorf("%w: %d > %d", ErrBadMetadataSize, metaSize, len(p)-10)
+	}
+	return nil
+}
+
+// SplitPayload returns the raw metadata and the message payload of a verified headersAndPayload.
+func SplitPayload(p []byte) (meta, payload []byte, err error) {
+	if err := VerifyPayload(p); err != nil {
+		return nil, nil, err
+	}
+	metaSize := binary.BigEndian.Uint32(p[6:])
+	return p[10 : 10+metaSize], p[10+metaSize:], nil
+}
+
+// ParsePayload decodes the MessageMetadata of headersAndPayload and returns it with the payload.
+func ParsePayload(p []byte) (*pb.MessageMetadata, []byte, error) {
+	rawMeta, payload, err := SplitPayload(p)
+	if err != nil {
+		return nil, nil, err
+	}
+	meta := &pb.MessageMetadata{}
+	if err := proto.Unmarshal(rawMeta, meta); err != nil {
+		return nil, nil, fmt.Errorf("wire: decode message metadata: %w", err)
+	}
+	return meta, payload, nil
+}
+
+// AppendPayload appends headersAndPayload (magic, checksum, metadata, payload) to dst.
+func AppendPayload(dst []byte, meta *pb.MessageMetadata, payload []byte) ([]byte, error) {
+	rawMeta, err := proto.Marshal(meta)
+	if err != nil {
+		return dst, fmt.Errorf("wire: encode message metadata: %w", err)
+	}
+	start := len(dst)
+	dst = binary.BigEndian.AppendUint16(dst, magicCRC32C)
+	dst = binary.BigEndian.AppendUint32(dst, 0)
+	dst = binary.BigEndian.AppendUint32(dst, uint32(len(rawMeta)))
+	dst = append(dst, rawMeta...)
+	dst = append(dst, payload...)
+	binary.BigEndian.PutUint32(dst[start+2:], crc32.Checksum(dst[start+6:], castagnoli))
+	return dst, nil
+}
+
+// AppendCommand appends a frame holding cmd and, when headersAndPayload is not nil, that payload
+// verbatim (it must start with the 0x0e01 magic, as ParsePayload/AppendPayload produce).
+func AppendCommand(dst []byte, cmd *pb.BaseCommand, headersAndPayload []byte) ([]byte, error) {
+	opts := proto.MarshalOptions{}
+	size := opts.Size(cmd)
+	start := len(dst)
+	dst = binary.BigEndian.AppendUint32(dst, 0)
+	dst = binary.BigEndian.AppendUint32(dst, uint32(size))
+	dst, err := opts.MarshalAppend(dst, cmd)
+	if err != nil {
+		return dst[:start], fmt.Errorf("wire: encode %v: %w", cmd.GetType(), err)
+	}
+	dst = append(dst, headersAndPayload...)
+	binary.BigEndian.PutUint32(dst[start:], uint32(len(dst)-start-4))
+	return dst, nil
+}

@@ -1,0 +1,50 @@
+package wire
+
+import (
+	"bufio"
+	"encoding/binary"
+	"fmt"
+	"io"
+)
+
+// Reader reads frames from a byte stream, refusing any frame above its size limit before
+// reading (or allocating for) its body.
+type Reader struct {
+	r        *bufio.Reader
+	maxFrame int
+	buf      []byte
+}
+
+// NewReader reads frames of at most maxFrame bytes (after the size prefix) from r.
+func NewReader(r io.Reader, maxFrame int) *Reader {
+	return &Reader{r: bufio.NewReaderSize(r, 64<<10), maxFrame: maxFrame}
+}
+
+// Next reads and decodes the next frame. The returned frame's Payload aliases an internal
+// buffer that the following call to Next overwrites; copy what must outlive it.
+func (r *Reader) Next() (Frame, error) {
+	var size [4]byte
+	if _, err := io.ReadFull(r.r, size[:]); err != nil {
+		return Frame{}, err
+	}
+	n, _, err := FrameLength(size[:], r.maxFrame)
+	if err != nil {
+		return Frame{}, err
+	}
+	if cap(r.buf) < n {
+		r.buf = make([]byte, n)
+	}
+	buf := r.buf[:n]
+	copy(buf, size[:])
+	if _, err := io.ReadFull(r.r, buf[4:]); err != nil {
+		if err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		return Frame{}, fmt.Errorf("wire: truncated frame of %d bytes: %w", binary.BigEndian.Uint32(size[:]), err)
+	}
+	// Large frames are rare; do not keep a multi-megabyte buffer for the connection's lifetime.
+	if n > 1<<20 {
+		r.buf = nil
+	}
+	return DecodeFrame(buf)
+}
