@@ -1,0 +1,139 @@
+package wire
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"math"
+	"testing"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/letterbox-dev/letterbox/client/wire/pb"
+)
+
+// testBatch is a three-message batch body: keyed, empty payload, with properties.
+func testBatch(t testing.TB) ([]byte, []BatchMessage) {
+	t.Helper()
+	want := []BatchMessage{
+		{Meta: &pb.SingleMessageMetadata{PartitionKey: proto.String("k1"), SequenceId: proto.Uint64(10)}, Payload: []byte("first")},
+		{Meta: &pb.SingleMessageMetadata{SequenceId: proto.Uint64(11), NullValue: proto.Bool(true)}, Payload: []byte{}},
+		{Meta: &pb.SingleMessageMetadata{
+			SequenceId: proto.Uint64(12),
+			Properties: []*pb.KeyValue{{Key: proto.String("a"), Value: proto.String("b")}},
+		}, Payload: bytes.Repeat([]byte{0xab}, 300)},
+	}
+	var body []byte
+	for _, m := range want {
+		var err error
+		if body, err = AppendBatchMessage(body, m.Meta, m.Payload); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return body, want
+}
+
+func TestBatchRoundTrip(t *testing.T) {
+	t.Parallel()
+	body, want := testBatch(t)
+	for i, m := range want {
+		if got := m.Meta.GetPayloadSize(); int(got) != len(m.Payload) {
+			t.Errorf("message %d: AppendBatchMessage set payload_size %d, want %d", i, got, len(m.Payload))
+		}
+	}
+	orig := bytes.Clone(body)
+	got, err := ParseBatch(body, len(want))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(want) {
+		t.Fatalf("got %d messages, want %d", len(got), len(want))
+	}
+	for i := range want {
+		if !proto.Equal(got[i].Meta, want[i].Meta) {
+			t.Errorf("message %d: meta %v, want %v", i, got[i].Meta, want[i].Meta)
+		}
+		if !bytes.Equal(got[i].Payload, want[i].Payload) {
+			t.Errorf("message %d: payload %q, want %q", i, got[i].Payload, want[i].Payload)
+		}
+	}
+
+	// A payload must not be able to grow into the next message.
+	_ = append(got[0].Payload, 'X')
+	if !bytes.Equal(body, orig) {
+		t.Error("appending to a parsed payload overwrote the batch body")
+	}
+
+	// Fewer messages than present: the rest is ignored. Trailing bytes likewise.
+	if got, err := ParseBatch(append(body, 1, 2, 3), 2); err != nil || len(got) != 2 {
+		t.Errorf("ParseBatch(n=2) = %d messages, %v; want 2, nil", len(got), err)
+	}
+	if got, err := ParseBatch(nil, 0); err != nil || len(got) != 0 {
+		t.Errorf("ParseBatch(nil, 0) = %v, %v", got, err)
+	}
+}
+
+func TestParseBatchErrors(t *testing.T) {
+	t.Parallel()
+	body, want := testBatch(t)
+	n := len(want)
+
+	// Every truncation of a valid body must fail cleanly.
+	for i := range len(body) {
+		if _, err := ParseBatch(body[:i], n); !errors.Is(err, ErrBadBatch) {
+			t.Fatalf("ParseBatch(body[:%d]) error = %v, want ErrBadBatch", i, err)
+		}
+	}
+
+	frame := func(metaSize uint32, raw, payload []byte) []byte {
+		b := binary.BigEndian.AppendUint32(nil, metaSize)
+		b = append(b, raw...)
+		return append(b, payload...)
+	}
+	rawMeta := func(m *pb.SingleMessageMetadata) []byte {
+		raw, err := proto.MarshalOptions{AllowPartial: true}.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return raw
+	}
+	good := rawMeta(&pb.SingleMessageMetadata{PayloadSize: proto.Int32(2)})
+	tests := []struct {
+		name string
+		body []byte
+		n    int
+	}{
+		{"negative count", body, -1},
+		{"more messages than present", body, n + 1},
+		{"huge count", body, math.MaxInt32},
+		{"metadata size beyond body", frame(1000, good, []byte("hi")), 1},
+		{"metadata size 0xffffffff", frame(0xffffffff, good, []byte("hi")), 1},
+		{"metadata without payload_size", frame(0, nil, nil), 1},
+		{"metadata garbage", frame(3, []byte{0xff, 0xff, 0xff}, nil), 1},
+		{"payload beyond body", frame(uint32(len(good)), good, []byte("h")), 1},
+		{"negative payload_size", func() []byte {
+			raw := rawMeta(&pb.SingleMessageMetadata{PayloadSize: proto.Int32(-1)})
+			return frame(uint32(len(raw)), raw, []byte("hi"))
+		}(), 1},
+	}
+	for _, tt := range tests {
+		if _, err := ParseBatch(tt.body, tt.n); !errors.Is(err, ErrBadBatch) {
+			t.Errorf("%s: error = %v, want ErrBadBatch", tt.name, err)
+		}
+	}
+}
+
+func TestAppendBatchMessageKeepsDst(t *testing.T) {
+	t.Parallel()
+	dst := []byte("prefix")
+	// SingleMessageMetadata has no other required field, so only an invalid value can fail:
+	// a property missing its required value.
+	bad := &pb.SingleMessageMetadata{Properties: []*pb.KeyValue{{Key: proto.String("k")}}}
+	got, err := AppendBatchMessage(dst, bad, []byte("x"))
+	if err == nil {
+		t.Fatal("AppendBatchMessage with an incomplete property succeeded")
+	}
+	if string(got) != "prefix" {
+		t.Errorf("dst after a failed append = %q, want %q", got, "prefix")
+	}
+}
