@@ -1,0 +1,145 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+
+	"github.com/letterbox-dev/letterbox/broker"
+	"github.com/letterbox-dev/letterbox/broker/web"
+)
+
+// Where `letterbox broker` listens unless told otherwise: upstream's ports, loopback only.
+const (
+	defaultListen = "127.0.0.1:6650"
+	defaultHTTP   = "127.0.0.1:8080"
+)
+
+type brokerFlags struct {
+	listen   string
+	http     string
+	data     string
+	inMemory bool
+	config   string
+	compat   string
+}
+
+// brokerFlagNames lists the broker flags in the order of the help.
+var brokerFlagNames = []string{"listen", "http", "data", "in-memory", "config", "compat"}
+
+func (f *brokerFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.listen, "listen", defaultListen, "binary protocol listener `ADDR`, host:port (port 0: a free one)")
+	fs.StringVar(&f.http, "http", defaultHTTP, "admin REST listener `ADDR`, host:port (port 0: a free one)")
+	fs.StringVar(&f.data, "data", "", "keep data in `DIR` (durable storage is not available yet)")
+	fs.BoolVar(&f.inMemory, "in-memory", false, "keep everything in memory, lost when the broker stops")
+	fs.StringVar(&f.config, "config", "", "settings from `FILE`, in broker.conf key=value syntax; flags win")
+	fs.StringVar(&f.compat, "compat", "", "act as an `upstream` broker would: protocol v20, no extension fields")
+}
+
+const brokerUsageText = `Usage: letterbox broker [--listen ADDR] [--http ADDR] [--data DIR | --in-memory] [--config FILE]
+                        [--compat upstream]
+
+Runs the embedded broker without the TUI. Once both listeners accept connections it prints
+exactly one line on stdout,
+
+  ready pulsar://HOST:PORT http://HOST:PORT
+
+with the real ports, and logs everything else to stderr. SIGINT or SIGTERM stops it (exit 0).
+
+Flags:
+`
+
+func brokerUsage(w io.Writer) {
+	io.WriteString(w, brokerUsageText)
+	var f brokerFlags
+	fs := newFlagSet("letterbox broker")
+	f.register(fs)
+	printFlags(w, fs, brokerFlagNames)
+}
+
+// runBroker is `letterbox broker`: it runs until ctx is cancelled.
+func runBroker(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	const name = "letterbox broker"
+	var f brokerFlags
+	fs := newFlagSet(name)
+	f.register(fs)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			brokerUsage(stdout)
+			return ExitOK
+		}
+		return usageError(stderr, name, err)
+	}
+	if fs.NArg() > 0 {
+		return usageError(stderr, name, fmt.Errorf("unexpected argument %q", fs.Arg(0)))
+	}
+	given := make(map[string]bool)
+	fs.Visit(func(fl *flag.Flag) { given[fl.Name] = true })
+
+	switch {
+	case given["data"] && f.inMemory:
+		return usageError(stderr, name, errors.New("--data and --in-memory exclude each other"))
+	case given["data"]:
+		// Refuse rather than run in memory: data the user asked to keep would be lost silently.
+		fmt.Fprintf(stderr, "%s: --data %s: durable storage is not available yet; "+
+			"use --in-memory to run with data kept in memory only.\n", name, f.data)
+		return ExitUsage
+	case given["compat"] && f.compat != "upstream":
+		return usageError(stderr, name, fmt.Errorf("--compat %q: the only mode is upstream", f.compat))
+	}
+
+	log := slog.New(slog.NewTextHandler(stderr, nil))
+	cfg := broker.DefaultConfig()
+	cfg.ListenAddr = f.listen
+	cfg.Logger = log
+	if f.config != "" {
+		var err error
+		if cfg, err = broker.LoadConf(f.config, cfg); err != nil {
+			fmt.Fprintf(stderr, "%s: %v\n", name, err)
+			return ExitUsage
+		}
+		if given["listen"] {
+			cfg.ListenAddr = f.listen
+		}
+	}
+	cfg.CompatUpstream = f.compat == "upstream"
+	if !f.inMemory {
+		// The default is durable storage, which a later version brings; say what happens now.
+		log.Warn("durable storage is not available yet: data is kept in memory and lost when the broker stops; " +
+			"pass --in-memory to ask for that explicitly")
+	}
+
+	b, err := broker.New(broker.WithConfig(cfg))
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", name, err)
+		return ExitFailure
+	}
+	w, err := web.New(b, f.http, log)
+	if err != nil {
+		b.Close()
+		fmt.Fprintf(stderr, "%s: %v\n", name, err)
+		return ExitFailure
+	}
+	// Both listeners are bound and listening: connections are accepted from here on.
+	pulsarURL := "pulsar://" + b.Addr()
+	fmt.Fprintf(stdout, "ready %s %s\n", pulsarURL, w.URL())
+	log.Info("broker ready", "pulsar", pulsarURL, "http", w.URL(), "advertised", b.ServiceURL(),
+		"cluster", cfg.ClusterName, "compat", f.compat)
+
+	<-ctx.Done()
+	log.Info("shutting down")
+	code := ExitOK
+	if err := w.Close(); err != nil {
+		log.Error("closing the admin listener", "err", err)
+		code = ExitFailure
+	}
+	if err := b.Close(); err != nil {
+		log.Error("closing the broker", "err", err)
+		code = ExitFailure
+	}
+	log.Info("stopped")
+	return code
+}

@@ -1,0 +1,192 @@
+// Package cli is letterbox's command line, as DESIGN.md "Command line" fixes it: it parses the
+// arguments and runs the command. main.go only hands it the process (arguments, standard
+// streams, a context cancelled by SIGINT/SIGTERM) and exits with the code Run returns; nothing
+// here writes to os.Stdout or os.Stderr directly.
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"runtime"
+	"runtime/debug"
+)
+
+// Exit codes.
+const (
+	ExitOK      = 0 // done, or stopped by a signal
+	ExitFailure = 1 // the command failed while running (a port in use, ...)
+	ExitUsage   = 2 // bad command line or configuration, or a command not available yet
+)
+
+// Version is letterbox's version; the build may set it with -ldflags "-X ...cli.Version=v1.2.3".
+// When empty it comes from the module's build information.
+var Version = ""
+
+// Run runs the command line args (without the program name), writing results to stdout and
+// diagnostics to stderr, until the command ends or ctx is cancelled, and returns the exit code.
+func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	var client clientFlags
+	fs := newFlagSet("letterbox")
+	client.register(fs)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			usage(stdout)
+			return ExitOK
+		}
+		return usageError(stderr, "letterbox", err)
+	}
+	client.noteSet(fs)
+
+	rest := fs.Args()
+	if len(rest) == 0 {
+		if err := client.validate(); err != nil {
+			return usageError(stderr, "letterbox", err)
+		}
+		return notYet(stderr, "the terminal UI", "letterbox broker runs the embedded broker on its own")
+	}
+	cmd, rest := rest[0], rest[1:]
+	switch cmd {
+	case "broker", "demo", "version", "help":
+		// These do not act as a client: client flags given before them would be ignored.
+		if len(client.set) > 0 {
+			return usageError(stderr, "letterbox "+cmd,
+				fmt.Errorf("--%s applies to the TUI and replay, not to %s", client.firstSet(), cmd))
+		}
+	}
+	switch cmd {
+	case "broker":
+		return runBroker(ctx, rest, stdout, stderr)
+	case "demo":
+		return runDemo(rest, stdout, stderr)
+	case "replay":
+		return runReplay(&client, rest, stdout, stderr)
+	case "version":
+		if len(rest) > 0 {
+			return usageError(stderr, "letterbox version", fmt.Errorf("unexpected argument %q", rest[0]))
+		}
+		fmt.Fprintf(stdout, "letterbox %s (%s)\n", version(), runtime.Version())
+		return ExitOK
+	case "help":
+		usage(stdout)
+		return ExitOK
+	}
+	return usageError(stderr, "letterbox", fmt.Errorf("unknown command %q", cmd))
+}
+
+const usageText = `letterbox: a terminal UI for Apache Pulsar dead-letter and retry flows, with an embedded
+Pulsar-compatible broker.
+
+Usage:
+  letterbox [client flags]          TUI on the embedded broker, or on the cluster named by
+                                    --service-url/--admin-url (not available yet)
+  letterbox demo                    embedded broker + demo workload + TUI (not available yet)
+  letterbox broker [broker flags]   headless broker; prints "ready pulsar://… http://…" on stdout
+  letterbox replay [client flags]   headless replay of dead letters (not available yet)
+  letterbox version                 print the version
+
+Client flags (the TUI and replay):
+`
+
+// usage writes the top-level help.
+func usage(w io.Writer) {
+	io.WriteString(w, usageText)
+	var c clientFlags
+	fs := newFlagSet("letterbox")
+	c.register(fs)
+	printFlags(w, fs, clientFlagNames)
+	io.WriteString(w, "\nBroker flags: letterbox broker --help\n")
+}
+
+// newFlagSet returns a flag set that reports errors to its caller instead of printing them.
+func newFlagSet(name string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	return fs
+}
+
+// printFlags lists the named flags of fs in GNU style: --name VALUE, then the help and the
+// default.
+func printFlags(w io.Writer, fs *flag.FlagSet, names []string) {
+	for _, n := range names {
+		f := fs.Lookup(n)
+		name, help := flag.UnquoteUsage(f)
+		line := "  --" + f.Name
+		if name != "" {
+			line += " " + name
+		}
+		fmt.Fprintf(w, "%-28s %s", line, help)
+		if f.DefValue != "" && f.DefValue != "false" {
+			fmt.Fprintf(w, " (default %s)", f.DefValue)
+		}
+		io.WriteString(w, "\n")
+	}
+}
+
+// usageError reports a command-line mistake and returns ExitUsage.
+func usageError(stderr io.Writer, cmd string, err error) int {
+	fmt.Fprintf(stderr, "%s: %v\nRun '%s --help' for usage.\n", cmd, err, cmd)
+	return ExitUsage
+}
+
+// notYet reports a command that is not implemented yet, with a hint if there is one, and
+// returns ExitUsage.
+func notYet(stderr io.Writer, what, hint string) int {
+	if hint != "" {
+		hint = "; " + hint
+	}
+	fmt.Fprintf(stderr, "letterbox: %s is not available yet%s.\n", what, hint)
+	return ExitUsage
+}
+
+func runDemo(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("letterbox demo")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			io.WriteString(stdout, "Usage: letterbox demo\n\nEmbedded broker with temporary data, a demo workload and the TUI (not available yet).\n")
+			return ExitOK
+		}
+		return usageError(stderr, "letterbox demo", err)
+	}
+	if fs.NArg() > 0 {
+		return usageError(stderr, "letterbox demo", fmt.Errorf("unexpected argument %q", fs.Arg(0)))
+	}
+	return notYet(stderr, "letterbox demo", "letterbox broker runs the embedded broker on its own")
+}
+
+func runReplay(client *clientFlags, args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("letterbox replay")
+	// Client flags are accepted before and after "replay"; the ones given before are the
+	// defaults here.
+	client.registerWithCurrent(fs)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			io.WriteString(stdout, "Usage: letterbox replay [client flags] ...\n\nHeadless replay of dead letters (not available yet).\n\nClient flags:\n")
+			var c clientFlags
+			cfs := newFlagSet("letterbox replay")
+			c.register(cfs)
+			printFlags(stdout, cfs, clientFlagNames)
+			return ExitOK
+		}
+		return usageError(stderr, "letterbox replay", err)
+	}
+	client.noteSet(fs)
+	if err := client.validate(); err != nil {
+		return usageError(stderr, "letterbox replay", err)
+	}
+	return notYet(stderr, "letterbox replay", "")
+}
+
+// version is Version, or the main module's version from the build information.
+func version() string {
+	if Version != "" {
+		return Version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "devel"
+}

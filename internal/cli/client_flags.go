@@ -1,0 +1,90 @@
+package cli
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"net/url"
+	"slices"
+)
+
+// Where the embedded broker listens by default, and so what client commands connect to.
+const (
+	defaultServiceURL = "pulsar://127.0.0.1:6650"
+	defaultAdminURL   = "http://127.0.0.1:8080"
+)
+
+// clientFlags are the flags of every command that acts as a client (the TUI, replay).
+type clientFlags struct {
+	serviceURL string
+	adminURL   string
+	token      string
+	tokenFile  string
+	tlsCAFile  string
+	context    string
+
+	// set holds the names of the flags given explicitly, in the order first seen: with no
+	// --service-url the TUI may start its own broker, with one it never does.
+	set []string
+}
+
+// clientFlagNames lists the client flags in the order of the help.
+var clientFlagNames = []string{"service-url", "admin-url", "token", "token-file", "tls-ca-file", "context"}
+
+func (c *clientFlags) register(fs *flag.FlagSet) {
+	c.registerDefaults(fs, defaultServiceURL, defaultAdminURL, "", "", "", "")
+}
+
+// registerWithCurrent registers the flags with the values already parsed as defaults, so a
+// subcommand's flag set does not reset what was given before the subcommand's name.
+func (c *clientFlags) registerWithCurrent(fs *flag.FlagSet) {
+	c.registerDefaults(fs, c.serviceURL, c.adminURL, c.token, c.tokenFile, c.tlsCAFile, c.context)
+}
+
+func (c *clientFlags) registerDefaults(fs *flag.FlagSet, serviceURL, adminURL, token, tokenFile, tlsCAFile, context string) {
+	fs.StringVar(&c.serviceURL, "service-url", serviceURL, "Pulsar binary protocol `URL` (pulsar:// or pulsar+ssl://)")
+	fs.StringVar(&c.adminURL, "admin-url", adminURL, "admin REST `URL` (http:// or https://)")
+	fs.StringVar(&c.token, "token", token, "authentication `TOKEN` (a JWT)")
+	fs.StringVar(&c.tokenFile, "token-file", tokenFile, "read the authentication token from `FILE`")
+	fs.StringVar(&c.tlsCAFile, "tls-ca-file", tlsCAFile, "trust the CA certificates in `FILE`")
+	fs.StringVar(&c.context, "context", context, "use the context `NAME` from the configuration file")
+}
+
+// noteSet records which client flags fs saw on its command line.
+func (c *clientFlags) noteSet(fs *flag.FlagSet) {
+	fs.Visit(func(f *flag.Flag) {
+		if slices.Contains(clientFlagNames, f.Name) && !slices.Contains(c.set, f.Name) {
+			c.set = append(c.set, f.Name)
+		}
+	})
+}
+
+// firstSet is the first client flag given explicitly, for messages.
+func (c *clientFlags) firstSet() string {
+	if len(c.set) == 0 {
+		return ""
+	}
+	return c.set[0]
+}
+
+// validate checks what can be checked without connecting.
+func (c *clientFlags) validate() error {
+	if c.token != "" && c.tokenFile != "" {
+		return errors.New("--token and --token-file exclude each other")
+	}
+	if err := checkURL("service-url", c.serviceURL, "pulsar", "pulsar+ssl"); err != nil {
+		return err
+	}
+	return checkURL("admin-url", c.adminURL, "http", "https")
+}
+
+func checkURL(flagName, raw string, schemes ...string) error {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return fmt.Errorf("--%s: %v", flagName, err)
+	}
+	if !slices.Contains(schemes, u.Scheme) || u.Host == "" {
+		return fmt.Errorf("--%s %q: want %s://HOST:PORT", flagName, raw, schemes[0])
+	}
+	return nil
+}
