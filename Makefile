@@ -1,0 +1,66 @@
+# letterbox's tasks. `make test` is what the README and .ci/run use.
+
+GO ?= go
+MODULE := $(shell $(GO) list -m)
+
+# The race detector runs on the packages with concurrency of their own (the broker, the client,
+# the command line that runs them); everything else runs without it, to keep `make test` well
+# under 15 minutes on 2 cores.
+RACE_PKGS := ./broker/... ./client/... ./internal/...
+TEST_TIMEOUT ?= 10m
+FUZZTIME ?= 60s
+
+TOOLS_BIN := $(CURDIR)/bin/tools
+PROTOC_GEN_GO_VERSION := v1.36.12
+# staticcheck 2026.2.2, which supports Go 1.26.
+STATICCHECK_VERSION := v0.8.2
+
+.PHONY: build test bench fuzz proto lint fmt test-update
+
+build:
+	$(GO) build -o bin/letterbox .
+
+test:
+	$(GO) vet ./...
+	$(GO) test -race -timeout $(TEST_TIMEOUT) $(RACE_PKGS)
+	$(GO) test -timeout $(TEST_TIMEOUT) $$($(GO) list ./... | grep -v -e '^$(MODULE)/broker' -e '^$(MODULE)/client' -e '^$(MODULE)/internal')
+
+# Benchmarks report numbers; they never assert on time.
+bench:
+	@if [ -d bench ]; then \
+		$(GO) test -run '^$$' -bench . -count 1 ./bench/...; \
+	else \
+		echo "make bench: no benchmarks yet (there is no bench/ directory)"; \
+	fi
+
+fuzz:
+	$(GO) test -run '^$$' -fuzz FuzzDecodeFrame -fuzztime $(FUZZTIME) ./client/wire/
+
+# Regenerates client/wire/pb from client/wire/proto/pulsar.proto with a pinned protoc-gen-go,
+# installed under bin/tools so the one on PATH (if any) does not matter.
+proto:
+	@command -v protoc >/dev/null 2>&1 || { \
+		echo "make proto: protoc not found; install the protobuf compiler (Debian/Ubuntu: protobuf-compiler)" >&2; \
+		exit 1; }
+	GOBIN=$(TOOLS_BIN) $(GO) install google.golang.org/protobuf/cmd/protoc-gen-go@$(PROTOC_GEN_GO_VERSION)
+	PATH="$(TOOLS_BIN):$$PATH" protoc --proto_path=client/wire/proto \
+		--go_out=client/wire/pb --go_opt=paths=source_relative client/wire/proto/pulsar.proto
+
+lint:
+	@unformatted="$$(gofmt -l .)"; \
+	if [ -n "$$unformatted" ]; then \
+		echo "gofmt: these files need formatting (make fmt):"; echo "$$unformatted"; exit 1; \
+	fi
+	$(GO) vet ./...
+	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
+
+fmt:
+	gofmt -w .
+
+# Rewrites the TUI's golden files from the current views.
+test-update:
+	@if [ -d tui ]; then \
+		$(GO) test ./tui/... -update; \
+	else \
+		echo "make test-update: no golden files yet (there is no tui/ directory)"; \
+	fi
