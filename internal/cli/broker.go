@@ -127,7 +127,7 @@ func runBroker(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	pulsarURL := "pulsar://" + b.Addr()
 	fmt.Fprintf(stdout, "ready %s %s\n", pulsarURL, w.URL())
 	log.Info("broker ready", "pulsar", pulsarURL, "http", w.URL(), "advertised", b.ServiceURL(),
-		"cluster", cfg.ClusterName, "compat", f.compat)
+		"cluster", cfg.ClusterName, "compat_upstream", cfg.CompatUpstream)
 
 	<-ctx.Done()
 	log.Info("shutting down")
