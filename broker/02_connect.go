@@ -18,7 +18,7 @@ const (
 )
 
 func (c *conn) handleConnect(cmd *pb.CommandConnect) error {
-	if c.connected {
+	if c.connected.Load() {
 		return errProtocol("second CONNECT on a connected connection")
 	}
 	ours := protocolVersion
@@ -29,9 +29,8 @@ func (c *conn) handleConnect(cmd *pb.CommandConnect) error {
 	c.protocolVersion = min(cmd.GetProtocolVersion(), ours)
 	c.features = cmd.GetFeatureFlags()
 	c.connectedSince = time.Now()
-	c.connected = true
-	c.log = c.log.With("client", c.clientVersion)
-	c.log.Debug("connected", "protocol", c.protocolVersion)
+	c.connected.Store(true)
+	c.log.Debug("connected", "client", c.clientVersion, "protocol", c.protocolVersion)
 
 	c.send(&pb.BaseCommand{
 		Type: pb.BaseCommand_CONNECTED.Enum(),

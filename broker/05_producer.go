@@ -24,8 +24,11 @@ func (c *conn) handleProducer(cmd *pb.CommandProducer) error {
 	existing, dup := c.producers[cmd.GetProducerId()]
 	c.mu.Unlock()
 	if dup {
-		if existing.topic.full == name.String() && existing.ready {
-			c.sendProducerSuccess(existing, existing.topic.epoch)
+		if t := existing.topic; t.full == name.String() && existing.ready {
+			t.mu.Lock()
+			epoch := t.epoch
+			t.mu.Unlock()
+			c.sendProducerSuccess(existing, epoch)
 		} else {
 			c.sendError(reqID, pb.ServerError_ServiceNotReady, "Producer is already present on the connection")
 		}

@@ -27,7 +27,7 @@ func (c *conn) handleSend(cmd *pb.CommandSend, payload []byte) error {
 	if payload == nil {
 		return errProtocol("SEND without a payload")
 	}
-	if len(payload)-6 > c.b.cfg.MaxMessageSize {
+	if len(payload)-10 > c.b.cfg.MaxMessageSize { // metadata + payload, as clients count it
 		c.sendSendError(cmd, pb.ServerError_NotAllowedError, "message exceeds the maximum message size")
 		return nil
 	}

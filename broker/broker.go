@@ -9,7 +9,6 @@
 package broker
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -207,17 +206,4 @@ func (b *Broker) verdict(dir Direction, cmd *pb.BaseCommand) Verdict {
 		return Verdict{}
 	}
 	return (*fn)(dir, cmd)
-}
-
-// ctx returns a context cancelled when the broker stops.
-func (b *Broker) ctx() (context.Context, context.CancelFunc) {
-	ctx, cancel := context.WithCancel(context.Background())
-	go func() {
-		select {
-		case <-b.stop:
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
-	return ctx, cancel
 }

@@ -21,9 +21,9 @@ type conn struct {
 	log    *slog.Logger
 	remote string
 
-	// Written once by the reader goroutine while handling CONNECT, before any other handler
-	// runs; read-only afterwards.
-	connected       bool
+	// connected is set once CONNECT was answered. The fields after it are written by the
+	// reader goroutine before it is set and only read afterwards.
+	connected       atomic.Bool
 	clientVersion   string
 	protocolVersion int32
 	features        *pb.FeatureFlags
@@ -100,22 +100,13 @@ func (c *conn) close(reason string) {
 	})
 }
 
-func (c *conn) closed() bool {
-	select {
-	case <-c.done:
-		return true
-	default:
-		return false
-	}
-}
-
 func (c *conn) readLoop() {
 	defer c.wg.Done()
 	r := wire.NewReader(c.nc, wire.MaxFrameSize(c.b.cfg.MaxMessageSize))
 	for {
 		f, err := r.Next()
 		if err != nil {
-			if f.Cmd != nil && f.Cmd.GetType() == pb.BaseCommand_SEND && c.connected {
+			if f.Cmd != nil && f.Cmd.GetType() == pb.BaseCommand_SEND && c.connected.Load() {
 				// Only the payload is bad; the stream is still aligned.
 				c.sendChecksumError(f.Cmd.GetSend(), err)
 				continue
@@ -156,7 +147,7 @@ func (c *conn) handleFrame(f wire.Frame) bool {
 		c.failCommand(cmd, *v.Fail, "failed by interceptor")
 		return true
 	}
-	if !c.connected && cmd.GetType() != pb.BaseCommand_CONNECT {
+	if !c.connected.Load() && cmd.GetType() != pb.BaseCommand_CONNECT {
 		c.close("command " + cmd.GetType().String() + " before CONNECT")
 		return false
 	}
@@ -309,7 +300,7 @@ func (c *conn) keepAlive() {
 			return
 		case <-t.C:
 		}
-		if !c.connected {
+		if !c.connected.Load() {
 			c.close("no CONNECT within the keepalive interval")
 			return
 		}
@@ -400,12 +391,6 @@ func requestID(cmd *pb.BaseCommand) (uint64, bool) {
 		}
 	}
 	return 0, false
-}
-
-// isGoClient reports a client whose version string says it is the official Go client, which
-// drops its connection on commands it does not know (REACHED_END_OF_TOPIC among them).
-func (c *conn) isGoClient() bool {
-	return len(c.clientVersion) >= 10 && c.clientVersion[:10] == "Pulsar-Go-"
 }
 
 func ptr[T any](v T) *T { return &v }

@@ -20,6 +20,7 @@ func (s *subscription) dispatch(now time.Time) {
 	if s.shared() {
 		s.releaseDue(now)
 	}
+	defer s.updateDue()
 	budget := dispatchBatch
 	delayOK := s.shared() && s.topic.b.cfg.DelayedDeliveryEnabled
 	nowMs := now.UnixMilli()
@@ -68,7 +69,6 @@ func (s *subscription) dispatch(now time.Time) {
 			}
 			cs, stop := s.pick(e)
 			if stop {
-				s.updateDue()
 				return
 			}
 			s.readPos = s.topic.log.Next(e.Pos)
@@ -80,7 +80,6 @@ func (s *subscription) dispatch(now time.Time) {
 			budget--
 		}
 	}
-	s.updateDue()
 	if budget == 0 {
 		s.topic.signal() // more may be waiting; yield the lock and come back
 	}

@@ -177,9 +177,6 @@ func (t *topic) close() {
 	t.log.Close()
 }
 
-// lastPosition is the newest entry, (ledger, −1) when empty.
-func (t *topic) lastPosition() storage.Position { return t.log.Last() }
-
 // lastMessageID is GET_LAST_MESSAGE_ID's answer: the last entry with, for a batch, the index of
 // its last message, as upstream reports it.
 func (t *topic) lastMessageID() *pb.MessageIdData {

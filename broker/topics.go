@@ -86,13 +86,6 @@ func (r *topicRegistry) get(name topicName, create bool) (*topic, *serverError) 
 	return t, nil
 }
 
-// lookup returns an existing topic or nil.
-func (r *topicRegistry) lookup(full string) *topic {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.topics[full]
-}
-
 // list returns the fully qualified names in namespace ns ("tenant/ns"), partitioned topics
 // expanded to their partitions, persistent and/or non-persistent as mode says.
 func (r *topicRegistry) list(ns string, mode pb.CommandGetTopicsOfNamespace_Mode) []string {

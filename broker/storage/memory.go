@@ -110,12 +110,17 @@ func (m *Memory) TrimBefore(p Position) {
 	if n == 0 {
 		return
 	}
-	for _, e := range m.entries[:n] {
-		m.size -= int64(len(e.Data))
+	for i := range m.entries[:n] {
+		m.size -= int64(len(m.entries[i].Data))
+		m.entries[i] = Entry{} // release the payload now
 	}
-	// Copy the tail so the trimmed entries' memory can be reclaimed.
-	m.entries = append([]Entry(nil), m.entries[n:]...)
+	m.entries = m.entries[n:]
 	m.base += int64(n)
+	// Trimming advances the slice's start; copy the tail only once the dead prefix dominates,
+	// so trimming after every acknowledgement stays linear overall.
+	if cap(m.entries) > 1024 && len(m.entries) < cap(m.entries)/4 {
+		m.entries = append(make([]Entry, 0, 2*len(m.entries)+16), m.entries...)
+	}
 }
 
 func (m *Memory) Entries() int64 {
