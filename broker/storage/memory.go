@@ -135,6 +135,12 @@ func (m *Memory) Size() int64 {
 	return m.size
 }
 
+func (m *Memory) isClosed() bool {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return m.closed
+}
+
 func (m *Memory) Close() error {
 	m.mu.Lock()
 	defer m.mu.Unlock()

@@ -1,0 +1,170 @@
+package storage
+
+import (
+	"sort"
+	"strings"
+	"sync"
+)
+
+// MemoryStore is a Store that keeps everything in memory (--in-memory): logs are Memory logs
+// and metadata a map. Ledger ids come from one counter so they are unique within the process.
+type MemoryStore struct {
+	mu      sync.Mutex
+	logs    map[string]*Memory
+	buckets map[string]map[string][]byte
+	ledger  int64
+}
+
+// NewMemoryStore returns an empty in-memory store.
+func NewMemoryStore() *MemoryStore {
+	return &MemoryStore{logs: make(map[string]*Memory), buckets: make(map[string]map[string][]byte)}
+}
+
+func (s *MemoryStore) OpenLog(topic string) (Log, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if l, ok := s.logs[topic]; ok && !l.isClosed() {
+		return l, nil
+	}
+	s.ledger++
+	l := NewMemory(s.ledger)
+	s.logs[topic] = l
+	return l, nil
+}
+
+func (s *MemoryStore) DeleteLog(topic string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if l, ok := s.logs[topic]; ok {
+		l.Close()
+		delete(s.logs, topic)
+	}
+	return nil
+}
+
+func (s *MemoryStore) Logs() ([]string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]string, 0, len(s.logs))
+	for t := range s.logs {
+		out = append(out, t)
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+func (s *MemoryStore) Metadata() Metadata { return memMeta{s} }
+
+func (s *MemoryStore) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, l := range s.logs {
+		l.Close()
+	}
+	return nil
+}
+
+type memMeta struct{ s *MemoryStore }
+
+func (m memMeta) Get(bucket, key string) ([]byte, bool, error) {
+	m.s.mu.Lock()
+	defer m.s.mu.Unlock()
+	v, ok := m.s.buckets[bucket][key]
+	return v, ok, nil
+}
+
+func (m memMeta) Scan(bucket, prefix string, fn func(string, []byte) bool) error {
+	m.s.mu.Lock()
+	b := m.s.buckets[bucket]
+	keys := make([]string, 0, len(b))
+	for k := range b {
+		if strings.HasPrefix(k, prefix) {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	vals := make([][]byte, len(keys))
+	for i, k := range keys {
+		vals[i] = b[k]
+	}
+	m.s.mu.Unlock()
+	for i, k := range keys {
+		if !fn(k, vals[i]) {
+			break
+		}
+	}
+	return nil
+}
+
+func (m memMeta) Update(fn func(MetadataTx) error) error {
+	m.s.mu.Lock()
+	defer m.s.mu.Unlock()
+	tx := &memTx{s: m.s, puts: map[string]map[string][]byte{}, dels: map[string]map[string]bool{}}
+	if err := fn(tx); err != nil {
+		return err
+	}
+	for b, kv := range tx.dels {
+		for k := range kv {
+			delete(m.s.buckets[b], k)
+		}
+	}
+	for b, kv := range tx.puts {
+		if m.s.buckets[b] == nil {
+			m.s.buckets[b] = make(map[string][]byte)
+		}
+		for k, v := range kv {
+			m.s.buckets[b][k] = v
+		}
+	}
+	return nil
+}
+
+// memTx buffers writes so a failing Update changes nothing.
+type memTx struct {
+	s    *MemoryStore
+	puts map[string]map[string][]byte
+	dels map[string]map[string]bool
+}
+
+func (t *memTx) Get(bucket, key string) ([]byte, bool) {
+	if v, ok := t.puts[bucket][key]; ok {
+		return v, true
+	}
+	if t.dels[bucket][key] {
+		return nil, false
+	}
+	v, ok := t.s.buckets[bucket][key]
+	return v, ok
+}
+
+func (t *memTx) Put(bucket, key string, value []byte) error {
+	if t.puts[bucket] == nil {
+		t.puts[bucket] = make(map[string][]byte)
+	}
+	t.puts[bucket][key] = append([]byte(nil), value...)
+	delete(t.dels[bucket], key)
+	return nil
+}
+
+func (t *memTx) Delete(bucket, key string) error {
+	if t.dels[bucket] == nil {
+		t.dels[bucket] = make(map[string]bool)
+	}
+	t.dels[bucket][key] = true
+	delete(t.puts[bucket], key)
+	return nil
+}
+
+func (t *memTx) DeletePrefix(bucket, prefix string) error {
+	for k := range t.s.buckets[bucket] {
+		if strings.HasPrefix(k, prefix) {
+			t.Delete(bucket, k)
+		}
+	}
+	for k := range t.puts[bucket] {
+		if strings.HasPrefix(k, prefix) {
+			t.Delete(bucket, k)
+		}
+	}
+	return nil
+}
