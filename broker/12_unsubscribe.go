@@ -29,7 +29,7 @@ func (c *conn) handleUnsubscribe(cmd *pb.CommandUnsubscribe) error {
 		}
 	}
 	t.detach(cs)
-	delete(t.subs, s.name)
+	t.removeSubscription(s)
 	t.mu.Unlock()
 	c.forgetConsumer(cs)
 	c.sendSuccess(reqID)

@@ -17,6 +17,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/letterbox-dev/letterbox/broker/storage"
 	"github.com/letterbox-dev/letterbox/client/wire/pb"
 )
 
@@ -29,6 +30,7 @@ type Broker struct {
 	log *slog.Logger
 	ln  net.Listener
 
+	store   storage.Store
 	topics  *topicRegistry
 	schemas *schemaRegistry
 
@@ -36,9 +38,10 @@ type Broker struct {
 	conns  map[*conn]struct{}
 	closed bool
 
-	wg        sync.WaitGroup
-	stop      chan struct{}
-	closeOnce sync.Once
+	wg         sync.WaitGroup
+	stop       chan struct{}
+	closeOnce  sync.Once
+	closeStore sync.Once
 
 	intercept atomic.Pointer[Interceptor]
 	nextID    atomic.Uint64 // producer name counter and ledger ids
@@ -57,8 +60,12 @@ func New(opts ...Option) (*Broker, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
+	if cfg.Store == nil {
+		cfg.Store = storage.NewMemoryStore()
+	}
 	ln, err := net.Listen("tcp", cfg.ListenAddr)
 	if err != nil {
+		cfg.Store.Close()
 		return nil, fmt.Errorf("broker: listen on %s: %w", cfg.ListenAddr, err)
 	}
 	b := &Broker{
@@ -69,10 +76,18 @@ func New(opts ...Option) (*Broker, error) {
 		stop:    make(chan struct{}),
 		started: time.Now(),
 	}
+	b.store = cfg.Store
 	b.topics = newTopicRegistry(b)
-	b.schemas = newSchemaRegistry()
-	b.wg.Add(1)
+	b.schemas = newSchemaRegistry(b.store.Metadata())
+	if err := b.recover(); err != nil {
+		ln.Close()
+		b.topics.close()
+		b.store.Close()
+		return nil, fmt.Errorf("broker: recover from storage: %w", err)
+	}
+	b.wg.Add(2)
 	go b.acceptLoop()
+	go b.flushLoop()
 	return b, nil
 }
 
@@ -129,9 +144,16 @@ func (b *Broker) Close() error {
 		for _, c := range conns {
 			c.close("broker shutting down")
 		}
-		b.topics.close()
 	})
 	b.wg.Wait()
+	b.closeStore.Do(func() {
+		// Connections and the flusher are gone: persist the final cursors, then close the logs.
+		b.flushCursors()
+		b.topics.close()
+		if err := b.store.Close(); err != nil {
+			b.log.Error("closing storage", "err", err)
+		}
+	})
 	return nil
 }
 

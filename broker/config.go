@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/letterbox-dev/letterbox/broker/storage"
 	"github.com/letterbox-dev/letterbox/client/wire"
 )
 
@@ -29,6 +30,12 @@ type Config struct {
 	AcknowledgmentAtBatchIndexLevelEnabled bool
 	MaxUnackedMessagesPerConsumer          int
 
+	// Store keeps topics' data and metadata; nil means a fresh in-memory store. The broker
+	// owns it from New on and closes it on Close.
+	Store storage.Store
+	// CursorFlushInterval batches cursor updates into one metadata write per interval.
+	CursorFlushInterval time.Duration
+
 	// CompatUpstream makes the broker behave as an upstream broker: protocol v20 and no
 	// extension fields.
 	CompatUpstream bool
@@ -51,6 +58,7 @@ func DefaultConfig() Config {
 		KeepAliveInterval:                      30 * time.Second,
 		AcknowledgmentAtBatchIndexLevelEnabled: true,
 		MaxUnackedMessagesPerConsumer:          50000,
+		CursorFlushInterval:                    100 * time.Millisecond,
 		Logger:                                 slog.Default(),
 	}
 }
@@ -63,6 +71,9 @@ func WithListen(addr string) Option { return func(c *Config) { c.ListenAddr = ad
 
 // WithConfig replaces the whole configuration.
 func WithConfig(cfg Config) Option { return func(c *Config) { *c = cfg } }
+
+// WithStore sets where the broker keeps data (see Config.Store).
+func WithStore(s storage.Store) Option { return func(c *Config) { c.Store = s } }
 
 // WithLogger sets the logger.
 func WithLogger(l *slog.Logger) Option { return func(c *Config) { c.Logger = l } }

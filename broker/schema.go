@@ -2,11 +2,14 @@ package broker
 
 import (
 	"encoding/binary"
+	"encoding/json"
+	"fmt"
 	"sync"
 	"time"
 
 	"google.golang.org/protobuf/proto"
 
+	"github.com/letterbox-dev/letterbox/broker/storage"
 	"github.com/letterbox-dev/letterbox/client/wire/pb"
 )
 
@@ -15,6 +18,7 @@ import (
 // travel as 8-byte big-endian integers, as upstream encodes them.
 // Not implemented yet: compatibility checks (every new schema is accepted as a new version).
 type schemaRegistry struct {
+	meta    storage.Metadata
 	mu      sync.Mutex
 	byTopic map[string][]schemaVersion // base topic full name → versions
 }
@@ -24,8 +28,65 @@ type schemaVersion struct {
 	created time.Time
 }
 
-func newSchemaRegistry() *schemaRegistry {
-	return &schemaRegistry{byTopic: make(map[string][]schemaVersion)}
+func newSchemaRegistry(meta storage.Metadata) *schemaRegistry {
+	return &schemaRegistry{meta: meta, byTopic: make(map[string][]schemaVersion)}
+}
+
+// storedSchema is one version as kept in the metadata store.
+type storedSchema struct {
+	Schema  []byte `json:"schema"` // pb.Schema, protobuf-encoded
+	Created int64  `json:"created"`
+}
+
+// load reads every topic's schema versions from the store.
+func (r *schemaRegistry) load() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var bad error
+	err := r.meta.Scan(storage.BucketSchemas, "", func(key string, v []byte) bool {
+		var stored []storedSchema
+		if err := json.Unmarshal(v, &stored); err != nil {
+			bad = fmt.Errorf("schemas of %s: %w", key, err)
+			return false
+		}
+		versions := make([]schemaVersion, 0, len(stored))
+		for _, st := range stored {
+			s := &pb.Schema{}
+			if err := proto.Unmarshal(st.Schema, s); err != nil {
+				bad = fmt.Errorf("schema of %s: %w", key, err)
+				return false
+			}
+			versions = append(versions, schemaVersion{schema: s, created: time.UnixMilli(st.Created)})
+		}
+		r.byTopic[key] = versions
+		return true
+	})
+	if err != nil {
+		return err
+	}
+	return bad
+}
+
+// persist writes key's versions. Called with r.mu held.
+func (r *schemaRegistry) persist(key string, versions []schemaVersion) error {
+	stored := make([]storedSchema, 0, len(versions))
+	for _, v := range versions {
+		b, err := proto.Marshal(v.schema)
+		if err != nil {
+			return err
+		}
+		stored = append(stored, storedSchema{Schema: b, Created: v.created.UnixMilli()})
+	}
+	data, err := json.Marshal(stored)
+	if err != nil {
+		return err
+	}
+	return r.meta.Update(func(tx storage.MetadataTx) error {
+		if len(versions) == 0 {
+			return tx.Delete(storage.BucketSchemas, key)
+		}
+		return tx.Put(storage.BucketSchemas, key, data)
+	})
 }
 
 func encodeSchemaVersion(v int) []byte { return binary.BigEndian.AppendUint64(nil, uint64(v)) }
@@ -55,7 +116,11 @@ func (r *schemaRegistry) add(topic topicName, s *pb.Schema, onlyIfNone bool) ([]
 			return encodeSchemaVersion(i), nil
 		}
 	}
-	r.byTopic[key] = append(versions, schemaVersion{schema: proto.Clone(s).(*pb.Schema), created: time.Now()})
+	next := append(versions[:len(versions):len(versions)], schemaVersion{schema: proto.Clone(s).(*pb.Schema), created: time.Now()})
+	if err := r.persist(key, next); err != nil {
+		return nil, errorf(pb.ServerError_MetadataError, "cannot store the schema of %s: %v", key, err)
+	}
+	r.byTopic[key] = next
 	return encodeSchemaVersion(len(versions)), nil
 }
 

@@ -40,6 +40,9 @@ type subscription struct {
 	rr        int         // Shared: round-robin cursor
 	selector  *keySelector
 
+	// dirty: the cursor changed since it was last persisted.
+	dirty bool
+
 	msgOut, bytesOut, msgRedeliver int64
 	lastConsumed, lastAck          time.Time
 }
@@ -89,6 +92,7 @@ func (s *subscription) resetTo(start storage.Position) {
 	clear(s.redeliver)
 	s.delayed = s.delayed[:0]
 	s.nextDue = time.Time{}
+	s.dirty = true
 }
 
 // isAcked reports whether the whole entry at p is acknowledged.
@@ -136,6 +140,7 @@ func (s *subscription) ackIndividual(p storage.Position, ackSet []int64) {
 		}
 		if !allZero(remaining) {
 			s.partial[p] = remaining
+			s.dirty = true
 			return
 		}
 	} else if len(ackSet) > 0 {
@@ -154,6 +159,7 @@ func (s *subscription) ackWhole(p storage.Position) {
 	delete(s.redeliver, p)
 	s.removeReplay(p)
 	s.acked[p] = struct{}{}
+	s.dirty = true
 }
 
 func (s *subscription) advanceMarkDelete() {
@@ -183,6 +189,7 @@ func (s *subscription) ackCumulative(p storage.Position, ackSet []int64) {
 		return
 	}
 	s.markDelete = upTo
+	s.dirty = true
 	for q, pe := range s.pending {
 		if !upTo.Less(q) {
 			pe.consumer.unacked -= pe.messages

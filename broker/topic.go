@@ -27,8 +27,10 @@ type topic struct {
 	waiting   []*producer // WaitForExclusive producers, in arrival order
 	epoch     uint64      // bumped whenever exclusive ownership changes
 	subs      map[string]*subscription
-	created   time.Time
-	stats     topicStats
+	// deletedSubs are durable subscriptions removed since the last cursor flush.
+	deletedSubs []string
+	created     time.Time
+	stats       topicStats
 	// wake is the earliest time a delayed message becomes due; the dispatcher sleeps until then.
 	wake time.Time
 }
@@ -114,18 +116,15 @@ func (t *topic) dispatchAll(now time.Time) {
 	t.trim()
 }
 
-// trim drops entries every subscription has acknowledged. A topic without subscriptions keeps
-// its entries (retention policies decide more once storage is durable).
+// trim releases what no subscription needs any more, as upstream's default policy (no
+// retention): entries every subscription has acknowledged, and on a topic without
+// subscriptions everything. Logs free space in whole segments, so the newest entries stay
+// readable for a while, as in upstream's open ledger.
 func (t *topic) trim() {
-	if len(t.subs) == 0 {
-		return
-	}
-	var low storage.Position
-	first := true
+	low := t.log.Next(t.log.Last())
 	for _, s := range t.subs {
-		p := t.log.Next(s.markDelete)
-		if first || p.Less(low) {
-			low, first = p, false
+		if p := t.log.Next(s.markDelete); p.Less(low) {
+			low = p
 		}
 	}
 	if t.log.First().Less(low) {
@@ -161,6 +160,17 @@ func (t *topic) publish(p *producer, send *pb.CommandSend, meta storage.Meta, da
 		}, nil)
 		t.signal()
 	})
+}
+
+// removeSubscription deletes s from t, durably. Called with t.mu held.
+func (t *topic) removeSubscription(s *subscription) {
+	if t.subs[s.name] != s {
+		return
+	}
+	delete(t.subs, s.name)
+	if s.durable {
+		t.deletedSubs = append(t.deletedSubs, s.name)
+	}
 }
 
 // close stops the dispatcher and closes the log.

@@ -5,7 +5,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/letterbox-dev/letterbox/broker/storage"
 	"github.com/letterbox-dev/letterbox/client/wire/pb"
 )
 
@@ -48,6 +47,9 @@ func (r *topicRegistry) partitionedMetadata(name topicName, autoCreate bool) (in
 		return 0, errorf(pb.ServerError_TopicNotFound, "Namespace %s does not exist", name.namespace())
 	}
 	if cfg.AllowAutoTopicCreationType == "partitioned" && !name.isDLQOrRetryName() {
+		if err := r.b.persistPartitioned(name.String(), cfg.DefaultNumPartitions); err != nil {
+			return 0, errorf(pb.ServerError_MetadataError, "cannot store the partitioned metadata of %s: %v", name, err)
+		}
 		r.partitioned[name.String()] = cfg.DefaultNumPartitions
 		return cfg.DefaultNumPartitions, nil
 	}
@@ -80,9 +82,29 @@ func (r *topicRegistry) get(name topicName, create bool) (*topic, *serverError) 
 	case !create || !r.b.cfg.AllowAutoTopicCreation:
 		return nil, errorf(pb.ServerError_TopicNotFound, "Topic %s does not exist", full)
 	}
-	t := newTopic(r.b, name, storage.NewMemory(int64(r.b.nextID.Add(1))))
+	return r.openLocked(name)
+}
+
+// open returns the topic, opening its stored log if it is not live yet, whatever the
+// auto-creation policy: for topics that exist in storage.
+func (r *topicRegistry) open(name topicName) (*topic, *serverError) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if t, ok := r.topics[name.String()]; ok {
+		return t, nil
+	}
+	return r.openLocked(name)
+}
+
+func (r *topicRegistry) openLocked(name topicName) (*topic, *serverError) {
+	full := name.String()
+	log, err := r.b.store.OpenLog(full)
+	if err != nil {
+		return nil, errorf(pb.ServerError_PersistenceError, "cannot open the log of %s: %v", full, err)
+	}
+	t := newTopic(r.b, name, log)
 	r.topics[full] = t
-	r.b.log.Debug("topic created", "topic", full)
+	r.b.log.Debug("topic opened", "topic", full)
 	return t, nil
 }
 

@@ -5,7 +5,9 @@ import (
 	"sync"
 )
 
-// Memory is a Log held in memory: one ledger, entries in a slice.
+// Memory is a Log held in memory: one ledger, entries in a slice. Like segment files, it frees
+// entries in whole chunks of memoryChunk entries, so trimming is cheap and the newest entries
+// stay readable after everything was acknowledged, as in a durable log's open segment.
 type Memory struct {
 	mu      sync.RWMutex
 	ledger  int64
@@ -103,11 +105,15 @@ func (m *Memory) FindByTime(ms int64) Position {
 	return Position{Ledger: m.ledger, Entry: m.base + int64(i)}
 }
 
+// memoryChunk is how many entries Memory frees at once.
+const memoryChunk = 1000
+
 func (m *Memory) TrimBefore(p Position) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	n := m.index(p)
-	if n == 0 {
+	n -= int((m.base + int64(n)) % memoryChunk)
+	if n <= 0 {
 		return
 	}
 	for i := range m.entries[:n] {

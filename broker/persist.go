@@ -1,0 +1,253 @@
+package broker
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/letterbox-dev/letterbox/broker/storage"
+	"github.com/letterbox-dev/letterbox/client/wire/pb"
+)
+
+// What the broker keeps in the store's metadata, and how it comes back on start. Cursors are
+// written in batches (one metadata transaction per CursorFlushInterval for every subscription
+// that changed), so a crash redelivers at most what was acknowledged since the last flush:
+// at-least-once, as upstream.
+
+// cursorRecord is a durable subscription as stored.
+type cursorRecord struct {
+	Type       string             `json:"type"`
+	MarkDelete [2]int64           `json:"markDelete"`
+	Acked      [][3]int64         `json:"acked,omitempty"`   // ledger, first entry, last entry
+	Partial    map[string][]int64 `json:"partial,omitempty"` // "ledger:entry" → ack set
+	Properties map[string]string  `json:"properties,omitempty"`
+	Created    int64              `json:"created"`
+}
+
+type partitionedRecord struct {
+	Partitions int `json:"partitions"`
+}
+
+func cursorKey(topic, sub string) string { return topic + "\x00" + sub }
+
+// snapshot encodes s's cursor. Called with the topic's mutex held.
+func (s *subscription) snapshot() cursorRecord {
+	rec := cursorRecord{
+		Type:       s.subType.String(),
+		MarkDelete: [2]int64{s.markDelete.Ledger, s.markDelete.Entry},
+		Properties: s.props,
+		Created:    s.created.UnixMilli(),
+	}
+	acked := make([]storage.Position, 0, len(s.acked))
+	for p := range s.acked {
+		acked = append(acked, p)
+	}
+	sortPositions(acked)
+	for _, p := range acked {
+		if n := len(rec.Acked); n > 0 && rec.Acked[n-1][0] == p.Ledger && rec.Acked[n-1][2] == p.Entry-1 {
+			rec.Acked[n-1][2] = p.Entry
+			continue
+		}
+		rec.Acked = append(rec.Acked, [3]int64{p.Ledger, p.Entry, p.Entry})
+	}
+	if len(s.partial) > 0 {
+		rec.Partial = make(map[string][]int64, len(s.partial))
+		for p, set := range s.partial {
+			rec.Partial[p.String()] = set
+		}
+	}
+	return rec
+}
+
+// restore applies a stored cursor to a fresh subscription.
+func (s *subscription) restore(rec cursorRecord) {
+	s.resetTo(storage.Position{Ledger: rec.MarkDelete[0], Entry: rec.MarkDelete[1] + 1})
+	for _, r := range rec.Acked {
+		for e := r[1]; e <= r[2]; e++ {
+			s.acked[storage.Position{Ledger: r[0], Entry: e}] = struct{}{}
+		}
+	}
+	for k, set := range rec.Partial {
+		var p storage.Position
+		if _, err := fmt.Sscanf(k, "%d:%d", &p.Ledger, &p.Entry); err == nil {
+			s.partial[p] = set
+		}
+	}
+	s.props = rec.Properties
+	if rec.Created > 0 {
+		s.created = time.UnixMilli(rec.Created)
+	}
+	// A stored mark-delete may sit before the first entry still stored (trimmed segments).
+	if first := s.topic.log.First(); s.readPos.Less(first) {
+		s.readPos = first
+	}
+	s.advanceMarkDelete()
+	s.dirty = false
+}
+
+// recover loads partitioned metadata, schemas, topics and durable subscriptions from the store.
+func (b *Broker) recover() error {
+	meta := b.store.Metadata()
+	var firstErr error
+	keep := func(err error) {
+		if firstErr == nil {
+			firstErr = err
+		}
+	}
+	err := meta.Scan(storage.BucketPartitioned, "", func(key string, v []byte) bool {
+		var rec partitionedRecord
+		if err := json.Unmarshal(v, &rec); err != nil {
+			keep(fmt.Errorf("partitioned metadata of %s: %w", key, err))
+			return true
+		}
+		b.topics.partitioned[key] = rec.Partitions
+		return true
+	})
+	if err != nil {
+		return err
+	}
+	if err := b.schemas.load(); err != nil {
+		return err
+	}
+	logs, err := b.store.Logs()
+	if err != nil {
+		return err
+	}
+	for _, full := range logs {
+		name, err := parseTopicName(full)
+		if err != nil {
+			keep(fmt.Errorf("stored topic %q: %w", full, err))
+			continue
+		}
+		if _, serr := b.topics.open(name); serr != nil {
+			keep(fmt.Errorf("open %s: %s", full, serr.msg))
+		}
+	}
+	err = meta.Scan(storage.BucketCursors, "", func(key string, v []byte) bool {
+		full, sub, ok := strings.Cut(key, "\x00")
+		if !ok {
+			return true
+		}
+		var rec cursorRecord
+		if err := json.Unmarshal(v, &rec); err != nil {
+			keep(fmt.Errorf("cursor %s of %s: %w", sub, full, err))
+			return true
+		}
+		name, err := parseTopicName(full)
+		if err != nil {
+			return true
+		}
+		t, serr := b.topics.open(name)
+		if serr != nil {
+			keep(fmt.Errorf("open %s: %s", full, serr.msg))
+			return true
+		}
+		subType := pb.CommandSubscribe_SubType(pb.CommandSubscribe_SubType_value[rec.Type])
+		t.mu.Lock()
+		s := newSubscription(t, sub, subType, true, t.log.First())
+		s.restore(rec)
+		t.subs[sub] = s
+		t.mu.Unlock()
+		return true
+	})
+	if err != nil {
+		return err
+	}
+	if firstErr != nil {
+		// Damaged metadata must not stop the broker: serve what can be served, say what cannot.
+		b.log.Error("some stored metadata could not be recovered", "err", firstErr)
+	}
+	return nil
+}
+
+// flushLoop writes changed cursors every CursorFlushInterval until the broker stops.
+func (b *Broker) flushLoop() {
+	defer b.wg.Done()
+	t := time.NewTicker(b.cfg.CursorFlushInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-b.stop:
+			return
+		case <-t.C:
+			b.flushCursors()
+		}
+	}
+}
+
+// flushCursors writes every changed durable cursor, and removes deleted ones, in one
+// metadata transaction.
+func (b *Broker) flushCursors() {
+	puts := map[string][]byte{}
+	var dels []string
+	for _, t := range b.topics.all() {
+		t.mu.Lock()
+		for _, s := range t.subs {
+			if !s.durable || !s.dirty {
+				continue
+			}
+			v, err := json.Marshal(s.snapshot())
+			if err != nil {
+				b.log.Error("encode cursor", "topic", t.full, "subscription", s.name, "err", err)
+				continue
+			}
+			puts[cursorKey(t.full, s.name)] = v
+			s.dirty = false
+		}
+		for _, name := range t.deletedSubs {
+			dels = append(dels, cursorKey(t.full, name))
+		}
+		t.deletedSubs = nil
+		t.mu.Unlock()
+	}
+	if len(puts) == 0 && len(dels) == 0 {
+		return
+	}
+	err := b.store.Metadata().Update(func(tx storage.MetadataTx) error {
+		for _, k := range dels {
+			if _, ok := puts[k]; ok {
+				continue // deleted and re-created since the last flush
+			}
+			if err := tx.Delete(storage.BucketCursors, k); err != nil {
+				return err
+			}
+		}
+		for k, v := range puts {
+			if err := tx.Put(storage.BucketCursors, k, v); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		// Mark them dirty again so the next flush retries.
+		b.log.Error("persist cursors", "err", err)
+		for _, t := range b.topics.all() {
+			t.mu.Lock()
+			for _, s := range t.subs {
+				if _, ok := puts[cursorKey(t.full, s.name)]; ok {
+					s.dirty = true
+				}
+			}
+			t.mu.Unlock()
+		}
+	}
+}
+
+// persistPartitioned records a partitioned topic's partition count (0 removes it).
+func (b *Broker) persistPartitioned(base string, n int) error {
+	return b.store.Metadata().Update(func(tx storage.MetadataTx) error {
+		if n == 0 {
+			return tx.Delete(storage.BucketPartitioned, base)
+		}
+		v, err := json.Marshal(partitionedRecord{Partitions: n})
+		if err != nil {
+			return err
+		}
+		return tx.Put(storage.BucketPartitioned, base, v)
+	})
+}
+
+func sortPositions(ps []storage.Position) { slices.SortFunc(ps, comparePos) }
