@@ -31,7 +31,7 @@ func (c *conn) handleSubscribe(cmd *pb.CommandSubscribe) error {
 		}
 		return nil
 	}
-	t, serr := c.b.topics.get(name, cmd.GetForceTopicCreation())
+	t, serr := c.b.topics.get(name, cmd.GetForceTopicCreation(), cmd.GetTopicPurpose())
 	if serr != nil {
 		c.sendError(reqID, serr.code, serr.msg)
 		return nil

@@ -34,7 +34,7 @@ func (c *conn) handleProducer(cmd *pb.CommandProducer) error {
 		}
 		return nil
 	}
-	t, serr := c.b.topics.get(name, true)
+	t, serr := c.b.topics.get(name, true, cmd.GetTopicPurpose())
 	if serr != nil {
 		c.sendError(reqID, serr.code, serr.msg)
 		return nil

@@ -17,7 +17,7 @@ func (c *conn) handleGetOrCreateSchema(cmd *pb.CommandGetOrCreateSchema) error {
 		fail(pb.ServerError_InvalidTopicName, err.Error())
 		return nil
 	}
-	if _, serr := c.b.topics.get(name, true); serr != nil {
+	if _, serr := c.b.topics.get(name, true, ""); serr != nil {
 		fail(serr.code, serr.msg)
 		return nil
 	}

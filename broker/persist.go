@@ -26,6 +26,31 @@ type cursorRecord struct {
 	Created    int64              `json:"created"`
 }
 
+// topicRecord is a topic's own metadata.
+type topicRecord struct {
+	Properties map[string]string `json:"properties,omitempty"`
+	Created    int64             `json:"created"`
+}
+
+func (b *Broker) loadTopicRecord(full string) (topicRecord, bool, error) {
+	var rec topicRecord
+	v, ok, err := b.store.Metadata().Get(storage.BucketTopics, full)
+	if err != nil || !ok {
+		return rec, false, err
+	}
+	return rec, true, json.Unmarshal(v, &rec)
+}
+
+func (b *Broker) storeTopicRecord(full string, rec topicRecord) error {
+	v, err := json.Marshal(rec)
+	if err != nil {
+		return err
+	}
+	return b.store.Metadata().Update(func(tx storage.MetadataTx) error {
+		return tx.Put(storage.BucketTopics, full, v)
+	})
+}
+
 type partitionedRecord struct {
 	Partitions int `json:"partitions"`
 }

@@ -30,6 +30,7 @@ type topic struct {
 	// deletedSubs are durable subscriptions removed since the last cursor flush.
 	deletedSubs []string
 	created     time.Time
+	props       map[string]string // topic properties; PropertyTopicPurpose among them
 	stats       topicStats
 	// wake is the earliest time a delayed message becomes due; the dispatcher sleeps until then.
 	wake time.Time
@@ -160,6 +161,13 @@ func (t *topic) publish(p *producer, send *pb.CommandSend, meta storage.Meta, da
 		}, nil)
 		t.signal()
 	})
+}
+
+// property returns one topic property.
+func (t *topic) property(key string) string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.props[key]
 }
 
 // removeSubscription deletes s from t, durably. Called with t.mu held.

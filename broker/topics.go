@@ -4,6 +4,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/letterbox-dev/letterbox/client/wire/pb"
 )
@@ -58,7 +59,8 @@ func (r *topicRegistry) partitionedMetadata(name topicName, autoCreate bool) (in
 }
 
 // get returns the topic named name, creating it when create is set and policy allows.
-func (r *topicRegistry) get(name topicName, create bool) (*topic, *serverError) {
+// purpose is the client's topic_purpose (PIP-263), "" when it sent none.
+func (r *topicRegistry) get(name topicName, create bool, purpose string) (*topic, *serverError) {
 	full := name.String()
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -82,7 +84,17 @@ func (r *topicRegistry) get(name topicName, create bool) (*topic, *serverError) 
 	case !create || !r.b.cfg.AllowAutoTopicCreation:
 		return nil, errorf(pb.ServerError_TopicNotFound, "Topic %s does not exist", full)
 	}
-	return r.openLocked(name)
+	props := map[string]string{}
+	if name.Partition < 0 || !isPartition {
+		p, serr := r.autoCreatePurpose(name, purpose)
+		if serr != nil {
+			return nil, serr
+		}
+		if p != "" {
+			props[PropertyTopicPurpose] = p
+		}
+	}
+	return r.openCreating(name, props)
 }
 
 // open returns the topic, opening its stored log if it is not live yet, whatever the
@@ -97,14 +109,34 @@ func (r *topicRegistry) open(name topicName) (*topic, *serverError) {
 }
 
 func (r *topicRegistry) openLocked(name topicName) (*topic, *serverError) {
+	return r.openCreating(name, nil)
+}
+
+// openCreating opens name's log and its stored metadata; a topic with no stored metadata gets
+// props (the properties of a topic being created). Called with r.mu held.
+func (r *topicRegistry) openCreating(name topicName, props map[string]string) (*topic, *serverError) {
 	full := name.String()
+	rec, found, err := r.b.loadTopicRecord(full)
+	if err != nil {
+		return nil, errorf(pb.ServerError_MetadataError, "cannot read the metadata of %s: %v", full, err)
+	}
+	if !found {
+		rec = topicRecord{Properties: props, Created: time.Now().UnixMilli()}
+		if err := r.b.storeTopicRecord(full, rec); err != nil {
+			return nil, errorf(pb.ServerError_MetadataError, "cannot store the metadata of %s: %v", full, err)
+		}
+	}
 	log, err := r.b.store.OpenLog(full)
 	if err != nil {
 		return nil, errorf(pb.ServerError_PersistenceError, "cannot open the log of %s: %v", full, err)
 	}
 	t := newTopic(r.b, name, log)
+	t.props = rec.Properties
+	if rec.Created > 0 {
+		t.created = time.UnixMilli(rec.Created)
+	}
 	r.topics[full] = t
-	r.b.log.Debug("topic opened", "topic", full)
+	r.b.log.Debug("topic opened", "topic", full, "properties", rec.Properties)
 	return t, nil
 }
 

@@ -1,0 +1,106 @@
+package broker
+
+import (
+	"strings"
+
+	"github.com/letterbox-dev/letterbox/client/wire/pb"
+)
+
+// PIP-263, as DESIGN.md fixes it: a topic is a dead-letter or retry topic iff its property
+// purposeOfAutoCreatedTopic says so. The property is set when the topic is auto-created, from
+// the request's topic_purpose (extension field 1000 of PRODUCER and SUBSCRIBE) or, for clients
+// that do not send it, from the name: <S>-<X>-DLQ / <S>-<X>-RETRY for an existing topic S and a
+// non-empty X. Auto-creating such a topic is refused when one of those S is itself a dead-letter
+// or retry topic: no DLQ of a DLQ. A user's own topic named …-DLQ that nothing derives from is
+// just a topic. In upstream-compat mode none of this applies (upstream never adopted it).
+
+// PropertyTopicPurpose is the topic property that records why a topic was auto-created.
+const PropertyTopicPurpose = "purposeOfAutoCreatedTopic"
+
+// Topic purposes, as carried in topic_purpose and stored in PropertyTopicPurpose.
+const (
+	PurposeStandard    = "standard"
+	PurposeDeadLetter  = "dead letter"
+	PurposeRetryLetter = "retry letter"
+)
+
+// purposeFromName returns the purpose a name's suffix implies, and the local name without it.
+func purposeFromName(local string) (purpose, stem string) {
+	switch {
+	case strings.HasSuffix(local, "-DLQ"):
+		return PurposeDeadLetter, strings.TrimSuffix(local, "-DLQ")
+	case strings.HasSuffix(local, "-RETRY"):
+		return PurposeRetryLetter, strings.TrimSuffix(local, "-RETRY")
+	}
+	return "", ""
+}
+
+// sourceTopics returns the existing topics S such that name is <S>-<X>-DLQ|RETRY with X
+// non-empty. Called with r.mu held.
+func (r *topicRegistry) sourceTopics(name topicName) []topicName {
+	_, stem := purposeFromName(name.base().Local)
+	if stem == "" {
+		return nil
+	}
+	var out []topicName
+	for i := strings.LastIndex(stem, "-"); i > 0; i = strings.LastIndex(stem[:i], "-") {
+		s := name.base()
+		s.Local = stem[:i]
+		if r.existsLocked(s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// existsLocked reports whether name is a live or partitioned topic. Called with r.mu held.
+func (r *topicRegistry) existsLocked(name topicName) bool {
+	if _, ok := r.topics[name.String()]; ok {
+		return true
+	}
+	_, ok := r.partitioned[name.String()]
+	return ok
+}
+
+// purposeOfLocked is the stored purpose of an existing topic (of its partitions' base name, or
+// partition 0 for a partitioned topic). Called with r.mu held.
+func (r *topicRegistry) purposeOfLocked(name topicName) string {
+	if t, ok := r.topics[name.String()]; ok {
+		return t.property(PropertyTopicPurpose)
+	}
+	if _, ok := r.partitioned[name.String()]; ok {
+		if t, ok := r.topics[name.partition(0).String()]; ok {
+			return t.property(PropertyTopicPurpose)
+		}
+	}
+	return ""
+}
+
+// autoCreatePurpose decides the purpose property of a topic about to be auto-created, or
+// refuses the creation (DLQ of a DLQ). requested is the client's topic_purpose ("" if none).
+// Called with r.mu held.
+func (r *topicRegistry) autoCreatePurpose(name topicName, requested string) (string, *serverError) {
+	if r.b.cfg.CompatUpstream {
+		return "", nil
+	}
+	fromName, _ := purposeFromName(name.base().Local)
+	sources := r.sourceTopics(name)
+	purpose := ""
+	switch {
+	case requested == PurposeDeadLetter || requested == PurposeRetryLetter:
+		purpose = requested
+	case fromName != "" && len(sources) > 0:
+		purpose = fromName
+	}
+	if purpose == "" {
+		return "", nil
+	}
+	for _, s := range sources {
+		if p := r.purposeOfLocked(s); p == PurposeDeadLetter || p == PurposeRetryLetter {
+			return "", errorf(pb.ServerError_NotAllowedError,
+				"%s would be a %s topic of %s, which is itself a %s topic: a DLQ or retry topic cannot have one",
+				name.base(), purpose, s, p)
+		}
+	}
+	return purpose, nil
+}
