@@ -1,0 +1,379 @@
+package data
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"net/http"
+	"net/url"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+)
+
+// AdminOptions configure an Admin source.
+type AdminOptions struct {
+	AdminURL   string // http://host:8080
+	ServiceURL string // pulsar://host:6650, for Tail and Produce
+	Token      string // bearer token, "" for none
+	// HTTPClient defaults to a client with a 10 s timeout; pass one with TLS settings for https.
+	HTTPClient *http.Client
+	// MaxStatsTopics caps the per-topic stats requests of one Topics call when the cluster has
+	// no bulk broker-stats endpoint; rows past it come without stats. Default 200.
+	MaxStatsTopics int
+}
+
+// Admin is a Source over the upstream admin REST API (/admin/v2), so it works against the
+// embedded broker and any Pulsar cluster alike. Tail and Produce need the binary protocol:
+// see binary.go.
+//
+// TODO: switch the REST calls to client/admin once it covers tenants, namespaces, topic lists,
+// stats, peek and schemas.
+type Admin struct {
+	opts AdminOptions
+	base *url.URL
+	hc   *http.Client
+
+	mu        sync.Mutex
+	bulkUntil time.Time // broker-stats/topics is not tried again before this
+	bin       *binary
+}
+
+var _ Source = (*Admin)(nil)
+
+// NewAdmin returns an Admin source; it does not connect until asked for data.
+func NewAdmin(opts AdminOptions) (*Admin, error) {
+	u, err := url.Parse(strings.TrimRight(opts.AdminURL, "/"))
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("admin URL %q: want http://host:port or https://host:port", opts.AdminURL)
+	}
+	hc := opts.HTTPClient
+	if hc == nil {
+		hc = &http.Client{Timeout: 10 * time.Second}
+	}
+	if opts.MaxStatsTopics <= 0 {
+		opts.MaxStatsTopics = 200
+	}
+	return &Admin{opts: opts, base: u, hc: hc}, nil
+}
+
+func (a *Admin) Endpoint() string { return a.base.String() }
+
+// HTTPError is a non-2xx answer of the admin API.
+type HTTPError struct {
+	Status int
+	Path   string
+	Reason string
+}
+
+func (e *HTTPError) Error() string {
+	if e.Reason != "" {
+		return fmt.Sprintf("%s: %d %s", e.Path, e.Status, e.Reason)
+	}
+	return fmt.Sprintf("%s: %d %s", e.Path, e.Status, http.StatusText(e.Status))
+}
+
+// IsNotFound reports whether err is a 404 of the admin API.
+func IsNotFound(err error) bool {
+	var he *HTTPError
+	return errors.As(err, &he) && he.Status == http.StatusNotFound
+}
+
+// do sends a GET for path (already escaped) and returns the response when its status is 2xx.
+func (a *Admin) do(ctx context.Context, method, path string) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, method, a.base.String()+path, nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Accept", "application/json")
+	if a.opts.Token != "" {
+		req.Header.Set("Authorization", "Bearer "+a.opts.Token)
+	}
+	resp, err := a.hc.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode/100 != 2 {
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+		var body struct {
+			Reason string `json:"reason"`
+		}
+		reason := strings.TrimSpace(string(b))
+		if json.Unmarshal(b, &body) == nil && body.Reason != "" {
+			reason = body.Reason
+		}
+		if len(reason) > 200 {
+			reason = reason[:200] + "…"
+		}
+		return nil, &HTTPError{Status: resp.StatusCode, Path: path, Reason: reason}
+	}
+	return resp, nil
+}
+
+func (a *Admin) getJSON(ctx context.Context, path string, v any) error {
+	resp, err := a.do(ctx, http.MethodGet, path)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if err := json.NewDecoder(io.LimitReader(resp.Body, 256<<20)).Decode(v); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
+}
+
+// topicPath is /admin/v2/<domain>/<tenant>/<ns>/<local>.
+func topicPath(topic string) string {
+	n := ParseTopic(topic)
+	return "/admin/v2/" + n.Domain + "/" + url.PathEscape(n.Tenant) + "/" + url.PathEscape(n.Namespace) + "/" + url.PathEscape(n.Local)
+}
+
+func nsPath(ns string) (string, error) {
+	t, n, ok := strings.Cut(ns, "/")
+	if !ok || t == "" || n == "" {
+		return "", fmt.Errorf("namespace %q: want tenant/namespace", ns)
+	}
+	return url.PathEscape(t) + "/" + url.PathEscape(n), nil
+}
+
+func (a *Admin) Namespaces(ctx context.Context) ([]string, error) {
+	var tenants []string
+	if err := a.getJSON(ctx, "/admin/v2/tenants", &tenants); err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, t := range tenants {
+		var nss []string
+		if err := a.getJSON(ctx, "/admin/v2/namespaces/"+url.PathEscape(t), &nss); err != nil {
+			return nil, err
+		}
+		out = append(out, nss...)
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+func (a *Admin) Topics(ctx context.Context, ns string) ([]TopicRow, error) {
+	nss := []string{ns}
+	if ns == "" {
+		var err error
+		if nss, err = a.Namespaces(ctx); err != nil {
+			return nil, err
+		}
+	}
+	var rows []TopicRow
+	for _, ns := range nss {
+		r, err := a.namespaceTopics(ctx, ns)
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows, r...)
+	}
+	a.fillStats(ctx, rows)
+	return rows, nil
+}
+
+// namespaceTopics lists a namespace's topics: the plain list (which holds partitions as
+// x-partition-N) and the partitioned list, merged so that every partitioned topic has a row
+// of its own followed by its partitions.
+func (a *Admin) namespaceTopics(ctx context.Context, ns string) ([]TopicRow, error) {
+	p, err := nsPath(ns)
+	if err != nil {
+		return nil, err
+	}
+	var plain, parted []string
+	if err := a.getJSON(ctx, "/admin/v2/persistent/"+p, &plain); err != nil {
+		return nil, err
+	}
+	if err := a.getJSON(ctx, "/admin/v2/persistent/"+p+"/partitioned", &parted); err != nil && !IsNotFound(err) {
+		return nil, err
+	}
+	parents := map[string]*TopicRow{}
+	var rows []TopicRow
+	for _, name := range parted {
+		n := ParseTopic(name)
+		rows = append(rows, TopicRow{Name: n.String(), Namespace: n.NS(), Local: n.Local, Kind: KindOf(n.Local)})
+	}
+	for i := range rows {
+		parents[rows[i].Name] = &rows[i]
+	}
+	var children []TopicRow
+	for _, name := range plain {
+		n := ParseTopic(name)
+		r := TopicRow{Name: n.String(), Namespace: n.NS(), Local: n.Local, Kind: KindOf(n.Local)}
+		if base, _, ok := PartitionOf(n.Local); ok {
+			parent := TopicName{n.Domain, n.Tenant, n.Namespace, base}.String()
+			if pr := parents[parent]; pr != nil {
+				r.Parent, r.Kind = parent, pr.Kind
+				pr.Partitions++
+			}
+		}
+		if _, dup := parents[r.Name]; !dup {
+			children = append(children, r)
+		}
+	}
+	return append(rows, children...), nil
+}
+
+// fillStats sets the stats of rows: from one bulk broker-stats/topics call when the cluster
+// has it, otherwise one stats call per topic for the first MaxStatsTopics topics.
+func (a *Admin) fillStats(ctx context.Context, rows []TopicRow) {
+	if stats, ok := a.bulkStats(ctx); ok {
+		for i := range rows {
+			if s, ok := stats[rows[i].Name]; ok {
+				rows[i].Stats, rows[i].StatsKnown = s, true
+			}
+		}
+	} else {
+		sem := make(chan struct{}, 8)
+		var wg sync.WaitGroup
+		n := 0
+		for i := range rows {
+			if rows[i].Partitions > 0 || n >= a.opts.MaxStatsTopics {
+				continue
+			}
+			n++
+			wg.Add(1)
+			sem <- struct{}{}
+			go func(r *TopicRow) {
+				defer func() { <-sem; wg.Done() }()
+				var ts topicStats
+				if err := a.getJSON(ctx, topicPath(r.Name)+"/stats", &ts); err == nil {
+					r.Stats, r.StatsKnown = ts.stats(), true
+				}
+			}(&rows[i])
+		}
+		wg.Wait()
+	}
+	// A partitioned topic's own row sums its partitions.
+	idx := map[string]int{}
+	for i := range rows {
+		if rows[i].Partitions > 0 {
+			idx[rows[i].Name] = i
+			rows[i].Stats, rows[i].StatsKnown = Stats{}, true
+		}
+	}
+	for _, r := range rows {
+		if i, ok := idx[r.Parent]; ok && r.Parent != "" {
+			p := &rows[i]
+			if !r.StatsKnown {
+				p.StatsKnown = false
+			}
+			p.RateIn += r.RateIn
+			p.RateOut += r.RateOut
+			p.Backlog += r.Backlog
+			p.Storage += r.Storage
+			p.Producers += r.Producers
+			p.Consumers += r.Consumers
+			p.Subscriptions = max(p.Subscriptions, r.Subscriptions)
+		}
+	}
+}
+
+// bulkStats reads GET /admin/v2/broker-stats/topics: namespace → bundle → domain → topic →
+// stats. A cluster without it (404, 405, or a broker that refuses it) is not asked again for a
+// minute.
+func (a *Admin) bulkStats(ctx context.Context) (map[string]Stats, bool) {
+	a.mu.Lock()
+	skip := time.Now().Before(a.bulkUntil)
+	a.mu.Unlock()
+	if skip {
+		return nil, false
+	}
+	var raw map[string]map[string]map[string]map[string]topicStats
+	if err := a.getJSON(ctx, "/admin/v2/broker-stats/topics", &raw); err != nil {
+		a.mu.Lock()
+		a.bulkUntil = time.Now().Add(time.Minute)
+		a.mu.Unlock()
+		return nil, false
+	}
+	out := map[string]Stats{}
+	for _, bundles := range raw {
+		for _, domains := range bundles {
+			for _, topics := range domains {
+				for name, ts := range topics {
+					out[name] = ts.stats()
+				}
+			}
+		}
+	}
+	return out, true
+}
+
+// partitions returns a topic's partition count (0 for a non-partitioned topic).
+func (a *Admin) partitions(ctx context.Context, topic string) (int, error) {
+	var md struct {
+		Partitions int `json:"partitions"`
+	}
+	if err := a.getJSON(ctx, topicPath(topic)+"/partitions", &md); err != nil {
+		if IsNotFound(err) {
+			return 0, nil
+		}
+		return 0, err
+	}
+	return md.Partitions, nil
+}
+
+func (a *Admin) TopicDetail(ctx context.Context, topic string) (*TopicDetail, error) {
+	topic = ParseTopic(topic).String()
+	parts, err := a.partitions(ctx, topic)
+	if err != nil {
+		return nil, err
+	}
+	var ts topicStats
+	path := topicPath(topic) + "/stats"
+	if parts > 0 {
+		path = topicPath(topic) + "/partitioned-stats?perPartition=false"
+	}
+	if err := a.getJSON(ctx, path, &ts); err != nil {
+		return nil, err
+	}
+	d := &TopicDetail{Name: topic, Partitions: parts, Stats: ts.stats()}
+	consumers := 0
+	for _, name := range slices.Sorted(maps.Keys(ts.Subscriptions)) {
+		ss := ts.Subscriptions[name]
+		s := Subscription{Name: name, Type: ss.Type, Backlog: ss.MsgBacklog, RateOut: ss.MsgRateOut,
+			RateRedeliver: ss.MsgRateRedeliver, Unacked: ss.UnackedMessages}
+		for _, c := range ss.Consumers {
+			consumers++
+			if c.SchemaType != "" {
+				d.SchemaTypesReported = true
+			}
+			s.Consumers = append(s.Consumers, Consumer{Name: c.ConsumerName, Address: c.Address,
+				Permits: c.AvailablePermits, Unacked: c.UnackedMessages, RateOut: c.MsgRateOut,
+				ConnectedSince: c.ConnectedSince, SchemaType: c.SchemaType})
+		}
+		d.Subscriptions = append(d.Subscriptions, s)
+	}
+	if consumers == 0 {
+		d.SchemaTypesReported = true // nothing to report either way
+	}
+	for _, p := range ts.Publishers {
+		d.Producers = append(d.Producers, Producer{Name: p.ProducerName, Address: p.Address, RateIn: p.MsgRateIn})
+	}
+	return d, nil
+}
+
+func (a *Admin) Schema(ctx context.Context, topic string) (*SchemaInfo, error) {
+	n := ParseTopic(topic)
+	path := "/admin/v2/schemas/" + url.PathEscape(n.Tenant) + "/" + url.PathEscape(n.Namespace) + "/" + url.PathEscape(n.Local) + "/schema"
+	var s struct {
+		Version    int64             `json:"version"`
+		Type       string            `json:"type"`
+		Data       string            `json:"data"`
+		Properties map[string]string `json:"properties"`
+	}
+	if err := a.getJSON(ctx, path, &s); err != nil {
+		if IsNotFound(err) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	return &SchemaInfo{Type: s.Type, Version: s.Version, Definition: s.Data, Properties: s.Properties}, nil
+}

@@ -1,0 +1,113 @@
+package data
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/apache/pulsar-client-go/pulsar"
+	plog "github.com/apache/pulsar-client-go/pulsar/log"
+)
+
+// binary holds the binary-protocol side of Admin: Tail and Produce.
+//
+// TODO: this uses the official Go client until letterbox's own client/ package can create
+// readers and producers; then swap it for client/ here and nothing else changes.
+type binary struct {
+	client pulsar.Client
+}
+
+// pulsarClient creates the client on first use, so a TUI that only browses never opens a
+// binary connection.
+func (a *Admin) pulsarClient() (pulsar.Client, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.bin != nil {
+		return a.bin.client, nil
+	}
+	if a.opts.ServiceURL == "" {
+		return nil, errors.New("no service URL: tail and produce need the binary protocol")
+	}
+	opts := pulsar.ClientOptions{
+		URL:               a.opts.ServiceURL,
+		OperationTimeout:  10 * time.Second,
+		ConnectionTimeout: 5 * time.Second,
+		Logger:            plog.DefaultNopLogger(), // the TUI owns the terminal
+	}
+	if a.opts.Token != "" {
+		opts.Authentication = pulsar.NewAuthenticationToken(a.opts.Token)
+	}
+	c, err := pulsar.NewClient(opts)
+	if err != nil {
+		return nil, err
+	}
+	a.bin = &binary{client: c}
+	return c, nil
+}
+
+// Close releases the binary connection, if one was opened. Safe to call twice.
+func (a *Admin) Close() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.bin != nil {
+		a.bin.client.Close()
+		a.bin = nil
+	}
+}
+
+// Tail reads topic from the latest message on with a non-durable reader: nothing is
+// acknowledged, no subscription outlives it.
+func (a *Admin) Tail(ctx context.Context, topic string) (<-chan Message, func(), error) {
+	c, err := a.pulsarClient()
+	if err != nil {
+		return nil, nil, err
+	}
+	topic = ParseTopic(topic).String()
+	r, err := c.CreateReader(pulsar.ReaderOptions{Topic: topic, StartMessageID: pulsar.LatestMessageID(),
+		Name: "letterbox-tail", ReceiverQueueSize: 100})
+	if err != nil {
+		return nil, nil, err
+	}
+	rctx, cancel := context.WithCancel(context.Background())
+	ch := make(chan Message, 64)
+	go func() {
+		defer close(ch)
+		defer r.Close()
+		for {
+			pm, err := r.Next(rctx)
+			if err != nil {
+				return
+			}
+			m := Message{ID: pm.ID().String(), Topic: pm.Topic(), Key: pm.Key(), Properties: pm.Properties(),
+				EventTime: pm.EventTime(), PublishTime: pm.PublishTime(), Payload: pm.Payload(),
+				Redeliveries: int(pm.RedeliveryCount()), RedeliveriesKnown: true}
+			select {
+			case ch <- m:
+			case <-rctx.Done():
+				return
+			}
+		}
+	}()
+	var once sync.Once
+	return ch, func() { once.Do(cancel) }, nil
+}
+
+// Produce sends one message with a short-lived producer.
+func (a *Admin) Produce(ctx context.Context, topic string, req ProduceRequest) (string, error) {
+	c, err := a.pulsarClient()
+	if err != nil {
+		return "", err
+	}
+	p, err := c.CreateProducer(pulsar.ProducerOptions{Topic: ParseTopic(topic).String(), DisableBatching: true})
+	if err != nil {
+		return "", err
+	}
+	defer p.Close()
+	id, err := p.Send(ctx, &pulsar.ProducerMessage{Payload: req.Payload, Key: req.Key,
+		Properties: req.Properties, DeliverAfter: req.Delay})
+	if err != nil {
+		return "", err
+	}
+	return id.String(), nil
+}

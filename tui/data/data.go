@@ -1,0 +1,159 @@
+// Package data is what the TUI's screens know about a Pulsar cluster: plain structs and the
+// Source interface that fills them. Screens never speak HTTP or the binary protocol; they call a
+// Source from a tea.Cmd with a deadline. Fake serves fixed snapshots (golden tests, the guide's
+// captures); Admin reads a real cluster or the embedded broker through the admin REST API.
+package data
+
+import (
+	"context"
+	"time"
+)
+
+// Source is everything the screens read or write.
+type Source interface {
+	// Endpoint names where the data comes from, for the header (an admin URL, "fake", …).
+	Endpoint() string
+	// Namespaces lists every namespace as "tenant/namespace", sorted.
+	Namespaces(ctx context.Context) ([]string, error)
+	// Topics lists the topics of a namespace ("tenant/ns"), or of every namespace when ns is "".
+	// Rows carry stats when the source has them cheaply (StatsKnown); partitions of a
+	// partitioned topic come as their own rows with Parent set.
+	Topics(ctx context.Context, ns string) ([]TopicRow, error)
+	// TopicDetail is one topic's stats, subscriptions and consumers.
+	TopicDetail(ctx context.Context, topic string) (*TopicDetail, error)
+	// Schema is the topic's latest schema, or nil when it has none.
+	Schema(ctx context.Context, topic string) (*SchemaInfo, error)
+	// Peek returns up to n messages of sub's backlog starting at position from (1-based), without
+	// consuming them. On a partitioned topic the positions run across partitions in order.
+	Peek(ctx context.Context, topic, sub string, from, n int) ([]Message, error)
+	// Tail follows topic from now on with a non-durable reader until stop is called; the channel
+	// is closed after stop or when the reader fails.
+	Tail(ctx context.Context, topic string) (msgs <-chan Message, stop func(), err error)
+	// Produce sends one message and returns its message id.
+	Produce(ctx context.Context, topic string, req ProduceRequest) (string, error)
+}
+
+// Kind tells ordinary topics from the retry and dead-letter topics that clients derive from them.
+type Kind int
+
+const (
+	KindTopic Kind = iota
+	KindRetry
+	KindDLQ
+)
+
+func (k Kind) String() string {
+	switch k {
+	case KindRetry:
+		return "RETRY"
+	case KindDLQ:
+		return "DLQ"
+	}
+	return ""
+}
+
+// Stats are a topic's rates and sizes, summed over partitions for a partitioned topic.
+type Stats struct {
+	RateIn, RateOut             float64 // msg/s
+	ThroughputIn, ThroughputOut float64 // bytes/s
+	Backlog                     int64   // messages, summed over subscriptions
+	BacklogSize                 int64   // bytes
+	Storage                     int64   // bytes
+	Subscriptions               int
+	Producers                   int
+	Consumers                   int
+}
+
+// TopicRow is one line of the topics screen.
+type TopicRow struct {
+	Name       string // full name, persistent://tenant/ns/local
+	Namespace  string // tenant/ns
+	Local      string // the part after the namespace
+	Kind       Kind
+	Partitions int    // > 0 on a partitioned topic's own row
+	Parent     string // on a partition's row: the partitioned topic's full name
+	StatsKnown bool
+	Stats
+}
+
+// TopicDetail is the topic screen's data.
+type TopicDetail struct {
+	Name          string
+	Partitions    int
+	Stats         Stats
+	Subscriptions []Subscription
+	Producers     []Producer
+	// SchemaTypesReported is false when no consumer carries a schema type (an upstream broker
+	// that does not record them): the screen says so instead of guessing.
+	SchemaTypesReported bool
+}
+
+// Subscription is one subscription of a topic.
+type Subscription struct {
+	Name          string
+	Type          string // Exclusive, Shared, Failover, Key_Shared
+	Backlog       int64
+	RateOut       float64
+	RateRedeliver float64
+	Unacked       int64
+	Consumers     []Consumer
+}
+
+// Consumer is one consumer of a subscription.
+type Consumer struct {
+	Name           string
+	Address        string
+	Permits        int
+	Unacked        int
+	RateOut        float64
+	ConnectedSince string
+	// SchemaType is the schema the consumer subscribed with (JSON, AVRO, AUTO_CONSUME, …), or ""
+	// when the broker does not report it.
+	SchemaType string
+}
+
+// Producer is one producer of a topic.
+type Producer struct {
+	Name    string
+	Address string
+	RateIn  float64
+}
+
+// SchemaInfo is a topic's schema.
+type SchemaInfo struct {
+	Type       string
+	Version    int64
+	Definition string // as stored: JSON for AVRO/JSON/PROTOBUF schemas, often empty otherwise
+	Properties map[string]string
+}
+
+// Message is one peeked or tailed message.
+type Message struct {
+	ID          string
+	Topic       string // the partition it came from, when partitioned
+	Key         string
+	Properties  map[string]string
+	EventTime   time.Time // zero when unset
+	PublishTime time.Time
+	Payload     []byte
+	// Redeliveries is the broker's redelivery count; RedeliveriesKnown is false for peeked
+	// messages, where upstream carries none.
+	Redeliveries      int
+	RedeliveriesKnown bool
+	Position          int // 1-based position in the peek, 0 when tailed
+}
+
+// ReconsumeTimes is the RECONSUMETIMES property the retry letter topic logic sets, and whether
+// the message has one.
+func (m Message) ReconsumeTimes() (string, bool) {
+	v, ok := m.Properties["RECONSUMETIMES"]
+	return v, ok
+}
+
+// ProduceRequest is a test message to send.
+type ProduceRequest struct {
+	Key        string
+	Properties map[string]string
+	Payload    []byte
+	Delay      time.Duration // deliver after; 0 for now
+}
