@@ -1,0 +1,599 @@
+package storage
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"sync"
+	"syscall"
+)
+
+// FileLog is a durable Log: a topic's entries in segment files (see segment.go for the format)
+// in one directory, one ledger per segment. Obtain one from FileStore.OpenLog.
+//
+// Appends are queued and written by one writer goroutine per log: everything queued is written
+// with one write and made durable with one fdatasync (group commit), and only then do the
+// entries become readable and their done callbacks run, in append order, on the writer
+// goroutine. A done callback must not call Close on its own log.
+//
+// Locks: qmu guards the append queue; mu guards the segment list, the indexes and the
+// counters. They are never held together. The writer owns cur (the open segment) and is the
+// only one to write to files or to grow a segment; it takes mu to publish what it wrote.
+type FileLog struct {
+	dir     string
+	fs      FS
+	log     *slog.Logger
+	segSize int64
+	noSync  bool
+	alloc   func() (int64, error) // a new, never used ledger id
+
+	qmu     sync.Mutex
+	queue   []pendingAppend
+	spare   []pendingAppend
+	closing bool
+	wake    chan struct{}
+	stopped chan struct{}
+
+	mu      sync.RWMutex
+	segs    []*segment // by ledger; the last one is the open one
+	entries int64      // stored entries
+	size    int64      // their data bytes
+	closed  bool
+
+	// Writer-owned.
+	cur    *segment
+	broken bool // cur could not be cut back after a failed write: roll to a new segment
+	buf    []byte
+}
+
+type pendingAppend struct {
+	meta Meta
+	data []byte
+	done func(Position, error)
+}
+
+// maxWrite bounds one write, so a long queue does not turn into one huge buffer.
+const maxWrite = 8 << 20
+
+// openFileLog recovers the log in dir (creating nothing but its open segment) and starts its
+// writer.
+func openFileLog(dir string, fs FS, log *slog.Logger, segSize int64, noSync bool, alloc func() (int64, error)) (*FileLog, error) {
+	l := &FileLog{
+		dir: dir, fs: fs, log: log, segSize: segSize, noSync: noSync, alloc: alloc,
+		wake: make(chan struct{}, 1), stopped: make(chan struct{}),
+	}
+	if err := l.recover(); err != nil {
+		l.closeFiles()
+		return nil, err
+	}
+	go l.run()
+	return l, nil
+}
+
+func (l *FileLog) recover() error {
+	des, err := os.ReadDir(l.dir)
+	if err != nil {
+		return err
+	}
+	var ledgers []int64
+	for _, de := range des {
+		if ledger, ok := parseSegFileName(de.Name()); ok && de.Type().IsRegular() {
+			ledgers = append(ledgers, ledger)
+		}
+	}
+	slices.Sort(ledgers)
+	for i, ledger := range ledgers {
+		path := filepath.Join(l.dir, segFileName(ledger))
+		f, err := l.fs.OpenFile(path, os.O_RDWR, 0)
+		if err != nil {
+			return err
+		}
+		s := &segment{ledger: ledger, path: path, f: f}
+		res, err := s.scan()
+		if err != nil {
+			f.Close()
+			return fmt.Errorf("storage: recover %s: %w", path, err)
+		}
+		if res.badAt < 0 {
+			l.segs = append(l.segs, s)
+			continue
+		}
+		cut := res.fileSize - res.badAt
+		if i < len(ledgers)-1 {
+			// A sealed segment was complete and synced when it was sealed: this is damage, not
+			// a crash. Keep the file for inspection, serve what precedes the damage.
+			l.log.Error("storage: corrupt record in sealed segment; serving it only up to the damage",
+				"segment", path, "offset", res.badAt, "unserved_bytes", cut, "reason", res.reason,
+				"entries_served", s.count())
+			if res.badAt == 0 {
+				f.Close()
+				continue
+			}
+			l.segs = append(l.segs, s)
+			continue
+		}
+		if res.badAt == 0 {
+			// A header is synced before any record is written, so no entry was acknowledged here.
+			f.Close()
+			if err := l.fs.Remove(path); err != nil {
+				return err
+			}
+			l.log.Warn("storage: removed a segment with a torn header", "segment", path, "bytes", res.fileSize)
+			continue
+		}
+		if err := f.Truncate(res.badAt); err != nil {
+			f.Close()
+			return fmt.Errorf("storage: cut torn tail of %s: %w", path, err)
+		}
+		if err := f.Sync(); err != nil {
+			f.Close()
+			return fmt.Errorf("storage: cut torn tail of %s: %w", path, err)
+		}
+		l.log.Warn("storage: cut a torn or corrupt tail", "segment", path, "offset", res.badAt,
+			"bytes", cut, "reason", res.reason, "entries_kept", s.count())
+		l.segs = append(l.segs, s)
+	}
+	for _, s := range l.segs {
+		l.entries += s.count()
+		for _, e := range s.idx {
+			l.size += e.dataLen
+		}
+	}
+	// An empty last segment is reused; otherwise entries go to a new ledger, as a BookKeeper
+	// ledger is never reopened for writing: whatever happened to the old tail, its ids stay its.
+	if n := len(l.segs); n > 0 && l.segs[n-1].count() == 0 && l.segs[n-1].end == segHeaderSize {
+		l.cur = l.segs[n-1]
+		return nil
+	}
+	s, err := l.createSegment()
+	if err != nil {
+		return err
+	}
+	l.segs = append(l.segs, s)
+	l.cur = s
+	return nil
+}
+
+// createSegment allocates a ledger and creates its file, durable before it is used.
+func (l *FileLog) createSegment() (*segment, error) {
+	ledger, err := l.alloc()
+	if err != nil {
+		return nil, ioError(fmt.Errorf("storage: allocate ledger: %w", err))
+	}
+	path := filepath.Join(l.dir, segFileName(ledger))
+	f, err := l.fs.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return nil, ioError(err)
+	}
+	_, err = f.WriteAt(segHeader(ledger), 0)
+	if err == nil && !l.noSync {
+		if err = f.Sync(); err == nil {
+			err = l.fs.SyncDir(l.dir)
+		}
+	}
+	if err != nil {
+		f.Close()
+		l.fs.Remove(path)
+		return nil, ioError(err)
+	}
+	return &segment{ledger: ledger, path: path, f: f, end: segHeaderSize}, nil
+}
+
+// ioError marks a full disk (or quota) so that callers can tell it from other failures.
+func ioError(err error) error {
+	if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) {
+		return fmt.Errorf("%w: %w", ErrNoSpace, err)
+	}
+	return err
+}
+
+// Append queues the entry; done runs on the writer goroutine once it is durable.
+func (l *FileLog) Append(meta Meta, data []byte, done func(Position, error)) {
+	l.qmu.Lock()
+	if l.closing {
+		l.qmu.Unlock()
+		done(Position{}, ErrClosed)
+		return
+	}
+	l.queue = append(l.queue, pendingAppend{meta: meta, data: data, done: done})
+	l.qmu.Unlock()
+	select {
+	case l.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (l *FileLog) run() {
+	defer close(l.stopped)
+	for {
+		l.qmu.Lock()
+		for len(l.queue) == 0 && !l.closing {
+			l.qmu.Unlock()
+			<-l.wake
+			l.qmu.Lock()
+		}
+		batch := l.queue
+		l.queue, l.spare = l.spare[:0], nil
+		l.qmu.Unlock()
+		if len(batch) == 0 {
+			return // closing, and everything queued before Close is written
+		}
+		l.commit(batch)
+		clear(batch) // release payloads and callbacks
+		l.qmu.Lock()
+		l.spare = batch[:0]
+		l.qmu.Unlock()
+	}
+}
+
+// commit writes batch in as few write+sync rounds as the segment size and maxWrite allow, then
+// publishes each round and runs its callbacks. After a failure the rest of the batch fails too,
+// so callbacks stay in append order and no later entry lands before an earlier failed one.
+func (l *FileLog) commit(batch []pendingAppend) {
+	for i := 0; i < len(batch); {
+		first := recordSize(&batch[i].meta, batch[i].data)
+		if l.broken || (l.cur.count() > 0 && l.cur.end+int64(first) > l.segSize) {
+			if err := l.roll(); err != nil {
+				l.fail(batch[i:], err)
+				return
+			}
+		}
+		cur := l.cur
+		base := cur.count()
+		buf := l.buf[:0]
+		j := i
+		for ; j < len(batch); j++ {
+			n := recordSize(&batch[j].meta, batch[j].data)
+			if j > i && (cur.end+int64(len(buf)+n) > l.segSize || len(buf)+n > maxWrite) {
+				break
+			}
+			buf = appendRecord(buf, base+int64(j-i), &batch[j].meta, batch[j].data)
+		}
+		if cap(buf) <= maxWrite {
+			l.buf = buf
+		}
+		if err := l.write(cur, buf); err != nil {
+			l.fail(batch[i:], err)
+			return
+		}
+		l.mu.Lock()
+		off := cur.end
+		for k := i; k < j; k++ {
+			n := int64(recordSize(&batch[k].meta, batch[k].data))
+			cur.idx = append(cur.idx, indexEntry{off: off, publish: batch[k].meta.PublishTime, dataLen: int64(len(batch[k].data))})
+			off += n
+			l.size += int64(len(batch[k].data))
+		}
+		l.entries += int64(j - i)
+		cur.end = off
+		l.mu.Unlock()
+		for k := i; k < j; k++ {
+			batch[k].done(Position{Ledger: cur.ledger, Entry: base + int64(k-i)}, nil)
+		}
+		i = j
+	}
+}
+
+func (l *FileLog) fail(batch []pendingAppend, err error) {
+	for _, p := range batch {
+		p.done(Position{}, err)
+	}
+}
+
+// write appends buf at cur.end and syncs it. On failure it cuts the file back to cur.end, so a
+// half-written or unsynced record never stays behind to be read after a restart.
+func (l *FileLog) write(cur *segment, buf []byte) error {
+	_, err := cur.f.WriteAt(buf, cur.end)
+	if err == nil && !l.noSync {
+		err = cur.f.Sync()
+	}
+	if err == nil {
+		return nil
+	}
+	err = ioError(err)
+	terr := cur.f.Truncate(cur.end)
+	if terr == nil && !l.noSync {
+		terr = cur.f.Sync()
+	}
+	if terr != nil {
+		// The file's tail is unknown; it is never read (reads stop at cur.end) and, as a sealed
+		// segment, recovery serves it only up to the first bad record. Write on in a new one.
+		l.broken = true
+		l.log.Error("storage: could not cut a failed write back; sealing the segment",
+			"segment", cur.path, "offset", cur.end, "error", terr)
+	}
+	l.log.Warn("storage: append failed", "segment", cur.path, "offset", cur.end, "bytes", len(buf), "error", err)
+	return err
+}
+
+// roll seals the open segment and opens a new one.
+func (l *FileLog) roll() error {
+	s, err := l.createSegment()
+	if err != nil {
+		return err
+	}
+	l.mu.Lock()
+	l.segs = append(l.segs, s)
+	l.mu.Unlock()
+	l.cur = s
+	l.broken = false
+	return nil
+}
+
+// seek returns the segment index and entry index of the first stored entry at or after p,
+// clamped like Memory: an earlier or trimmed p gives the first stored entry.
+func (l *FileLog) seek(p Position) (int, int64) {
+	si := sort.Search(len(l.segs), func(i int) bool { return l.segs[i].ledger >= p.Ledger })
+	if si == len(l.segs) {
+		return si, 0
+	}
+	s := l.segs[si]
+	if s.ledger == p.Ledger && p.Entry > 0 {
+		return si, min(p.Entry, s.count())
+	}
+	return si, 0
+}
+
+// maxRead bounds one pread; Read issues as many as it needs.
+const maxRead = 4 << 20
+
+func (l *FileLog) Read(from Position, maxEntries int) ([]Entry, error) {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	if l.closed {
+		return nil, ErrClosed
+	}
+	if maxEntries <= 0 {
+		return nil, nil
+	}
+	si, e := l.seek(from)
+	var out []Entry
+	for si < len(l.segs) && len(out) < maxEntries {
+		s := l.segs[si]
+		if e >= s.count() {
+			si++
+			e = 0
+			continue
+		}
+		i := int(e)
+		want := min(len(s.idx), i+maxEntries-len(out))
+		start := s.idx[i].off
+		j := i + 1
+		for j < want && s.recordEnd(j)-start <= maxRead {
+			j++
+		}
+		buf := make([]byte, s.recordEnd(j-1)-start)
+		if _, err := s.f.ReadAt(buf, start); err != nil {
+			return out, fmt.Errorf("storage: read %s at %d: %w", s.path, start, err)
+		}
+		if out == nil {
+			out = make([]Entry, 0, min(maxEntries, l.entriesFrom(si, i)))
+		}
+		for k := i; k < j; k++ {
+			ent, err := decodeRecord(buf[s.idx[k].off-start:s.recordEnd(k)-start], s.ledger)
+			if err == nil && ent.Pos.Entry != int64(k) {
+				err = errCorrupt
+			}
+			if err != nil {
+				l.log.Error("storage: record fails its checksum", "segment", s.path, "entry", k, "offset", s.idx[k].off)
+				return out, fmt.Errorf("storage: %s entry %d at offset %d: %w", s.path, k, s.idx[k].off, err)
+			}
+			out = append(out, ent)
+		}
+		e = int64(j)
+	}
+	return out, nil
+}
+
+// entriesFrom counts the entries from segment si, entry i on (a capacity hint).
+func (l *FileLog) entriesFrom(si, i int) int {
+	n := len(l.segs[si].idx) - i
+	for _, s := range l.segs[si+1:] {
+		n += len(s.idx)
+	}
+	return n
+}
+
+func (l *FileLog) First() Position {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	return l.first()
+}
+
+func (l *FileLog) first() Position {
+	for _, s := range l.segs {
+		if s.count() > 0 {
+			return Position{Ledger: s.ledger, Entry: 0}
+		}
+	}
+	return l.next(l.last())
+}
+
+func (l *FileLog) Last() Position {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	return l.last()
+}
+
+func (l *FileLog) last() Position {
+	for i := len(l.segs) - 1; i >= 0; i-- {
+		if s := l.segs[i]; s.count() > 0 {
+			return Position{Ledger: s.ledger, Entry: s.count() - 1}
+		}
+	}
+	if len(l.segs) == 0 { // closed
+		return Position{Entry: -1}
+	}
+	return Position{Ledger: l.segs[len(l.segs)-1].ledger, Entry: -1}
+}
+
+func (l *FileLog) Next(p Position) Position {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	return l.next(p)
+}
+
+// next: within a segment, the following entry; after the last entry of a sealed segment, entry
+// 0 of the next; for a ledger this log no longer (or never) had, entry 0 of the next it has.
+func (l *FileLog) next(p Position) Position {
+	si := sort.Search(len(l.segs), func(i int) bool { return l.segs[i].ledger >= p.Ledger })
+	if si == len(l.segs) {
+		return Position{Ledger: p.Ledger, Entry: p.Entry + 1}
+	}
+	if l.segs[si].ledger != p.Ledger {
+		return Position{Ledger: l.segs[si].ledger, Entry: 0}
+	}
+	e := p.Entry + 1
+	for e >= l.segs[si].count() && si < len(l.segs)-1 {
+		si, e = si+1, 0
+	}
+	return Position{Ledger: l.segs[si].ledger, Entry: e}
+}
+
+func (l *FileLog) Get(p Position) (Entry, bool) {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	si := sort.Search(len(l.segs), func(i int) bool { return l.segs[i].ledger >= p.Ledger })
+	if si == len(l.segs) || l.segs[si].ledger != p.Ledger {
+		return Entry{}, false
+	}
+	s := l.segs[si]
+	if p.Entry < 0 || p.Entry >= s.count() {
+		return Entry{}, false
+	}
+	i := int(p.Entry)
+	buf := make([]byte, s.recordEnd(i)-s.idx[i].off)
+	if _, err := s.f.ReadAt(buf, s.idx[i].off); err != nil {
+		l.log.Error("storage: read failed", "segment", s.path, "entry", i, "error", err)
+		return Entry{}, false
+	}
+	ent, err := decodeRecord(buf, s.ledger)
+	if err != nil || ent.Pos.Entry != p.Entry {
+		l.log.Error("storage: record fails its checksum", "segment", s.path, "entry", i, "offset", s.idx[i].off)
+		return Entry{}, false
+	}
+	return ent, true
+}
+
+// FindByTime binary-searches the stored entries as one sequence, as Memory does, using the
+// publish times kept in the index.
+func (l *FileLog) FindByTime(ms int64) Position {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	// starts[k] is the global index of segment k's first entry.
+	starts := make([]int, len(l.segs)+1)
+	for k, s := range l.segs {
+		starts[k+1] = starts[k] + len(s.idx)
+	}
+	locate := func(g int) (*segment, int) {
+		k := sort.Search(len(l.segs), func(k int) bool { return starts[k+1] > g })
+		s := l.segs[k]
+		return s, g - starts[k]
+	}
+	total := starts[len(l.segs)]
+	g := sort.Search(total, func(g int) bool {
+		s, i := locate(g)
+		return s.idx[i].publish >= ms
+	})
+	if g == total {
+		return l.next(l.last())
+	}
+	s, i := locate(g)
+	return Position{Ledger: s.ledger, Entry: int64(i)}
+}
+
+// TrimBefore deletes the segment files wholly before p. Like upstream, which deletes whole
+// ledgers, it frees nothing inside a segment and never touches the open one: entries there stay
+// readable (Memory frees whole chunks for the same reason), and what is stored does not change
+// with a restart.
+func (l *FileLog) TrimBefore(p Position) {
+	l.mu.Lock()
+	if l.closed || len(l.segs) == 0 {
+		l.mu.Unlock()
+		return
+	}
+	k := 0
+	for k < len(l.segs)-1 {
+		s := l.segs[k]
+		if s.ledger > p.Ledger || (s.ledger == p.Ledger && p.Entry < s.count()) {
+			break
+		}
+		k++
+	}
+	dead := slices.Clone(l.segs[:k])
+	for _, s := range dead {
+		l.entries -= s.count()
+		for _, e := range s.idx {
+			l.size -= e.dataLen
+		}
+	}
+	l.segs = slices.Delete(l.segs, 0, k)
+	l.mu.Unlock()
+
+	// No reader can reach the dead segments any more: they left the list under the lock.
+	for _, s := range dead {
+		s.f.Close()
+		if err := l.fs.Remove(s.path); err != nil {
+			l.log.Error("storage: could not delete a trimmed segment", "segment", s.path, "error", err)
+		}
+	}
+	if len(dead) > 0 && !l.noSync {
+		if err := l.fs.SyncDir(l.dir); err != nil {
+			l.log.Warn("storage: sync after trimming", "dir", l.dir, "error", err)
+		}
+	}
+}
+
+func (l *FileLog) Entries() int64 {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	return l.entries
+}
+
+func (l *FileLog) Size() int64 {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	return l.size
+}
+
+// Close writes and syncs everything appended before it (their callbacks run), stops the writer
+// and closes the files. Appends after Close fail with ErrClosed. Safe to call twice.
+func (l *FileLog) Close() error {
+	l.qmu.Lock()
+	l.closing = true
+	l.qmu.Unlock()
+	select {
+	case l.wake <- struct{}{}:
+	default:
+	}
+	<-l.stopped
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed {
+		return nil
+	}
+	l.closed = true
+	return l.closeFiles()
+}
+
+func (l *FileLog) isClosed() bool {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	return l.closed
+}
+
+func (l *FileLog) closeFiles() error {
+	var errs []error
+	for _, s := range l.segs {
+		if err := s.f.Close(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	l.segs = nil
+	l.entries, l.size = 0, 0
+	return errors.Join(errs...)
+}

@@ -1,0 +1,298 @@
+package storage
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// FileStoreOptions tune a FileStore; the zero value is what a broker wants.
+type FileStoreOptions struct {
+	// SegmentSize is the size past which a log rolls over to a new segment (64 MiB if 0).
+	SegmentSize int64
+	// NoSync skips every fsync: for tests and benchmarks only, it gives up durability.
+	NoSync bool
+	// Logger receives what recovery cut and what failed (nothing is logged if nil).
+	Logger *slog.Logger
+	// FS is the file layer segments are written through (OSFS if nil); tests pass a FaultFS.
+	FS FS
+}
+
+// DefaultSegmentSize is the rollover size when FileStoreOptions.SegmentSize is 0.
+const DefaultSegmentSize = 64 << 20
+
+// FileStore is the durable Store: in one data directory,
+//
+//	LOCK                    flock'ed while open; holds the pid of the process that has it
+//	meta.db                 bbolt: the Metadata buckets, plus the ledger id sequence
+//	topics/<escaped topic>/<ledger, 20 digits>.seg
+//
+// Ledger ids come from one bbolt sequence, so they are unique across topics and restarts.
+type FileStore struct {
+	dir  string
+	opts FileStoreOptions
+	log  *slog.Logger
+	lock *os.File
+	db   *bolt.DB
+
+	mu     sync.Mutex
+	logs   map[string]*FileLog
+	closed bool
+}
+
+// internalBucket holds the store's own keys; the broker's buckets are the Bucket* names.
+const internalBucket = "_storage"
+
+// OpenFileStore opens (creating if need be) the data directory dir. It fails at once, with an
+// error wrapping ErrLocked, if another FileStore (in any process) has dir open.
+func OpenFileStore(dir string, opts FileStoreOptions) (*FileStore, error) {
+	if opts.SegmentSize <= 0 {
+		opts.SegmentSize = DefaultSegmentSize
+	}
+	if opts.FS == nil {
+		opts.FS = OSFS{}
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "topics"), 0o755); err != nil {
+		return nil, fmt.Errorf("storage: %w", err)
+	}
+	lock, err := lockDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	db, err := bolt.Open(filepath.Join(dir, "meta.db"), 0o644, &bolt.Options{
+		Timeout:        time.Second,
+		NoFreelistSync: true,
+		FreelistType:   bolt.FreelistMapType,
+	})
+	if err != nil {
+		unlockDir(lock)
+		return nil, fmt.Errorf("storage: open %s: %w", filepath.Join(dir, "meta.db"), err)
+	}
+	db.NoSync = opts.NoSync
+	s := &FileStore{dir: dir, opts: opts, log: log, lock: lock, db: db, logs: make(map[string]*FileLog)}
+	if err := s.guardSequence(); err != nil {
+		db.Close()
+		unlockDir(lock)
+		return nil, err
+	}
+	return s, nil
+}
+
+// guardSequence moves the ledger sequence past every ledger on disk, so that ids stay unique
+// even if meta.db was lost or restored from an older copy.
+func (s *FileStore) guardSequence() error {
+	var highest int64
+	tops, err := os.ReadDir(s.topicsDir())
+	if err != nil {
+		return fmt.Errorf("storage: %w", err)
+	}
+	for _, t := range tops {
+		if !t.IsDir() {
+			continue
+		}
+		segs, err := os.ReadDir(filepath.Join(s.topicsDir(), t.Name()))
+		if err != nil {
+			return fmt.Errorf("storage: %w", err)
+		}
+		for _, f := range segs {
+			if l, ok := parseSegFileName(f.Name()); ok {
+				highest = max(highest, l)
+			}
+		}
+	}
+	return s.db.Update(func(tx *bolt.Tx) error {
+		b, err := tx.CreateBucketIfNotExists([]byte(internalBucket))
+		if err != nil {
+			return err
+		}
+		if b.Sequence() < uint64(highest) {
+			s.log.Warn("storage: ledger sequence behind the segments on disk; moved past them",
+				"sequence", b.Sequence(), "highest_ledger", highest)
+			return b.SetSequence(uint64(highest))
+		}
+		return nil
+	})
+}
+
+func (s *FileStore) topicsDir() string { return filepath.Join(s.dir, "topics") }
+
+// allocLedger returns a ledger id never handed out before (one bbolt transaction).
+func (s *FileStore) allocLedger() (int64, error) {
+	var id uint64
+	err := s.db.Update(func(tx *bolt.Tx) error {
+		b, err := tx.CreateBucketIfNotExists([]byte(internalBucket))
+		if err != nil {
+			return err
+		}
+		id, err = b.NextSequence()
+		return err
+	})
+	return int64(id), err
+}
+
+// OpenLog returns topic's log, recovering it from its segment files (or creating it).
+func (s *FileStore) OpenLog(topic string) (Log, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, ErrClosed
+	}
+	if l, ok := s.logs[topic]; ok && !l.isClosed() {
+		return l, nil
+	}
+	name, err := escapeTopic(topic)
+	if err != nil {
+		return nil, err
+	}
+	dir := filepath.Join(s.topicsDir(), name)
+	if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			return nil, fmt.Errorf("storage: %w", ioError(err))
+		}
+		if !s.opts.NoSync {
+			if err := s.opts.FS.SyncDir(s.topicsDir()); err != nil {
+				return nil, fmt.Errorf("storage: %w", ioError(err))
+			}
+		}
+	}
+	l, err := openFileLog(dir, s.opts.FS, s.log.With("topic", topic), s.opts.SegmentSize, s.opts.NoSync, s.allocLedger)
+	if err != nil {
+		return nil, err
+	}
+	s.logs[topic] = l
+	return l, nil
+}
+
+// DeleteLog closes topic's log if it is open and removes its directory.
+func (s *FileStore) DeleteLog(topic string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if l, ok := s.logs[topic]; ok {
+		l.Close()
+		delete(s.logs, topic)
+	}
+	name, err := escapeTopic(topic)
+	if err != nil {
+		return err
+	}
+	if err := os.RemoveAll(filepath.Join(s.topicsDir(), name)); err != nil {
+		return fmt.Errorf("storage: %w", err)
+	}
+	if s.opts.NoSync {
+		return nil
+	}
+	return s.opts.FS.SyncDir(s.topicsDir())
+}
+
+// Logs lists the topics with a log directory, by their original names, sorted.
+func (s *FileStore) Logs() ([]string, error) {
+	des, err := os.ReadDir(s.topicsDir())
+	if err != nil {
+		return nil, fmt.Errorf("storage: %w", err)
+	}
+	var out []string
+	for _, de := range des {
+		if !de.IsDir() {
+			continue
+		}
+		if t, ok := unescapeTopic(de.Name()); ok {
+			out = append(out, t)
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+func (s *FileStore) Metadata() Metadata { return boltMeta{s.db} }
+
+// Close closes every open log (writing what they have queued), the metadata and the lock.
+// Safe to call twice.
+func (s *FileStore) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	var errs []error
+	for _, l := range s.logs {
+		errs = append(errs, l.Close())
+	}
+	errs = append(errs, s.db.Close(), unlockDir(s.lock))
+	return errors.Join(errs...)
+}
+
+// escapeTopic maps a topic name to one directory name, reversibly: bytes outside
+// [A-Za-z0-9_.-] (and a leading '.') become %XX.
+func escapeTopic(topic string) (string, error) {
+	if topic == "" {
+		return "", errors.New("storage: empty topic name")
+	}
+	var b strings.Builder
+	for i := 0; i < len(topic); i++ {
+		c := topic[i]
+		if safeByte(c) && !(i == 0 && c == '.') {
+			b.WriteByte(c)
+		} else {
+			fmt.Fprintf(&b, "%%%02X", c)
+		}
+	}
+	if b.Len() > 255 {
+		return "", fmt.Errorf("storage: topic name too long for a directory name (%d bytes escaped): %q", b.Len(), topic)
+	}
+	return b.String(), nil
+}
+
+func unescapeTopic(name string) (string, bool) {
+	var b strings.Builder
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if c != '%' {
+			if !safeByte(c) {
+				return "", false
+			}
+			b.WriteByte(c)
+			continue
+		}
+		if i+2 >= len(name) {
+			return "", false
+		}
+		hi, ok1 := unhex(name[i+1])
+		lo, ok2 := unhex(name[i+2])
+		if !ok1 || !ok2 {
+			return "", false
+		}
+		b.WriteByte(hi<<4 | lo)
+		i += 2
+	}
+	return b.String(), b.Len() > 0
+}
+
+func safeByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_' || c == '.'
+}
+
+func unhex(c byte) (byte, bool) {
+	switch {
+	case '0' <= c && c <= '9':
+		return c - '0', true
+	case 'A' <= c && c <= 'F':
+		return c - 'A' + 10, true
+	case 'a' <= c && c <= 'f':
+		return c - 'a' + 10, true
+	}
+	return 0, false
+}
