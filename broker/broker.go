@@ -33,6 +33,7 @@ type Broker struct {
 	store   storage.Store
 	topics  *topicRegistry
 	schemas *schemaRegistry
+	admin   adminState // tenants, policies, terminated topics, rate samples (admin*.go)
 
 	mu     sync.Mutex
 	conns  map[*conn]struct{}

@@ -28,7 +28,7 @@ func (t *topic) subscribe(req subscribeRequest) *serverError {
 	durable := cmd.GetDurable() && t.name.Persistent
 	s := t.subs[cmd.GetSubscription()]
 	if s == nil {
-		if cmd.GetDurable() && !t.b.cfg.AllowAutoSubscriptionCreation {
+		if cmd.GetDurable() && !t.b.autoSubscriptionCreation(t.name.namespace()) {
 			return errorf(pb.ServerError_SubscriptionNotFound, "Subscription does not exist")
 		}
 		s = newSubscription(t, cmd.GetSubscription(), cmd.GetSubType(), durable, t.startPosition(cmd))
@@ -106,7 +106,7 @@ func (t *topic) ensureInitialSubscription(sub string) *serverError {
 	if _, ok := t.subs[sub]; ok {
 		return nil
 	}
-	if !t.b.cfg.AllowAutoSubscriptionCreation {
+	if !t.b.autoSubscriptionCreation(t.name.namespace()) {
 		return errorf(pb.ServerError_NotAllowedError, "Could not create the initial subscription due to the auto subscription creation is not allowed.")
 	}
 	t.subs[sub] = newSubscription(t, sub, pb.CommandSubscribe_Exclusive, true, t.log.First())

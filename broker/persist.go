@@ -30,6 +30,7 @@ type cursorRecord struct {
 type topicRecord struct {
 	Properties map[string]string `json:"properties,omitempty"`
 	Created    int64             `json:"created"`
+	Terminated bool              `json:"terminated,omitempty"` // by the admin API (admin_topics.go)
 }
 
 func (b *Broker) loadTopicRecord(full string) (topicRecord, bool, error) {
@@ -114,6 +115,9 @@ func (s *subscription) restore(rec cursorRecord) {
 
 // recover loads partitioned metadata, schemas, topics and durable subscriptions from the store.
 func (b *Broker) recover() error {
+	if err := b.recoverAdmin(); err != nil { // tenants, namespaces (admin_tenants.go)
+		return err
+	}
 	meta := b.store.Metadata()
 	var firstErr error
 	keep := func(err error) {

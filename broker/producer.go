@@ -20,6 +20,8 @@ type producer struct {
 	since     time.Time
 	metadata  map[string]string
 	schemaVer []byte
+
+	msgIn, bytesIn int64 // published through this producer; guarded by the topic's mutex
 }
 
 // addProducer registers p under its access mode. It returns whether p may publish now; false
@@ -30,6 +32,9 @@ func (t *topic) addProducer(p *producer) (bool, *serverError) {
 	defer t.mu.Unlock()
 	if t.closed {
 		return false, errorf(pb.ServerError_ServiceNotReady, "topic %s is closing", t.full)
+	}
+	if t.b.isTerminated(t.full) {
+		return false, errorf(pb.ServerError_TopicTerminatedError, "Topic %s was terminated", t.full)
 	}
 	if p.userNamed {
 		for q := range t.producers {

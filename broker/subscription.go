@@ -243,6 +243,7 @@ func (s *subscription) requeue(p storage.Position, pe *pendingEntry) {
 		s.redeliver[p]++
 	}
 	s.msgRedeliver += pe.messages
+	pe.consumer.msgRedeliver += pe.messages
 	s.addReplay(p)
 }
 

@@ -137,12 +137,14 @@ func (t *topic) trim() {
 func (t *topic) publish(p *producer, send *pb.CommandSend, meta storage.Meta, data []byte) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.closed {
+	if t.closed || t.b.isTerminated(t.full) {
 		p.conn.sendSendError(send, pb.ServerError_TopicTerminatedError, "topic is closed")
 		return
 	}
 	t.stats.msgIn += int64(meta.NumMessages)
 	t.stats.bytesIn += int64(len(data))
+	p.msgIn += int64(meta.NumMessages)
+	p.bytesIn += int64(len(data))
 	t.stats.lastPublish = time.Now()
 	seq, highest := send.GetSequenceId(), send.GetHighestSequenceId()
 	t.log.Append(meta, data, func(pos storage.Position, err error) {

@@ -40,19 +40,20 @@ func (r *topicRegistry) partitionedMetadata(name topicName, autoCreate bool) (in
 	if _, ok := r.topics[name.String()]; ok || name.Partition >= 0 {
 		return 0, nil
 	}
-	cfg := r.b.cfg
-	if !autoCreate || !cfg.AllowAutoTopicCreation {
+	// The namespace's autoTopicCreationOverride, else the broker's configuration.
+	allow, partitioned, partitions := r.b.autoTopicCreation(name.namespace())
+	if !autoCreate || !allow {
 		return 0, errorf(pb.ServerError_TopicNotFound, "Topic %s does not exist", name)
 	}
 	if !r.namespaces[name.namespace()] {
 		return 0, errorf(pb.ServerError_TopicNotFound, "Namespace %s does not exist", name.namespace())
 	}
-	if cfg.AllowAutoTopicCreationType == "partitioned" && !name.isDLQOrRetryName() {
-		if err := r.b.persistPartitioned(name.String(), cfg.DefaultNumPartitions); err != nil {
+	if partitioned && !name.isDLQOrRetryName() {
+		if err := r.b.persistPartitioned(name.String(), partitions); err != nil {
 			return 0, errorf(pb.ServerError_MetadataError, "cannot store the partitioned metadata of %s: %v", name, err)
 		}
-		r.partitioned[name.String()] = cfg.DefaultNumPartitions
-		return cfg.DefaultNumPartitions, nil
+		r.partitioned[name.String()] = partitions
+		return partitions, nil
 	}
 	// Non-partitioned topics are created by the PRODUCER or SUBSCRIBE that follows.
 	return 0, nil
@@ -81,7 +82,7 @@ func (r *topicRegistry) get(name topicName, create bool, purpose string) (*topic
 		if name.Partition >= n {
 			return nil, errorf(pb.ServerError_TopicNotFound, "partition %d of %s does not exist (%d partitions)", name.Partition, name.base(), n)
 		}
-	case !create || !r.b.cfg.AllowAutoTopicCreation:
+	case !create || !r.b.autoTopicAllowed(name.namespace()):
 		return nil, errorf(pb.ServerError_TopicNotFound, "Topic %s does not exist", full)
 	}
 	props := map[string]string{}

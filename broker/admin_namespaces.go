@@ -1,0 +1,364 @@
+package broker
+
+import (
+	"encoding/json"
+	"sort"
+
+	"github.com/letterbox-dev/letterbox/broker/storage"
+)
+
+// Namespaces and their policies, as upstream's /admin/v2/namespaces. Policies are stored whole
+// (upstream's JSON field names); the broker enforces autoTopicCreationOverride and
+// autoSubscriptionCreationOverride; retention, deduplication, schema compatibility strategy and
+// permissions are stored and reported but not enforced yet.
+
+// Policies is upstream's namespace Policies JSON, the part this broker knows.
+type Policies struct {
+	AuthPolicies                     AuthPolicies                      `json:"auth_policies"`
+	ReplicationClusters              []string                          `json:"replication_clusters"`
+	Bundles                          *BundlesData                      `json:"bundles,omitempty"`
+	RetentionPolicies                *RetentionPolicies                `json:"retention_policies,omitempty"`
+	DeduplicationEnabled             *bool                             `json:"deduplicationEnabled,omitempty"`
+	AutoTopicCreationOverride        *AutoTopicCreationOverride        `json:"autoTopicCreationOverride,omitempty"`
+	AutoSubscriptionCreationOverride *AutoSubscriptionCreationOverride `json:"autoSubscriptionCreationOverride,omitempty"`
+	SchemaCompatibilityStrategy      string                            `json:"schema_compatibility_strategy"`
+	MessageTTLInSeconds              *int                              `json:"message_ttl_in_seconds,omitempty"`
+	Deleted                          bool                              `json:"deleted"`
+}
+
+// AuthPolicies is upstream's auth_policies.
+type AuthPolicies struct {
+	NamespaceAuth         map[string][]string            `json:"namespace_auth"`
+	DestinationAuth       map[string]map[string][]string `json:"destination_auth"`
+	SubscriptionAuthRoles map[string][]string            `json:"subscription_auth_roles"`
+}
+
+// BundlesData is upstream's bundles; a single broker has one bundle.
+type BundlesData struct {
+	Boundaries []string `json:"boundaries"`
+	NumBundles int      `json:"numBundles"`
+}
+
+// RetentionPolicies is upstream's retention policy.
+type RetentionPolicies struct {
+	RetentionTimeInMinutes int   `json:"retentionTimeInMinutes"`
+	RetentionSizeInMB      int64 `json:"retentionSizeInMB"`
+}
+
+// AutoTopicCreationOverride is upstream's per-namespace auto topic creation.
+type AutoTopicCreationOverride struct {
+	AllowAutoTopicCreation bool   `json:"allowAutoTopicCreation"`
+	TopicType              string `json:"topicType"`
+	DefaultNumPartitions   *int   `json:"defaultNumPartitions,omitempty"`
+}
+
+// AutoSubscriptionCreationOverride is upstream's per-namespace auto subscription creation.
+type AutoSubscriptionCreationOverride struct {
+	AllowAutoSubscriptionCreation bool `json:"allowAutoSubscriptionCreation"`
+}
+
+// SchemaCompatibilityStrategies are the strategy names upstream accepts.
+var SchemaCompatibilityStrategies = []string{"UNDEFINED", "ALWAYS_INCOMPATIBLE", "ALWAYS_COMPATIBLE",
+	"BACKWARD", "FORWARD", "FULL", "BACKWARD_TRANSITIVE", "FORWARD_TRANSITIVE", "FULL_TRANSITIVE"}
+
+// Actions upstream's permissions grant.
+var authActions = map[string]bool{"produce": true, "consume": true, "functions": true,
+	"sources": true, "sinks": true, "packages": true}
+
+func (b *Broker) defaultPolicies() *Policies {
+	return &Policies{
+		AuthPolicies: AuthPolicies{
+			NamespaceAuth:         map[string][]string{},
+			DestinationAuth:       map[string]map[string][]string{},
+			SubscriptionAuthRoles: map[string][]string{},
+		},
+		ReplicationClusters:         []string{b.cfg.ClusterName},
+		Bundles:                     &BundlesData{Boundaries: []string{"0x00000000", "0xffffffff"}, NumBundles: 1},
+		SchemaCompatibilityStrategy: "UNDEFINED",
+	}
+}
+
+func clonePolicies(p *Policies) *Policies {
+	data, _ := json.Marshal(p)
+	out := &Policies{}
+	json.Unmarshal(data, out)
+	return out
+}
+
+// Namespaces lists a tenant's namespaces, "tenant/ns", sorted.
+func (b *Broker) Namespaces(tenant string) ([]string, error) {
+	if _, err := b.Tenant(tenant); err != nil {
+		return nil, err
+	}
+	b.topics.mu.Lock()
+	defer b.topics.mu.Unlock()
+	out := []string{}
+	for ns := range b.topics.namespaces {
+		if t, _, err := splitNamespace(ns); err == nil && t == tenant {
+			out = append(out, ns)
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// CreateNamespace creates "tenant/ns" with policies p (nil: the defaults).
+func (b *Broker) CreateNamespace(ns string, p *Policies) error {
+	tenant, _, err := splitNamespace(ns)
+	if err != nil {
+		return err
+	}
+	np := b.defaultPolicies()
+	if p != nil {
+		np = clonePolicies(p)
+		def := b.defaultPolicies()
+		if np.AuthPolicies.NamespaceAuth == nil {
+			np.AuthPolicies = def.AuthPolicies
+		}
+		if len(np.ReplicationClusters) == 0 {
+			np.ReplicationClusters = def.ReplicationClusters
+		}
+		if np.Bundles == nil || np.Bundles.NumBundles == 0 {
+			np.Bundles = def.Bundles
+		}
+		if np.SchemaCompatibilityStrategy == "" {
+			np.SchemaCompatibilityStrategy = "UNDEFINED"
+		}
+		if err := b.checkPolicies(np); err != nil {
+			return err
+		}
+	}
+	r := b.topics
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	a, unlock := b.adminLocked()
+	defer unlock()
+	if _, ok := a.tenants[tenant]; !ok {
+		return adminErr(ErrNotFound, "Tenant does not exist")
+	}
+	if r.namespaces[ns] {
+		return adminErr(ErrAlreadyExists, "Namespace already exists")
+	}
+	if err := b.persistAdmin(storage.BucketNamespaces, ns, np); err != nil {
+		return err
+	}
+	r.namespaces[ns] = true
+	a.policies[ns] = np
+	return nil
+}
+
+func (b *Broker) checkPolicies(p *Policies) error {
+	if o := p.AutoTopicCreationOverride; o != nil {
+		if err := checkAutoTopicCreation(o); err != nil {
+			return err
+		}
+	}
+	if !validStrategy(p.SchemaCompatibilityStrategy) {
+		return adminErr(ErrInvalidArgument, "Invalid schema compatibility strategy %q", p.SchemaCompatibilityStrategy)
+	}
+	return nil
+}
+
+func validStrategy(s string) bool {
+	for _, v := range SchemaCompatibilityStrategies {
+		if s == v {
+			return true
+		}
+	}
+	return false
+}
+
+func checkAutoTopicCreation(o *AutoTopicCreationOverride) error {
+	switch o.TopicType {
+	case "non-partitioned":
+	case "partitioned":
+		if o.AllowAutoTopicCreation && (o.DefaultNumPartitions == nil || *o.DefaultNumPartitions <= 0) {
+			return adminErr(ErrInvalidArgument, "[defaultNumPartitions] cannot be less than 1 for partition type.")
+		}
+	default:
+		return adminErr(ErrInvalidArgument, "Unknown topic type %q: want partitioned or non-partitioned", o.TopicType)
+	}
+	return nil
+}
+
+// NamespacePolicies returns a namespace's policies.
+func (b *Broker) NamespacePolicies(ns string) (*Policies, error) {
+	if _, _, err := splitNamespace(ns); err != nil {
+		return nil, err
+	}
+	if !b.topics.hasNamespace(ns) {
+		return nil, adminErr(ErrNotFound, "Namespace does not exist")
+	}
+	a, unlock := b.adminLocked()
+	defer unlock()
+	p := a.policies[ns]
+	if p == nil {
+		p = b.defaultPolicies() // public/default, until someone changes it
+	}
+	return clonePolicies(p), nil
+}
+
+// UpdateNamespacePolicies applies fn to a copy of ns's policies and stores the result.
+func (b *Broker) UpdateNamespacePolicies(ns string, fn func(*Policies) error) error {
+	if _, _, err := splitNamespace(ns); err != nil {
+		return err
+	}
+	r := b.topics
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.namespaces[ns] {
+		return adminErr(ErrNotFound, "Namespace does not exist")
+	}
+	a, unlock := b.adminLocked()
+	defer unlock()
+	p := a.policies[ns]
+	if p == nil {
+		p = b.defaultPolicies()
+	}
+	p = clonePolicies(p)
+	if err := fn(p); err != nil {
+		return err
+	}
+	if err := b.checkPolicies(p); err != nil {
+		return err
+	}
+	if err := b.persistAdmin(storage.BucketNamespaces, ns, p); err != nil {
+		return err
+	}
+	a.policies[ns] = p
+	return nil
+}
+
+// GrantNamespacePermission gives role the actions on ns.
+func (b *Broker) GrantNamespacePermission(ns, role string, actions []string) error {
+	for _, act := range actions {
+		if !authActions[act] {
+			return adminErr(ErrInvalidArgument, "Unknown auth action %q", act)
+		}
+	}
+	return b.UpdateNamespacePolicies(ns, func(p *Policies) error {
+		if p.AuthPolicies.NamespaceAuth == nil {
+			p.AuthPolicies.NamespaceAuth = map[string][]string{}
+		}
+		p.AuthPolicies.NamespaceAuth[role] = append([]string{}, actions...)
+		return nil
+	})
+}
+
+// RevokeNamespacePermission removes role's permissions on ns.
+func (b *Broker) RevokeNamespacePermission(ns, role string) error {
+	return b.UpdateNamespacePolicies(ns, func(p *Policies) error {
+		if _, ok := p.AuthPolicies.NamespaceAuth[role]; !ok {
+			return adminErr(ErrPreconditionFailed, "Permissions are not set at the namespace level")
+		}
+		delete(p.AuthPolicies.NamespaceAuth, role)
+		return nil
+	})
+}
+
+// DeleteNamespace deletes ns. Without force it must hold no topics (ErrConflict); with force
+// its topics are deleted first, forcibly.
+//
+// Hook for the seed-proposal issue (PIP-139): upstream-like deletion is "terminate the
+// namespace, close clients for good, then delete"; here clients are closed with reconnect
+// allowed and may re-create topics until the namespace is gone.
+func (b *Broker) DeleteNamespace(ns string, force bool) error {
+	if _, _, err := splitNamespace(ns); err != nil {
+		return err
+	}
+	if !b.topics.hasNamespace(ns) {
+		return adminErr(ErrNotFound, "Namespace does not exist")
+	}
+	topics := b.namespaceTopics(ns)
+	if len(topics) > 0 && !force {
+		return adminErr(ErrConflict, "Cannot delete non empty namespace")
+	}
+	for _, name := range topics {
+		var err error
+		if n, _ := b.partitionCount(name); n > 0 {
+			err = b.DeletePartitionedTopic(name.String(), true)
+		} else {
+			err = b.DeleteTopic(name.String(), true)
+		}
+		if err != nil && !isKind(err, ErrNotFound) {
+			return err
+		}
+	}
+	r := b.topics
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.namespaces[ns] {
+		return adminErr(ErrNotFound, "Namespace does not exist")
+	}
+	for _, t := range r.topics {
+		if t.name.namespace() == ns {
+			return adminErr(ErrConflict, "Cannot delete non empty namespace: topics were created meanwhile")
+		}
+	}
+	a, unlock := b.adminLocked()
+	defer unlock()
+	if err := b.persistAdmin(storage.BucketNamespaces, ns, nil); err != nil {
+		return err
+	}
+	delete(r.namespaces, ns)
+	delete(a.policies, ns)
+	return nil
+}
+
+// namespaceTopics lists ns's topics: partitioned base names and non-partitioned topics (no
+// partitions), persistent and not.
+func (b *Broker) namespaceTopics(ns string) []topicName {
+	r := b.topics
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []topicName
+	for full := range r.partitioned {
+		if name, err := parseTopicName(full); err == nil && name.namespace() == ns {
+			out = append(out, name)
+		}
+	}
+	for _, t := range r.topics {
+		if t.name.namespace() != ns {
+			continue
+		}
+		if _, ok := r.partitioned[t.name.base().String()]; ok && t.name.Partition >= 0 {
+			continue
+		}
+		out = append(out, t.name)
+	}
+	return out
+}
+
+// autoTopicCreation is the auto topic creation policy for ns: the namespace override if set,
+// else the broker's configuration. Safe with topics.mu or a topic's mutex held.
+func (b *Broker) autoTopicCreation(ns string) (allow, partitioned bool, partitions int) {
+	cfg := b.cfg
+	allow, partitioned, partitions = cfg.AllowAutoTopicCreation, cfg.AllowAutoTopicCreationType == "partitioned", cfg.DefaultNumPartitions
+	a, unlock := b.adminLocked()
+	defer unlock()
+	if p := a.policies[ns]; p != nil && p.AutoTopicCreationOverride != nil {
+		o := p.AutoTopicCreationOverride
+		allow, partitioned = o.AllowAutoTopicCreation, o.TopicType == "partitioned"
+		if o.DefaultNumPartitions != nil && *o.DefaultNumPartitions > 0 {
+			partitions = *o.DefaultNumPartitions
+		}
+	}
+	return allow, partitioned, partitions
+}
+
+// autoSubscriptionCreation is the auto subscription creation policy for ns. Safe with
+// topics.mu or a topic's mutex held.
+func (b *Broker) autoSubscriptionCreation(ns string) bool {
+	a, unlock := b.adminLocked()
+	defer unlock()
+	if p := a.policies[ns]; p != nil && p.AutoSubscriptionCreationOverride != nil {
+		return p.AutoSubscriptionCreationOverride.AllowAutoSubscriptionCreation
+	}
+	return b.cfg.AllowAutoSubscriptionCreation
+}
+
+// autoTopicAllowed reports whether topics may be auto-created in ns.
+func (b *Broker) autoTopicAllowed(ns string) bool {
+	allow, _, _ := b.autoTopicCreation(ns)
+	return allow
+}

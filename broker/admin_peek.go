@@ -1,0 +1,88 @@
+package broker
+
+import (
+	"github.com/letterbox-dev/letterbox/broker/storage"
+)
+
+// Reading entries without consuming them: upstream's peek (…/subscription/{sub}/position/{n}),
+// get by id (…/ledger/{l}/entry/{e}) and examine (…/examinemessage). The entry is returned as
+// stored (headers and payload as the producer sent them); broker/web decodes it.
+
+// PeekEntry returns the n-th (from 1) unacknowledged entry of sub after its mark-delete
+// position. ErrNotFound when there are fewer; ErrNotAllowed on a partitioned topic.
+func (b *Broker) PeekEntry(tname, sub string, n int64) (storage.Entry, error) {
+	name, err := parseAdminTopic(tname)
+	if err != nil {
+		return storage.Entry{}, err
+	}
+	if n < 1 {
+		return storage.Entry{}, adminErr(ErrPreconditionFailed, "Position must be at least 1")
+	}
+	t, err := b.topicFor(name, "Peek messages")
+	if err != nil {
+		return storage.Entry{}, err
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	s, ok := t.subs[sub]
+	if !ok {
+		return storage.Entry{}, adminErr(ErrNotFound, "Subscription not found")
+	}
+	var found storage.Entry
+	ok = false
+	s.scanBacklogUntil(func(e storage.Entry) bool {
+		n--
+		if n == 0 {
+			found, ok = e, true
+			return false
+		}
+		return true
+	})
+	if !ok {
+		return storage.Entry{}, adminErr(ErrNotFound, "Message not found")
+	}
+	return found, nil
+}
+
+// EntryAt returns the entry at ledger:entry.
+func (b *Broker) EntryAt(tname string, ledger, entry int64) (storage.Entry, error) {
+	name, err := parseAdminTopic(tname)
+	if err != nil {
+		return storage.Entry{}, err
+	}
+	t, err := b.topicFor(name, "Get message by id")
+	if err != nil {
+		return storage.Entry{}, err
+	}
+	e, ok := t.log.Get(storage.Position{Ledger: ledger, Entry: entry})
+	if !ok {
+		return storage.Entry{}, adminErr(ErrNotFound, "Message id %d:%d not found", ledger, entry)
+	}
+	return e, nil
+}
+
+// ExamineEntry returns the n-th (from 1) entry counted from the oldest stored entry, or from
+// the newest when latest is set.
+func (b *Broker) ExamineEntry(tname string, latest bool, n int64) (storage.Entry, error) {
+	name, err := parseAdminTopic(tname)
+	if err != nil {
+		return storage.Entry{}, err
+	}
+	if n < 1 {
+		return storage.Entry{}, adminErr(ErrPreconditionFailed, "Invalid value for message position: %d", n)
+	}
+	t, err := b.topicFor(name, "Examine messages")
+	if err != nil {
+		return storage.Entry{}, err
+	}
+	first, last := t.log.First(), t.log.Last()
+	p := storage.Position{Ledger: first.Ledger, Entry: first.Entry + n - 1}
+	if latest {
+		p = storage.Position{Ledger: last.Ledger, Entry: last.Entry - n + 1}
+	}
+	e, ok := t.log.Get(p)
+	if !ok {
+		return storage.Entry{}, adminErr(ErrNotFound, "Could not examine messages due to the total message count is smaller than the position %d", n)
+	}
+	return e, nil
+}

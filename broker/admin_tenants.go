@@ -1,0 +1,209 @@
+package broker
+
+import (
+	"encoding/json"
+	"errors"
+	"sort"
+
+	"github.com/letterbox-dev/letterbox/broker/storage"
+)
+
+// Tenants, as upstream's /admin/v2/tenants. A tenant lists the clusters it may use (only this
+// broker's cluster exists) and its admin roles (stored; authorization is not enforced yet).
+
+// TenantInfo is upstream's TenantInfo JSON.
+type TenantInfo struct {
+	AdminRoles      []string `json:"adminRoles"`
+	AllowedClusters []string `json:"allowedClusters"`
+}
+
+// Tenants lists the tenants, sorted.
+func (b *Broker) Tenants() []string {
+	a, unlock := b.adminLocked()
+	defer unlock()
+	out := make([]string, 0, len(a.tenants))
+	for t := range a.tenants {
+		out = append(out, t)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Tenant returns a tenant's info.
+func (b *Broker) Tenant(name string) (TenantInfo, error) {
+	a, unlock := b.adminLocked()
+	defer unlock()
+	t, ok := a.tenants[name]
+	if !ok {
+		return TenantInfo{}, adminErr(ErrNotFound, "Tenant does not exist")
+	}
+	return cloneTenant(*t), nil
+}
+
+func cloneTenant(t TenantInfo) TenantInfo {
+	t.AdminRoles = append([]string{}, t.AdminRoles...)
+	t.AllowedClusters = append([]string{}, t.AllowedClusters...)
+	return t
+}
+
+func (b *Broker) checkTenantInfo(info TenantInfo) error {
+	if len(info.AllowedClusters) == 0 {
+		return adminErr(ErrPreconditionFailed, "Clusters can not be empty")
+	}
+	for _, c := range info.AllowedClusters {
+		if c != b.cfg.ClusterName {
+			return adminErr(ErrPreconditionFailed, "Clusters do not exist")
+		}
+	}
+	return nil
+}
+
+// CreateTenant creates a tenant; ErrAlreadyExists if it exists.
+func (b *Broker) CreateTenant(name string, info TenantInfo) error {
+	if !validNamePart(name) {
+		return adminErr(ErrInvalidName, "Tenant name is not valid: %s", name)
+	}
+	if err := b.checkTenantInfo(info); err != nil {
+		return err
+	}
+	a, unlock := b.adminLocked()
+	defer unlock()
+	if _, ok := a.tenants[name]; ok {
+		return adminErr(ErrAlreadyExists, "Tenant already exists")
+	}
+	info = cloneTenant(info)
+	if err := b.persistAdmin(storage.BucketTenants, name, &info); err != nil {
+		return err
+	}
+	a.tenants[name] = &info
+	return nil
+}
+
+// UpdateTenant replaces a tenant's info; ErrNotFound if it does not exist.
+func (b *Broker) UpdateTenant(name string, info TenantInfo) error {
+	if err := b.checkTenantInfo(info); err != nil {
+		return err
+	}
+	a, unlock := b.adminLocked()
+	defer unlock()
+	if _, ok := a.tenants[name]; !ok {
+		return adminErr(ErrNotFound, "Tenant does not exist")
+	}
+	info = cloneTenant(info)
+	if err := b.persistAdmin(storage.BucketTenants, name, &info); err != nil {
+		return err
+	}
+	a.tenants[name] = &info
+	return nil
+}
+
+// DeleteTenant deletes a tenant. Without force it must have no namespaces (ErrConflict); with
+// force its namespaces are deleted first, forcibly.
+func (b *Broker) DeleteTenant(name string, force bool) error {
+	if _, err := b.Tenant(name); err != nil {
+		return err
+	}
+	nss, _ := b.Namespaces(name)
+	if len(nss) > 0 && !force {
+		return adminErr(ErrConflict, "The tenant still has active namespaces")
+	}
+	for _, ns := range nss {
+		if err := b.DeleteNamespace(ns, true); err != nil && !isKind(err, ErrNotFound) {
+			return err
+		}
+	}
+	b.topics.mu.Lock()
+	defer b.topics.mu.Unlock()
+	for ns := range b.topics.namespaces {
+		if t, _, _ := splitNamespace(ns); t == name {
+			return adminErr(ErrConflict, "The tenant still has active namespaces")
+		}
+	}
+	a, unlock := b.adminLocked()
+	defer unlock()
+	if err := b.persistAdmin(storage.BucketTenants, name, nil); err != nil {
+		return err
+	}
+	delete(a.tenants, name)
+	return nil
+}
+
+func isKind(err, kind error) bool { return err != nil && errors.Is(err, kind) }
+
+// persistAdmin stores v as JSON under key in bucket (nil deletes it).
+func (b *Broker) persistAdmin(bucket, key string, v any) error {
+	var data []byte
+	if v != nil {
+		var err error
+		if data, err = json.Marshal(v); err != nil {
+			return err
+		}
+	}
+	err := b.store.Metadata().Update(func(tx storage.MetadataTx) error {
+		if data == nil {
+			return tx.Delete(bucket, key)
+		}
+		return tx.Put(bucket, key, data)
+	})
+	if err != nil {
+		return adminErr(ErrPreconditionFailed, "cannot store %s %s: %v", bucket, key, err)
+	}
+	return nil
+}
+
+// recoverAdmin loads tenants, namespaces with their policies and terminated topics from the
+// store. Called by recover, before the broker serves anything.
+func (b *Broker) recoverAdmin() error {
+	meta := b.store.Metadata()
+	a, unlock := b.adminLocked()
+	defer unlock()
+	var bad error
+	keep := func(err error) {
+		if bad == nil {
+			bad = err
+		}
+	}
+	err := meta.Scan(storage.BucketTenants, "", func(key string, v []byte) bool {
+		var t TenantInfo
+		if err := json.Unmarshal(v, &t); err != nil {
+			keep(err)
+			return true
+		}
+		a.tenants[key] = &t
+		return true
+	})
+	if err != nil {
+		return err
+	}
+	err = meta.Scan(storage.BucketNamespaces, "", func(key string, v []byte) bool {
+		p := &Policies{}
+		if err := json.Unmarshal(v, p); err != nil {
+			keep(err)
+			return true
+		}
+		a.policies[key] = p
+		b.topics.namespaces[key] = true
+		return true
+	})
+	if err != nil {
+		return err
+	}
+	err = meta.Scan(storage.BucketTopics, "", func(key string, v []byte) bool {
+		var rec topicRecord
+		if err := json.Unmarshal(v, &rec); err != nil {
+			keep(err)
+			return true
+		}
+		if rec.Terminated {
+			a.terminated[key] = true
+		}
+		return true
+	})
+	if err != nil {
+		return err
+	}
+	if bad != nil {
+		b.log.Error("some stored tenants, namespaces or topic properties could not be recovered", "err", bad)
+	}
+	return nil
+}

@@ -1,0 +1,546 @@
+package broker
+
+import (
+	"maps"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/letterbox-dev/letterbox/broker/storage"
+	"github.com/letterbox-dev/letterbox/client/wire/pb"
+)
+
+// Topics, as upstream's /admin/v2/{persistent,non-persistent}/{tenant}/{ns}/...: lists,
+// creation (partitioned or not, with properties), partition updates, deletion, properties,
+// last message id, lookup by time and termination.
+//
+// Hook for the seed-proposal issue (PIP-139, tombstones): DeleteTopic closes producers and
+// consumers with reconnect allowed (closeForDelete) and leaves no tombstone, so clients that
+// reconnect may auto-create the topic again.
+
+// Topics lists ns's non-partitioned topics and the partitions of its partitioned topics, in
+// one domain (persistent or not), sorted.
+func (b *Broker) Topics(ns string, persistent bool) ([]string, error) {
+	if err := b.checkNamespace(ns); err != nil {
+		return nil, err
+	}
+	mode := pb.CommandGetTopicsOfNamespace_NON_PERSISTENT
+	if persistent {
+		mode = pb.CommandGetTopicsOfNamespace_PERSISTENT
+	}
+	out := b.topics.list(ns, mode)
+	if out == nil {
+		out = []string{}
+	}
+	return out, nil
+}
+
+// PartitionedTopics lists ns's partitioned topics (base names) in one domain, sorted.
+func (b *Broker) PartitionedTopics(ns string, persistent bool) ([]string, error) {
+	if err := b.checkNamespace(ns); err != nil {
+		return nil, err
+	}
+	r := b.topics
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := []string{}
+	for full := range r.partitioned {
+		if name, err := parseTopicName(full); err == nil && name.namespace() == ns && name.Persistent == persistent {
+			out = append(out, full)
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+func (b *Broker) checkNamespace(ns string) error {
+	if _, _, err := splitNamespace(ns); err != nil {
+		return err
+	}
+	if !b.topics.hasNamespace(ns) {
+		return adminErr(ErrNotFound, "Namespace does not exist")
+	}
+	return nil
+}
+
+// partitionCount returns the partition count of a partitioned topic (base name).
+func (b *Broker) partitionCount(name topicName) (int, bool) {
+	b.topics.mu.Lock()
+	defer b.topics.mu.Unlock()
+	n, ok := b.topics.partitioned[name.String()]
+	return n, ok
+}
+
+// topicFor returns the live topic named name (a non-partitioned topic or a partition, which is
+// opened if its partitioned topic exists), or ErrNotFound. A partitioned base name is
+// ErrNotAllowed with what.
+func (b *Broker) topicFor(name topicName, what string) (*topic, error) {
+	r := b.topics
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	full := name.String()
+	if t, ok := r.topics[full]; ok {
+		return t, nil
+	}
+	if _, ok := r.partitioned[full]; ok {
+		return nil, adminErr(ErrNotAllowed, "%s on a partitioned topic is not allowed", what)
+	}
+	if n, ok := r.partitioned[name.base().String()]; ok && name.Partition >= 0 && name.Partition < n {
+		t, serr := r.openLocked(name)
+		if serr != nil {
+			return nil, adminErr(ErrPreconditionFailed, "%s", serr.msg)
+		}
+		return t, nil
+	}
+	return nil, adminErr(ErrNotFound, "Topic not found")
+}
+
+// targets resolves name to the topics an operation applies to: the topic itself, or every
+// partition of a partitioned topic (upstream applies subscription operations to all).
+func (b *Broker) targets(name topicName) ([]*topic, error) {
+	if n, ok := b.partitionCount(name); ok {
+		out := make([]*topic, 0, n)
+		for i := range n {
+			t, err := b.topicFor(name.partition(i), "")
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, t)
+		}
+		return out, nil
+	}
+	t, err := b.topicFor(name, "")
+	if err != nil {
+		return nil, err
+	}
+	return []*topic{t}, nil
+}
+
+// CreateTopic creates a non-partitioned topic with properties (may be nil).
+func (b *Broker) CreateTopic(tname string, props map[string]string) error {
+	name, err := parseAdminTopic(tname)
+	if err != nil {
+		return err
+	}
+	r := b.topics
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	full := name.String()
+	if !r.namespaces[name.namespace()] {
+		return adminErr(ErrNotFound, "Namespace does not exist")
+	}
+	if _, ok := r.topics[full]; ok {
+		return adminErr(ErrAlreadyExists, "This topic already exists")
+	}
+	if _, ok := r.partitioned[full]; ok {
+		return adminErr(ErrAlreadyExists, "This topic already exists")
+	}
+	if n, ok := r.partitioned[name.base().String()]; ok && name.Partition >= 0 && name.Partition < n {
+		return adminErr(ErrPreconditionFailed, "%s is a partition of a partitioned topic", full)
+	}
+	if _, serr := r.openCreating(name, maps.Clone(props)); serr != nil {
+		return adminErr(ErrPreconditionFailed, "%s", serr.msg)
+	}
+	return nil
+}
+
+// CreatePartitionedTopic creates a partitioned topic of n partitions with properties.
+func (b *Broker) CreatePartitionedTopic(tname string, n int, props map[string]string) error {
+	name, err := parseAdminTopic(tname)
+	if err != nil {
+		return err
+	}
+	if n <= 0 {
+		return adminErr(ErrNotAcceptable, "Number of partitions should be more than 0")
+	}
+	if strings.Contains(name.Local, partitionSuffix) {
+		return adminErr(ErrPreconditionFailed, "Partitioned Topic Name should not contain '-partition-'")
+	}
+	r := b.topics
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	full := name.String()
+	if !r.namespaces[name.namespace()] {
+		return adminErr(ErrNotFound, "Namespace does not exist")
+	}
+	if _, ok := r.partitioned[full]; ok {
+		return adminErr(ErrAlreadyExists, "This topic already exists")
+	}
+	if _, ok := r.topics[full]; ok {
+		return adminErr(ErrAlreadyExists, "This topic already exists")
+	}
+	if err := b.storeTopicRecord(full, topicRecord{Properties: maps.Clone(props), Created: time.Now().UnixMilli()}); err != nil {
+		return adminErr(ErrPreconditionFailed, "cannot store the metadata of %s: %v", full, err)
+	}
+	if err := b.persistPartitioned(full, n); err != nil {
+		return adminErr(ErrPreconditionFailed, "cannot store the partitioned metadata of %s: %v", full, err)
+	}
+	r.partitioned[full] = n
+	// Upstream creates the partitions at once; so do we, so they show in lists and stats.
+	for i := range n {
+		if _, ok := r.topics[name.partition(i).String()]; !ok {
+			r.openLocked(name.partition(i))
+		}
+	}
+	return nil
+}
+
+// UpdatePartitions raises a partitioned topic's partition count to n.
+func (b *Broker) UpdatePartitions(tname string, n int) error {
+	name, err := parseAdminTopic(tname)
+	if err != nil {
+		return err
+	}
+	if n <= 0 {
+		return adminErr(ErrNotAcceptable, "Number of partitions should be more than 0")
+	}
+	r := b.topics
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	full := name.String()
+	cur, ok := r.partitioned[full]
+	if !ok {
+		return adminErr(ErrNotFound, "Partitioned topic does not exist")
+	}
+	if n <= cur {
+		return adminErr(ErrUnprocessable, "Desired partitions %d can't be less than the current partitions %d.", n, cur)
+	}
+	if err := b.persistPartitioned(full, n); err != nil {
+		return adminErr(ErrPreconditionFailed, "cannot store the partitioned metadata of %s: %v", full, err)
+	}
+	r.partitioned[full] = n
+	for i := cur; i < n; i++ {
+		if _, ok := r.topics[name.partition(i).String()]; !ok {
+			r.openLocked(name.partition(i))
+		}
+	}
+	return nil
+}
+
+// PartitionedMetadata returns a topic's partition count: 0 for an existing non-partitioned
+// topic, ErrNotFound when there is no such topic.
+func (b *Broker) PartitionedMetadata(tname string) (int, error) {
+	name, err := parseAdminTopic(tname)
+	if err != nil {
+		return 0, err
+	}
+	r := b.topics
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if n, ok := r.partitioned[name.String()]; ok {
+		return n, nil
+	}
+	if _, ok := r.topics[name.String()]; ok {
+		return 0, nil
+	}
+	if n, ok := r.partitioned[name.base().String()]; ok && name.Partition >= 0 && name.Partition < n {
+		return 0, nil
+	}
+	return 0, adminErr(ErrNotFound, "Topic %s does not exist", name)
+}
+
+// DeleteTopic deletes a non-partitioned topic (or one partition). Without force it fails with
+// ErrPreconditionFailed while producers or consumers are connected; with force they are closed.
+func (b *Broker) DeleteTopic(tname string, force bool) error {
+	name, err := parseAdminTopic(tname)
+	if err != nil {
+		return err
+	}
+	r := b.topics
+	r.mu.Lock()
+	full := name.String()
+	if _, ok := r.partitioned[full]; ok {
+		r.mu.Unlock()
+		return adminErr(ErrPreconditionFailed, "%s is a partitioned topic: delete it with its partitions", full)
+	}
+	t, ok := r.topics[full]
+	if !ok {
+		r.mu.Unlock()
+		return adminErr(ErrNotFound, "Topic not found")
+	}
+	if !force && t.busy() {
+		r.mu.Unlock()
+		return adminErr(ErrPreconditionFailed, "Topic has active producers/subscriptions")
+	}
+	delete(r.topics, full)
+	r.mu.Unlock()
+	b.dropTopic(t, name.Partition < 0)
+	return nil
+}
+
+// DeletePartitionedTopic deletes a partitioned topic and all its partitions.
+func (b *Broker) DeletePartitionedTopic(tname string, force bool) error {
+	name, err := parseAdminTopic(tname)
+	if err != nil {
+		return err
+	}
+	r := b.topics
+	r.mu.Lock()
+	full := name.String()
+	n, ok := r.partitioned[full]
+	if !ok {
+		r.mu.Unlock()
+		if _, err := b.topicFor(name, ""); err == nil {
+			return adminErr(ErrNotFound, "Partitioned topic does not exist: %s is not partitioned", full)
+		}
+		return adminErr(ErrNotFound, "Partitioned topic does not exist")
+	}
+	var parts []*topic
+	for i := range n {
+		if t, ok := r.topics[name.partition(i).String()]; ok {
+			parts = append(parts, t)
+		}
+	}
+	if !force {
+		for _, t := range parts {
+			if t.busy() {
+				r.mu.Unlock()
+				return adminErr(ErrPreconditionFailed, "Topic has active producers/subscriptions")
+			}
+		}
+	}
+	if err := b.persistPartitioned(full, 0); err != nil {
+		r.mu.Unlock()
+		return adminErr(ErrPreconditionFailed, "cannot delete the partitioned metadata of %s: %v", full, err)
+	}
+	delete(r.partitioned, full)
+	for _, t := range parts {
+		delete(r.topics, t.full)
+	}
+	r.mu.Unlock()
+	for _, t := range parts {
+		b.dropTopic(t, false)
+	}
+	b.forgetTopicMetadata(name, true)
+	return nil
+}
+
+// busy reports connected producers or consumers. Takes t.mu.
+func (t *topic) busy() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if len(t.producers) > 0 || len(t.waiting) > 0 {
+		return true
+	}
+	for _, s := range t.subs {
+		if len(s.consumers) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// dropTopic finishes deleting t, already removed from the registry: stops it, closes its
+// clients, deletes its log and cursors, and (whole topics only) its schema and properties.
+func (b *Broker) dropTopic(t *topic, whole bool) {
+	t.close()
+	t.mu.Lock()
+	for _, s := range t.subs {
+		t.closeSubscriptionConsumers(s, true, "topic "+t.full+" was deleted")
+		t.removeSubscription(s)
+	}
+	b.closeProducers(t, "topic "+t.full+" was deleted")
+	t.mu.Unlock()
+	if err := b.store.DeleteLog(t.full); err != nil {
+		b.log.Warn("deleting a topic's log", "topic", t.full, "err", err)
+	}
+	if err := b.store.Metadata().Update(func(tx storage.MetadataTx) error {
+		return tx.DeletePrefix(storage.BucketCursors, cursorKey(t.full, ""))
+	}); err != nil {
+		b.log.Warn("deleting a topic's cursors", "topic", t.full, "err", err)
+	}
+	b.forgetTopicMetadata(t.name, whole)
+}
+
+// closeProducers closes t's producers (reconnect allowed; see the PIP-139 hook above). Called
+// with t.mu held.
+func (b *Broker) closeProducers(t *topic, reason string) {
+	for p := range t.producers {
+		delete(t.producers, p)
+		p.conn.forgetProducer(p)
+		p.conn.sendCloseProducer(p.id, true, reason)
+	}
+	for _, p := range t.waiting {
+		p.conn.forgetProducer(p)
+		p.conn.sendCloseProducer(p.id, true, reason)
+	}
+	t.waiting = nil
+}
+
+// forgetTopicMetadata drops a deleted topic's stored record (properties, terminated mark)
+// and, for a whole topic, its schema.
+func (b *Broker) forgetTopicMetadata(name topicName, whole bool) {
+	if whole {
+		b.schemas.drop(name)
+	}
+	full := name.String()
+	if err := b.persistAdmin(storage.BucketTopics, full, nil); err != nil {
+		b.log.Warn("deleting a topic's metadata", "topic", full, "err", err)
+	}
+	a, unlock := b.adminLocked()
+	defer unlock()
+	delete(a.terminated, full)
+}
+
+// TopicProperties returns a topic's properties (a partitioned topic's for its base name).
+func (b *Broker) TopicProperties(tname string) (map[string]string, error) {
+	out := map[string]string{}
+	err := b.editTopicRecord(tname, func(rec *topicRecord) bool {
+		maps.Copy(out, rec.Properties)
+		return false
+	})
+	return out, err
+}
+
+// UpdateTopicProperties merges props into a topic's properties.
+func (b *Broker) UpdateTopicProperties(tname string, props map[string]string) error {
+	return b.editTopicRecord(tname, func(rec *topicRecord) bool {
+		if rec.Properties == nil {
+			rec.Properties = map[string]string{}
+		}
+		maps.Copy(rec.Properties, props)
+		return true
+	})
+}
+
+// RemoveTopicProperty removes one property.
+func (b *Broker) RemoveTopicProperty(tname, key string) error {
+	return b.editTopicRecord(tname, func(rec *topicRecord) bool {
+		delete(rec.Properties, key)
+		return true
+	})
+}
+
+// editTopicRecord runs fn on a copy of the stored record of an existing topic (a partitioned
+// topic's base record) and stores it when fn says so. A live topic's properties (t.props) are
+// updated under its mutex; partitioned base records under topics.mu.
+func (b *Broker) editTopicRecord(tname string, fn func(*topicRecord) bool) error {
+	name, err := parseAdminTopic(tname)
+	if err != nil {
+		return err
+	}
+	full := name.String()
+	edit := func(live *topic) error {
+		rec, found, err := b.loadTopicRecord(full)
+		if err != nil {
+			return adminErr(ErrPreconditionFailed, "cannot read the metadata of %s: %v", full, err)
+		}
+		if !found {
+			rec.Created = time.Now().UnixMilli()
+			if live != nil {
+				rec.Created = millis(live.created)
+			}
+		}
+		rec.Properties = maps.Clone(rec.Properties)
+		if !fn(&rec) {
+			return nil
+		}
+		if err := b.storeTopicRecord(full, rec); err != nil {
+			return adminErr(ErrPreconditionFailed, "cannot store the metadata of %s: %v", full, err)
+		}
+		if live != nil {
+			live.props = rec.Properties
+		}
+		return nil
+	}
+	r := b.topics
+	r.mu.Lock()
+	if _, ok := r.partitioned[full]; ok {
+		defer r.mu.Unlock()
+		return edit(nil)
+	}
+	r.mu.Unlock()
+	t, err := b.topicFor(name, "")
+	if err != nil {
+		return err
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return edit(t)
+}
+
+// existingTopic parses topic and checks that it exists (partitioned or not).
+func (b *Broker) existingTopic(tname string) (topicName, error) {
+	name, err := parseAdminTopic(tname)
+	if err != nil {
+		return name, err
+	}
+	if _, ok := b.partitionCount(name); ok {
+		return name, nil
+	}
+	if _, err := b.topicFor(name, ""); err != nil {
+		return name, err
+	}
+	return name, nil
+}
+
+// LastMessageID is the id of a topic's last entry (entry −1 when it has none).
+func (b *Broker) LastMessageID(tname string) (MessageID, error) {
+	name, err := parseAdminTopic(tname)
+	if err != nil {
+		return MessageID{}, err
+	}
+	t, err := b.topicFor(name, "GetLastMessageId")
+	if err != nil {
+		return MessageID{}, err
+	}
+	return b.messageID(t, t.log.Last()), nil
+}
+
+func (b *Broker) messageID(t *topic, p storage.Position) MessageID {
+	return MessageID{LedgerID: p.Ledger, EntryID: p.Entry, PartitionIndex: t.name.Partition}
+}
+
+// MessageIDByTime returns the first entry published at or after ms, ErrNotFound if none.
+func (b *Broker) MessageIDByTime(tname string, ms int64) (MessageID, error) {
+	name, err := parseAdminTopic(tname)
+	if err != nil {
+		return MessageID{}, err
+	}
+	t, err := b.topicFor(name, "Get message ID by timestamp")
+	if err != nil {
+		return MessageID{}, err
+	}
+	p := t.log.FindByTime(ms)
+	if _, ok := t.log.Get(p); !ok {
+		return MessageID{}, adminErr(ErrNotFound, "Message ID not found")
+	}
+	return b.messageID(t, p), nil
+}
+
+// TerminateTopic marks a topic terminated: no more messages may be published (producers are
+// closed and new ones refused with TopicTerminatedError). It returns the last message id.
+func (b *Broker) TerminateTopic(tname string) (MessageID, error) {
+	name, err := parseAdminTopic(tname)
+	if err != nil {
+		return MessageID{}, err
+	}
+	if _, err := b.topicFor(name, "Termination of a partitioned topic"); err != nil {
+		return MessageID{}, err
+	}
+	err = b.editTopicRecord(tname, func(rec *topicRecord) bool {
+		rec.Terminated = true
+		return true
+	})
+	if err != nil {
+		return MessageID{}, err
+	}
+	t, err := b.topicFor(name, "")
+	if err != nil {
+		return MessageID{}, err
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	a, unlock := b.adminLocked()
+	a.terminated[t.full] = true
+	unlock()
+	b.closeProducers(t, "topic "+t.full+" was terminated")
+	return b.messageID(t, t.log.Last()), nil
+}
+
+// isTerminated reports whether a topic was terminated. Safe with any broker lock held.
+func (b *Broker) isTerminated(full string) bool {
+	a, unlock := b.adminLocked()
+	defer unlock()
+	return a.terminated[full]
+}
