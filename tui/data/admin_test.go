@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"testing"
+
+	_ "github.com/letterbox-dev/letterbox/tui/tuitest" // the -update flag of `go test ./tui/...`
 )
 
 // upstreamAdmin answers the admin REST paths Admin uses with upstream-shaped JSON. It stands in

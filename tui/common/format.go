@@ -1,0 +1,104 @@
+package common
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+)
+
+// Rate formats msg/s compactly: 0, 0.4, 42.5, 1.2k.
+func Rate(v float64) string {
+	switch {
+	case v == 0:
+		return "0"
+	case v < 10:
+		return fmt.Sprintf("%.1f", v)
+	case v < 1000:
+		return fmt.Sprintf("%.0f", v)
+	case v < 1e6:
+		return fmt.Sprintf("%.1fk", v/1e3)
+	}
+	return fmt.Sprintf("%.1fM", v/1e6)
+}
+
+// Count formats a count compactly: 118, 2340, 12.3k, 1.2M.
+func Count(v int64) string {
+	switch {
+	case v < 10_000:
+		return fmt.Sprintf("%d", v)
+	case v < 1_000_000:
+		return fmt.Sprintf("%.1fk", float64(v)/1e3)
+	}
+	return fmt.Sprintf("%.1fM", float64(v)/1e6)
+}
+
+// Bytes formats a size in binary units: 0 B, 1.0 KiB, 3.3 MiB.
+func Bytes(v int64) string {
+	const unit = 1024
+	if v < unit {
+		return fmt.Sprintf("%d B", v)
+	}
+	div, exp := int64(unit), 0
+	for n := v / unit; n >= unit; n /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(v)/float64(div), "KMGTPE"[exp])
+}
+
+// Age formats how long ago t was, relative to now: 12s, 5m, 3h, 2d.
+func Age(now, t time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	d := now.Sub(t)
+	switch {
+	case d < 0:
+		return "0s"
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh", int(d.Hours()))
+	}
+	return fmt.Sprintf("%dd", int(d.Hours()/24))
+}
+
+// Trunc cuts s (which may hold ANSI styles) to w cells, ending with … when cut.
+func Trunc(s string, w int) string {
+	if w <= 0 {
+		return ""
+	}
+	return ansi.Truncate(s, w, "…")
+}
+
+// Pad pads or cuts s to exactly w cells; right aligns it to the right.
+func Pad(s string, w int, right bool) string {
+	s = Trunc(s, w)
+	gap := w - ansi.StringWidth(s)
+	if gap <= 0 {
+		return s
+	}
+	if right {
+		return strings.Repeat(" ", gap) + s
+	}
+	return s + strings.Repeat(" ", gap)
+}
+
+// Lines pads or cuts text to exactly h lines of w cells, so pages always fill their area.
+func Lines(text string, w, h int) string {
+	lines := strings.Split(text, "\n")
+	if len(lines) > h {
+		lines = lines[:h]
+	}
+	for len(lines) < h {
+		lines = append(lines, "")
+	}
+	for i, l := range lines {
+		lines[i] = Pad(l, w, false)
+	}
+	return strings.Join(lines, "\n")
+}

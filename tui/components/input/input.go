@@ -1,0 +1,59 @@
+// Package input is a one-line prompt (the ":" palette, the "/" filter, a file name): a bubbles
+// text input with a fixed, non-blinking cursor, so it costs no timer while idle and renders
+// the same in every golden run.
+package input
+
+import (
+	"charm.land/bubbles/v2/textinput"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/letterbox-dev/letterbox/tui/common"
+)
+
+// Model is a prompt line.
+type Model struct {
+	c  *common.Common
+	ti textinput.Model
+}
+
+// New returns a blurred prompt showing prompt before the text.
+func New(c *common.Common, prompt, placeholder string) Model {
+	ti := textinput.New()
+	ti.Prompt = prompt
+	ti.Placeholder = placeholder
+	m := Model{c: c, ti: ti}
+	m.Restyle()
+	return m
+}
+
+// Restyle applies the current theme (after :theme).
+func (m *Model) Restyle() {
+	st := m.c.Styles
+	s := textinput.DefaultStyles(m.c.Styles.Theme.Dark)
+	s.Focused.Prompt = st.Accent
+	s.Blurred.Prompt = st.Subtle
+	s.Focused.Text = st.Text
+	s.Blurred.Text = st.Text
+	s.Focused.Placeholder = st.Subtle
+	s.Blurred.Placeholder = st.Subtle
+	s.Focused.Suggestion = st.Subtle
+	s.Cursor.Blink = false
+	m.ti.SetStyles(s)
+}
+
+func (m *Model) Focus()                    { _ = m.ti.Focus() }
+func (m *Model) Blur()                     { m.ti.Blur() }
+func (m Model) Focused() bool              { return m.ti.Focused() }
+func (m Model) Value() string              { return m.ti.Value() }
+func (m *Model) SetValue(v string)         { m.ti.SetValue(v); m.ti.CursorEnd() }
+func (m *Model) SetWidth(w int)            { m.ti.SetWidth(max(1, w-len([]rune(m.ti.Prompt))-1)) }
+func (m *Model) SetSuggestions(s []string) { m.ti.ShowSuggestions = len(s) > 0; m.ti.SetSuggestions(s) }
+
+// Update hands msg to the text input.
+func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
+	var cmd tea.Cmd
+	m.ti, cmd = m.ti.Update(msg)
+	return m, cmd
+}
+
+func (m Model) View() string { return m.ti.View() }

@@ -1,0 +1,86 @@
+// Package palette is the ":" command line (k9s's command mode): a prompt with completion over
+// the known commands. It only collects the line; the app runs it.
+package palette
+
+import (
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/letterbox-dev/letterbox/tui/common"
+	"github.com/letterbox-dev/letterbox/tui/components/input"
+)
+
+// RunMsg carries the command line the user entered (without the colon).
+type RunMsg struct{ Line string }
+
+// CloseMsg says the palette was dismissed.
+type CloseMsg struct{}
+
+// Command is one palette command, for completion and help.
+type Command struct {
+	Name string // "theme"
+	Args string // "NAME"
+	Desc string
+}
+
+// Model is the palette.
+type Model struct {
+	c     *common.Common
+	in    input.Model
+	cmds  []Command
+	width int
+}
+
+// New returns a closed palette knowing cmds; extra are completions beyond the command names
+// ("theme dark", "ns public/default").
+func New(c *common.Common, cmds []Command) Model {
+	return Model{c: c, in: input.New(c, ":", "command (tab completes, esc closes)"), cmds: cmds}
+}
+
+// Open focuses the palette with an empty line and the given completions.
+func (m *Model) Open(completions []string) {
+	m.in.Restyle()
+	m.in.SetValue("")
+	m.in.SetSuggestions(completions)
+	m.in.Focus()
+}
+
+func (m *Model) SetWidth(w int) { m.width = w; m.in.SetWidth(w) }
+
+// Update handles keys while the palette is open.
+func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
+	if k, ok := msg.(tea.KeyPressMsg); ok {
+		switch k.String() {
+		case "esc":
+			m.in.Blur()
+			return m, func() tea.Msg { return CloseMsg{} }
+		case "enter":
+			line := strings.TrimSpace(m.in.Value())
+			m.in.Blur()
+			return m, func() tea.Msg { return RunMsg{Line: line} }
+		}
+	}
+	var cmd tea.Cmd
+	m.in, cmd = m.in.Update(msg)
+	return m, cmd
+}
+
+// Hints are the commands matching what is typed so far, for the line above the prompt.
+func (m Model) Hints() string {
+	typed := strings.Fields(m.in.Value())
+	var parts []string
+	for _, c := range m.cmds {
+		if len(typed) > 0 && !strings.HasPrefix(c.Name, typed[0]) {
+			continue
+		}
+		s := m.c.Styles.Key.Render(c.Name)
+		if c.Args != "" {
+			s += " " + m.c.Styles.Subtle.Render(c.Args)
+		}
+		parts = append(parts, s)
+	}
+	return common.Trunc(strings.Join(parts, "  "), m.width)
+}
+
+func (m Model) View() string { return common.Pad(m.in.View(), m.width, false) }

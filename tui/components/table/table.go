@@ -1,0 +1,233 @@
+// Package table is a virtualised table: it renders only the rows on screen, so a namespace of
+// 10,000 topics costs what 40 rows cost. Sorting and filtering belong to the page, which owns
+// the data; the table owns the cursor, the scroll offset and the column layout.
+package table
+
+import (
+	"strings"
+
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/letterbox-dev/letterbox/tui/common"
+)
+
+// Column describes one column. Exactly one column should be Flex: it takes the width the others
+// leave. Droppable columns are hidden, rightmost first, when the flex column would get less
+// than its Min.
+type Column struct {
+	Title     string
+	Width     int
+	Right     bool
+	Flex      bool
+	Min       int
+	Droppable bool
+}
+
+// Row is one row: plain cells, and optionally a style per cell (cells past len(Styles) take
+// the text style). The selected row is drawn plain in the selection style, so colours never fight.
+type Row struct {
+	Cells  []string
+	Styles []lipgloss.Style
+}
+
+// Model is the table.
+type Model struct {
+	c       *common.Common
+	cols    []Column
+	rows    []Row
+	cursor  int
+	offset  int
+	width   int
+	height  int
+	focused bool
+	// SortCol and SortDesc only draw the arrow in the header; the page sorts.
+	SortCol  int
+	SortDesc bool
+}
+
+// New returns an empty, focused table.
+func New(c *common.Common, cols []Column) Model {
+	return Model{c: c, cols: cols, focused: true, SortCol: -1}
+}
+
+func (m *Model) SetSize(w, h int)      { m.width, m.height = w, h; m.clamp() }
+func (m *Model) Focus(v bool)          { m.focused = v }
+func (m Model) Focused() bool          { return m.focused }
+func (m Model) Cursor() int            { return m.cursor }
+func (m Model) Len() int               { return len(m.rows) }
+func (m *Model) SetColumns(c []Column) { m.cols = c }
+
+// SetRows replaces the rows, keeping the cursor where it was (clamped).
+func (m *Model) SetRows(rows []Row) { m.rows = rows; m.clamp() }
+
+// SetCursor moves the cursor to i and scrolls it into view.
+func (m *Model) SetCursor(i int) { m.cursor = i; m.clamp() }
+
+func (m *Model) Move(delta int) { m.SetCursor(m.cursor + delta) }
+func (m *Model) Top()           { m.SetCursor(0) }
+func (m *Model) Bottom()        { m.SetCursor(len(m.rows) - 1) }
+func (m *Model) PageDown()      { m.Move(max(1, m.bodyHeight()-1)) }
+func (m *Model) PageUp()        { m.Move(-max(1, m.bodyHeight()-1)) }
+
+// RowAt returns the row index at line y of the table's view (0 is the header), or -1.
+func (m Model) RowAt(y int) int {
+	i := m.offset + y - 1
+	if y < 1 || i >= len(m.rows) {
+		return -1
+	}
+	return i
+}
+
+func (m Model) bodyHeight() int { return max(0, m.height-1) }
+
+func (m *Model) clamp() {
+	if m.cursor >= len(m.rows) {
+		m.cursor = len(m.rows) - 1
+	}
+	if m.cursor < 0 {
+		m.cursor = 0
+	}
+	h := m.bodyHeight()
+	if m.cursor < m.offset {
+		m.offset = m.cursor
+	}
+	if h > 0 && m.cursor >= m.offset+h {
+		m.offset = m.cursor - h + 1
+	}
+	if m.offset > max(0, len(m.rows)-h) {
+		m.offset = max(0, len(m.rows)-h)
+	}
+}
+
+// layout returns the visible columns' indexes and widths.
+func (m Model) layout() ([]int, []int) {
+	visible := make([]bool, len(m.cols))
+	for i := range visible {
+		visible[i] = true
+	}
+	for {
+		fixed, flex, n := 0, -1, 0
+		for i, c := range m.cols {
+			if !visible[i] {
+				continue
+			}
+			n++
+			if c.Flex {
+				flex = i
+			} else {
+				fixed += c.Width
+			}
+		}
+		rest := m.width - fixed - (n - 1)
+		if flex < 0 || rest >= m.cols[flex].Min {
+			var idx, ws []int
+			for i, c := range m.cols {
+				if !visible[i] {
+					continue
+				}
+				w := c.Width
+				if c.Flex {
+					w = max(1, rest)
+				}
+				idx, ws = append(idx, i), append(ws, w)
+			}
+			return idx, ws
+		}
+		dropped := false
+		for i := len(m.cols) - 1; i >= 0; i-- {
+			if visible[i] && m.cols[i].Droppable {
+				visible[i], dropped = false, true
+				break
+			}
+		}
+		if !dropped {
+			visible[flex] = true
+			rest = max(1, rest)
+			var idx, ws []int
+			for i, c := range m.cols {
+				if visible[i] {
+					w := c.Width
+					if c.Flex {
+						w = rest
+					}
+					idx, ws = append(idx, i), append(ws, w)
+				}
+			}
+			return idx, ws
+		}
+	}
+}
+
+// View renders the header and the visible rows, exactly height lines of width cells.
+func (m Model) View() string {
+	if m.width <= 0 || m.height <= 0 {
+		return ""
+	}
+	st := m.c.Styles
+	idx, ws := m.layout()
+	var b strings.Builder
+	var hdr []string
+	for k, i := range idx {
+		t := m.cols[i].Title
+		if i == m.SortCol {
+			if m.SortDesc {
+				t += "↓"
+			} else {
+				t += "↑"
+			}
+		}
+		hdr = append(hdr, common.Pad(t, ws[k], m.cols[i].Right))
+	}
+	b.WriteString(st.ColHeader.Render(common.Pad(strings.Join(hdr, " "), m.width, false)))
+	end := min(len(m.rows), m.offset+m.bodyHeight())
+	for r := m.offset; r < end; r++ {
+		b.WriteByte('\n')
+		row := m.rows[r]
+		if r == m.cursor {
+			var cells []string
+			for k, i := range idx {
+				cells = append(cells, common.Pad(cell(row, i), ws[k], m.cols[i].Right))
+			}
+			sel := st.SelectedDim
+			if m.focused {
+				sel = st.Selected
+			}
+			b.WriteString(sel.Render(common.Pad(strings.Join(cells, " "), m.width, false)))
+			continue
+		}
+		line := 0
+		for k, i := range idx {
+			if k > 0 {
+				b.WriteByte(' ')
+				line++
+			}
+			s := common.Pad(cell(row, i), ws[k], m.cols[i].Right)
+			style := st.Text
+			if i < len(row.Styles) {
+				style = row.Styles[i]
+			}
+			b.WriteString(style.Render(s))
+			line += ws[k]
+		}
+		if line < m.width {
+			b.WriteString(strings.Repeat(" ", m.width-line))
+		}
+	}
+	for n := end - m.offset; n < m.bodyHeight(); n++ {
+		b.WriteByte('\n')
+		b.WriteString(strings.Repeat(" ", m.width))
+	}
+	return b.String()
+}
+
+func cell(r Row, i int) string {
+	if i < len(r.Cells) {
+		return ansi.Strip(r.Cells[i])
+	}
+	return ""
+}
+
+func isZero(s lipgloss.Style) bool {
+	return s.String() == "" && s.GetForeground() == nil && !s.GetBold()
+}

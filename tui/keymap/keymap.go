@@ -1,0 +1,71 @@
+// Package keymap is every key binding of the TUI, by name, so help, the footer and the screens
+// agree. Plain letters are only ever matched when no input field has focus (the app checks
+// Page.Capturing before it looks at a key); ctrl-keys work everywhere.
+package keymap
+
+import "charm.land/bubbles/v2/key"
+
+// KeyMap holds the global and per-screen bindings.
+type KeyMap struct {
+	// Global
+	Quit, ForceQuit, Help, Palette, Filter, Back, NextPane, Refresh key.Binding
+	// Navigation
+	Up, Down, PageUp, PageDown, Top, Bottom, Left, Right, Enter key.Binding
+	// Topics
+	Sort, SortReverse, Expand, Produce key.Binding
+	// Topic
+	Messages, Tail key.Binding
+	// Messages
+	Decode, Export, Copy, NextMatch, PrevMatch, Follow, Mark, NextPage, PrevPage key.Binding
+	// Produce
+	Send, NextField, PrevField key.Binding
+}
+
+// Default returns the standard bindings; help texts spell out "ctrl+" as users read it.
+func Default() *KeyMap {
+	b := func(help, desc string, keys ...string) key.Binding {
+		return key.NewBinding(key.WithKeys(keys...), key.WithHelp(help, desc))
+	}
+	return &KeyMap{
+		Quit:      b("q", "quit", "q"),
+		ForceQuit: b("ctrl+c", "quit", "ctrl+c"),
+		Help:      b("?", "help", "?", "f1"),
+		Palette:   b(":", "command", ":", "ctrl+p"),
+		Filter:    b("/", "filter", "/", "ctrl+f"),
+		Back:      b("esc", "back", "esc"),
+		NextPane:  b("tab", "next pane", "tab"),
+		Refresh:   b("ctrl+r", "reload", "ctrl+r"),
+
+		Up:       b("↑/k", "up", "up", "k"),
+		Down:     b("↓/j", "down", "down", "j"),
+		PageUp:   b("pgup", "page up", "pgup", "ctrl+u"),
+		PageDown: b("pgdn", "page down", "pgdown", "ctrl+d"),
+		Top:      b("g", "top", "g", "home"),
+		Bottom:   b("G", "bottom", "G", "end"),
+		Left:     b("←/h", "collapse", "left", "h"),
+		Right:    b("→/l", "expand", "right", "l"),
+		Enter:    b("enter", "open", "enter"),
+
+		Sort:        b("s", "sort column", "s"),
+		SortReverse: b("S", "reverse sort", "S"),
+		Expand:      b("x", "expand partitions", "x"),
+		Produce:     b("p", "produce", "p"),
+
+		Messages: b("m", "peek messages", "m"),
+		Tail:     b("t", "tail live", "t"),
+
+		Decode:    b("d", "decode as", "d"),
+		Export:    b("e", "export JSON lines", "e", "ctrl+e"),
+		Copy:      b("y", "copy payload", "y"),
+		NextMatch: b("n", "next match", "n"),
+		PrevMatch: b("N", "previous match", "N"),
+		Follow:    b("f", "follow", "f"),
+		Mark:      b("space", "mark", "space", "v"),
+		NextPage:  b("]", "next page", "]"),
+		PrevPage:  b("[", "first page", "["),
+
+		Send:      b("ctrl+s", "send", "ctrl+s"),
+		NextField: b("tab", "next field", "tab"),
+		PrevField: b("shift+tab", "previous field", "shift+tab"),
+	}
+}
