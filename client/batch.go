@@ -1,0 +1,135 @@
+package client
+
+import (
+	"time"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/letterbox-dev/letterbox/client/wire"
+	"github.com/letterbox-dev/letterbox/client/wire/pb"
+)
+
+// sendOp is one SEND on the wire: a single message or a batch, waiting for its receipt.
+type sendOp struct {
+	seq     uint64 // sequence id of the (first) message
+	n       int    // messages
+	batch   bool   // entry is in batch format: ids carry batch indexes
+	frame   []byte // the whole SEND frame, re-sent verbatim after a reconnect
+	futures []*SendFuture
+	created time.Time
+}
+
+// batchBuilder accumulates messages of the next batch.
+type batchBuilder struct {
+	body    []byte
+	n       int
+	first   *pb.MessageMetadata // outer metadata fields taken from the first message
+	seq     uint64
+	futures []*SendFuture
+	created time.Time
+}
+
+func (b *batchBuilder) empty() bool { return b.n == 0 }
+
+// add appends one message; seq is its sequence id.
+func (b *batchBuilder) add(m *Message, payload []byte, seq uint64, f *SendFuture) error {
+	sm := &pb.SingleMessageMetadata{
+		Properties: propsToPB(m.Properties),
+		SequenceId: proto.Uint64(seq),
+	}
+	if m.Key != "" {
+		sm.PartitionKey = proto.String(m.Key)
+	}
+	if m.OrderingKey != "" {
+		sm.OrderingKey = []byte(m.OrderingKey)
+	}
+	if !m.EventTime.IsZero() {
+		sm.EventTime = proto.Uint64(toMillis(m.EventTime))
+	}
+	body, err := wire.AppendBatchMessage(b.body, sm, payload)
+	if err != nil {
+		return err
+	}
+	if b.n == 0 {
+		b.seq = seq
+		b.created = time.Now()
+		b.first = &pb.MessageMetadata{PartitionKey: sm.PartitionKey, OrderingKey: sm.OrderingKey, Properties: sm.Properties}
+	}
+	b.body = body
+	b.n++
+	b.futures = append(b.futures, f)
+	return nil
+}
+
+func (b *batchBuilder) reset() {
+	b.body = b.body[:0]
+	if cap(b.body) > 1<<20 {
+		b.body = nil
+	}
+	b.n = 0
+	b.first = nil
+	b.futures = nil
+}
+
+// encodeSend builds the SEND frame for metadata meta and the uncompressed body.
+func (p *partitionProducer) encodeSend(meta *pb.MessageMetadata, body []byte, n int) ([]byte, error) {
+	meta.ProducerName = proto.String(p.name)
+	meta.PublishTime = proto.Uint64(uint64(time.Now().UnixMilli()))
+	if p.schemaVersion != nil {
+		meta.SchemaVersion = p.schemaVersion
+	}
+	payload := body
+	if c := p.opts.Compression; c != NoCompression {
+		var err error
+		payload, err = p.cl.codecs.compress(c, nil, body)
+		if err != nil {
+			return nil, err
+		}
+		meta.Compression = pb.CompressionType(c).Enum()
+		meta.UncompressedSize = proto.Uint32(uint32(len(body)))
+	}
+	hp, err := wire.AppendPayload(nil, meta, payload)
+	if err != nil {
+		return nil, err
+	}
+	if len(hp)-10 > p.maxMessageSize() {
+		return nil, ErrMessageTooLarge
+	}
+	send := &pb.CommandSend{ProducerId: proto.Uint64(p.id), SequenceId: meta.SequenceId}
+	if n != 1 {
+		send.NumMessages = proto.Int32(int32(n))
+	}
+	return wire.AppendCommand(nil, &pb.BaseCommand{Type: pb.BaseCommand_SEND.Enum(), Send: send}, hp)
+}
+
+// flushBatchLocked turns the current batch into a sendOp and writes it. p.mu is held.
+func (p *partitionProducer) flushBatchLocked() {
+	b := &p.batch
+	if b.empty() {
+		return
+	}
+	meta := &pb.MessageMetadata{
+		SequenceId:         proto.Uint64(b.seq),
+		NumMessagesInBatch: proto.Int32(int32(b.n)),
+		PartitionKey:       b.first.PartitionKey,
+		OrderingKey:        b.first.OrderingKey,
+	}
+	frame, err := p.encodeSend(meta, b.body, b.n)
+	futures := b.futures
+	op := &sendOp{seq: b.seq, n: b.n, batch: true, frame: frame, futures: futures, created: b.created}
+	b.reset()
+	if err != nil {
+		p.failOp(op, err)
+		return
+	}
+	p.enqueueLocked(op)
+}
+
+// enqueueLocked appends op to the pending queue and writes it if connected. p.mu is held.
+func (p *partitionProducer) enqueueLocked(op *sendOp) {
+	p.pending = append(p.pending, op)
+	if p.cnx != nil {
+		// An error means the connection is closing: the reconnect re-sends op.
+		p.cnx.write(op.frame)
+	}
+}

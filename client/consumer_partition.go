@@ -1,0 +1,324 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/letterbox-dev/letterbox/client/wire"
+	"github.com/letterbox-dev/letterbox/client/wire/pb"
+)
+
+// partitionConsumer is the subscription of one consumer on one topic or partition. Its one
+// goroutine (run) reconnects; the connection's reader calls message/closed* (never blocking);
+// the parent Consumer's dispatcher hands its messages to the application.
+type partitionConsumer struct {
+	cl        *Client
+	parent    *Consumer
+	topic     string
+	partition int32
+	id        uint64
+	log       *slog.Logger
+	purpose   string
+
+	// epoch changes on every (re)subscribe; queued messages of an older epoch are dropped,
+	// since the broker redelivers whatever was not acknowledged.
+	epoch atomic.Uint64
+
+	reconnect chan string
+	stop      chan struct{}
+	stopOnce  sync.Once
+	wg        sync.WaitGroup
+
+	mu             sync.Mutex
+	cnx            *conn
+	closeErr       error
+	permits        int // delivered since the last FLOW
+	startID        MessageID
+	startInclusive bool
+	hasStart       bool // readers: filter messages before startID
+	reachedEnd     bool
+
+	acks ackTracker
+}
+
+func newPartitionConsumer(ctx context.Context, parent *Consumer, topic string, partition int32, purpose string) (*partitionConsumer, error) {
+	pc := &partitionConsumer{
+		cl:        parent.cl,
+		parent:    parent,
+		topic:     topic,
+		partition: partition,
+		id:        parent.cl.nextConsumerID(),
+		purpose:   purpose,
+		reconnect: make(chan string, 1),
+		stop:      make(chan struct{}),
+	}
+	pc.log = pc.cl.log.With("topic", topic, "consumer", pc.id)
+	o := &parent.opts
+	if o.nonDurable {
+		pc.startID, pc.startInclusive = o.startID, o.startInclusive
+		pc.hasStart = !o.startID.isEarliest() && !o.startID.isLatest()
+	}
+	pc.acks.init(pc)
+	if err := pc.connect(ctx, ""); err != nil {
+		return nil, err
+	}
+	pc.wg.Add(1)
+	go pc.run()
+	return pc, nil
+}
+
+func (pc *partitionConsumer) connect(ctx context.Context, assigned string) error {
+	var c *conn
+	var err error
+	if assigned != "" {
+		c, err = pc.cl.pool.get(ctx, assigned, assigned)
+	} else {
+		c, err = pc.cl.connFor(ctx, pc.topic)
+	}
+	if err != nil {
+		return err
+	}
+	o := &pc.parent.opts
+	sub := &pb.CommandSubscribe{
+		Topic:                      proto.String(pc.topic),
+		Subscription:               proto.String(o.SubscriptionName),
+		SubType:                    pb.CommandSubscribe_SubType(o.Type).Enum(),
+		ConsumerId:                 proto.Uint64(pc.id),
+		ConsumerName:               proto.String(pc.parent.name),
+		Durable:                    proto.Bool(!o.nonDurable),
+		InitialPosition:            pb.CommandSubscribe_InitialPosition(o.InitialPosition).Enum(),
+		ReadCompacted:              proto.Bool(o.ReadCompacted),
+		ReplicateSubscriptionState: proto.Bool(o.ReplicateSubscriptionState),
+		Metadata:                   propsToPB(o.Properties),
+		SubscriptionProperties:     propsToPB(o.SubscriptionProperties),
+	}
+	if o.PriorityLevel != 0 {
+		sub.PriorityLevel = proto.Int32(o.PriorityLevel)
+	}
+	if pc.purpose != "" {
+		sub.TopicPurpose = proto.String(pc.purpose)
+	}
+	if s := o.Schema; s != nil {
+		if _, auto := s.(AutoConsumeSchema); auto {
+			// PIP-236: only brokers speaking v21 know the AutoConsume type.
+			if c.protocolVersion >= int32(pb.ProtocolVersion_v21) {
+				sub.Schema = s.info()
+			}
+		} else {
+			sub.Schema = s.info()
+		}
+	}
+	if ks := o.KeySharedPolicy; ks != nil && o.Type == KeyShared {
+		meta := &pb.KeySharedMeta{KeySharedMode: pb.KeySharedMode_AUTO_SPLIT.Enum(), AllowOutOfOrderDelivery: proto.Bool(ks.AllowOutOfOrderDelivery)}
+		if ks.Sticky {
+			meta.KeySharedMode = pb.KeySharedMode_STICKY.Enum()
+			for _, r := range ks.HashRanges {
+				meta.HashRanges = append(meta.HashRanges, &pb.IntRange{Start: proto.Int32(r[0]), End: proto.Int32(r[1])})
+			}
+		}
+		sub.KeySharedMeta = meta
+	}
+	pc.mu.Lock()
+	if o.nonDurable {
+		sub.StartMessageId = pc.startID.pb()
+		if pc.startID.isEarliest() {
+			sub.StartMessageId = wire.EarliestID()
+		} else if pc.startID.isLatest() {
+			sub.StartMessageId = wire.LatestID()
+		}
+	}
+	pc.mu.Unlock()
+	// Messages queued from the previous subscription are now stale.
+	pc.epoch.Add(1)
+	if err := c.addConsumer(pc.id, pc); err != nil {
+		return err
+	}
+	resp, err := c.request(ctx, &pb.BaseCommand{Type: pb.BaseCommand_SUBSCRIBE.Enum(), Subscribe: sub})
+	if err == nil && resp.GetSuccess() == nil {
+		err = fmt.Errorf("%w: SUBSCRIBE answered with %v", ErrProtocol, resp.GetType())
+	}
+	if err != nil {
+		c.removeConsumer(pc.id, pc)
+		if errors.Is(err, ErrTimeout) || errors.Is(err, context.Canceled) {
+			c.writeCmd(&pb.BaseCommand{Type: pb.BaseCommand_CLOSE_CONSUMER.Enum(),
+				CloseConsumer: &pb.CommandCloseConsumer{ConsumerId: proto.Uint64(pc.id), RequestId: proto.Uint64(pc.cl.nextRequestID())}})
+		}
+		return fmt.Errorf("subscribe %s to %s: %w", o.SubscriptionName, pc.topic, err)
+	}
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	if pc.closeErr != nil {
+		c.removeConsumer(pc.id, pc)
+		return pc.closeErr
+	}
+	if c.isClosed() {
+		return c.closedError()
+	}
+	pc.cnx = c
+	pc.permits = 0
+	pc.reachedEnd = false
+	return c.writeCmd(flowCmd(pc.id, o.ReceiverQueueSize))
+}
+
+func flowCmd(id uint64, n int) *pb.BaseCommand {
+	return &pb.BaseCommand{Type: pb.BaseCommand_FLOW.Enum(),
+		Flow: &pb.CommandFlow{ConsumerId: proto.Uint64(id), MessagePermits: proto.Uint32(uint32(n))}}
+}
+
+func (pc *partitionConsumer) run() {
+	defer pc.wg.Done()
+	for {
+		select {
+		case <-pc.stop:
+			return
+		case assigned := <-pc.reconnect:
+			pc.reconnectLoop(assigned)
+		}
+	}
+}
+
+func (pc *partitionConsumer) reconnectLoop(assigned string) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() { // ends with this call
+		select {
+		case <-pc.stop:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	bo := newBackoff()
+	for {
+		err := pc.connect(ctx, assigned)
+		if err == nil {
+			return
+		}
+		if permanent(err) {
+			pc.log.Warn("consumer closed: cannot resubscribe", "err", err)
+			pc.closeForGood(err)
+			return
+		}
+		pc.log.Info("consumer reconnect failed", "err", err)
+		assigned = ""
+		if !sleepCtx(ctx, bo.Next()) {
+			return
+		}
+	}
+}
+
+func (pc *partitionConsumer) requestReconnect(assigned string) {
+	select {
+	case pc.reconnect <- assigned:
+	default:
+	}
+}
+
+func (pc *partitionConsumer) closedByBroker(cc *pb.CommandCloseConsumer) {
+	if !cc.GetAllowReconnect() {
+		pc.closeForGood(&BrokerClosedError{Topic: pc.topic, Reason: cc.GetReason()})
+		return
+	}
+	pc.mu.Lock()
+	pc.cnx = nil
+	pc.mu.Unlock()
+	assigned := cc.GetAssignedBrokerServiceUrl()
+	if pc.cl.useTLS() {
+		assigned = cc.GetAssignedBrokerServiceUrlTls()
+	}
+	pc.requestReconnect(assigned)
+}
+
+func (pc *partitionConsumer) connectionClosed(c *conn) {
+	pc.mu.Lock()
+	mine := pc.cnx == c
+	if mine {
+		pc.cnx = nil
+	}
+	pc.mu.Unlock()
+	if mine {
+		pc.requestReconnect("")
+	}
+}
+
+func (pc *partitionConsumer) activeChange(active bool) {
+	pc.log.Debug("active consumer change", "active", active)
+}
+
+func (pc *partitionConsumer) endOfTopic() {
+	pc.mu.Lock()
+	pc.reachedEnd = true
+	pc.mu.Unlock()
+}
+
+// closeForGood stops the consumer with err (no reconnect); the parent learns of it.
+func (pc *partitionConsumer) closeForGood(err error) {
+	pc.mu.Lock()
+	if pc.closeErr != nil {
+		pc.mu.Unlock()
+		return
+	}
+	pc.closeErr = err
+	c := pc.cnx
+	pc.cnx = nil
+	pc.mu.Unlock()
+	if c != nil {
+		c.removeConsumer(pc.id, pc)
+	}
+	pc.stopOnce.Do(func() { close(pc.stop) })
+	pc.parent.partitionFailed(pc, err)
+}
+
+// delivered counts n messages handed to the application (or skipped) and sends FLOW once
+// half the receiver queue has been used, as upstream's clients do.
+func (pc *partitionConsumer) delivered(n int) {
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	pc.permits += n
+	if q := pc.parent.opts.ReceiverQueueSize; pc.permits >= max(q/2, 1) && pc.cnx != nil {
+		pc.cnx.writeCmd(flowCmd(pc.id, pc.permits))
+		pc.permits = 0
+	}
+}
+
+// conn returns the current connection, or nil while reconnecting.
+func (pc *partitionConsumer) conn() *conn {
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	return pc.cnx
+}
+
+// request sends a request on the current connection.
+func (pc *partitionConsumer) request(ctx context.Context, cmd *pb.BaseCommand) (*pb.BaseCommand, error) {
+	c := pc.conn()
+	if c == nil {
+		pc.mu.Lock()
+		err := pc.closeErr
+		pc.mu.Unlock()
+		if err != nil {
+			return nil, err
+		}
+		return nil, fmt.Errorf("%w: %s is reconnecting", ErrServiceNotReadyClient, pc.topic)
+	}
+	return c.request(ctx, cmd)
+}
+
+// ErrServiceNotReadyClient is returned by requests made while a consumer is reconnecting.
+var ErrServiceNotReadyClient = errors.New("pulsar: not connected")
+
+// close flushes acks, closes the consumer on the broker and stops run.
+func (pc *partitionConsumer) close(ctx context.Context) {
+	pc.acks.flush()
+	c := pc.conn()
+	pc.closeForGood(ErrClosed)
+	if c != nil {
+		c.request(ctx, &pb.BaseCommand{Type: pb.BaseCommand_CLOSE_CONSUMER.Enum(),
+			CloseConsumer: &pb.CommandCloseConsumer{ConsumerId: proto.Uint64(pc.id)}})
+	}
+	pc.wg.Wait()
+}

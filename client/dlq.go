@@ -1,0 +1,258 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/letterbox-dev/letterbox/client/wire/pb"
+)
+
+// Property names and suffixes of upstream's DLQ and retry flows (the official Go client's
+// constants, including the historic misspelling ORIGIN_MESSAGE_IDY_TIME).
+const (
+	DLQTopicSuffix             = "-DLQ"
+	RetryTopicSuffix           = "-RETRY"
+	MaxReconsumeTimes          = 16
+	PropertyDelayTime          = "DELAY_TIME"
+	PropertyRealTopic          = "REAL_TOPIC"
+	PropertyRetryTopic         = "RETRY_TOPIC"
+	PropertyReconsumeTimes     = "RECONSUMETIMES"
+	PropertyOriginMessageIDOld = "ORIGIN_MESSAGE_IDY_TIME"
+	PropertyOriginMessageID    = "ORIGIN_MESSAGE_ID"
+)
+
+// setupDLQ fills in the DLQ/retry topics as the official Go client does and appends the
+// retry topic to the subscribed topics when RetryEnable.
+func (c *Consumer) setupDLQ(ctx context.Context, first string, topics *[]string) error {
+	o := &c.opts
+	if o.DLQ != nil {
+		p := *o.DLQ
+		o.DLQ = &p
+	}
+	if o.RetryEnable {
+		tn, err := parseTopic(first)
+		if err != nil {
+			return err
+		}
+		base := tn.Base()
+		retry := base + "-" + o.SubscriptionName + RetryTopicSuffix
+		dlq := base + "-" + o.SubscriptionName + DLQTopicSuffix
+		// Topics named by the client versions before 2.10, used when they exist partitioned.
+		legacyRetry := tn.Domain + "://" + tn.Namespace + "/" + o.SubscriptionName + RetryTopicSuffix
+		legacyDLQ := tn.Domain + "://" + tn.Namespace + "/" + o.SubscriptionName + DLQTopicSuffix
+		if n, err := c.cl.partitionsNoCreate(ctx, legacyRetry); err == nil && n > 0 {
+			retry = legacyRetry
+		}
+		if n, err := c.cl.partitionsNoCreate(ctx, legacyDLQ); err == nil && n > 0 {
+			dlq = legacyDLQ
+		}
+		if o.DLQ == nil {
+			o.DLQ = &DLQPolicy{MaxDeliveries: MaxReconsumeTimes}
+		}
+		if o.DLQ.DeadLetterTopic == "" {
+			o.DLQ.DeadLetterTopic = dlq
+		}
+		if o.DLQ.RetryLetterTopic == "" {
+			o.DLQ.RetryLetterTopic = retry
+		}
+		*topics = append(*topics, o.DLQ.RetryLetterTopic)
+	}
+	if o.DLQ == nil {
+		return nil
+	}
+	if o.DLQ.MaxDeliveries == 0 {
+		return fmt.Errorf("%w: DLQPolicy.MaxDeliveries must be > 0", ErrInvalidConfig)
+	}
+	if o.DLQ.DeadLetterTopic == "" {
+		return fmt.Errorf("%w: DLQPolicy.DeadLetterTopic is required", ErrInvalidConfig)
+	}
+	c.dlq = newDLQRouter(c, first)
+	return nil
+}
+
+// partitionsNoCreate asks for partitioned metadata without auto-creating the topic (PIP-344);
+// a missing topic counts as non-partitioned.
+func (cl *Client) partitionsNoCreate(ctx context.Context, topic string) (int, error) {
+	c, err := cl.serviceConn(ctx)
+	if err != nil {
+		return 0, err
+	}
+	resp, err := c.request(ctx, &pb.BaseCommand{
+		Type: pb.BaseCommand_PARTITIONED_METADATA.Enum(),
+		PartitionMetadata: &pb.CommandPartitionedTopicMetadata{
+			Topic: proto.String(topic), MetadataAutoCreationEnabled: proto.Bool(false)},
+	})
+	if err != nil {
+		return 0, err
+	}
+	r := resp.GetPartitionMetadataResponse()
+	if r.GetResponse() == pb.CommandPartitionedTopicMetadataResponse_Failed {
+		return 0, serverError(r.GetError(), r.GetMessage())
+	}
+	return int(r.GetPartitions()), nil
+}
+
+// dlqRouter sends messages that exceeded MaxDeliveries to the DLQ topic, then acknowledges
+// them (or nacks them when the send failed). Its goroutine is owned by the consumer.
+type dlqRouter struct {
+	c    *Consumer
+	q    *msgQueue
+	prod lazyProducer
+	stop chan struct{}
+	wg   sync.WaitGroup
+}
+
+func newDLQRouter(c *Consumer, sourceTopic string) *dlqRouter {
+	r := &dlqRouter{c: c, q: newMsgQueue(), stop: make(chan struct{})}
+	r.prod.init(func() ProducerOptions {
+		pol := c.opts.DLQ
+		o := pol.ProducerOptions
+		o.Topic = pol.DeadLetterTopic
+		o.Name = pol.DeadLetterProducerName
+		if o.Name == "" {
+			o.Name = fmt.Sprintf("%s-%s-%s-%s-DLQ", sourceTopic, c.opts.SubscriptionName, c.name, randomName(5))
+		}
+		if o.Compression == NoCompression {
+			o.Compression = LZ4
+		}
+		o.InitialSubscriptionName = pol.InitialSubscriptionName
+		o.TopicPurpose = TopicPurposeDeadLetter
+		if s := c.opts.Schema; s != nil {
+			if _, auto := s.(AutoConsumeSchema); !auto {
+				o.Schema = s
+			}
+		}
+		return o
+	})
+	r.wg.Add(1)
+	go r.run()
+	return r
+}
+
+func (r *dlqRouter) route(m *Message) { r.q.push(m) }
+
+func (r *dlqRouter) run() {
+	defer r.wg.Done()
+	for {
+		m := r.q.pop()
+		if m == nil {
+			select {
+			case <-r.stop:
+				return
+			case <-r.q.sig:
+				continue
+			}
+		}
+		props := map[string]string{
+			PropertyRealTopic:          m.Topic,
+			PropertyOriginMessageIDOld: m.ID.String(),
+			PropertyOriginMessageID:    m.ID.String(),
+		}
+		for k, v := range m.Properties {
+			props[k] = v
+		}
+		err := r.send(r.c.ctx, deadLetter(m, props))
+		if err != nil {
+			if r.c.ctx.Err() != nil {
+				return
+			}
+			r.c.cl.log.Warn("sending to the DLQ failed", "topic", r.c.opts.DLQ.DeadLetterTopic, "id", m.ID, "err", err)
+			r.c.Nack(m)
+			continue
+		}
+		r.c.Ack(m)
+	}
+}
+
+func deadLetter(m *Message, props map[string]string) *Message {
+	return &Message{Payload: m.Payload, Key: m.Key, OrderingKey: m.OrderingKey, Properties: props, EventTime: m.EventTime}
+}
+
+// send publishes to the DLQ with the router's producer (created on first use).
+func (r *dlqRouter) send(ctx context.Context, m *Message) error {
+	p, err := r.prod.get(ctx, r.c.cl)
+	if err != nil {
+		return err
+	}
+	_, err = p.Send(ctx, m)
+	return err
+}
+
+func (r *dlqRouter) close() {
+	close(r.stop)
+	r.wg.Wait()
+	r.prod.close()
+}
+
+// lazyProducer creates its producer on first use, retrying with backoff until ctx ends, as
+// upstream's DLQ and retry routers do.
+type lazyProducer struct {
+	mu     sync.Mutex
+	p      *Producer
+	opts   func() ProducerOptions
+	closed bool
+}
+
+func (l *lazyProducer) init(opts func() ProducerOptions) { l.opts = opts }
+
+func (l *lazyProducer) get(ctx context.Context, cl *Client) (*Producer, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed {
+		return nil, ErrClosed
+	}
+	if l.p != nil {
+		return l.p, nil
+	}
+	bo := newBackoff()
+	for {
+		p, err := cl.CreateProducer(ctx, l.opts())
+		if err == nil {
+			l.p = p
+			return p, nil
+		}
+		if permanent(err) || errors.Is(err, ErrClosed) || ctx.Err() != nil {
+			return nil, err
+		}
+		cl.log.Warn("creating producer failed; retrying", "err", err)
+		if !sleepCtx(ctx, bo.Next()) {
+			return nil, err
+		}
+	}
+}
+
+func (l *lazyProducer) close() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.closed = true
+	if l.p != nil {
+		l.p.Close()
+	}
+}
+
+// patternTopic qualifies a topics pattern as the official Go client does ("x" means
+// persistent://public/default/x) and returns the namespace it lists.
+func patternTopic(pattern string) (full, domain, namespace string, err error) {
+	full = pattern
+	if !strings.Contains(pattern, "://") {
+		switch strings.Count(pattern, "/") {
+		case 0:
+			full = "persistent://public/default/" + pattern
+		case 2:
+			full = "persistent://" + pattern
+		default:
+			return "", "", "", fmt.Errorf("%w: topics pattern %q", ErrInvalidTopic, pattern)
+		}
+	}
+	domain, rest, _ := strings.Cut(full, "://")
+	parts := strings.SplitN(rest, "/", 3)
+	if len(parts) != 3 {
+		return "", "", "", fmt.Errorf("%w: topics pattern %q", ErrInvalidTopic, pattern)
+	}
+	return full, domain, parts[0] + "/" + parts[1], nil
+}

@@ -1,0 +1,50 @@
+package client
+
+import (
+	"bufio"
+	"encoding/binary"
+	"fmt"
+	"io"
+
+	"github.com/letterbox-dev/letterbox/client/wire"
+)
+
+// frameReader reads frames with wire's codec. Unlike wire.Reader its limit can be raised
+// after the handshake (to the broker's max_message_size + padding) without losing buffered
+// bytes.
+type frameReader struct {
+	r        *bufio.Reader
+	maxFrame int
+	buf      []byte
+}
+
+func newFrameReader(r io.Reader, maxFrame int) *frameReader {
+	return &frameReader{r: bufio.NewReaderSize(r, 64<<10), maxFrame: maxFrame}
+}
+
+// Next returns the next frame; its Payload aliases a buffer the next call reuses.
+func (fr *frameReader) Next() (wire.Frame, error) {
+	var size [4]byte
+	if _, err := io.ReadFull(fr.r, size[:]); err != nil {
+		return wire.Frame{}, err
+	}
+	n, _, err := wire.FrameLength(size[:], fr.maxFrame)
+	if err != nil {
+		return wire.Frame{}, err
+	}
+	if cap(fr.buf) < n {
+		fr.buf = make([]byte, n)
+	}
+	buf := fr.buf[:n]
+	copy(buf, size[:])
+	if _, err := io.ReadFull(fr.r, buf[4:]); err != nil {
+		if err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		return wire.Frame{}, fmt.Errorf("truncated frame of %d bytes: %w", binary.BigEndian.Uint32(size[:]), err)
+	}
+	if n > 1<<20 {
+		fr.buf = nil
+	}
+	return wire.DecodeFrame(buf)
+}

@@ -1,0 +1,197 @@
+package client_test
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/apache/pulsar-client-go/pulsar"
+	plog "github.com/apache/pulsar-client-go/pulsar/log"
+
+	"github.com/letterbox-dev/letterbox/broker"
+	"github.com/letterbox-dev/letterbox/client"
+)
+
+// testLogWriter forwards log lines to t.Log until the test has finished.
+type testLogWriter struct {
+	mu     sync.Mutex
+	t      testing.TB
+	prefix string
+	done   bool
+}
+
+func (w *testLogWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.done {
+		w.t.Log(w.prefix + strings.TrimRight(string(p), "\n"))
+	}
+	return len(p), nil
+}
+
+func testLogger(t testing.TB, prefix string) *slog.Logger {
+	w := &testLogWriter{t: t, prefix: prefix}
+	t.Cleanup(func() {
+		w.mu.Lock()
+		w.done = true
+		w.mu.Unlock()
+	})
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelWarn}))
+}
+
+func startBroker(t testing.TB, mods ...func(*broker.Config)) *broker.Broker {
+	t.Helper()
+	cfg := broker.DefaultConfig()
+	cfg.Logger = testLogger(t, "broker: ")
+	for _, m := range mods {
+		m(&cfg)
+	}
+	b, err := broker.New(broker.WithConfig(cfg))
+	if err != nil {
+		t.Fatalf("start broker: %v", err)
+	}
+	t.Cleanup(func() { b.Close() })
+	return b
+}
+
+func newClient(t testing.TB, b *broker.Broker, mods ...func(*client.Options)) *client.Client {
+	t.Helper()
+	o := client.Options{
+		ServiceURL:       b.ServiceURL(),
+		OperationTimeout: 10 * time.Second,
+		Logger:           testLogger(t, "client: "),
+	}
+	for _, m := range mods {
+		m(&o)
+	}
+	c, err := client.New(o)
+	if err != nil {
+		t.Fatalf("new client: %v", err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+func newOfficial(t testing.TB, b *broker.Broker) pulsar.Client {
+	t.Helper()
+	c, err := pulsar.NewClient(pulsar.ClientOptions{
+		URL:               b.ServiceURL(),
+		OperationTimeout:  10 * time.Second,
+		ConnectionTimeout: 5 * time.Second,
+		Logger:            plog.NewLoggerWithSlog(testLogger(t, "official: ")),
+	})
+	if err != nil {
+		t.Fatalf("official client: %v", err)
+	}
+	t.Cleanup(c.Close)
+	return c
+}
+
+func testCtx(t testing.TB, d time.Duration) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+var topicSeq struct {
+	sync.Mutex
+	n int
+}
+
+func uniqueTopic(t testing.TB) string {
+	topicSeq.Lock()
+	defer topicSeq.Unlock()
+	topicSeq.n++
+	name := strings.NewReplacer("/", "-", " ", "-", "#", "-").Replace(t.Name())
+	return fmt.Sprintf("persistent://public/default/%s-%d", strings.ToLower(name), topicSeq.n)
+}
+
+// eventually polls cond until it holds or d passes.
+func eventually(t testing.TB, d time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %v waiting for %s", d, what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func mustProducer(t testing.TB, c *client.Client, o client.ProducerOptions) *client.Producer {
+	t.Helper()
+	p, err := c.CreateProducer(testCtx(t, 10*time.Second), o)
+	if err != nil {
+		t.Fatalf("create producer on %s: %v", o.Topic, err)
+	}
+	t.Cleanup(func() { p.Close() })
+	return p
+}
+
+func mustSubscribe(t testing.TB, c *client.Client, o client.ConsumerOptions) *client.Consumer {
+	t.Helper()
+	cons, err := c.Subscribe(testCtx(t, 10*time.Second), o)
+	if err != nil {
+		t.Fatalf("subscribe %s: %v", o.SubscriptionName, err)
+	}
+	t.Cleanup(func() { cons.Close() })
+	return cons
+}
+
+func receiveN(t testing.TB, cons *client.Consumer, n int, d time.Duration) []*client.Message {
+	t.Helper()
+	ctx := testCtx(t, d)
+	out := make([]*client.Message, 0, n)
+	for len(out) < n {
+		m, err := cons.Receive(ctx)
+		if err != nil {
+			t.Fatalf("receive %d of %d: %v", len(out)+1, n, err)
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// goroutineLeakCheck fails the test if, after cleanup, goroutines from this package are
+// still running (polled, since closed connections finish asynchronously).
+func goroutineLeakCheck(t *testing.T) {
+	t.Helper()
+	t.Cleanup(func() {
+		deadline := time.Now().Add(5 * time.Second)
+		for {
+			stacks := clientGoroutines()
+			if len(stacks) == 0 {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Errorf("%d goroutines of package client still running:\n%s", len(stacks), strings.Join(stacks, "\n\n"))
+				return
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	})
+}
+
+func clientGoroutines() []string {
+	buf := make([]byte, 1<<20)
+	for {
+		n := runtime.Stack(buf, true)
+		if n < len(buf) {
+			buf = buf[:n]
+			break
+		}
+		buf = make([]byte, 2*len(buf))
+	}
+	var out []string
+	for _, g := range strings.Split(string(buf), "\n\n") {
+		if strings.Contains(g, "letterbox/client.") && !strings.Contains(g, "client_test.") && !strings.Contains(g, "testing.tRunner") {
+			out = append(out, g)
+		}
+	}
+	return out
+}

@@ -1,0 +1,65 @@
+package client
+
+import (
+	"crypto/tls"
+	"log/slog"
+	"time"
+)
+
+// Version is this library's version, announced to brokers as client_version "letterbox-<Version>".
+const Version = "0.1.0"
+
+// Options configure a Client. Only ServiceURL is required.
+type Options struct {
+	// ServiceURL is pulsar://host:port or pulsar+ssl://host:port.
+	ServiceURL string
+	// OperationTimeout bounds each request (lookup, subscribe, ...) whose ctx has no earlier
+	// deadline. Default 30s.
+	OperationTimeout time.Duration
+	// ConnectionTimeout bounds dialling and the CONNECT handshake. Default 10s.
+	ConnectionTimeout time.Duration
+	// KeepAliveInterval is the PING period; a connection that received nothing for two
+	// intervals is closed as stale. Default 30s.
+	KeepAliveInterval time.Duration
+	// Logger receives the client's logs; default slog.Default().
+	Logger *slog.Logger
+
+	// Token is a JWT sent with auth method "token". TokenFile names a file to read it from on
+	// every (re)connect, so rotated tokens are picked up. AuthMethod/AuthData send any other
+	// credentials verbatim.
+	Token      string
+	TokenFile  string
+	AuthMethod string
+	AuthData   []byte
+
+	// TLS: TLSTrustCertsFile is a PEM bundle of CAs; TLSAllowInsecureConnection skips
+	// verification; TLSConfig, when set, is used as is (cloned) instead.
+	TLSTrustCertsFile          string
+	TLSAllowInsecureConnection bool
+	TLSConfig                  *tls.Config
+
+	// ListenerName is sent as advertised_listener_name on lookups.
+	ListenerName string
+	// ClientVersionSuffix is appended to the announced client version.
+	ClientVersionSuffix string
+	// MaxConnectionsPerBroker; default 1.
+	MaxConnectionsPerBroker int
+}
+
+func (o *Options) setDefaults() {
+	if o.OperationTimeout <= 0 {
+		o.OperationTimeout = 30 * time.Second
+	}
+	if o.ConnectionTimeout <= 0 {
+		o.ConnectionTimeout = 10 * time.Second
+	}
+	if o.KeepAliveInterval <= 0 {
+		o.KeepAliveInterval = 30 * time.Second
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	if o.MaxConnectionsPerBroker <= 0 {
+		o.MaxConnectionsPerBroker = 1
+	}
+}
