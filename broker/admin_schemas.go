@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"maps"
 	"sort"
-	"time"
 
 	"google.golang.org/protobuf/proto"
 
@@ -277,5 +276,3 @@ func KeyValueSchemaJSON(data []byte) (string, bool) {
 	out, _ := json.Marshal(map[string]json.RawMessage{"key": enc(k), "value": enc(v)})
 	return string(out), true
 }
-
-var _ = time.Now

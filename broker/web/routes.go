@@ -8,5 +8,14 @@ func (s *Server) routes() http.Handler {
 	rt := newRouter()
 	s.brokerRoutes(rt)
 	s.clusterRoutes(rt)
+	s.tenantRoutes(rt)
+	s.namespaceRoutes(rt)
+	s.topicRoutes(rt)
+	s.statsRoutes(rt)
+	s.subscriptionRoutes(rt)
+	s.peekRoutes(rt)
+	s.schemaRoutes(rt)
+	s.lookupRoutes(rt)
+	s.metricsRoutes(rt)
 	return rt
 }

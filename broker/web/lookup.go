@@ -1,0 +1,41 @@
+package web
+
+import "net/http"
+
+// The HTTP lookup, /lookup/v2/topic/{domain}/{tenant}/{ns}/{topic}: every topic is served by
+// this broker, at its binary-protocol URL and this server's URL. The topic need not exist
+// (producers and consumers create it), as with the binary LOOKUP.
+
+type lookupJSON struct {
+	BrokerURL    string `json:"brokerUrl"`
+	BrokerURLTLS string `json:"brokerUrlTls"`
+	HTTPURL      string `json:"httpUrl"`
+	HTTPURLTLS   string `json:"httpUrlTls"`
+	NativeURL    string `json:"nativeUrl"`
+}
+
+func (s *Server) lookupRoutes(rt *router) {
+	for _, d := range domains {
+		rt.handle("GET /lookup/v2/topic/"+d+"/{tenant}/{namespace}/{topic}", func(w http.ResponseWriter, r *http.Request) {
+			if !validPart(r.PathValue("tenant")) || !validPart(r.PathValue("namespace")) {
+				writeError(w, http.StatusPreconditionFailed, "Invalid topic name")
+				return
+			}
+			writeJSON(w, http.StatusOK, lookupJSON{BrokerURL: s.b.ServiceURL(), HTTPURL: s.URL(), NativeURL: s.b.ServiceURL()})
+		})
+	}
+}
+
+func validPart(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, c := range s {
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '_', c == '-', c == '=', c == ':', c == '.':
+		default:
+			return false
+		}
+	}
+	return true
+}

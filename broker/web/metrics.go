@@ -1,0 +1,126 @@
+package web
+
+import (
+	"fmt"
+	"net/http"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// GET /metrics: Prometheus text exposition, with upstream's metric names and labels (cluster,
+// namespace, topic, subscription) at topic level, as upstream with
+// exposeTopicLevelMetricsInPrometheus=true (its default).
+
+type metricFamily struct {
+	name, help, typ string
+	lines           []string
+}
+
+type metrics struct {
+	families map[string]*metricFamily
+	order    []string
+}
+
+func (m *metrics) add(name, typ, help string, labels [][2]string, v float64) {
+	f := m.families[name]
+	if f == nil {
+		f = &metricFamily{name: name, help: help, typ: typ}
+		m.families[name] = f
+		m.order = append(m.order, name)
+	}
+	var b strings.Builder
+	b.WriteString(name)
+	if len(labels) > 0 {
+		b.WriteByte('{')
+		for i, l := range labels {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(l[0] + "=" + strconv.Quote(l[1]))
+		}
+		b.WriteByte('}')
+	}
+	b.WriteByte(' ')
+	b.WriteString(strconv.FormatFloat(v, 'g', -1, 64))
+	f.lines = append(f.lines, b.String())
+}
+
+func (s *Server) metricsRoutes(rt *router) {
+	rt.handle("GET /metrics", s.metrics)
+	rt.handle("GET /metrics/", s.metrics)
+}
+
+func (s *Server) metrics(w http.ResponseWriter, r *http.Request) {
+	cluster := s.b.Config().ClusterName
+	m := &metrics{families: map[string]*metricFamily{}}
+	m.add("pulsar_active_connections", "gauge", "Client connections open.", [][2]string{{"cluster", cluster}}, float64(s.b.ConnectionCount()))
+	all := s.b.BrokerTopicStats()
+	nss := make([]string, 0, len(all))
+	for ns := range all {
+		nss = append(nss, ns)
+	}
+	sort.Strings(nss)
+	for _, ns := range nss {
+		topicCount := 0
+		for _, bundle := range all[ns] {
+			for _, domain := range bundle {
+				names := make([]string, 0, len(domain))
+				for t := range domain {
+					names = append(names, t)
+				}
+				sort.Strings(names)
+				for _, t := range names {
+					topicCount++
+					st := domain[t]
+					l := [][2]string{{"cluster", cluster}, {"namespace", ns}, {"topic", t}}
+					consumers := 0
+					backlog := int64(0)
+					for _, sub := range st.Subscriptions {
+						consumers += len(sub.Consumers)
+						backlog += sub.MsgBacklog
+					}
+					m.add("pulsar_subscriptions_count", "gauge", "Subscriptions of the topic.", l, float64(len(st.Subscriptions)))
+					m.add("pulsar_producers_count", "gauge", "Producers of the topic.", l, float64(len(st.Publishers)))
+					m.add("pulsar_consumers_count", "gauge", "Consumers of the topic.", l, float64(consumers))
+					m.add("pulsar_rate_in", "gauge", "Messages per second published.", l, st.MsgRateIn)
+					m.add("pulsar_rate_out", "gauge", "Messages per second dispatched.", l, st.MsgRateOut)
+					m.add("pulsar_throughput_in", "gauge", "Bytes per second published.", l, st.MsgThroughputIn)
+					m.add("pulsar_throughput_out", "gauge", "Bytes per second dispatched.", l, st.MsgThroughputOut)
+					m.add("pulsar_storage_size", "gauge", "Bytes stored.", l, float64(st.StorageSize))
+					m.add("pulsar_msg_backlog", "gauge", "Entries not yet acknowledged, summed over subscriptions.", l, float64(backlog))
+					m.add("pulsar_in_messages_total", "counter", "Messages published.", l, float64(st.MsgInCounter))
+					m.add("pulsar_in_bytes_total", "counter", "Bytes published.", l, float64(st.BytesInCounter))
+					m.add("pulsar_out_messages_total", "counter", "Messages dispatched.", l, float64(st.MsgOutCounter))
+					m.add("pulsar_out_bytes_total", "counter", "Bytes dispatched.", l, float64(st.BytesOutCounter))
+					subs := make([]string, 0, len(st.Subscriptions))
+					for sub := range st.Subscriptions {
+						subs = append(subs, sub)
+					}
+					sort.Strings(subs)
+					for _, sub := range subs {
+						ss := st.Subscriptions[sub]
+						sl := append(l[:3:3], [2]string{"subscription", sub})
+						m.add("pulsar_subscription_back_log", "gauge", "Entries not yet acknowledged.", sl, float64(ss.MsgBacklog))
+						m.add("pulsar_subscription_delayed", "gauge", "Messages waiting for their delivery time.", sl, float64(ss.MsgDelayed))
+						m.add("pulsar_subscription_unacked_messages", "gauge", "Messages delivered and not acknowledged.", sl, float64(ss.UnackedMessages))
+						m.add("pulsar_subscription_msg_rate_out", "gauge", "Messages per second dispatched.", sl, ss.MsgRateOut)
+						m.add("pulsar_subscription_msg_throughput_out", "gauge", "Bytes per second dispatched.", sl, ss.MsgThroughputOut)
+						m.add("pulsar_subscription_msg_rate_redeliver", "gauge", "Messages per second redelivered.", sl, ss.MsgRateRedeliver)
+						m.add("pulsar_subscription_consumers_count", "gauge", "Consumers of the subscription.", sl, float64(len(ss.Consumers)))
+					}
+				}
+			}
+		}
+		m.add("pulsar_topics_count", "gauge", "Topics of the namespace.", [][2]string{{"cluster", cluster}, {"namespace", ns}}, float64(topicCount))
+	}
+	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
+	w.WriteHeader(http.StatusOK)
+	for _, name := range m.order {
+		f := m.families[name]
+		fmt.Fprintf(w, "# HELP %s %s\n# TYPE %s %s\n", f.name, f.help, f.name, f.typ)
+		for _, line := range f.lines {
+			fmt.Fprintln(w, line)
+		}
+	}
+}

@@ -1,0 +1,178 @@
+package web
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+
+	"github.com/letterbox-dev/letterbox/broker"
+)
+
+// The namespaces resource: /admin/v2/namespaces/... — list, create (with or without a
+// Policies body), get policies, delete (?force=true deletes the topics too), topics, and the
+// policies the TUI and the seed behaviours need: retention, autoTopicCreation,
+// autoSubscriptionCreation, deduplication, schemaCompatibilityStrategy and permissions.
+// Unset policies answer 204 with no body, as upstream answers null.
+
+func (s *Server) namespaceRoutes(rt *router) {
+	const ns = "/admin/v2/namespaces/{tenant}/{namespace}"
+	rt.handle("GET /admin/v2/namespaces/{tenant}", func(w http.ResponseWriter, r *http.Request) {
+		list, err := s.b.Namespaces(r.PathValue("tenant"))
+		answer(w, list, err)
+	})
+	rt.handle("PUT "+ns, func(w http.ResponseWriter, r *http.Request) {
+		var p broker.Policies
+		present, ok := decodeBody(w, r, &p, true)
+		if !ok {
+			return
+		}
+		var pp *broker.Policies
+		if present {
+			pp = &p
+		}
+		noContent(w, s.b.CreateNamespace(nsName(r), pp))
+	})
+	rt.handle("GET "+ns, func(w http.ResponseWriter, r *http.Request) {
+		p, err := s.b.NamespacePolicies(nsName(r))
+		answer(w, p, err)
+	})
+	rt.handle("DELETE "+ns, func(w http.ResponseWriter, r *http.Request) {
+		if force, ok := queryBool(w, r, "force"); ok {
+			noContent(w, s.b.DeleteNamespace(nsName(r), force))
+		}
+	})
+	rt.handle("GET "+ns+"/topics", func(w http.ResponseWriter, r *http.Request) {
+		list, err := s.b.Topics(nsName(r), true)
+		if err == nil && r.URL.Query().Get("mode") != "PERSISTENT" {
+			var np []string
+			np, err = s.b.Topics(nsName(r), false)
+			if r.URL.Query().Get("mode") == "NON_PERSISTENT" {
+				list = np
+			} else if r.URL.Query().Get("mode") == "ALL" {
+				list = append(list, np...)
+			}
+		}
+		answer(w, list, err)
+	})
+
+	// Policies stored whole; each endpoint reads or edits one field.
+	s.policyRoute(rt, ns+"/retention",
+		func(p *broker.Policies) any { return nilIfNone(p.RetentionPolicies) },
+		func() any { return &broker.RetentionPolicies{} },
+		func(p *broker.Policies, v any) error {
+			p.RetentionPolicies = nilOr(v, func(v any) *broker.RetentionPolicies { return v.(*broker.RetentionPolicies) })
+			return nil
+		})
+	s.policyRoute(rt, ns+"/autoTopicCreation",
+		func(p *broker.Policies) any { return nilIfNone(p.AutoTopicCreationOverride) },
+		func() any { return &broker.AutoTopicCreationOverride{} },
+		func(p *broker.Policies, v any) error {
+			p.AutoTopicCreationOverride = nilOr(v, func(v any) *broker.AutoTopicCreationOverride { return v.(*broker.AutoTopicCreationOverride) })
+			return nil
+		})
+	s.policyRoute(rt, ns+"/autoSubscriptionCreation",
+		func(p *broker.Policies) any { return nilIfNone(p.AutoSubscriptionCreationOverride) },
+		func() any { return &broker.AutoSubscriptionCreationOverride{} },
+		func(p *broker.Policies, v any) error {
+			p.AutoSubscriptionCreationOverride = nilOr(v, func(v any) *broker.AutoSubscriptionCreationOverride {
+				return v.(*broker.AutoSubscriptionCreationOverride)
+			})
+			return nil
+		})
+	s.policyRoute(rt, ns+"/deduplication",
+		func(p *broker.Policies) any { return nilIfNone(p.DeduplicationEnabled) },
+		func() any { return new(bool) },
+		func(p *broker.Policies, v any) error {
+			p.DeduplicationEnabled = nilOr(v, func(v any) *bool { return v.(*bool) })
+			return nil
+		})
+	rt.handle("GET "+ns+"/schemaCompatibilityStrategy", func(w http.ResponseWriter, r *http.Request) {
+		p, err := s.b.NamespacePolicies(nsName(r))
+		if err != nil {
+			writeAdminError(w, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, p.SchemaCompatibilityStrategy)
+	})
+	rt.handle("PUT "+ns+"/schemaCompatibilityStrategy", func(w http.ResponseWriter, r *http.Request) {
+		body, ok := readBody(w, r)
+		if !ok {
+			return
+		}
+		// pulsaradmin sends a JSON string; pulsar-admin the bare name.
+		var strategy string
+		if err := json.Unmarshal(body, &strategy); err != nil {
+			strategy = string(body)
+		}
+		strategy = strings.ToUpper(strings.TrimSpace(strategy))
+		noContent(w, s.b.UpdateNamespacePolicies(nsName(r), func(p *broker.Policies) error {
+			p.SchemaCompatibilityStrategy = strategy
+			return nil
+		}))
+	})
+	rt.handle("GET "+ns+"/permissions", func(w http.ResponseWriter, r *http.Request) {
+		p, err := s.b.NamespacePolicies(nsName(r))
+		if err != nil {
+			writeAdminError(w, err)
+			return
+		}
+		perms := p.AuthPolicies.NamespaceAuth
+		if perms == nil {
+			perms = map[string][]string{}
+		}
+		writeJSON(w, http.StatusOK, perms)
+	})
+	rt.handle("POST "+ns+"/permissions/{role}", func(w http.ResponseWriter, r *http.Request) {
+		var actions []string
+		if _, ok := decodeBody(w, r, &actions, false); ok {
+			noContent(w, s.b.GrantNamespacePermission(nsName(r), r.PathValue("role"), actions))
+		}
+	})
+	rt.handle("DELETE "+ns+"/permissions/{role}", func(w http.ResponseWriter, r *http.Request) {
+		noContent(w, s.b.RevokeNamespacePermission(nsName(r), r.PathValue("role")))
+	})
+}
+
+func nsName(r *http.Request) string { return r.PathValue("tenant") + "/" + r.PathValue("namespace") }
+
+// policyRoute registers GET (the value, 204 when unset), POST (set) and DELETE (unset) of one
+// namespace policy.
+func (s *Server) policyRoute(rt *router, path string, get func(*broker.Policies) any, alloc func() any,
+	set func(*broker.Policies, any) error) {
+	rt.handle("GET "+path, func(w http.ResponseWriter, r *http.Request) {
+		p, err := s.b.NamespacePolicies(nsName(r))
+		if err != nil {
+			writeAdminError(w, err)
+			return
+		}
+		if v := get(p); v != nil {
+			writeJSON(w, http.StatusOK, v)
+			return
+		}
+		w.WriteHeader(http.StatusNoContent)
+	})
+	rt.handle("POST "+path, func(w http.ResponseWriter, r *http.Request) {
+		v := alloc()
+		if _, ok := decodeBody(w, r, v, false); ok {
+			noContent(w, s.b.UpdateNamespacePolicies(nsName(r), func(p *broker.Policies) error { return set(p, v) }))
+		}
+	})
+	rt.handle("DELETE "+path, func(w http.ResponseWriter, r *http.Request) {
+		noContent(w, s.b.UpdateNamespacePolicies(nsName(r), func(p *broker.Policies) error { return set(p, nil) }))
+	})
+}
+
+// nilIfNone turns a typed nil pointer into an untyped nil.
+func nilIfNone[T any](p *T) any {
+	if p == nil {
+		return nil
+	}
+	return p
+}
+
+func nilOr[T any](v any, conv func(any) *T) *T {
+	if v == nil {
+		return nil
+	}
+	return conv(v)
+}

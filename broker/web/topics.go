@@ -1,0 +1,141 @@
+package web
+
+import (
+	"bytes"
+	"net/http"
+
+	"github.com/letterbox-dev/letterbox/broker"
+)
+
+// The topics resource: /admin/v2/{persistent,non-persistent}/{tenant}/{ns}[/...]: lists (the
+// non-persistent ones answer [] when empty: pulsaradmin fires all four and fails if one
+// fails), create (non-partitioned with a properties or null body; partitioned with upstream's
+// {"partitions":N,"properties":…} or the Java admin's bare N), update partitions, partition
+// metadata, delete (?force), properties, lastMessageId, messageid by time, terminate, and
+// unload and compaction, which are no-ops on a single in-process broker.
+
+var domains = []string{"persistent", "non-persistent"}
+
+// topicRoute registers h for method and suffix under both domains; h gets the full topic name.
+func (s *Server) topicRoute(rt *router, method, suffix string, h func(w http.ResponseWriter, r *http.Request, topic string)) {
+	for _, d := range domains {
+		rt.handle(method+" /admin/v2/"+d+"/{tenant}/{namespace}/{topic}"+suffix, func(w http.ResponseWriter, r *http.Request) {
+			h(w, r, d+"://"+r.PathValue("tenant")+"/"+r.PathValue("namespace")+"/"+r.PathValue("topic"))
+		})
+	}
+}
+
+func (s *Server) topicRoutes(rt *router) {
+	for _, d := range domains {
+		persistent := d == "persistent"
+		rt.handle("GET /admin/v2/"+d+"/{tenant}/{namespace}", func(w http.ResponseWriter, r *http.Request) {
+			list, err := s.b.Topics(nsName(r), persistent)
+			answer(w, list, err)
+		})
+		rt.handle("GET /admin/v2/"+d+"/{tenant}/{namespace}/partitioned", func(w http.ResponseWriter, r *http.Request) {
+			list, err := s.b.PartitionedTopics(nsName(r), persistent)
+			answer(w, list, err)
+		})
+	}
+	s.topicRoute(rt, "PUT", "", func(w http.ResponseWriter, r *http.Request, topic string) {
+		var props map[string]string
+		if _, ok := decodeBody(w, r, &props, true); ok {
+			noContent(w, s.b.CreateTopic(topic, props))
+		}
+	})
+	s.topicRoute(rt, "DELETE", "", func(w http.ResponseWriter, r *http.Request, topic string) {
+		if force, ok := queryBool(w, r, "force"); ok {
+			noContent(w, s.b.DeleteTopic(topic, force))
+		}
+	})
+	s.topicRoute(rt, "PUT", "/partitions", func(w http.ResponseWriter, r *http.Request, topic string) {
+		body, ok := readBody(w, r)
+		if !ok {
+			return
+		}
+		var meta struct {
+			Partitions *int              `json:"partitions"`
+			Properties map[string]string `json:"properties"`
+		}
+		if bytes.HasPrefix(body, []byte("{")) {
+			if err := unmarshal(body, &meta); err != nil {
+				writeError(w, http.StatusBadRequest, "Invalid request body: "+err.Error())
+				return
+			}
+		} else {
+			var n int
+			if err := unmarshal(body, &n); err != nil {
+				writeError(w, http.StatusBadRequest, "Invalid request body: want a partition count or partitioned topic metadata: "+errText(err, body))
+				return
+			}
+			meta.Partitions = &n
+		}
+		if meta.Partitions == nil {
+			writeError(w, http.StatusBadRequest, "Invalid request body: partitions is missing")
+			return
+		}
+		noContent(w, s.b.CreatePartitionedTopic(topic, *meta.Partitions, meta.Properties))
+	})
+	s.topicRoute(rt, "POST", "/partitions", func(w http.ResponseWriter, r *http.Request, topic string) {
+		var n int
+		if _, ok := decodeBody(w, r, &n, false); ok {
+			noContent(w, s.b.UpdatePartitions(topic, n))
+		}
+	})
+	s.topicRoute(rt, "GET", "/partitions", func(w http.ResponseWriter, r *http.Request, topic string) {
+		n, err := s.b.PartitionedMetadata(topic)
+		answer(w, broker.PartitionedMetadataJSON{Partitions: n}, err)
+	})
+	s.topicRoute(rt, "DELETE", "/partitions", func(w http.ResponseWriter, r *http.Request, topic string) {
+		if force, ok := queryBool(w, r, "force"); ok {
+			noContent(w, s.b.DeletePartitionedTopic(topic, force))
+		}
+	})
+	s.topicRoute(rt, "GET", "/properties", func(w http.ResponseWriter, r *http.Request, topic string) {
+		props, err := s.b.TopicProperties(topic)
+		answer(w, props, err)
+	})
+	s.topicRoute(rt, "PUT", "/properties", func(w http.ResponseWriter, r *http.Request, topic string) {
+		var props map[string]string
+		if _, ok := decodeBody(w, r, &props, true); ok {
+			noContent(w, s.b.UpdateTopicProperties(topic, props))
+		}
+	})
+	s.topicRoute(rt, "DELETE", "/properties", func(w http.ResponseWriter, r *http.Request, topic string) {
+		key := r.URL.Query().Get("key")
+		if key == "" {
+			writeError(w, http.StatusBadRequest, "Query parameter key is required")
+			return
+		}
+		noContent(w, s.b.RemoveTopicProperty(topic, key))
+	})
+	s.topicRoute(rt, "GET", "/lastMessageId", func(w http.ResponseWriter, r *http.Request, topic string) {
+		id, err := s.b.LastMessageID(topic)
+		answer(w, id, err)
+	})
+	s.topicRoute(rt, "GET", "/messageid/{timestamp}", func(w http.ResponseWriter, r *http.Request, topic string) {
+		if ts, ok := pathInt(w, r, "timestamp"); ok {
+			id, err := s.b.MessageIDByTime(topic, ts)
+			answer(w, id, err)
+		}
+	})
+	s.topicRoute(rt, "POST", "/terminate", func(w http.ResponseWriter, r *http.Request, topic string) {
+		id, err := s.b.TerminateTopic(topic)
+		answer(w, id, err)
+	})
+	// A single broker owns every topic: unloading (moving to another broker) and compaction
+	// have nothing to do, but must succeed on existing topics for scripts that call them.
+	for _, suffix := range []string{"/unload", "/compaction"} {
+		s.topicRoute(rt, "PUT", suffix, func(w http.ResponseWriter, r *http.Request, topic string) {
+			_, err := s.b.PartitionedMetadata(topic)
+			noContent(w, err)
+		})
+	}
+}
+
+func errText(err error, body []byte) string {
+	if len(body) > 64 {
+		return err.Error()
+	}
+	return err.Error() + " in " + string(body)
+}
