@@ -139,7 +139,7 @@ func (c *conn) handshake(ctx context.Context) (*frameReader, error) {
 		AuthMethodName:  proto.String(method),
 		AuthData:        data,
 		FeatureFlags: &pb.FeatureFlags{
-			SupportsAuthRefresh:                               proto.Bool(true),
+			SupportsAuthRefresh: proto.Bool(true),
 			SupportsGetPartitionedMetadataWithoutAutoCreation: proto.Bool(true),
 		},
 	}

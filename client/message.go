@@ -24,7 +24,9 @@ type MessageID struct {
 }
 
 // EarliestMessageID is the position before every message.
-func EarliestMessageID() MessageID { return MessageID{Ledger: -1, Entry: -1, Partition: -1, BatchIndex: -1} }
+func EarliestMessageID() MessageID {
+	return MessageID{Ledger: -1, Entry: -1, Partition: -1, BatchIndex: -1}
+}
 
 // LatestMessageID is the position after every message.
 func LatestMessageID() MessageID {
