@@ -103,9 +103,10 @@ func (l *FileLog) recover() error {
 			continue
 		}
 		cut := res.fileSize - res.badAt
-		if i < len(ledgers)-1 {
-			// A sealed segment was complete and synced when it was sealed: this is damage, not
-			// a crash. Keep the file for inspection, serve what precedes the damage.
+		if i < len(ledgers)-1 || (res.badAt == 0 && res.fileSize > segHeaderSize) {
+			// A sealed segment (or a header) was complete and synced before anything after it
+			// was written: this is damage, not a crash. Keep the file for inspection and serve
+			// what precedes the damage.
 			l.log.Error("storage: corrupt record in sealed segment; serving it only up to the damage",
 				"segment", path, "offset", res.badAt, "unserved_bytes", cut, "reason", res.reason,
 				"entries_served", s.count())
@@ -117,7 +118,8 @@ func (l *FileLog) recover() error {
 			continue
 		}
 		if res.badAt == 0 {
-			// A header is synced before any record is written, so no entry was acknowledged here.
+			// A torn header: it is synced before any record is written, so no entry was
+			// acknowledged here. (A damaged header with records behind it is kept, above.)
 			f.Close()
 			if err := l.fs.Remove(path); err != nil {
 				return err

@@ -598,3 +598,46 @@ func flip(t *testing.T, path string, off int64) {
 func ptr[T any](v T) *T { return &v }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+func TestFileDamagedHeaderKeepsTheFile(t *testing.T) {
+	t.Parallel()
+	e := newFileEnv(t, FileStoreOptions{})
+	fill(t, e.log(testTopic), 0, 3)
+	e.s.Close()
+	seg := e.segments(testTopic)[0]
+	flip(t, seg, 2)
+	e.open()
+	if got := readAll(t, e.log(testTopic)); len(got) != 0 {
+		t.Errorf("served %d entries of a segment with a bad header", len(got))
+	}
+	if _, err := os.Stat(seg); err != nil {
+		t.Errorf("a segment with records behind a bad header was removed: %v", err)
+	}
+	if !strings.Contains(e.logs.String(), "bad header") {
+		t.Errorf("log:\n%s", e.logs)
+	}
+}
+
+func TestFileTornHeaderIsRemoved(t *testing.T) {
+	t.Parallel()
+	e := newFileEnv(t, FileStoreOptions{})
+	ps := fill(t, e.log(testTopic), 0, 3)
+	e.reopen()
+	e.log(testTopic) // opens a new, empty segment: the one to tear
+	e.s.Close()
+	segs := e.segments(testTopic)
+	if err := os.Truncate(segs[1], 7); err != nil {
+		t.Fatal(err)
+	}
+	e.open()
+	l := e.log(testTopic)
+	if got := readAll(t, l); len(got) != 3 {
+		t.Errorf("%d entries", len(got))
+	}
+	if _, err := os.Stat(segs[1]); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("torn segment still there: %v", err)
+	}
+	if p := mustAppend(t, l, Meta{}, nil); p.Ledger <= ps[2].Ledger || p.Ledger == ledgerOf(t, segs[1]) {
+		t.Errorf("append after a torn header at %v", p)
+	}
+}

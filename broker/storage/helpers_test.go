@@ -37,3 +37,5 @@ func (w tWriter) Write(p []byte) (int, error) {
 	w.t.Log(string(bytes.TrimRight(p, "\n")))
 	return len(p), nil
 }
+
+func testLoggerTo(w *logBuffer) *slog.Logger { return slog.New(slog.NewTextHandler(w, nil)) }

@@ -1,0 +1,93 @@
+//go:build linux
+
+package storage
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// TestFileNoSpaceOnTmpfs fills a real, small file system: it runs only as root where mount
+// works, and skips otherwise (TestFileNoSpace covers the same through FaultFS).
+func TestFileNoSpaceOnTmpfs(t *testing.T) {
+	t.Parallel()
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to mount a tmpfs")
+	}
+	mnt := t.TempDir()
+	if err := syscall.Mount("tmpfs", mnt, "tmpfs", 0, "size=4m"); err != nil {
+		t.Skipf("cannot mount a tmpfs: %v", err)
+	}
+	t.Cleanup(func() { syscall.Unmount(mnt, syscall.MNT_DETACH) })
+
+	logs := &logBuffer{}
+	e := &fileEnv{t: t, dir: filepath.Join(mnt, "data"), logs: logs}
+	e.opts.Logger = testLoggerTo(logs)
+	e.open()
+	defer func() {
+		if e.s != nil {
+			e.s.Close()
+		}
+	}()
+	l := e.log(testTopic)
+	data := make([]byte, 4096)
+	for i := range data {
+		data[i] = byte(i)
+	}
+	ok := 0
+	for range 10 {
+		mustAppend(t, l, Meta{SequenceID: uint64(ok)}, data)
+		ok++
+	}
+	// Fill what is left.
+	filler := filepath.Join(mnt, "filler")
+	f, err := os.Create(filler)
+	if err != nil {
+		t.Fatal(err)
+	}
+	chunk := make([]byte, 64<<10)
+	for {
+		if _, err := f.Write(chunk); err != nil {
+			break
+		}
+	}
+	f.Close()
+
+	var failed error
+	for range 64 {
+		if _, err := appendSync(t, l, Meta{SequenceID: uint64(ok)}, data); err != nil {
+			failed = err
+			break
+		}
+		ok++
+	}
+	if !errors.Is(failed, ErrNoSpace) {
+		t.Fatalf("appends on a full tmpfs: %v", failed)
+	}
+	if got := readAll(t, l); len(got) != ok {
+		t.Errorf("reads on a full disk: %d entries, %d appended", len(got), ok)
+	}
+	if err := os.Remove(filler); err != nil {
+		t.Fatal(err)
+	}
+	mustAppend(t, l, Meta{SequenceID: uint64(ok)}, data)
+	ok++
+
+	e.reopen()
+	got := readAll(t, e.log(testTopic))
+	if len(got) != ok {
+		t.Fatalf("after restart: %d entries, %d appended", len(got), ok)
+	}
+	for i, en := range got {
+		if en.Meta.SequenceID != uint64(i) || len(en.Data) != len(data) {
+			t.Fatalf("entry %d: sequence %d, %d bytes", i, en.Meta.SequenceID, len(en.Data))
+		}
+	}
+	if s := logs.String(); strings.Contains(s, "cut a torn") || strings.Contains(s, "corrupt") {
+		t.Errorf("recovery found damage after a full disk:\n%s", s)
+	}
+}
