@@ -1,0 +1,243 @@
+// Command bench measures the letterbox broker with the official Go client and compares it with
+// the ceiling the client allows on the same machine, measured in the same run against a null
+// broker. It writes docs/performance.md (make bench):
+//
+//	go run ./bench [-out docs/performance.md] [-duration 10s]
+//
+// It builds the letterbox binary, runs `letterbox broker --in-memory` as a separate process,
+// and fails with a message, rather than hangs, when the broker stalls or errors.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"runtime"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/apache/pulsar-client-go/pulsar"
+)
+
+type options struct {
+	out       string
+	window    time.Duration
+	warmup    time.Duration
+	rate      int
+	starts    int
+	subType   string
+	nullBatch int
+	rounds    int
+}
+
+func main() {
+	var o options
+	flag.StringVar(&o.out, "out", "", "also write the report, Markdown, to `FILE`")
+	flag.DurationVar(&o.window, "duration", 10*time.Second, "measured window of the headline runs (supporting runs take half)")
+	flag.DurationVar(&o.warmup, "warmup", time.Second, "unmeasured warm-up before each window")
+	flag.IntVar(&o.rate, "rate", 50_000, "publish rate of the latency runs, msg/s")
+	flag.IntVar(&o.starts, "starts", 5, "broker starts to time")
+	flag.IntVar(&o.rounds, "rounds", 2, "headline runs on each broker, alternating; the best counts")
+	flag.StringVar(&o.subType, "subscription", "shared", "consumer subscription type: shared or exclusive")
+	flag.IntVar(&o.nullBatch, "null-batch", 127, "messages in the batch entry the null broker replays (127: what the default producer batches of 1 KiB messages into 128 KiB)")
+	flag.Parse()
+	if flag.NArg() > 0 || o.window <= 0 || o.warmup < 0 || o.rate <= 0 || o.starts <= 0 || o.rounds <= 0 || o.nullBatch <= 0 ||
+		(o.subType != "shared" && o.subType != "exclusive") {
+		fmt.Fprintln(os.Stderr, "usage: go run ./bench [-out FILE] [-duration 10s] [-warmup 1s] [-rate 50000] [-starts 5] [-rounds 2] [-subscription shared|exclusive] [-null-batch 127]")
+		os.Exit(2)
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	rep := measure(ctx, o, func(format string, a ...any) { fmt.Fprintf(os.Stderr, "bench: "+format+"\n", a...) })
+	text := rep.markdown()
+	fmt.Print(text)
+	if o.out != "" {
+		if err := os.WriteFile(o.out, []byte(text), 0o644); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+	}
+	if len(rep.failures) > 0 {
+		fmt.Fprintf(os.Stderr, "bench: FAILED:\n  %s\n", strings.Join(rep.failures, "\n  "))
+		os.Exit(1)
+	}
+}
+
+// measure runs every measurement, recording what fails and carrying on with what does not
+// depend on it. The headline runs alternate between the two brokers, round after round, so that
+// whatever else the machine is doing weighs on both alike; each side reports its best round.
+func measure(ctx context.Context, o options, progress func(string, ...any)) *report {
+	rep := &report{
+		date: time.Now(), cpus: runtime.NumCPU(), cpuModel: cpuModel(), goVersion: runtime.Version(),
+		platform: runtime.GOOS + "/" + runtime.GOARCH, loadBefore: loadAverage(),
+		window: o.window, shortWindow: max(o.window/2, 2*time.Second), warmup: o.warmup,
+		rate: o.rate, subType: o.subType, nullBatch: o.nullBatch, rounds: o.rounds,
+	}
+	defer func() { rep.loadAfter = loadAverage() }()
+	failed := func(what string, err error) {
+		progress("%s: FAILED: %v", what, err)
+		rep.failures = append(rep.failures, what+": "+err.Error())
+	}
+
+	nb, err := startNullBroker(o.nullBatch, payloadSize)
+	if err != nil {
+		failed("null broker", err)
+		nb = nil
+	} else {
+		defer nb.Close()
+	}
+	b, err := prepareBroker(ctx, rep, o, progress)
+	if err != nil {
+		failed("letterbox broker", err)
+		b = nil
+	} else {
+		defer func() {
+			if b == nil { // stopped after a failed run
+				return
+			}
+			if err := b.stop(); err != nil {
+				failed("stopping the letterbox broker", err)
+			}
+		}()
+	}
+
+	subType := pulsar.Shared
+	if o.subType == "exclusive" {
+		subType = pulsar.Exclusive
+	}
+	head := workload{subType: subType, produce: true, consume: true, warmup: o.warmup, window: o.window}
+	short := head
+	short.window = rep.shortWindow
+	paced := short
+	paced.rate = o.rate
+	prodOnly := short
+	prodOnly.consume = false
+	consOnly := short
+	consOnly.produce = false
+
+	// run performs w against the letterbox broker (onBroker) or the null broker and keeps the
+	// result in *keep unless *keep already has a better one. After a failure, the runs left on
+	// that broker are skipped.
+	run := func(onBroker bool, name string, w workload, keep **result, rounds *[]float64) {
+		if ctx.Err() != nil || (onBroker && b == nil) || (!onBroker && nb == nil) {
+			return
+		}
+		w.name = name
+		if onBroker {
+			w.url, w.pid = b.serviceURL, b.pid()
+		} else {
+			w.url = nb.url
+		}
+		progress("%s (%v)", name, w.warmup+w.window)
+		sends0, msgs0 := int64(0), int64(0)
+		if nb != nil {
+			sends0, msgs0 = nb.sends.Load(), nb.sentMsgs.Load()
+		}
+		res, err := w.run(ctx)
+		if err == nil && onBroker {
+			err = b.alive()
+		}
+		if err != nil {
+			failed(name, err)
+			if onBroker {
+				_ = b.stop()
+				b = nil
+			} else {
+				nb.Close()
+				nb = nil
+			}
+			return
+		}
+		if !onBroker && w.produce {
+			if n := nb.sends.Load() - sends0; n > 0 {
+				res.batchMsgs = float64(nb.sentMsgs.Load()-msgs0) / float64(n)
+			}
+		}
+		if rounds != nil {
+			*rounds = append(*rounds, res.recvRate())
+		}
+		if *keep == nil || res.recvRate() > (*keep).recvRate() {
+			*keep = &res
+		}
+	}
+
+	for i := range o.rounds {
+		round := fmt.Sprintf(" [round %d/%d]", i+1, o.rounds)
+		run(true, "letterbox: producer + consumer"+round, head, &rep.broker, &rep.brokerRounds)
+		run(false, "null: producer + consumer"+round, head, &rep.ceiling, &rep.ceilingRounds)
+	}
+	run(true, fmt.Sprintf("letterbox: producer + consumer, paced at %d msg/s", o.rate), paced, &rep.brokerPaced, nil)
+	// Paced without a consumer: against the null broker one would take all the CPU it can get,
+	// whereas the letterbox consumer only gets what the producer sends.
+	run(false, fmt.Sprintf("null: producer only, paced at %d msg/s", o.rate), withoutConsumer(paced), &rep.nullPaced, nil)
+	run(false, "null: producer only", prodOnly, &rep.nullProd, nil)
+	run(false, "null: consumer only", consOnly, &rep.nullCons, nil)
+	// Last on the letterbox broker: nothing consumes what it leaves behind.
+	run(true, "letterbox: producer only", prodOnly, &rep.brokerProd, nil)
+	return rep
+}
+
+// prepareBroker builds the binary, times its starts, and leaves one broker running, idle for a
+// second, whose RSS it records.
+func prepareBroker(ctx context.Context, rep *report, o options, progress func(string, ...any)) (*brokerProc, error) {
+	dir, err := os.MkdirTemp("", "letterbox-bench-")
+	if err != nil {
+		return nil, err
+	}
+	// The binary can go once the broker has started: Linux keeps a running executable's inode.
+	defer os.RemoveAll(dir)
+	progress("building the letterbox binary")
+	bin, err := buildBroker(ctx, dir)
+	if err != nil {
+		return nil, err
+	}
+	rep.revision = revision(bin)
+	progress("timing %d broker starts", o.starts)
+	for range o.starts {
+		b, err := startBroker(ctx, bin)
+		if err != nil {
+			return nil, err
+		}
+		rep.starts = append(rep.starts, b.startup)
+		if err := b.stop(); err != nil {
+			return nil, err
+		}
+	}
+	b, err := startBroker(ctx, bin)
+	if err != nil {
+		return nil, err
+	}
+	select {
+	case <-time.After(time.Second):
+	case <-ctx.Done():
+		b.kill()
+		return nil, ctx.Err()
+	}
+	if rep.idleRSS, err = processRSS(b.pid()); err != nil {
+		b.kill()
+		return nil, fmt.Errorf("idle RSS: %w", err)
+	}
+	return b, nil
+}
+
+func withoutConsumer(w workload) workload {
+	w.consume = false
+	return w
+}
+
+// loadAverage is the first three fields of /proc/loadavg.
+func loadAverage() string {
+	raw, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	f := strings.Fields(string(raw))
+	if len(f) < 3 {
+		return "unknown"
+	}
+	return strings.Join(f[:3], " ")
+}
