@@ -127,14 +127,14 @@ func (f *FaultFS) inner() FS {
 	return f.FS
 }
 
-func (f *FaultFS) faults() (writeErr, syncErr error, hook func(string)) {
+func (f *FaultFS) faults() (hook func(string), writeErr, syncErr error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.writeErr, f.syncErr, f.beforeSync
+	return f.beforeSync, f.writeErr, f.syncErr
 }
 
 func (f *FaultFS) OpenFile(name string, flag int, perm os.FileMode) (File, error) {
-	if werr, _, _ := f.faults(); werr != nil && flag&os.O_CREATE != 0 {
+	if _, werr, _ := f.faults(); werr != nil && flag&os.O_CREATE != 0 {
 		if _, err := os.Stat(name); errors.Is(err, os.ErrNotExist) {
 			return nil, &os.PathError{Op: "open", Path: name, Err: werr}
 		}
@@ -149,7 +149,7 @@ func (f *FaultFS) OpenFile(name string, flag int, perm os.FileMode) (File, error
 func (f *FaultFS) Remove(name string) error { return f.inner().Remove(name) }
 
 func (f *FaultFS) SyncDir(dir string) error {
-	if _, serr, _ := f.faults(); serr != nil {
+	if _, _, serr := f.faults(); serr != nil {
 		return &os.PathError{Op: "sync", Path: dir, Err: serr}
 	}
 	return f.inner().SyncDir(dir)
@@ -161,7 +161,7 @@ type faultFile struct {
 }
 
 func (f *faultFile) WriteAt(p []byte, off int64) (int, error) {
-	if werr, _, _ := f.fs.faults(); werr != nil {
+	if _, werr, _ := f.fs.faults(); werr != nil {
 		n, _ := f.File.WriteAt(p[:len(p)/2], off)
 		return n, &os.PathError{Op: "write", Path: f.Name(), Err: werr}
 	}
@@ -173,10 +173,10 @@ func (f *faultFile) WriteAt(p []byte, off int64) (int, error) {
 }
 
 func (f *faultFile) Sync() error {
-	_, serr, hook := f.fs.faults()
+	hook, _, serr := f.fs.faults()
 	if hook != nil {
 		hook(f.Name())
-		_, serr, _ = f.fs.faults()
+		_, _, serr = f.fs.faults()
 	}
 	if serr != nil {
 		return &os.PathError{Op: "sync", Path: f.Name(), Err: serr}
