@@ -9,7 +9,10 @@ require (
 	google.golang.org/protobuf v1.36.12
 )
 
-require github.com/atotto/clipboard v0.1.4 // indirect
+require (
+	github.com/atotto/clipboard v0.1.4 // indirect
+	github.com/golang/protobuf v1.5.4 // indirect
+)
 
 require (
 	charm.land/bubbles/v2 v2.2.1 // indirect
