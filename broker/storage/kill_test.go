@@ -108,7 +108,9 @@ func TestFileSurvivesSIGKILL(t *testing.T) {
 	t.Logf("%d acknowledged, %d stored", len(acked), len(all))
 }
 
-func killData(seq uint64) string { return fmt.Sprintf("entry %d %s", seq, strings.Repeat("x", int(seq%200))) }
+func killData(seq uint64) string {
+	return fmt.Sprintf("entry %d %s", seq, strings.Repeat("x", int(seq%200)))
+}
 
 // TestFileKillChild is the child of TestFileSurvivesSIGKILL; it does nothing on its own.
 func TestFileKillChild(t *testing.T) {
