@@ -86,6 +86,7 @@ func (l *FileLog) recover() error {
 		}
 	}
 	slices.Sort(ledgers)
+	lastClean := false // the last segment kept had nothing cut
 	for i, ledger := range ledgers {
 		path := filepath.Join(l.dir, segFileName(ledger))
 		f, err := l.fs.OpenFile(path, os.O_RDWR, 0)
@@ -98,6 +99,7 @@ func (l *FileLog) recover() error {
 			f.Close()
 			return fmt.Errorf("storage: recover %s: %w", path, err)
 		}
+		lastClean = res.badAt < 0
 		if res.badAt < 0 {
 			l.segs = append(l.segs, s)
 			continue
@@ -145,9 +147,10 @@ func (l *FileLog) recover() error {
 			l.size += e.dataLen
 		}
 	}
-	// An empty last segment is reused; otherwise entries go to a new ledger, as a BookKeeper
-	// ledger is never reopened for writing: whatever happened to the old tail, its ids stay its.
-	if n := len(l.segs); n > 0 && l.segs[n-1].count() == 0 && l.segs[n-1].end == segHeaderSize {
+	// An empty, undamaged last segment is reused; otherwise entries go to a new ledger, as a
+	// BookKeeper ledger is never reopened for writing: whatever happened to the old tail (a
+	// record cut there may have been acknowledged if it was damaged later), its ids stay its.
+	if n := len(l.segs); n > 0 && lastClean && l.segs[n-1].count() == 0 {
 		l.cur = l.segs[n-1]
 		return nil
 	}

@@ -641,3 +641,20 @@ func TestFileTornHeaderIsRemoved(t *testing.T) {
 		t.Errorf("append after a torn header at %v", p)
 	}
 }
+
+func TestFileCutSegmentIsNotReused(t *testing.T) {
+	t.Parallel()
+	e := newFileEnv(t, FileStoreOptions{})
+	p := mustAppend(t, e.log(testTopic), testMeta(0), testData(0))
+	e.s.Close()
+	seg := e.segments(testTopic)[0]
+	flip(t, seg, segHeaderSize+recPrefix+2) // its only record: now everything in it is cut
+	e.open()
+	l := e.log(testTopic)
+	if l.Entries() != 0 {
+		t.Fatalf("%d entries", l.Entries())
+	}
+	if q := mustAppend(t, l, testMeta(1), testData(1)); q.Ledger == p.Ledger {
+		t.Errorf("position %v handed out twice", q)
+	}
+}
