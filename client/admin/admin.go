@@ -1,0 +1,256 @@
+// Package admin is a typed client for the Pulsar admin REST API v2: the subset letterbox's TUI
+// needs (tenants, namespaces, topics, stats, subscriptions, peek, schemas, lookup). It speaks
+// upstream's paths and JSON only, so it works against a real Pulsar cluster as well as the
+// embedded broker; letterbox's extensions (a consumer's schemaType) are optional fields.
+//
+// Every call takes a context; a Client also applies its own per-request timeout. Failures are
+// *Error values carrying the HTTP status and upstream's reason.
+package admin
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Options configure a Client.
+type Options struct {
+	// URL is the admin service URL, e.g. http://127.0.0.1:8080.
+	URL string
+	// Token, when set, is sent as "Authorization: Bearer <Token>".
+	Token string
+	// TLS configures https URLs (custom roots, client certificates); nil uses the defaults.
+	TLS *tls.Config
+	// Timeout bounds each request; 0 means 30 s.
+	Timeout time.Duration
+	// HTTPClient replaces the default client (TLS and Timeout are then ignored).
+	HTTPClient *http.Client
+}
+
+// Client is an admin API client, safe for concurrent use.
+type Client struct {
+	base    *url.URL
+	token   string
+	hc      *http.Client
+	timeout time.Duration
+}
+
+// New returns a client for opts.URL.
+func New(opts Options) (*Client, error) {
+	u, err := url.Parse(strings.TrimSuffix(opts.URL, "/"))
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("admin: invalid URL %q: want http(s)://host:port", opts.URL)
+	}
+	c := &Client{base: u, token: opts.Token, hc: opts.HTTPClient, timeout: opts.Timeout}
+	if c.timeout <= 0 {
+		c.timeout = 30 * time.Second
+	}
+	if c.hc == nil {
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		if opts.TLS != nil {
+			tr.TLSClientConfig = opts.TLS.Clone()
+		}
+		c.hc = &http.Client{Transport: tr}
+	}
+	return c, nil
+}
+
+// Error is a failed request: the HTTP status and upstream's reason.
+type Error struct {
+	Status int
+	Reason string
+}
+
+func (e *Error) Error() string { return fmt.Sprintf("admin: HTTP %d: %s", e.Status, e.Reason) }
+
+// IsNotFound reports whether err is a 404 from the server.
+func IsNotFound(err error) bool { return StatusOf(err) == http.StatusNotFound }
+
+// StatusOf returns the HTTP status of an *Error, else 0.
+func StatusOf(err error) int {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Status
+	}
+	return 0
+}
+
+// request is one call: method, path segments (escaped here), query, JSON body.
+type request struct {
+	method      string
+	path        []string
+	query       url.Values
+	body        any
+	contentType string
+}
+
+func (c *Client) url(path []string, q url.Values) string {
+	var b strings.Builder
+	b.WriteString(c.base.String())
+	for _, p := range path {
+		b.WriteByte('/')
+		b.WriteString(p)
+	}
+	if len(q) > 0 {
+		b.WriteByte('?')
+		b.WriteString(q.Encode())
+	}
+	return b.String()
+}
+
+// do sends r and returns the response (status 2xx) for the caller to read and close.
+func (c *Client) do(ctx context.Context, r request) (*http.Response, context.CancelFunc, error) {
+	ctx, cancel := context.WithTimeout(ctx, c.timeout)
+	var body io.Reader
+	if r.body != nil {
+		data, err := json.Marshal(r.body)
+		if err != nil {
+			cancel()
+			return nil, nil, fmt.Errorf("admin: encode request: %w", err)
+		}
+		body = bytes.NewReader(data)
+	}
+	req, err := http.NewRequestWithContext(ctx, r.method, c.url(r.path, r.query), body)
+	if err != nil {
+		cancel()
+		return nil, nil, fmt.Errorf("admin: %w", err)
+	}
+	req.Header.Set("Accept", "application/json")
+	if r.body != nil {
+		ct := r.contentType
+		if ct == "" {
+			ct = "application/json"
+		}
+		req.Header.Set("Content-Type", ct)
+	}
+	if c.token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.token)
+	}
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		cancel()
+		return nil, nil, fmt.Errorf("admin: %s %s: %w", r.method, req.URL.Path, err)
+	}
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		defer cancel()
+		defer resp.Body.Close()
+		data, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+		e := &Error{Status: resp.StatusCode, Reason: strings.TrimSpace(string(data))}
+		var body struct {
+			Reason string `json:"reason"`
+		}
+		if json.Unmarshal(data, &body) == nil && body.Reason != "" {
+			e.Reason = body.Reason
+		}
+		if e.Reason == "" {
+			e.Reason = http.StatusText(resp.StatusCode)
+		}
+		return nil, nil, e
+	}
+	return resp, cancel, nil
+}
+
+// call sends r and decodes a JSON answer into out (nil: ignore the body). An empty body
+// (204, or upstream's null) leaves out alone and reports false.
+func (c *Client) call(ctx context.Context, r request, out any) (bool, error) {
+	resp, cancel, err := c.do(ctx, r)
+	if err != nil {
+		return false, err
+	}
+	defer cancel()
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return false, fmt.Errorf("admin: read response: %w", err)
+	}
+	data = bytes.TrimSpace(data)
+	if out == nil || len(data) == 0 || string(data) == "null" {
+		return false, nil
+	}
+	if err := json.Unmarshal(data, out); err != nil {
+		return false, fmt.Errorf("admin: decode response of %s: %w", strings.Join(r.path, "/"), err)
+	}
+	return true, nil
+}
+
+// Topic names.
+
+// TopicName is a parsed topic name.
+type TopicName struct {
+	Persistent bool
+	Tenant     string
+	Namespace  string
+	Local      string
+}
+
+// ParseTopic accepts full names (persistent://t/ns/x, non-persistent://t/ns/x), t/ns/x and
+// bare x (in public/default), as the official clients do.
+func ParseTopic(s string) (TopicName, error) {
+	t := TopicName{Persistent: true}
+	rest := s
+	switch {
+	case strings.HasPrefix(s, "persistent://"):
+		rest = strings.TrimPrefix(s, "persistent://")
+	case strings.HasPrefix(s, "non-persistent://"):
+		t.Persistent = false
+		rest = strings.TrimPrefix(s, "non-persistent://")
+	case strings.Contains(s, "://"):
+		return t, fmt.Errorf("admin: invalid topic domain in %q", s)
+	case !strings.Contains(s, "/"):
+		rest = "public/default/" + s
+	}
+	parts := strings.SplitN(rest, "/", 3)
+	if len(parts) != 3 || parts[0] == "" || parts[1] == "" || parts[2] == "" || strings.Contains(parts[2], "/") {
+		return t, fmt.Errorf("admin: invalid topic name %q", s)
+	}
+	t.Tenant, t.Namespace, t.Local = parts[0], parts[1], parts[2]
+	return t, nil
+}
+
+func (t TopicName) domain() string {
+	if t.Persistent {
+		return "persistent"
+	}
+	return "non-persistent"
+}
+
+// String is the full name.
+func (t TopicName) String() string {
+	return t.domain() + "://" + t.Tenant + "/" + t.Namespace + "/" + t.Local
+}
+
+// PartitionIndex is N for a name ending in -partition-N, else −1.
+func (t TopicName) PartitionIndex() int {
+	i := strings.LastIndex(t.Local, "-partition-")
+	if i < 0 {
+		return -1
+	}
+	n, err := strconv.Atoi(t.Local[i+len("-partition-"):])
+	if err != nil {
+		return -1
+	}
+	return n
+}
+
+// path is the REST path of a topic, with each segment escaped, plus more segments.
+func (t TopicName) path(more ...string) []string {
+	p := []string{"admin", "v2", t.domain(), url.PathEscape(t.Tenant), url.PathEscape(t.Namespace), url.PathEscape(t.Local)}
+	return append(p, more...)
+}
+
+func nsPath(ns string, more ...string) ([]string, error) {
+	tenant, local, ok := strings.Cut(ns, "/")
+	if !ok || tenant == "" || local == "" || strings.Contains(local, "/") {
+		return nil, fmt.Errorf("admin: invalid namespace %q: want tenant/namespace", ns)
+	}
+	return append([]string{"admin", "v2", "namespaces", url.PathEscape(tenant), url.PathEscape(local)}, more...), nil
+}
