@@ -7,8 +7,11 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
+	"path/filepath"
 
 	"github.com/letterbox-dev/letterbox/broker"
+	"github.com/letterbox-dev/letterbox/broker/storage"
 	"github.com/letterbox-dev/letterbox/broker/web"
 )
 
@@ -33,7 +36,7 @@ var brokerFlagNames = []string{"listen", "http", "data", "in-memory", "config", 
 func (f *brokerFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.listen, "listen", defaultListen, "binary protocol listener `ADDR`, host:port (port 0: a free one)")
 	fs.StringVar(&f.http, "http", defaultHTTP, "admin REST listener `ADDR`, host:port (port 0: a free one)")
-	fs.StringVar(&f.data, "data", "", "keep data in `DIR` (durable storage is not available yet)")
+	fs.StringVar(&f.data, "data", "", "keep data in `DIR` (default $XDG_DATA_HOME/letterbox or ~/.local/share/letterbox)")
 	fs.BoolVar(&f.inMemory, "in-memory", false, "keep everything in memory, lost when the broker stops")
 	fs.StringVar(&f.config, "config", "", "settings from `FILE`, in broker.conf key=value syntax; flags win")
 	fs.StringVar(&f.compat, "compat", "", "act as an `upstream` broker would: protocol v20, no extension fields")
@@ -82,11 +85,6 @@ func runBroker(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	switch {
 	case given["data"] && f.inMemory:
 		return usageError(stderr, name, errors.New("--data and --in-memory exclude each other"))
-	case given["data"]:
-		// Refuse rather than run in memory: data the user asked to keep would be lost silently.
-		fmt.Fprintf(stderr, "%s: --data %s: durable storage is not available yet; "+
-			"use --in-memory to run with data kept in memory only.\n", name, f.data)
-		return ExitUsage
 	case given["compat"] && f.compat != "upstream":
 		return usageError(stderr, name, fmt.Errorf("--compat %q: the only mode is upstream", f.compat))
 	}
@@ -107,9 +105,21 @@ func runBroker(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 	cfg.CompatUpstream = f.compat == "upstream"
 	if !f.inMemory {
-		// The default is durable storage, which a later version brings; say what happens now.
-		log.Warn("durable storage is not available yet: data is kept in memory and lost when the broker stops; " +
-			"pass --in-memory to ask for that explicitly")
+		dir := f.data
+		if dir == "" {
+			var err error
+			if dir, err = DefaultDataDir(); err != nil {
+				fmt.Fprintf(stderr, "%s: %v\n", name, err)
+				return ExitUsage
+			}
+		}
+		store, err := storage.OpenFileStore(dir, storage.FileStoreOptions{Logger: log})
+		if err != nil {
+			fmt.Fprintf(stderr, "%s: %v\n", name, err)
+			return ExitFailure
+		}
+		cfg.Store = store // the broker owns it from here
+		log.Info("durable storage", "dir", dir)
 	}
 
 	b, err := broker.New(broker.WithConfig(cfg))
@@ -142,4 +152,17 @@ func runBroker(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 	log.Info("stopped")
 	return code
+}
+
+// DefaultDataDir is where the embedded broker keeps data: $XDG_DATA_HOME/letterbox, or
+// ~/.local/share/letterbox.
+func DefaultDataDir() (string, error) {
+	if d := os.Getenv("XDG_DATA_HOME"); d != "" {
+		return filepath.Join(d, "letterbox"), nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("no data directory: set XDG_DATA_HOME or HOME, or pass --data DIR or --in-memory: %w", err)
+	}
+	return filepath.Join(home, ".local", "share", "letterbox"), nil
 }

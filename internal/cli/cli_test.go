@@ -96,7 +96,6 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"version", "x"}, "unexpected argument"},
 		{[]string{"demo", "x"}, "unexpected argument"},
 		{[]string{"broker", "extra"}, `unexpected argument "extra"`},
-		{[]string{"broker", "--data", filepath.Join(dir, "data")}, "durable storage is not available yet"},
 		{[]string{"broker", "--data", "d", "--in-memory"}, "--data and --in-memory exclude each other"},
 		{[]string{"broker", "--compat", "v2"}, "--compat"},
 		{[]string{"broker", "--in-memory", "--config", filepath.Join(dir, "missing.conf")}, "missing.conf"},
@@ -239,7 +238,7 @@ func TestBrokerConfigFileAndFlags(t *testing.T) {
 	if err := os.WriteFile(conf, []byte(text), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	rb := startBroker(t, "--listen", "127.0.0.1:0", "--http", "127.0.0.1:0", "--config", conf, "--compat", "upstream")
+	rb := startBroker(t, "--listen", "127.0.0.1:0", "--http", "127.0.0.1:0", "--data", t.TempDir(), "--config", conf, "--compat", "upstream")
 	if strings.HasSuffix(rb.pulsarAddr, ":1") {
 		t.Errorf("listening on %s: brokerServicePort won over --listen", rb.pulsarAddr)
 	}
@@ -250,7 +249,7 @@ func TestBrokerConfigFileAndFlags(t *testing.T) {
 		t.Errorf("exit code %d", code)
 	}
 	errOut := rb.stderr.String()
-	for _, want := range []string{"unknownUpstreamKey", "durable storage is not available yet"} {
+	for _, want := range []string{"unknownUpstreamKey", "durable storage"} {
 		if !strings.Contains(errOut, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, errOut)
 		}
@@ -289,5 +288,24 @@ func TestBrokerListenFailure(t *testing.T) {
 		if code != ExitFailure || out != "" || !strings.Contains(errOut, ln.Addr().String()) {
 			t.Errorf("%q: code %d, stdout %q, stderr %q; want 1 and the address in use", args, code, out, errOut)
 		}
+	}
+}
+
+func TestBrokerDataDirIsLocked(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	rb := startBroker(t, "--listen", "127.0.0.1:0", "--http", "127.0.0.1:0", "--data", dir)
+	// A second broker on the same directory must fail at once, saying why.
+	code, out, errOut := run(t, "broker", "--listen", "127.0.0.1:0", "--http", "127.0.0.1:0", "--data", dir)
+	if code != ExitFailure || out != "" || !strings.Contains(errOut, "in use by another process") {
+		t.Errorf("second broker on %s: code %d, stdout %q, stderr %q", dir, code, out, errOut)
+	}
+	if code := rb.stop(t); code != ExitOK {
+		t.Errorf("exit code %d, want 0; stderr:\n%s", code, rb.stderr.String())
+	}
+	// Once the first has stopped, the directory is free again.
+	rb2 := startBroker(t, "--listen", "127.0.0.1:0", "--http", "127.0.0.1:0", "--data", dir)
+	if code := rb2.stop(t); code != ExitOK {
+		t.Errorf("restart on %s: exit code %d; stderr:\n%s", dir, code, rb2.stderr.String())
 	}
 }
