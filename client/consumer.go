@@ -110,9 +110,14 @@ func (cl *Client) Subscribe(ctx context.Context, opts ConsumerOptions) (*Consume
 			return nil, err
 		}
 	}
-	c.wg.Add(2)
-	go c.dispatch()
+	c.wg.Add(1)
 	go c.housekeeping()
+	if !opts.nonDurable {
+		// Readers take messages from c.incoming themselves (Reader.Next), so that the
+		// position they resume from is exactly the last message handed over.
+		c.wg.Add(1)
+		go c.dispatch()
+	}
 	return c, nil
 }
 
@@ -200,13 +205,7 @@ func (c *Consumer) dispatch() {
 		}
 		select {
 		case c.out <- m:
-			pc := m.consumer
-			if c.opts.nonDurable {
-				pc.mu.Lock()
-				pc.startID, pc.startInclusive, pc.hasStart = m.ID, false, true
-				pc.mu.Unlock()
-			}
-			pc.delivered(1)
+			m.consumer.delivered(1)
 		case <-c.stop:
 			return
 		}

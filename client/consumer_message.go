@@ -1,6 +1,8 @@
 package client
 
 import (
+	"time"
+
 	"google.golang.org/protobuf/proto"
 
 	"github.com/letterbox-dev/letterbox/client/wire"
@@ -78,6 +80,9 @@ func (pc *partitionConsumer) decode(cmd *pb.CommandMessage, payload []byte) ([]*
 		consumer:        pc,
 		schema:          pc.parent.opts.Schema,
 	}
+	if pc.beforeTime(common.PublishTime) {
+		return nil, max(int(meta.GetNumMessagesInBatch()), 1), nil
+	}
 	if meta.NumMessagesInBatch == nil {
 		m := common
 		m.ID = base
@@ -148,6 +153,25 @@ func (pc *partitionConsumer) beforeStart(id MessageID) bool {
 	if !pc.hasStart {
 		return false
 	}
+	return pc.beforeStartLocked(id)
+}
+
+// beforeTime reports whether a reader that sought by time must skip a message published at
+// t; the first message at or after the time ends the filter.
+func (pc *partitionConsumer) beforeTime(t time.Time) bool {
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	if pc.minPublish.IsZero() {
+		return false
+	}
+	if t.Before(pc.minPublish) {
+		return true
+	}
+	pc.minPublish = time.Time{}
+	return false
+}
+
+func (pc *partitionConsumer) beforeStartLocked(id MessageID) bool {
 	start := pc.startID
 	if start.BatchIndex < 0 && id.BatchIndex >= 0 {
 		// A start id without batch index names the whole entry.

@@ -58,17 +58,28 @@ func (c *Consumer) Seek(ctx context.Context, id MessageID) error {
 	if err != nil {
 		return err
 	}
+	return c.seekPartition(ctx, pc, id)
+}
+
+func (c *Consumer) seekPartition(ctx context.Context, pc *partitionConsumer, id MessageID) error {
 	target := id.pb()
 	if id.isEarliest() {
 		target = &pb.MessageIdData{LedgerId: proto.Uint64(0), EntryId: proto.Uint64(0)}
 	}
 	pc.mu.Lock()
+	pc.seeking = true
+	pc.minPublish = time.Time{}
 	if c.opts.nonDurable {
 		pc.startID, pc.startInclusive, pc.hasStart = id, true, !id.isEarliest() && !id.isLatest()
 	}
 	pc.mu.Unlock()
-	_, err = pc.request(ctx, &pb.BaseCommand{Type: pb.BaseCommand_SEEK.Enum(),
+	_, err := pc.request(ctx, &pb.BaseCommand{Type: pb.BaseCommand_SEEK.Enum(),
 		Seek: &pb.CommandSeek{ConsumerId: proto.Uint64(pc.id), MessageId: target}})
+	if err != nil {
+		pc.mu.Lock()
+		pc.seeking = false
+		pc.mu.Unlock()
+	}
 	return err
 }
 
@@ -77,10 +88,20 @@ func (c *Consumer) Seek(ctx context.Context, id MessageID) error {
 func (c *Consumer) SeekByTime(ctx context.Context, t time.Time) error {
 	for _, pc := range c.partitionList() {
 		pc.mu.Lock()
-		pc.hasStart = false
+		pc.seeking = true
+		if c.opts.nonDurable {
+			// A reader's subscription goes away when the broker detaches it after the seek,
+			// and a start id cannot say "from this time": resubscribe from the earliest and
+			// skip what was published before t.
+			pc.startID, pc.startInclusive, pc.hasStart = EarliestMessageID(), false, false
+			pc.minPublish = t.Truncate(time.Millisecond)
+		}
 		pc.mu.Unlock()
 		if _, err := pc.request(ctx, &pb.BaseCommand{Type: pb.BaseCommand_SEEK.Enum(),
 			Seek: &pb.CommandSeek{ConsumerId: proto.Uint64(pc.id), MessagePublishTime: proto.Uint64(uint64(t.UnixMilli()))}}); err != nil {
+			pc.mu.Lock()
+			pc.seeking = false
+			pc.mu.Unlock()
 			return err
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"google.golang.org/protobuf/proto"
 
@@ -43,6 +44,9 @@ type partitionConsumer struct {
 	startInclusive bool
 	hasStart       bool // readers: filter messages before startID
 	reachedEnd     bool
+	baseline       MessageID // readers from latest: the last id when created
+	seeking        bool      // a SEEK was sent; cleared by the resubscribe that follows
+	minPublish     time.Time // readers after SeekByTime: skip messages published before
 
 	acks ackTracker
 }
@@ -125,6 +129,7 @@ func (pc *partitionConsumer) connect(ctx context.Context, assigned string) error
 		sub.KeySharedMeta = meta
 	}
 	pc.mu.Lock()
+	pc.seeking = false
 	if o.nonDurable {
 		sub.StartMessageId = pc.startID.pb()
 		if pc.startID.isEarliest() {

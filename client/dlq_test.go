@@ -104,7 +104,7 @@ func TestDeadLetterParityNack(t *testing.T) {
 	ocons, err := off.Subscribe(pulsar.ConsumerOptions{
 		Topic: dlqTopic, SubscriptionName: dlqSub, Type: pulsar.Shared,
 		SubscriptionInitialPosition: pulsar.SubscriptionPositionEarliest,
-		RetryEnable: true, DLQ: &pulsar.DLQPolicy{MaxDeliveries: 2}, NackRedeliveryDelay: 50 * time.Millisecond,
+		RetryEnable:                 true, DLQ: &pulsar.DLQPolicy{MaxDeliveries: 2}, NackRedeliveryDelay: 50 * time.Millisecond,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -157,7 +157,7 @@ func TestRetryParity(t *testing.T) {
 	ocons, err := off.Subscribe(pulsar.ConsumerOptions{
 		Topic: dlqTopic, SubscriptionName: dlqSub, Type: pulsar.Shared,
 		SubscriptionInitialPosition: pulsar.SubscriptionPositionEarliest,
-		RetryEnable: true, DLQ: &pulsar.DLQPolicy{MaxDeliveries: 2},
+		RetryEnable:                 true, DLQ: &pulsar.DLQPolicy{MaxDeliveries: 2},
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -20,6 +20,11 @@ func (q *msgQueue) push(ms ...*Message) {
 	q.mu.Lock()
 	q.msgs = append(q.msgs, ms...)
 	q.mu.Unlock()
+	q.wake()
+}
+
+// wake signals one waiter.
+func (q *msgQueue) wake() {
 	select {
 	case q.sig <- struct{}{}:
 	default:

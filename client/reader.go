@@ -1,0 +1,170 @@
+package client
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// ReaderOptions configure a Reader. Topic is required.
+type ReaderOptions struct {
+	Topic string
+	// StartMessageID is where reading starts: EarliestMessageID(), LatestMessageID() or the
+	// id of a message (excluded unless StartMessageIDInclusive).
+	StartMessageID          MessageID
+	StartMessageIDInclusive bool
+	// SubscriptionName of the non-durable subscription; "reader-<random>" by default.
+	SubscriptionName  string
+	Name              string
+	ReceiverQueueSize int
+	Schema            Schema
+	ReadCompacted     bool
+}
+
+// Reader reads a topic from a position without a durable subscription: nothing it reads is
+// acknowledged and nothing is retained for it.
+type Reader struct {
+	c *Consumer
+}
+
+// CreateReader creates a reader. A zero StartMessageID reads from the earliest message.
+func (cl *Client) CreateReader(ctx context.Context, opts ReaderOptions) (*Reader, error) {
+	start := opts.StartMessageID
+	if start == (MessageID{}) {
+		start = EarliestMessageID()
+	}
+	sub := opts.SubscriptionName
+	if sub == "" {
+		sub = "reader-" + randomName(5)
+	}
+	c, err := cl.Subscribe(ctx, ConsumerOptions{
+		Topic:             opts.Topic,
+		SubscriptionName:  sub,
+		Name:              opts.Name,
+		Type:              Exclusive,
+		ReceiverQueueSize: opts.ReceiverQueueSize,
+		Schema:            opts.Schema,
+		ReadCompacted:     opts.ReadCompacted,
+		AckGroupingTime:   -1,
+		nonDurable:        true,
+		startID:           start,
+		startInclusive:    opts.StartMessageIDInclusive,
+	})
+	if err != nil {
+		return nil, err
+	}
+	r := &Reader{c: c}
+	if start.isLatest() {
+		for _, pc := range c.partitionList() {
+			last, err := pc.lastMessageID(ctx)
+			if err != nil {
+				c.Close()
+				return nil, err
+			}
+			pc.mu.Lock()
+			pc.baseline = last
+			pc.mu.Unlock()
+			if opts.StartMessageIDInclusive && last.Entry >= 0 {
+				// Read the last message itself: seek to it (the broker resubscribes us).
+				if err := c.seekPartition(ctx, pc, last); err != nil {
+					c.Close()
+					return nil, err
+				}
+			}
+		}
+	}
+	return r, nil
+}
+
+// Topic is the reader's topic.
+func (r *Reader) Topic() string { return r.c.topic }
+
+// Next returns the next message, waiting for one.
+func (r *Reader) Next(ctx context.Context) (*Message, error) {
+	c := r.c
+	for {
+		m := c.incoming.pop()
+		if m == nil {
+			select {
+			case <-c.incoming.sig:
+				continue
+			case <-ctx.Done():
+				return nil, ctxError(ctx, "read")
+			case <-c.stop:
+				return nil, ErrClosed
+			case <-c.failed:
+				c.mu.Lock()
+				defer c.mu.Unlock()
+				return nil, c.failErr
+			}
+		}
+		if c.incoming.len() > 0 {
+			c.incoming.wake() // for another Next waiting concurrently
+		}
+		pc := m.consumer
+		pc.mu.Lock()
+		stale := m.epoch != pc.epoch.Load() || pc.seeking
+		if !stale {
+			pc.startID, pc.startInclusive, pc.hasStart = m.ID, false, true
+		}
+		pc.mu.Unlock()
+		if stale {
+			continue // from before a reconnect or seek: the broker sends it again if due
+		}
+		pc.delivered(1)
+		return m, nil
+	}
+}
+
+// HasNext reports whether a message is available after the last one read: queued locally,
+// or published on the topic (asking the broker for its last message id).
+func (r *Reader) HasNext(ctx context.Context) (bool, error) {
+	if r.c.incoming.len() > 0 {
+		return true, nil
+	}
+	for _, pc := range r.c.partitionList() {
+		last, err := pc.lastMessageID(ctx)
+		if err != nil {
+			return false, err
+		}
+		if last.Entry < 0 {
+			continue
+		}
+		pc.mu.Lock()
+		after, inclusive, has := pc.startID, pc.startInclusive, pc.hasStart
+		if !has {
+			if pc.startID.isLatest() {
+				after, inclusive, has = pc.baseline, false, true
+			}
+		}
+		pc.mu.Unlock()
+		if !has {
+			return true, nil // reading from the earliest: anything counts
+		}
+		cmp := compareLast(last, after)
+		if cmp > 0 || (cmp == 0 && inclusive) {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// compareLast compares the broker's last id with a position; a last id naming a batch's
+// final index is compared entry-wise when the position has no batch index.
+func compareLast(last, pos MessageID) int {
+	if pos.BatchIndex < 0 {
+		last.BatchIndex = -1
+	}
+	return last.Compare(pos)
+}
+
+// Seek moves the reader to id (read next, inclusive).
+func (r *Reader) Seek(ctx context.Context, id MessageID) error { return r.c.Seek(ctx, id) }
+
+// SeekByTime moves the reader to the first message published at or after t.
+func (r *Reader) SeekByTime(ctx context.Context, t time.Time) error { return r.c.SeekByTime(ctx, t) }
+
+// Close closes the reader.
+func (r *Reader) Close() error { return r.c.Close() }
+
+func (r *Reader) String() string { return fmt.Sprintf("reader on %s", r.c.topic) }

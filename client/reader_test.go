@@ -1,0 +1,149 @@
+package client_test
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/letterbox-dev/letterbox/client"
+)
+
+func publish(t *testing.T, p *client.Producer, n int) []client.MessageID {
+	t.Helper()
+	ctx := testCtx(t, 10*time.Second)
+	var futs []*client.SendFuture
+	for i := range n {
+		futs = append(futs, p.SendAsync(ctx, &client.Message{Payload: []byte(fmt.Sprint(i))}))
+	}
+	ids := make([]client.MessageID, n)
+	for i, f := range futs {
+		id, err := f.Wait(ctx)
+		if err != nil {
+			t.Fatalf("send %d: %v", i, err)
+		}
+		ids[i] = id
+	}
+	return ids
+}
+
+func TestReader(t *testing.T) {
+	t.Parallel()
+	b := startBroker(t)
+	c := newClient(t, b)
+	for _, batching := range []bool{false, true} {
+		t.Run(fmt.Sprintf("batching=%v", batching), func(t *testing.T) {
+			topic := uniqueTopic(t)
+			p := mustProducer(t, c, client.ProducerOptions{Topic: topic, DisableBatching: !batching})
+			ids := publish(t, p, 10)
+			ctx := testCtx(t, 20*time.Second)
+
+			read := func(r *client.Reader, want ...int) {
+				t.Helper()
+				for _, w := range want {
+					m, err := r.Next(ctx)
+					if err != nil {
+						t.Fatalf("next (want %d): %v", w, err)
+					}
+					if string(m.Payload) != fmt.Sprint(w) {
+						t.Fatalf("got %q, want %d", m.Payload, w)
+					}
+				}
+			}
+			hasNext := func(r *client.Reader, want bool) {
+				t.Helper()
+				got, err := r.HasNext(ctx)
+				if err != nil || got != want {
+					t.Fatalf("HasNext = %v, %v; want %v", got, err, want)
+				}
+			}
+
+			// Earliest.
+			r, err := c.CreateReader(ctx, client.ReaderOptions{Topic: topic, StartMessageID: client.EarliestMessageID()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			read(r, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9)
+			hasNext(r, false)
+			publish(t, p, 1)
+			hasNext(r, true)
+			read(r, 0)
+			// Seek back to message 3 (inclusive).
+			if err := r.Seek(ctx, ids[3]); err != nil {
+				t.Fatal(err)
+			}
+			read(r, 3, 4)
+			r.Close()
+
+			// From an id, exclusive and inclusive.
+			r, err = c.CreateReader(ctx, client.ReaderOptions{Topic: topic, StartMessageID: ids[5]})
+			if err != nil {
+				t.Fatal(err)
+			}
+			read(r, 6, 7)
+			r.Close()
+			r, err = c.CreateReader(ctx, client.ReaderOptions{Topic: topic, StartMessageID: ids[5], StartMessageIDInclusive: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			read(r, 5, 6)
+			r.Close()
+
+			// Latest: nothing until something is published.
+			r, err = c.CreateReader(ctx, client.ReaderOptions{Topic: topic, StartMessageID: client.LatestMessageID()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			hasNext(r, false)
+			publish(t, p, 1)
+			hasNext(r, true)
+			read(r, 0)
+			r.Close()
+
+			// Latest inclusive: the last message.
+			r, err = c.CreateReader(ctx, client.ReaderOptions{Topic: topic, StartMessageID: client.LatestMessageID(), StartMessageIDInclusive: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			read(r, 0)
+			r.Close()
+		})
+	}
+}
+
+func TestReaderSeekByTime(t *testing.T) {
+	t.Parallel()
+	b := startBroker(t)
+	c := newClient(t, b)
+	topic := uniqueTopic(t)
+	p := mustProducer(t, c, client.ProducerOptions{Topic: topic, DisableBatching: true})
+	publish(t, p, 3)
+	ctx := testCtx(t, 10*time.Second)
+	// Publish times have millisecond resolution: make sure the next ones are later.
+	mark := time.Now().Add(5 * time.Millisecond)
+	for time.Now().Before(mark.Add(2 * time.Millisecond)) {
+		time.Sleep(time.Millisecond)
+	}
+	for i := 3; i < 6; i++ {
+		if _, err := p.Send(ctx, &client.Message{Payload: []byte(fmt.Sprint(i))}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r, err := c.CreateReader(ctx, client.ReaderOptions{Topic: topic})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	m, err := r.Next(ctx)
+	if err != nil || string(m.Payload) != "0" {
+		t.Fatalf("first: %v %v", m, err)
+	}
+	if err := r.SeekByTime(ctx, mark); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"3", "4", "5"} {
+		m, err := r.Next(ctx)
+		if err != nil || string(m.Payload) != want {
+			t.Fatalf("after seek: got %v %v, want %s", m, err, want)
+		}
+	}
+}
