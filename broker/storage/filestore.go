@@ -47,6 +47,10 @@ type FileStore struct {
 	mu     sync.Mutex
 	logs   map[string]*FileLog
 	closed bool
+
+	ledgerMu    sync.Mutex
+	nextLedger  int64 // next id of the reserved block [nextLedger, ledgerLimit]; 0: none
+	ledgerLimit int64
 }
 
 // internalBucket holds the store's own keys; the broker's buckets are the Bucket* names.
@@ -129,18 +133,33 @@ func (s *FileStore) guardSequence() error {
 
 func (s *FileStore) topicsDir() string { return filepath.Join(s.dir, "topics") }
 
-// allocLedger returns a ledger id never handed out before (one bbolt transaction).
+// ledgerBlock is how many ledger ids one bbolt transaction reserves, so that opening many
+// logs at start does not cost one fsync each. Ids reserved and not handed out before a restart
+// are skipped: ids only have to be unique and increasing.
+const ledgerBlock = 32
+
+// allocLedger returns a ledger id never handed out before.
 func (s *FileStore) allocLedger() (int64, error) {
-	var id uint64
-	err := s.db.Update(func(tx *bolt.Tx) error {
-		b, err := tx.CreateBucketIfNotExists([]byte(internalBucket))
+	s.ledgerMu.Lock()
+	defer s.ledgerMu.Unlock()
+	if s.nextLedger == 0 || s.nextLedger > s.ledgerLimit {
+		var seq uint64
+		err := s.db.Update(func(tx *bolt.Tx) error {
+			b, err := tx.CreateBucketIfNotExists([]byte(internalBucket))
+			if err != nil {
+				return err
+			}
+			seq = b.Sequence()
+			return b.SetSequence(seq + ledgerBlock)
+		})
 		if err != nil {
-			return err
+			return 0, err
 		}
-		id, err = b.NextSequence()
-		return err
-	})
-	return int64(id), err
+		s.nextLedger, s.ledgerLimit = int64(seq)+1, int64(seq)+ledgerBlock
+	}
+	id := s.nextLedger
+	s.nextLedger++
+	return id, nil
 }
 
 // OpenLog returns topic's log, recovering it from its segment files (or creating it).
