@@ -60,9 +60,10 @@ func (c *conn) handleProducer(cmd *pb.CommandProducer) error {
 			return nil
 		}
 		p.schemaVer = ver
-	} else {
-		p.schemaVer = c.b.schemas.latest(name)
 	}
+	// A producer without a schema gets no schema version, as upstream: the official Go client
+	// caches the version against the producer's (nil) schema and fails on a version it did
+	// not ask for.
 	if sub := cmd.GetInitialSubscriptionName(); sub != "" && name.Persistent {
 		if serr := t.ensureInitialSubscription(sub); serr != nil {
 			c.sendError(reqID, serr.code, serr.msg)

@@ -273,6 +273,16 @@ func (b *Broker) DeleteNamespace(ns string, force bool) error {
 	if len(topics) > 0 && !force {
 		return adminErr(ErrConflict, "Cannot delete non empty namespace")
 	}
+	// Terminate the namespace first (PIP-139): clients reconnecting while its topics go away
+	// cannot re-create any of them.
+	b.topics.mu.Lock()
+	b.topics.terminateNamespace(ns)
+	b.topics.mu.Unlock()
+	defer func() {
+		b.topics.mu.Lock()
+		b.topics.finishNamespaceDeletion(ns)
+		b.topics.mu.Unlock()
+	}()
 	for _, name := range topics {
 		var err error
 		if n, _ := b.partitionCount(name); n > 0 {

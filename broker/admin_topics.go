@@ -141,6 +141,7 @@ func (b *Broker) CreateTopic(tname string, props map[string]string) error {
 	if _, serr := r.openCreating(name, maps.Clone(props)); serr != nil {
 		return adminErr(ErrPreconditionFailed, "%s", serr.msg)
 	}
+	r.unbury(full)
 	return nil
 }
 
@@ -176,6 +177,7 @@ func (b *Broker) CreatePartitionedTopic(tname string, n int, props map[string]st
 		return adminErr(ErrPreconditionFailed, "cannot store the partitioned metadata of %s: %v", full, err)
 	}
 	r.partitioned[full] = n
+	r.unbury(full)
 	// Upstream creates the partitions at once; so do we, so they show in lists and stats.
 	for i := range n {
 		if _, ok := r.topics[name.partition(i).String()]; !ok {
@@ -263,6 +265,7 @@ func (b *Broker) DeleteTopic(tname string, force bool) error {
 		return adminErr(ErrPreconditionFailed, "Topic has active producers/subscriptions")
 	}
 	delete(r.topics, full)
+	r.bury(full)
 	r.mu.Unlock()
 	b.dropTopic(t, name.Partition < 0)
 	return nil
@@ -304,6 +307,7 @@ func (b *Broker) DeletePartitionedTopic(tname string, force bool) error {
 		return adminErr(ErrPreconditionFailed, "cannot delete the partitioned metadata of %s: %v", full, err)
 	}
 	delete(r.partitioned, full)
+	r.bury(full)
 	for _, t := range parts {
 		delete(r.topics, t.full)
 	}
@@ -336,10 +340,10 @@ func (b *Broker) dropTopic(t *topic, whole bool) {
 	t.close()
 	t.mu.Lock()
 	for _, s := range t.subs {
-		t.closeSubscriptionConsumers(s, true, "topic "+t.full+" was deleted")
+		t.closeSubscriptionConsumers(s, false, "topic "+t.full+" was deleted")
 		t.removeSubscription(s)
 	}
-	b.closeProducers(t, "topic "+t.full+" was deleted")
+	b.closeProducersForGood(t, "topic "+t.full+" was deleted")
 	t.mu.Unlock()
 	if err := b.store.DeleteLog(t.full); err != nil {
 		b.log.Warn("deleting a topic's log", "topic", t.full, "err", err)
@@ -352,17 +356,24 @@ func (b *Broker) dropTopic(t *topic, whole bool) {
 	b.forgetTopicMetadata(t.name, whole)
 }
 
-// closeProducers closes t's producers (reconnect allowed; see the PIP-139 hook above). Called
-// with t.mu held.
-func (b *Broker) closeProducers(t *topic, reason string) {
+// closeProducers closes t's producers, letting them reconnect. Called with t.mu held.
+func (b *Broker) closeProducers(t *topic, reason string) { b.closeTopicProducers(t, true, reason) }
+
+// closeProducersForGood closes t's producers with allow_reconnect=false (PIP-139). Called with
+// t.mu held.
+func (b *Broker) closeProducersForGood(t *topic, reason string) {
+	b.closeTopicProducers(t, false, reason)
+}
+
+func (b *Broker) closeTopicProducers(t *topic, allowReconnect bool, reason string) {
 	for p := range t.producers {
 		delete(t.producers, p)
 		p.conn.forgetProducer(p)
-		p.conn.sendCloseProducer(p.id, true, reason)
+		p.conn.sendCloseProducer(p.id, allowReconnect, reason)
 	}
 	for _, p := range t.waiting {
 		p.conn.forgetProducer(p)
-		p.conn.sendCloseProducer(p.id, true, reason)
+		p.conn.sendCloseProducer(p.id, allowReconnect, reason)
 	}
 	t.waiting = nil
 }

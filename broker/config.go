@@ -36,6 +36,9 @@ type Config struct {
 	// CursorFlushInterval batches cursor updates into one metadata write per interval.
 	CursorFlushInterval time.Duration
 
+	// TopicTombstoneTTL is how long a deleted topic's name may not be auto-created (PIP-139).
+	TopicTombstoneTTL time.Duration
+
 	// CompatUpstream makes the broker behave as an upstream broker: protocol v20 and no
 	// extension fields.
 	CompatUpstream bool
@@ -59,6 +62,7 @@ func DefaultConfig() Config {
 		AcknowledgmentAtBatchIndexLevelEnabled: true,
 		MaxUnackedMessagesPerConsumer:          50000,
 		CursorFlushInterval:                    100 * time.Millisecond,
+		TopicTombstoneTTL:                      60 * time.Second,
 		Logger:                                 slog.Default(),
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -392,5 +393,9 @@ func requestID(cmd *pb.BaseCommand) (uint64, bool) {
 	}
 	return 0, false
 }
+
+// isGoClient reports a client whose version string says it is the official Go client, which
+// drops its connection on commands it does not know (REACHED_END_OF_TOPIC among them).
+func (c *conn) isGoClient() bool { return strings.HasPrefix(c.clientVersion, "Pulsar-Go-") }
 
 func ptr[T any](v T) *T { return &v }

@@ -31,6 +31,7 @@ type consumer struct {
 	msgRedeliver                    int64 // messages put back for redelivery (admin stats)
 	lastAck, lastConsumed, lastFlow time.Time
 	closed                          bool
+	reachedEnd                      bool // REACHED_END_OF_TOPIC was sent
 }
 
 // sendMessage writes one MESSAGE for entry data at pos.

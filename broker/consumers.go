@@ -36,7 +36,11 @@ func (t *topic) subscribe(req subscribeRequest) *serverError {
 		t.subs[s.name] = s
 	} else {
 		if s.subType != cmd.GetSubType() {
-			return errorf(pb.ServerError_ConsumerBusy, "Subscription is of different type")
+			if len(s.consumers) > 0 {
+				return errorf(pb.ServerError_ConsumerBusy, "Subscription is of different type")
+			}
+			// Nobody is attached: the subscription takes the new consumer's type, as upstream.
+			s.setType(cmd.GetSubType())
 		}
 		if s.subType == pb.CommandSubscribe_Exclusive && len(s.consumers) > 0 {
 			return errorf(pb.ServerError_ConsumerBusy, "Exclusive consumer is already connected")

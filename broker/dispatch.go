@@ -82,6 +82,30 @@ func (s *subscription) dispatch(now time.Time) {
 	}
 	if budget == 0 {
 		s.topic.signal() // more may be waiting; yield the lock and come back
+		return
+	}
+	s.notifyEndOfTopic()
+}
+
+// notifyEndOfTopic tells consumers of a terminated topic that they have everything, once. The
+// official Go client does not know REACHED_END_OF_TOPIC and drops its whole connection on it,
+// so it is sent only to clients that are not the Go client and speak protocol v9 or later.
+func (s *subscription) notifyEndOfTopic() {
+	t := s.topic
+	if len(s.replay) > 0 || len(s.delayed) > 0 || len(s.pending) > 0 || !t.b.isTerminated(t.full) {
+		return
+	}
+	if t.log.Last().Less(s.readPos) {
+		for _, cs := range s.consumers {
+			if cs.reachedEnd || cs.conn.protocolVersion < int32(pb.ProtocolVersion_v9) || cs.conn.isGoClient() {
+				continue
+			}
+			cs.reachedEnd = true
+			cs.conn.send(&pb.BaseCommand{
+				Type:              pb.BaseCommand_REACHED_END_OF_TOPIC.Enum(),
+				ReachedEndOfTopic: &pb.CommandReachedEndOfTopic{ConsumerId: &cs.id},
+			}, nil)
+		}
 	}
 }
 

@@ -71,6 +71,17 @@ func newSubscription(t *topic, name string, subType pb.CommandSubscribe_SubType,
 	return s
 }
 
+// setType changes the dispatch type of a subscription with no consumers.
+func (s *subscription) setType(t pb.CommandSubscribe_SubType) {
+	s.subType = t
+	s.active = nil
+	s.selector = nil
+	if t == pb.CommandSubscribe_Key_Shared {
+		s.selector = newKeySelector()
+	}
+	s.dirty = true
+}
+
 // shared reports the dispatchers that spread one subscription over many consumers; only they
 // count redeliveries and hold delayed messages, as upstream.
 func (s *subscription) shared() bool {

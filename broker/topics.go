@@ -18,6 +18,10 @@ type topicRegistry struct {
 	namespaces  map[string]bool   // "tenant/ns"
 	partitioned map[string]int    // base full name → partition count
 	topics      map[string]*topic // full name → topic
+	// PIP-139 (pip139.go): deleted topics that may not be auto-created yet, and namespaces
+	// being deleted.
+	tombstones   map[string]time.Time
+	terminatedNS map[string]bool
 }
 
 func newTopicRegistry(b *Broker) *topicRegistry {
@@ -44,6 +48,9 @@ func (r *topicRegistry) partitionedMetadata(name topicName, autoCreate bool) (in
 	allow, partitioned, partitions := r.b.autoTopicCreation(name.namespace())
 	if !autoCreate || !allow {
 		return 0, errorf(pb.ServerError_TopicNotFound, "Topic %s does not exist", name)
+	}
+	if serr := r.refuseAutoCreate(name); serr != nil {
+		return 0, serr
 	}
 	if !r.namespaces[name.namespace()] {
 		return 0, errorf(pb.ServerError_TopicNotFound, "Namespace %s does not exist", name.namespace())
@@ -84,6 +91,9 @@ func (r *topicRegistry) get(name topicName, create bool, purpose string) (*topic
 		}
 	case !create || !r.b.autoTopicAllowed(name.namespace()):
 		return nil, errorf(pb.ServerError_TopicNotFound, "Topic %s does not exist", full)
+	}
+	if serr := r.refuseAutoCreate(name); serr != nil {
+		return nil, serr
 	}
 	props := map[string]string{}
 	if name.Partition < 0 || !isPartition {
