@@ -155,6 +155,8 @@ type Page interface {
 	// Capturing is true while an input of the page has focus: the app then hands it every key
 	// except ctrl+c, so typing "q" types a q.
 	Capturing() bool
+	// Busy is true while the page waits for data (the header shows a spinner).
+	Busy() bool
 	// Close releases what the page holds (a tail reader) when it leaves the stack.
 	Close()
 }
@@ -163,4 +165,11 @@ type Page interface {
 type HelpSection struct {
 	Title string
 	Keys  []key.Binding
+}
+
+// MouseMsg is a mouse event in page coordinates (the app subtracts the header).
+type MouseMsg struct {
+	X, Y  int
+	Wheel int // -1 up, +1 down, 0 for a click
+	Click bool
 }

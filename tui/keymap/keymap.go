@@ -46,17 +46,17 @@ func Default() *KeyMap {
 		Right:    b("→/l", "expand", "right", "l"),
 		Enter:    b("enter", "open", "enter"),
 
-		Sort:        b("s", "sort column", "s"),
+		Sort:        b("s", "sort", "s"),
 		SortReverse: b("S", "reverse sort", "S"),
-		Expand:      b("x", "expand partitions", "x"),
+		Expand:      b("x", "partitions", "x"),
 		Produce:     b("p", "produce", "p"),
 
-		Messages: b("m", "peek messages", "m"),
-		Tail:     b("t", "tail live", "t"),
+		Messages: b("m", "peek", "m"),
+		Tail:     b("t", "tail", "t"),
 
 		Decode:    b("d", "decode as", "d"),
-		Export:    b("e", "export JSON lines", "e", "ctrl+e"),
-		Copy:      b("y", "copy payload", "y"),
+		Export:    b("e", "export", "e", "ctrl+e"),
+		Copy:      b("y", "copy", "y"),
 		NextMatch: b("n", "next match", "n"),
 		PrevMatch: b("N", "previous match", "N"),
 		Follow:    b("f", "follow", "f"),
@@ -66,6 +66,6 @@ func Default() *KeyMap {
 
 		Send:      b("ctrl+s", "send", "ctrl+s"),
 		NextField: b("tab", "next field", "tab"),
-		PrevField: b("shift+tab", "previous field", "shift+tab"),
+		PrevField: b("shift+tab", "prev field", "shift+tab"),
 	}
 }

@@ -1,5 +1,6 @@
 // Package footer renders the context-sensitive key hints at the bottom of the screen: the keys
-// of the active page first, then the global ones, as many as fit.
+// of the active page, then the global ones. The global keys (help, command, quit) always keep
+// their place; the page's keys fill the room left, in order.
 package footer
 
 import (
@@ -11,30 +12,38 @@ import (
 	"github.com/letterbox-dev/letterbox/tui/common"
 )
 
-// View renders bindings on one line of width cells.
-func View(c *common.Common, bindings []key.Binding, width int) string {
+// View renders page and global bindings on one line of width cells.
+func View(c *common.Common, page, global []key.Binding, width int) string {
 	st := c.Styles
 	sep := st.Subtle.Render(" · ")
-	var b strings.Builder
-	used := 0
-	for _, k := range bindings {
-		if !k.Enabled() || k.Help().Key == "" {
-			continue
+	render := func(bs []key.Binding, room int) (string, int) {
+		var parts []string
+		used := 0
+		for _, k := range bs {
+			if !k.Enabled() || k.Help().Key == "" {
+				continue
+			}
+			h := k.Help()
+			w := ansi.StringWidth(h.Key) + 1 + ansi.StringWidth(h.Desc)
+			if used > 0 {
+				w += 3
+			}
+			if used+w > room {
+				break
+			}
+			parts = append(parts, st.Key.Render(h.Key)+" "+st.KeyDesc.Render(h.Desc))
+			used += w
 		}
-		h := k.Help()
-		w := ansi.StringWidth(h.Key) + 1 + ansi.StringWidth(h.Desc)
-		extra := 0
-		if used > 0 {
-			extra = 3
-		}
-		if used+extra+w > width {
-			break
-		}
-		if used > 0 {
-			b.WriteString(sep)
-		}
-		b.WriteString(st.Key.Render(h.Key) + " " + st.KeyDesc.Render(h.Desc))
-		used += extra + w
+		return strings.Join(parts, sep), used
 	}
-	return common.Pad(b.String(), width, false)
+	g, gw := render(global, width)
+	p, pw := render(page, width-gw-3)
+	out := g
+	if pw > 0 {
+		out = p
+		if gw > 0 {
+			out += sep + g
+		}
+	}
+	return common.Pad(out, width, false)
 }

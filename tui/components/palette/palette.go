@@ -46,7 +46,7 @@ func (m *Model) Open(completions []string) {
 	m.in.Focus()
 }
 
-func (m *Model) SetWidth(w int) { m.width = w; m.in.SetWidth(w) }
+func (m *Model) SetWidth(w int) { m.width = w; m.in.SetWidth(w - 2) }
 
 // Update handles keys while the palette is open.
 func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
@@ -79,6 +79,13 @@ func (m Model) Hints() string {
 			s += " " + m.c.Styles.Subtle.Render(c.Args)
 		}
 		parts = append(parts, s)
+	}
+	if len(parts) == 1 {
+		for _, c := range m.cmds {
+			if strings.HasPrefix(c.Name, typed[0]) {
+				parts[0] += m.c.Styles.Subtle.Render(" · " + c.Desc)
+			}
+		}
 	}
 	return common.Trunc(strings.Join(parts, "  "), m.width)
 }

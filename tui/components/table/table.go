@@ -56,6 +56,7 @@ func (m *Model) Focus(v bool)          { m.focused = v }
 func (m Model) Focused() bool          { return m.focused }
 func (m Model) Cursor() int            { return m.cursor }
 func (m Model) Len() int               { return len(m.rows) }
+func (m Model) Width() int             { return m.width }
 func (m *Model) SetColumns(c []Column) { m.cols = c }
 
 // SetRows replaces the rows, keeping the cursor where it was (clamped).

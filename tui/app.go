@@ -1,0 +1,329 @@
+// Package tui is letterbox's terminal UI: the app model (a stack of pages under a header, a
+// status line and a key footer, with a ":" palette and a "?" help overlay) and Run, its entry
+// point. Screens live in pages/, shared pieces in components/, data access in data/.
+package tui
+
+import (
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/letterbox-dev/letterbox/tui/common"
+	"github.com/letterbox-dev/letterbox/tui/components/footer"
+	"github.com/letterbox-dev/letterbox/tui/components/help"
+	"github.com/letterbox-dev/letterbox/tui/components/palette"
+	"github.com/letterbox-dev/letterbox/tui/pages/topics"
+)
+
+// connState is what the header says about the cluster.
+type connState int
+
+const (
+	connUnknown connState = iota
+	connUp
+	connDown
+)
+
+// refreshTickMsg drives live refresh: the active page reloads on each one.
+type refreshTickMsg struct{}
+
+// spinTickMsg turns the header spinner while a page is busy.
+type spinTickMsg struct{}
+
+// App is the root model.
+type App struct {
+	c           *common.Common
+	stack       []common.Page
+	root        *topics.Page
+	palette     palette.Model
+	paletteOpen bool
+	helpOpen    bool
+	status      string
+	statusErr   bool
+	conn        connState
+	refresh     time.Duration
+	spin        int
+	spinning    bool
+	quitting    bool
+}
+
+// NewApp builds the app on c, starting on the topics screen of namespace ns ("" = all).
+func NewApp(c *common.Common, ns string, refresh time.Duration) *App {
+	a := &App{c: c, refresh: refresh}
+	a.root = topics.New(c, ns)
+	a.stack = []common.Page{a.root}
+	a.palette = palette.New(c, commands)
+	if c.Width == 0 {
+		c.Width, c.Height = 80, 24
+	}
+	a.resize()
+	return a
+}
+
+func (a *App) active() common.Page { return a.stack[len(a.stack)-1] }
+
+func (a *App) Init() tea.Cmd {
+	return tea.Batch(a.root.Init(), a.tick(), a.spinTick())
+}
+
+func (a *App) tick() tea.Cmd {
+	if a.refresh <= 0 {
+		return nil
+	}
+	return a.c.Clock.Tick(a.refresh, func(time.Time) tea.Msg { return refreshTickMsg{} })
+}
+
+// spinTick keeps the spinner turning only while something loads, so an idle TUI schedules
+// nothing but the refresh tick.
+func (a *App) spinTick() tea.Cmd {
+	if a.spinning || !a.active().Busy() {
+		return nil
+	}
+	a.spinning = true
+	return a.c.Clock.Tick(120*time.Millisecond, func(time.Time) tea.Msg { return spinTickMsg{} })
+}
+
+// pageHeight is the page area: the screen minus the header, the status line and the footer.
+func (a *App) pageHeight() int { return max(1, a.c.Height-3) }
+
+func (a *App) resize() {
+	for _, p := range a.stack {
+		p.SetSize(a.c.Width, a.pageHeight())
+	}
+	a.palette.SetWidth(a.c.Width)
+}
+
+func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	cmd := a.update(msg)
+	return a, tea.Batch(cmd, a.spinTick())
+}
+
+func (a *App) update(msg tea.Msg) tea.Cmd {
+	k := a.c.Keys
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		a.c.Width, a.c.Height = msg.Width, msg.Height
+		a.resize()
+		return nil
+	case refreshTickMsg:
+		return tea.Batch(a.toActive(common.RefreshMsg{}), a.tick())
+	case spinTickMsg:
+		a.spinning = false
+		a.spin++
+		return nil
+	case tea.KeyPressMsg:
+		return a.key(msg)
+	case tea.MouseWheelMsg:
+		m := msg.Mouse()
+		d := 1
+		if m.Button == tea.MouseWheelUp {
+			d = -1
+		}
+		return a.toActive(common.MouseMsg{X: m.X, Y: m.Y - 1, Wheel: d})
+	case tea.MouseClickMsg:
+		m := msg.Mouse()
+		if a.helpOpen || a.paletteOpen {
+			return nil
+		}
+		return a.toActive(common.MouseMsg{X: m.X, Y: m.Y - 1, Click: true})
+	case palette.CloseMsg:
+		a.paletteOpen = false
+		return nil
+	case palette.RunMsg:
+		a.paletteOpen = false
+		return a.run(msg.Line)
+	case common.NavigateMsg:
+		return a.push(msg)
+	case common.BackMsg:
+		a.pop()
+		return nil
+	case common.StatusMsg:
+		a.status, a.statusErr = string(msg), false
+		return nil
+	case common.ErrorMsg:
+		a.status, a.statusErr = msg.Error(), true
+		if msg.Network() {
+			a.conn = connDown
+		}
+		return a.toAll(msg)
+	case common.RefreshMsg:
+		return a.toActive(msg)
+	}
+	if _, ok := msg.(common.FreshMsg); ok {
+		if a.conn == connDown && a.statusErr {
+			a.status, a.statusErr = "reconnected", false
+		}
+		a.conn = connUp
+	}
+	_ = k
+	return a.toAll(msg)
+}
+
+func (a *App) key(msg tea.KeyPressMsg) tea.Cmd {
+	k := a.c.Keys
+	if key.Matches(msg, k.ForceQuit) {
+		return a.quit()
+	}
+	if a.paletteOpen {
+		var cmd tea.Cmd
+		a.palette, cmd = a.palette.Update(msg)
+		return cmd
+	}
+	if a.helpOpen {
+		if key.Matches(msg, k.Help, k.Back, k.Quit) {
+			a.helpOpen = false
+		}
+		return nil
+	}
+	if a.active().Capturing() {
+		return a.toActive(msg)
+	}
+	switch {
+	case key.Matches(msg, k.Quit):
+		return a.quit()
+	case key.Matches(msg, k.Help):
+		a.helpOpen = true
+		return nil
+	case key.Matches(msg, k.Palette):
+		a.paletteOpen = true
+		a.palette.Open(a.completions())
+		return nil
+	case key.Matches(msg, k.Refresh):
+		a.status = ""
+		return a.toActive(common.RefreshMsg{Forced: true})
+	}
+	return a.toActive(msg)
+}
+
+func (a *App) quit() tea.Cmd {
+	a.quitting = true
+	for _, p := range a.stack {
+		p.Close()
+	}
+	return tea.Quit
+}
+
+func (a *App) toActive(msg tea.Msg) tea.Cmd {
+	i := len(a.stack) - 1
+	p, cmd := a.stack[i].Update(msg)
+	a.stack[i] = p
+	return cmd
+}
+
+// toAll hands a data message to every page on the stack: an answer may arrive after its page
+// was covered by another, and each page ignores what is not its own.
+func (a *App) toAll(msg tea.Msg) tea.Cmd {
+	var cmds []tea.Cmd
+	for i := range a.stack {
+		p, cmd := a.stack[i].Update(msg)
+		a.stack[i] = p
+		cmds = append(cmds, cmd)
+	}
+	return tea.Batch(cmds...)
+}
+
+func (a *App) push(m common.NavigateMsg) tea.Cmd {
+	p := newPage(a.c, m)
+	if p == nil {
+		return nil
+	}
+	p.SetSize(a.c.Width, a.pageHeight())
+	a.stack = append(a.stack, p)
+	a.status, a.statusErr = "", false
+	return p.Init()
+}
+
+func (a *App) pop() {
+	if len(a.stack) == 1 {
+		return
+	}
+	a.active().Close()
+	a.stack = a.stack[:len(a.stack)-1]
+}
+
+// popToRoot closes every page above the topics screen.
+func (a *App) popToRoot() {
+	for len(a.stack) > 1 {
+		a.pop()
+	}
+}
+
+// Render is the whole screen as a string: the view's content, used by golden tests.
+func (a *App) Render() string {
+	st := a.c.Styles
+	w, h := a.c.Width, a.c.Height
+	var b strings.Builder
+	b.WriteString(a.header())
+	b.WriteByte('\n')
+	body := a.active().View()
+	if a.helpOpen {
+		body = help.View(a.c, "Help · "+a.active().Title(), a.helpSections(), w, a.pageHeight())
+	}
+	b.WriteString(common.Lines(body, w, a.pageHeight()))
+	b.WriteByte('\n')
+	switch {
+	case a.paletteOpen:
+		b.WriteString(common.Pad(a.palette.Hints(), w, false))
+	case a.statusErr:
+		b.WriteString(st.Error.Render(common.Pad("✗ "+a.status, w, false)))
+	default:
+		b.WriteString(st.Subtle.Render(common.Pad(a.status, w, false)))
+	}
+	b.WriteByte('\n')
+	if a.paletteOpen {
+		b.WriteString(a.palette.View())
+	} else {
+		page, global := a.footerKeys()
+		b.WriteString(footer.View(a.c, page, global, w))
+	}
+	out := b.String()
+	if h < 4 {
+		return common.Lines(out, w, h)
+	}
+	return out
+}
+
+func (a *App) View() tea.View {
+	v := tea.NewView(a.c.Styles.App.Render(a.Render()))
+	if a.quitting {
+		v = tea.NewView("")
+	}
+	v.AltScreen = true
+	v.MouseMode = tea.MouseModeCellMotion
+	v.WindowTitle = "letterbox · " + a.active().Title()
+	return v
+}
+
+// footerKeys are the page's keys and the global ones for the footer.
+func (a *App) footerKeys() (page, global []key.Binding) {
+	k := a.c.Keys
+	if a.helpOpen {
+		return nil, []key.Binding{withDesc(k.Back, "close help")}
+	}
+	page = a.active().ShortHelp()
+	if a.active().Capturing() {
+		return page, nil
+	}
+	if len(a.stack) > 1 {
+		global = append(global, k.Back)
+	}
+	return page, append(global, k.Palette, k.Help, k.Quit)
+}
+
+func (a *App) helpSections() []common.HelpSection {
+	k := a.c.Keys
+	secs := a.active().FullHelp()
+	secs = append(secs,
+		common.HelpSection{Title: "General", Keys: []key.Binding{k.Palette, k.Filter, k.Help, k.Refresh, k.Back, k.Quit, k.ForceQuit}},
+		common.HelpSection{Title: "Navigation", Keys: []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.NextPane,
+			key.NewBinding(key.WithKeys("wheel"), key.WithHelp("wheel", "scroll"))}},
+	)
+	return secs
+}
+
+func withDesc(b key.Binding, desc string) key.Binding {
+	b.SetHelp(b.Help().Key, desc)
+	return b
+}

@@ -1,0 +1,137 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/letterbox-dev/letterbox/themes"
+	"github.com/letterbox-dev/letterbox/tui/common"
+	"github.com/letterbox-dev/letterbox/tui/components/palette"
+	"github.com/letterbox-dev/letterbox/tui/data"
+	"github.com/letterbox-dev/letterbox/tui/pages/messages"
+	"github.com/letterbox-dev/letterbox/tui/pages/placeholder"
+	"github.com/letterbox-dev/letterbox/tui/pages/produce"
+	"github.com/letterbox-dev/letterbox/tui/pages/topic"
+)
+
+// commands are the ":" palette's commands (k9s style).
+var commands = []palette.Command{
+	{Name: "topics", Desc: "the topics screen"},
+	{Name: "ns", Args: "[TENANT/NS]", Desc: "show one namespace (none: all)"},
+	{Name: "topic", Args: "NAME", Desc: "open a topic"},
+	{Name: "peek", Args: "TOPIC SUB", Desc: "peek a subscription's backlog"},
+	{Name: "tail", Args: "TOPIC", Desc: "follow a topic live"},
+	{Name: "produce", Args: "TOPIC", Desc: "send a test message"},
+	{Name: "theme", Args: "NAME", Desc: "switch colours"},
+	{Name: "flow", Desc: "retry → DLQ flow (not available yet)"},
+	{Name: "dlq", Desc: "dead letters (not available yet)"},
+	{Name: "replay", Desc: "replay dead letters (not available yet)"},
+	{Name: "context", Args: "NAME", Desc: "switch cluster (not available yet)"},
+	{Name: "help", Desc: "keys of this screen"},
+	{Name: "q", Desc: "quit"},
+}
+
+// completions are whole lines the palette completes with tab.
+func (a *App) completions() []string {
+	var out []string
+	for _, c := range commands {
+		out = append(out, c.Name)
+	}
+	for _, t := range themes.Names(a.c.UserThemes) {
+		out = append(out, "theme "+t)
+	}
+	if a.root != nil {
+		for _, ns := range a.root.Namespaces() {
+			out = append(out, "ns "+ns)
+		}
+		if t := a.root.Selected(); t != "" {
+			short := data.ShortName(t, "")
+			out = append(out, "topic "+short, "tail "+short, "produce "+short)
+		}
+	}
+	return out
+}
+
+// run executes one palette line.
+func (a *App) run(line string) tea.Cmd {
+	f := strings.Fields(line)
+	if len(f) == 0 {
+		return nil
+	}
+	arg := func(i int) string {
+		if i < len(f) {
+			return f[i]
+		}
+		return ""
+	}
+	status := func(s string, err bool) tea.Cmd { a.status, a.statusErr = s, err; return nil }
+	switch strings.ToLower(f[0]) {
+	case "q", "q!", "quit", "exit":
+		return a.quit()
+	case "topics", "t":
+		a.popToRoot()
+		return nil
+	case "ns", "namespace":
+		a.popToRoot()
+		ns := arg(1)
+		if ns == "all" || ns == "-" {
+			ns = ""
+		}
+		return a.root.SetNS(ns)
+	case "topic", "open":
+		if arg(1) == "" {
+			return status("usage: :topic NAME", true)
+		}
+		return a.push(common.NavigateMsg{Page: common.PageTopic, Topic: data.ParseTopic(arg(1)).String()})
+	case "peek":
+		if arg(2) == "" {
+			return status("usage: :peek TOPIC SUBSCRIPTION", true)
+		}
+		return a.push(common.NavigateMsg{Page: common.PageMessages, Topic: data.ParseTopic(arg(1)).String(), Sub: arg(2)})
+	case "tail":
+		if arg(1) == "" {
+			return status("usage: :tail TOPIC", true)
+		}
+		return a.push(common.NavigateMsg{Page: common.PageMessages, Topic: data.ParseTopic(arg(1)).String()})
+	case "produce":
+		if arg(1) == "" {
+			return status("usage: :produce TOPIC", true)
+		}
+		return a.push(common.NavigateMsg{Page: common.PageProduce, Topic: data.ParseTopic(arg(1)).String()})
+	case "theme":
+		if arg(1) == "" {
+			return status("themes: "+strings.Join(themes.Names(a.c.UserThemes), ", "), false)
+		}
+		t, ok := themes.Find(arg(1), a.c.UserThemes)
+		if !ok {
+			return status(fmt.Sprintf("no theme %q; themes: %s", arg(1), strings.Join(themes.Names(a.c.UserThemes), ", ")), true)
+		}
+		a.c.SetTheme(t)
+		return status("theme "+t.Name, false)
+	case "flow", "dlq", "replay":
+		return a.push(common.NavigateMsg{Page: common.PageID(strings.ToLower(f[0]))})
+	case "context", "ctx":
+		return status("contexts are not available yet: start letterbox with --context NAME or --service-url/--admin-url", true)
+	case "help", "?":
+		a.helpOpen = true
+		return nil
+	}
+	return status(fmt.Sprintf("unknown command %q (try :help)", f[0]), true)
+}
+
+// newPage builds the page a NavigateMsg asks for.
+func newPage(c *common.Common, m common.NavigateMsg) common.Page {
+	switch m.Page {
+	case common.PageTopic:
+		return topic.New(c, m.Topic)
+	case common.PageMessages:
+		return messages.New(c, m.Topic, m.Sub)
+	case common.PageProduce:
+		return produce.New(c, m.Topic)
+	case common.PageFlow, common.PageDLQ, common.PageReplay:
+		return placeholder.New(c, m.Page, m.Topic)
+	}
+	return nil
+}

@@ -1,0 +1,108 @@
+package tui
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/letterbox-dev/letterbox/tui/common"
+	"github.com/letterbox-dev/letterbox/tui/data"
+	"github.com/letterbox-dev/letterbox/tui/tuitest"
+)
+
+// harness drives the app without a terminal: messages go straight to Update and the commands
+// they return run synchronously, so a view is a pure function of the fake snapshot, the fixed
+// clock and the keys sent.
+type harness struct {
+	t   *testing.T
+	app *App
+	src *data.Fake
+}
+
+func newHarness(t *testing.T, w, h int, theme string) *harness {
+	t.Helper()
+	src := data.NewFake()
+	app, err := New(context.Background(), Options{
+		Source: src, Theme: theme, ThemesDir: t.TempDir(), Clock: common.FixedClock{T: data.FakeEpoch},
+		Getenv: func(string) string { return "" }, ExportDir: t.TempDir(),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := &harness{t: t, app: app, src: src}
+	hs.send(tea.WindowSizeMsg{Width: w, Height: h})
+	hs.run(app.Init())
+	return hs
+}
+
+// run executes cmd and everything it leads to. A command still blocked after a short wait (a
+// tail waiting for messages that never come) is abandoned.
+func (h *harness) run(cmd tea.Cmd) {
+	h.t.Helper()
+	if cmd == nil {
+		return
+	}
+	done := make(chan tea.Msg, 1)
+	go func() { done <- cmd() }()
+	var msg tea.Msg
+	select {
+	case msg = <-done:
+	case <-time.After(300 * time.Millisecond):
+		return
+	}
+	switch msg := msg.(type) {
+	case nil:
+	case tea.BatchMsg:
+		for _, c := range msg {
+			h.run(c)
+		}
+	case tea.QuitMsg:
+	default:
+		h.send(msg)
+	}
+}
+
+// send delivers msg and runs what it returns.
+func (h *harness) send(msg tea.Msg) {
+	h.t.Helper()
+	_, cmd := h.app.Update(msg)
+	h.run(cmd)
+}
+
+// keys types each key: a single character, or a name like "enter", "esc", "tab", "down".
+func (h *harness) keys(keys ...string) {
+	h.t.Helper()
+	for _, k := range keys {
+		h.send(keyMsg(k))
+	}
+}
+
+// typeText types s one rune at a time.
+func (h *harness) typeText(s string) {
+	h.t.Helper()
+	for _, r := range s {
+		h.send(tea.KeyPressMsg{Code: r, Text: string(r)})
+	}
+}
+
+func keyMsg(k string) tea.KeyPressMsg {
+	special := map[string]rune{"enter": tea.KeyEnter, "esc": tea.KeyEscape, "tab": tea.KeyTab,
+		"down": tea.KeyDown, "up": tea.KeyUp, "space": tea.KeySpace, "end": tea.KeyEnd, "home": tea.KeyHome,
+		"backspace": tea.KeyBackspace, "pgdown": tea.KeyPgDown}
+	if r, ok := special[k]; ok {
+		return tea.KeyPressMsg{Code: r}
+	}
+	if len(k) > 5 && k[:5] == "ctrl+" {
+		return tea.KeyPressMsg{Code: rune(k[5]), Mod: tea.ModCtrl}
+	}
+	if k == "shift+tab" {
+		return tea.KeyPressMsg{Code: tea.KeyTab, Mod: tea.ModShift}
+	}
+	r := []rune(k)[0]
+	return tea.KeyPressMsg{Code: r, Text: k}
+}
+
+// plain is the current screen without styles.
+func (h *harness) plain() string { return tuitest.Plain(h.app.Render()) }

@@ -1,0 +1,48 @@
+package tui
+
+import (
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/letterbox-dev/letterbox/tui/common"
+)
+
+var spinFrames = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
+
+// header is the top line: the app, where you are, and — on the right — the endpoint and the
+// state of the connection to it.
+func (a *App) header() string {
+	st := a.c.Styles
+	w := a.c.Width
+	var state string
+	switch a.conn {
+	case connUp:
+		state = st.OK.Render("● connected")
+	case connDown:
+		state = st.Error.Render("○ unreachable · retrying")
+	default:
+		state = st.Subtle.Render("○ connecting")
+	}
+	right := st.Subtle.Render(a.c.Source.Endpoint()) + " " + state
+	if a.active().Busy() {
+		right = st.Accent.Render(spinFrames[a.spin%len(spinFrames)]) + " " + right
+	}
+	var crumbs []string
+	for _, p := range a.stack {
+		crumbs = append(crumbs, p.Title())
+	}
+	left := st.Brand.Render("letterbox") + " " + st.Text.Render(strings.Join(crumbs, " › "))
+	room := w - ansi.StringWidth(right) - 1
+	if room < 20 { // narrow: the endpoint goes first
+		right = state
+		room = w - ansi.StringWidth(right) - 1
+	}
+	if ansi.StringWidth(left) > room {
+		// Keep the end of the breadcrumb: where you are matters more than how you got there.
+		plain := "letterbox …" + ansi.TruncateLeft(strings.Join(crumbs, " › "), ansi.StringWidth(strings.Join(crumbs, " › "))-(room-12), "")
+		left = st.Brand.Render("letterbox") + " " + st.Text.Render(strings.TrimPrefix(plain, "letterbox "))
+	}
+	left = common.Pad(left, room, false)
+	return st.Header.Render(left + " " + right)
+}

@@ -1,0 +1,445 @@
+// Package messages is the messages screen: a subscription's backlog peeked page by page (the
+// cursor does not move), or the topic tailed live with a non-durable reader that follows new
+// messages until you scroll back. Payloads are decoded by schema (Avro → JSON, JSON pretty,
+// string, hex dump); "/" searches what is loaded; marked messages export as JSON lines; "y"
+// copies a payload through the terminal (OSC 52).
+package messages
+
+import (
+	"context"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/letterbox-dev/letterbox/tui/common"
+	"github.com/letterbox-dev/letterbox/tui/components/input"
+	"github.com/letterbox-dev/letterbox/tui/components/table"
+	"github.com/letterbox-dev/letterbox/tui/data"
+)
+
+// PageSize is how many messages one peek page holds.
+const PageSize = 20
+
+// TailLimit bounds what a tail keeps in memory; older messages are dropped (and the screen
+// says so).
+const TailLimit = 5000
+
+// PeekedMsg carries one page of a peek.
+type PeekedMsg struct {
+	common.Fresh
+	Topic, Sub string
+	From       int
+	Msgs       []data.Message
+}
+
+// SchemaMsg carries the topic's schema, for decoding.
+type SchemaMsg struct {
+	Topic  string
+	Schema *data.SchemaInfo
+}
+
+// TailStartedMsg carries a running tail.
+type TailStartedMsg struct {
+	common.Fresh
+	Topic string
+	ch    <-chan data.Message
+	stop  func()
+}
+
+// TailMsg is one tailed message; ok is false when the tail ended.
+type TailMsg struct {
+	Topic string
+	Msg   data.Message
+	ok    bool
+	ch    <-chan data.Message
+}
+
+const (
+	focusList = iota
+	focusDetail
+)
+
+const (
+	promptNone = iota
+	promptSearch
+	promptExport
+)
+
+// Page is the messages screen.
+type Page struct {
+	c         *common.Common
+	topic     string
+	sub       string // "" tails
+	msgs      []data.Message
+	marked    map[string]bool
+	dropped   int // tail: messages dropped past TailLimit
+	from      int // peek: position of the first message of the page
+	more      bool
+	following bool
+	stop      func()
+	tailDone  bool
+	dec       decoder
+	mode      int
+	tbl       table.Model
+	detailOff int
+	focus     int
+	prompt    int
+	in        input.Model
+	query     string
+	matches   []int
+	loading   bool
+	w, h      int
+}
+
+// New returns the screen for topic: a peek of sub, or a live tail when sub is "".
+func New(c *common.Common, topic, sub string) *Page {
+	p := &Page{c: c, topic: topic, sub: sub, from: 1, marked: map[string]bool{}, following: sub == ""}
+	p.tbl = table.New(c, []table.Column{
+		{Title: " ", Width: 1},
+		{Title: "#", Width: 4, Right: true},
+		{Title: "TIME", Width: 8},
+		{Title: "KEY", Width: 12, Droppable: true},
+		{Title: "SIZE", Width: 6, Right: true},
+		{Title: "REDLV", Width: 5, Right: true, Droppable: true},
+		{Title: "RECONS", Width: 6, Right: true},
+		{Title: "PAYLOAD", Flex: true, Min: 12},
+	})
+	p.in = input.New(c, "/", "")
+	return p
+}
+
+func (p *Page) Init() tea.Cmd {
+	t := p.topic
+	schema := common.Load(p.c, "schema", func(ctx context.Context, s data.Source) (*data.SchemaInfo, error) {
+		return s.Schema(ctx, t)
+	}, func(si *data.SchemaInfo) tea.Msg { return SchemaMsg{Topic: t, Schema: si} })
+	if p.sub == "" {
+		return tea.Batch(schema, p.startTail())
+	}
+	return tea.Batch(schema, p.peek(1))
+}
+
+func (p *Page) peek(from int) tea.Cmd {
+	p.loading = true
+	t, sub := p.topic, p.sub
+	return common.Load(p.c, "peek "+sub, func(ctx context.Context, s data.Source) ([]data.Message, error) {
+		return s.Peek(ctx, t, sub, from, PageSize)
+	}, func(ms []data.Message) tea.Msg { return PeekedMsg{Topic: t, Sub: sub, From: from, Msgs: ms} })
+}
+
+func (p *Page) startTail() tea.Cmd {
+	p.loading = true
+	t := p.topic
+	return func() tea.Msg {
+		// Not common.Load: the tail outlives this command, so it gets the app's context, not a
+		// deadline; only creating the reader is bounded.
+		ch, stop, err := p.c.Source.Tail(p.c.Ctx, t)
+		if err != nil {
+			return common.ErrorMsg{What: "tail " + data.ShortName(t, ""), Err: err}
+		}
+		return TailStartedMsg{Topic: t, ch: ch, stop: stop}
+	}
+}
+
+func waitTail(topic string, ch <-chan data.Message) tea.Cmd {
+	return func() tea.Msg {
+		m, ok := <-ch
+		return TailMsg{Topic: topic, Msg: m, ok: ok, ch: ch}
+	}
+}
+
+func (p *Page) Title() string {
+	if p.sub == "" {
+		return "tail " + data.ParseTopic(p.topic).Local
+	}
+	return "peek " + p.sub
+}
+
+func (p *Page) Capturing() bool { return p.prompt != promptNone }
+func (p *Page) Busy() bool      { return p.loading }
+
+func (p *Page) Close() {
+	if p.stop != nil {
+		p.stop()
+		p.stop = nil
+	}
+}
+
+func (p *Page) Update(msg tea.Msg) (common.Page, tea.Cmd) {
+	switch msg := msg.(type) {
+	case SchemaMsg:
+		if msg.Topic == p.topic {
+			p.dec = newDecoder(msg.Schema)
+			p.refreshRows()
+		}
+	case PeekedMsg:
+		if msg.Topic == p.topic && msg.Sub == p.sub {
+			p.loading = false
+			p.from, p.msgs = msg.From, msg.Msgs
+			p.more = len(msg.Msgs) >= PageSize
+			p.marked = map[string]bool{}
+			p.refreshRows()
+			p.tbl.Top()
+		}
+	case TailStartedMsg:
+		if msg.Topic != p.topic || p.stop != nil {
+			if msg.stop != nil {
+				msg.stop()
+			}
+			return p, nil
+		}
+		p.loading = false
+		p.stop = msg.stop
+		return p, waitTail(p.topic, msg.ch)
+	case TailMsg:
+		if msg.Topic != p.topic || p.stop == nil {
+			return p, nil
+		}
+		if !msg.ok {
+			p.tailDone = true
+			return p, nil
+		}
+		p.appendTail(msg.Msg)
+		return p, waitTail(p.topic, msg.ch)
+	case ExportedMsg:
+		return p, func() tea.Msg {
+			return common.StatusMsg("exported " + itoa(msg.N) + " messages to " + msg.Path)
+		}
+	case common.ErrorMsg:
+		p.loading = false
+	case common.RefreshMsg:
+		if msg.Forced && p.sub != "" {
+			return p, p.peek(p.from)
+		}
+	case common.MouseMsg:
+		if msg.Wheel != 0 {
+			p.move(3 * msg.Wheel)
+		} else if msg.Click {
+			if i := p.tbl.RowAt(msg.Y - 1); i >= 0 {
+				p.tbl.SetCursor(i)
+				p.detailOff = 0
+				p.following = false
+			}
+		}
+	case tea.KeyPressMsg:
+		if p.prompt != promptNone {
+			return p, p.updatePrompt(msg)
+		}
+		return p, p.key(msg)
+	}
+	return p, nil
+}
+
+func (p *Page) appendTail(m data.Message) {
+	p.msgs = append(p.msgs, m)
+	if over := len(p.msgs) - TailLimit; over > 0 {
+		p.msgs = p.msgs[over:]
+		p.dropped += over
+	}
+	cur := p.tbl.Cursor()
+	p.refreshRows()
+	if p.following {
+		p.tbl.Bottom()
+	} else {
+		p.tbl.SetCursor(cur)
+	}
+}
+
+func (p *Page) move(d int) {
+	if p.focus == focusDetail {
+		p.detailOff = max(0, p.detailOff+d)
+		return
+	}
+	p.tbl.Move(d)
+	p.detailOff = 0
+	// Scrolling back stops following; reaching the end again resumes it.
+	if p.sub == "" {
+		p.following = p.tbl.Cursor() >= len(p.msgs)-1
+	}
+}
+
+func (p *Page) key(msg tea.KeyPressMsg) tea.Cmd {
+	k := p.c.Keys
+	switch {
+	case key.Matches(msg, k.Back):
+		if p.query != "" {
+			p.query, p.matches = "", nil
+			p.refreshRows()
+			return nil
+		}
+		return common.Back
+	case key.Matches(msg, k.NextPane):
+		p.focus = 1 - p.focus
+		p.tbl.Focus(p.focus == focusList)
+	case key.Matches(msg, k.Up):
+		p.move(-1)
+	case key.Matches(msg, k.Down):
+		p.move(1)
+	case key.Matches(msg, k.PageUp):
+		p.move(-10)
+	case key.Matches(msg, k.PageDown):
+		p.move(10)
+	case key.Matches(msg, k.Top):
+		p.move(-1 << 30)
+	case key.Matches(msg, k.Bottom), key.Matches(msg, k.Follow):
+		if p.focus == focusDetail {
+			p.detailOff = 1 << 20
+			return nil
+		}
+		p.tbl.Bottom()
+		p.following = p.sub == ""
+	case key.Matches(msg, k.Decode):
+		p.mode = (p.mode + 1) % decodeModes
+		p.detailOff = 0
+	case key.Matches(msg, k.Mark):
+		if m := p.current(); m != nil {
+			p.marked[m.ID] = !p.marked[m.ID]
+			if !p.marked[m.ID] {
+				delete(p.marked, m.ID)
+			}
+			p.refreshRows()
+			p.tbl.Move(1)
+		}
+	case key.Matches(msg, k.Filter):
+		p.prompt = promptSearch
+		p.in = input.New(p.c, "/", "search key, properties, payload")
+		p.in.SetWidth(p.w / 2)
+		p.in.Focus()
+	case key.Matches(msg, k.Export):
+		if len(p.msgs) == 0 {
+			return status("nothing to export")
+		}
+		p.prompt = promptExport
+		p.in = input.New(p.c, "export to: ", "")
+		p.in.SetWidth(p.w - 2)
+		p.in.SetValue(defaultExportName(p.topic, p.c.Clock.Now()))
+		p.in.Focus()
+	case key.Matches(msg, k.NextMatch):
+		p.jump(1)
+	case key.Matches(msg, k.PrevMatch):
+		p.jump(-1)
+	case key.Matches(msg, k.Copy):
+		if m := p.current(); m != nil {
+			text, _ := p.dec.decode(m.Payload, p.mode)
+			return tea.Batch(tea.SetClipboard(text), status("copied the payload of "+m.ID+" (OSC 52)"))
+		}
+	case key.Matches(msg, k.NextPage):
+		if p.sub != "" && p.more {
+			return p.peek(p.from + p.span())
+		}
+	case key.Matches(msg, k.PrevPage):
+		if p.sub != "" && p.from > 1 {
+			return p.peek(1)
+		}
+	}
+	return nil
+}
+
+// span is how many positions the loaded page covers (a batch entry holds several messages at
+// one position).
+func (p *Page) span() int {
+	if len(p.msgs) == 0 {
+		return PageSize
+	}
+	last := p.msgs[len(p.msgs)-1].Position
+	if last < p.from {
+		return len(p.msgs)
+	}
+	return last - p.from + 1
+}
+
+func (p *Page) updatePrompt(msg tea.KeyPressMsg) tea.Cmd {
+	switch msg.String() {
+	case "esc":
+		p.prompt = promptNone
+		return nil
+	case "enter":
+		kind := p.prompt
+		p.prompt = promptNone
+		v := strings.TrimSpace(p.in.Value())
+		if kind == promptSearch {
+			p.search(v)
+			return nil
+		}
+		if v == "" {
+			return status("export cancelled: no file name")
+		}
+		return export(p.c.ExportDir, v, p.selection())
+	}
+	var cmd tea.Cmd
+	p.in, cmd = p.in.Update(msg)
+	return cmd
+}
+
+// selection is what export writes: the marked messages, or all loaded when none is marked.
+func (p *Page) selection() []data.Message {
+	if len(p.marked) == 0 {
+		return p.msgs
+	}
+	var out []data.Message
+	for _, m := range p.msgs {
+		if p.marked[m.ID] {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+func (p *Page) search(q string) {
+	p.query, p.matches = q, nil
+	if q == "" {
+		p.refreshRows()
+		return
+	}
+	lq := strings.ToLower(q)
+	for i, m := range p.msgs {
+		hay := m.Key + " " + string(m.Payload)
+		for k, v := range m.Properties {
+			hay += " " + k + "=" + v
+		}
+		if strings.Contains(strings.ToLower(hay), lq) {
+			p.matches = append(p.matches, i)
+		}
+	}
+	p.refreshRows()
+	if len(p.matches) > 0 {
+		p.tbl.SetCursor(p.matches[0])
+		p.following = false
+	}
+}
+
+// jump moves to the next (dir 1) or previous (dir -1) search match, wrapping around.
+func (p *Page) jump(dir int) {
+	if len(p.matches) == 0 {
+		return
+	}
+	cur := p.tbl.Cursor()
+	next := p.matches[0]
+	if dir < 0 {
+		next = p.matches[len(p.matches)-1]
+	}
+	for i := range p.matches {
+		j := p.matches[i]
+		if dir < 0 {
+			j = p.matches[len(p.matches)-1-i]
+		}
+		if (dir > 0 && j > cur) || (dir < 0 && j < cur) {
+			next = j
+			break
+		}
+	}
+	p.tbl.SetCursor(next)
+	p.following = false
+	p.detailOff = 0
+}
+
+func (p *Page) current() *data.Message {
+	i := p.tbl.Cursor()
+	if i < 0 || i >= len(p.msgs) {
+		return nil
+	}
+	return &p.msgs[i]
+}
+
+func status(s string) tea.Cmd { return func() tea.Msg { return common.StatusMsg(s) } }

@@ -1,0 +1,232 @@
+package messages
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	"charm.land/lipgloss/v2"
+
+	"github.com/letterbox-dev/letterbox/tui/common"
+	"github.com/letterbox-dev/letterbox/tui/components/table"
+	"github.com/letterbox-dev/letterbox/tui/data"
+)
+
+func itoa(i int) string { return strconv.Itoa(i) }
+
+// wide is the width from which the detail pane goes to the right of the list.
+const wide = 140
+
+func (p *Page) SetSize(w, h int) {
+	p.w, p.h = w, h
+	listW, listH := w, max(3, (h-2)/2)
+	if w >= wide {
+		listW, listH = w/2, h-2
+	}
+	p.tbl.SetSize(listW, listH)
+}
+
+// refreshRows rebuilds the list's rows from the loaded messages.
+func (p *Page) refreshRows() {
+	st := p.c.Styles
+	match := map[int]bool{}
+	for _, i := range p.matches {
+		match[i] = true
+	}
+	rows := make([]table.Row, len(p.msgs))
+	for i, m := range p.msgs {
+		mark := " "
+		if p.marked[m.ID] {
+			mark = "●"
+		}
+		pos := itoa(i + 1)
+		if m.Position > 0 {
+			pos = itoa(m.Position)
+		}
+		redlv := "n/a"
+		if m.RedeliveriesKnown {
+			redlv = itoa(m.Redeliveries)
+		}
+		recons, ok := m.ReconsumeTimes()
+		if !ok {
+			recons = "-"
+		}
+		published := "-"
+		if !m.PublishTime.IsZero() {
+			published = m.PublishTime.In(time.UTC).Format("15:04:05")
+		}
+		prev := st.Text
+		if match[i] {
+			prev = st.Match
+		}
+		rc := st.Subtle
+		if ok {
+			rc = st.Retry
+		}
+		rows[i] = table.Row{
+			Cells:  []string{mark, pos, published, m.Key, common.Bytes(int64(len(m.Payload))), redlv, recons, p.dec.preview(m.Payload)},
+			Styles: []lipgloss.Style{st.Marked, st.Subtle, st.Subtle, st.Accent, st.Subtle, st.Subtle, rc, prev},
+		}
+	}
+	p.tbl.SetRows(rows)
+}
+
+func (p *Page) View() string {
+	st := p.c.Styles
+	lines := []string{p.titleLine()}
+	var body string
+	switch {
+	case len(p.msgs) == 0 && p.loading:
+		body = st.Subtle.Render("loading…")
+	case len(p.msgs) == 0 && p.sub == "":
+		body = st.Subtle.Render("waiting for new messages on " + data.ShortName(p.topic, "") + " (a tail shows what arrives from now on)")
+	case len(p.msgs) == 0:
+		body = st.Subtle.Render("the backlog of " + p.sub + " is empty from position " + itoa(p.from))
+	default:
+		detail := p.detail()
+		if p.w >= wide {
+			lw := p.w / 2
+			body = lipgloss.JoinHorizontal(lipgloss.Top, p.tbl.View(), " ", common.Lines(detail, p.w-lw-1, p.h-2))
+		} else {
+			body = p.tbl.View() + "\n" + common.Lines(detail, p.w, p.h-2-lipgloss.Height(p.tbl.View()))
+		}
+	}
+	lines = append(lines, body)
+	bottom := ""
+	switch p.prompt {
+	case promptSearch, promptExport:
+		bottom = p.in.View()
+	default:
+		bottom = p.stateLine()
+	}
+	return common.Lines(common.Lines(strings.Join(lines, "\n"), p.w, p.h-1)+"\n"+bottom, p.w, p.h)
+}
+
+func (p *Page) titleLine() string {
+	st := p.c.Styles
+	name := data.ShortName(p.topic, "")
+	var t string
+	if p.sub == "" {
+		t = st.Title.Render("Tail "+name) + st.Subtle.Render(" · non-durable reader from latest")
+	} else {
+		t = st.Title.Render("Peek "+name) + st.Subtle.Render(" · subscription "+p.sub+" · cursor not moved")
+	}
+	return common.Trunc(t, p.w)
+}
+
+// stateLine says what is loaded and how it is shown.
+func (p *Page) stateLine() string {
+	st := p.c.Styles
+	var parts []string
+	if p.sub != "" {
+		if len(p.msgs) > 0 {
+			parts = append(parts, fmt.Sprintf("positions %d–%d", p.from, p.from+p.span()-1))
+		}
+		if p.more {
+			parts = append(parts, "] next page")
+		}
+	} else {
+		switch {
+		case p.tailDone:
+			parts = append(parts, st.Warn.Render("tail ended"))
+		case p.following:
+			parts = append(parts, st.OK.Render("● following"))
+		default:
+			parts = append(parts, st.Warn.Render("⏸ paused")+" (f follows)")
+		}
+		parts = append(parts, fmt.Sprintf("%d messages", len(p.msgs)))
+		if p.dropped > 0 {
+			parts = append(parts, fmt.Sprintf("%d older dropped (keeps the last %d)", p.dropped, TailLimit))
+		}
+	}
+	parts = append(parts, "decode: "+decodeNames[p.mode])
+	if len(p.marked) > 0 {
+		parts = append(parts, fmt.Sprintf("%d marked", len(p.marked)))
+	}
+	if p.query != "" {
+		parts = append(parts, fmt.Sprintf("/%s: %d matches", p.query, len(p.matches)))
+	}
+	return st.Subtle.Render(common.Trunc(strings.Join(parts, " · "), p.w))
+}
+
+// detail is the selected message: metadata, properties, then the decoded payload.
+func (p *Page) detail() string {
+	st := p.c.Styles
+	m := p.current()
+	if m == nil {
+		return ""
+	}
+	now := p.c.Clock.Now()
+	when := func(t time.Time) string {
+		if t.IsZero() {
+			return "not set"
+		}
+		return t.UTC().Format("2006-01-02 15:04:05.000Z") + " (" + common.Age(now, t) + " ago)"
+	}
+	redlv := "n/a (a peek carries no redelivery count)"
+	if m.RedeliveriesKnown {
+		redlv = itoa(m.Redeliveries)
+	}
+	recons, ok := m.ReconsumeTimes()
+	if !ok {
+		recons = "-"
+	}
+	kv := func(k, v string) string { return st.Subtle.Render(fmt.Sprintf("%-11s", k)) + " " + st.Text.Render(v) }
+	lines := []string{
+		kv("id", m.ID) + st.Subtle.Render("  "+data.ShortName(m.Topic, "")),
+		kv("key", orDash(m.Key)),
+		kv("published", when(m.PublishTime)),
+		kv("event time", when(m.EventTime)),
+		kv("redelivered", redlv) + st.Subtle.Render("  reconsumed ") + st.Retry.Render(recons),
+	}
+	if len(m.Properties) > 0 {
+		var props []string
+		for _, k := range slices.Sorted(maps.Keys(m.Properties)) {
+			props = append(props, st.Accent.Render(k)+"="+m.Properties[k])
+		}
+		lines = append(lines, kv("properties", strings.Join(props, " ")))
+	}
+	text, form := p.dec.decode(m.Payload, p.mode)
+	lines = append(lines, st.ColHeader.Render(fmt.Sprintf("payload · %s · %s", form, common.Bytes(int64(len(m.Payload))))))
+	payload := strings.Split(text, "\n")
+	off := min(p.detailOff, max(0, len(payload)-1))
+	for _, l := range payload[off:] {
+		lines = append(lines, st.Text.Render(l))
+	}
+	return strings.Join(lines, "\n")
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func (p *Page) ShortHelp() []key.Binding {
+	k := p.c.Keys
+	if p.prompt != promptNone {
+		return []key.Binding{key.NewBinding(key.WithHelp("enter", "ok")), key.NewBinding(key.WithHelp("esc", "cancel"))}
+	}
+	keys := []key.Binding{k.Decode, k.Filter, k.Mark, k.Export, k.Copy}
+	if p.sub == "" {
+		return append(keys, k.Follow)
+	}
+	return append(keys, k.NextPage)
+}
+
+func (p *Page) FullHelp() []common.HelpSection {
+	k := p.c.Keys
+	return []common.HelpSection{{Title: "Messages", Keys: []key.Binding{
+		k.Decode, withDesc(k.Filter, "search loaded"), k.NextMatch, k.PrevMatch, k.Mark, k.Export, k.Copy,
+		withDesc(k.Follow, "follow (tail)"), k.NextPage, k.PrevPage, withDesc(k.NextPane, "list/payload")}}}
+}
+
+func withDesc(b key.Binding, desc string) key.Binding {
+	b.SetHelp(b.Help().Key, desc)
+	return b
+}

@@ -1,0 +1,272 @@
+// Package topic is the topic screen: stats, subscriptions, consumers with the schema type each
+// subscribed with (refreshed live; "not reported by broker" when the broker does not record
+// it, as upstream Pulsar does not), and the topic's schema pretty-printed.
+package topic
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+
+	"github.com/letterbox-dev/letterbox/tui/common"
+	"github.com/letterbox-dev/letterbox/tui/components/table"
+	"github.com/letterbox-dev/letterbox/tui/data"
+)
+
+// DetailMsg carries a refresh of the topic's stats.
+type DetailMsg struct {
+	common.Fresh
+	Topic  string
+	Detail *data.TopicDetail
+}
+
+// SchemaMsg carries the topic's schema (nil: none).
+type SchemaMsg struct {
+	common.Fresh
+	Topic  string
+	Schema *data.SchemaInfo
+}
+
+// NotReported is what the schema column says when the broker does not record schema types.
+const NotReported = "not reported by broker"
+
+const (
+	paneSubs = iota
+	paneConsumers
+	paneSchema
+	panes
+)
+
+// Page is the topic screen.
+type Page struct {
+	c            *common.Common
+	topic        string
+	detail       *data.TopicDetail
+	schema       *data.SchemaInfo
+	schemaLoaded bool
+	schemaLines  []string
+	schemaOff    int
+	prevTypes    map[string]string // consumer → schema type at the previous refresh
+	changed      map[string]bool   // consumers whose schema type just changed
+	subs         table.Model
+	cons         table.Model
+	consSub      []string // subscription of each consumers row
+	focus        int
+	loading      bool
+	w, h         int
+}
+
+// New returns the screen of topic (a full name).
+func New(c *common.Common, topic string) *Page {
+	p := &Page{c: c, topic: topic, prevTypes: map[string]string{}, changed: map[string]bool{}}
+	p.subs = table.New(c, []table.Column{
+		{Title: "SUBSCRIPTION", Flex: true, Min: 14},
+		{Title: "TYPE", Width: 10},
+		{Title: "BACKLOG", Width: 7, Right: true},
+		{Title: "OUT/s", Width: 7, Right: true},
+		{Title: "REDLV/s", Width: 7, Right: true, Droppable: true},
+		{Title: "UNACKED", Width: 7, Right: true},
+		{Title: "CONS", Width: 4, Right: true},
+	})
+	p.cons = table.New(c, nil)
+	p.cons.Focus(false)
+	return p
+}
+
+func (p *Page) Init() tea.Cmd { return tea.Batch(p.loadDetail(), p.loadSchema()) }
+
+func (p *Page) loadDetail() tea.Cmd {
+	p.loading = true
+	t := p.topic
+	return common.Load(p.c, "topic "+data.ShortName(t, ""), func(ctx context.Context, s data.Source) (*data.TopicDetail, error) {
+		return s.TopicDetail(ctx, t)
+	}, func(d *data.TopicDetail) tea.Msg { return DetailMsg{Topic: t, Detail: d} })
+}
+
+func (p *Page) loadSchema() tea.Cmd {
+	t := p.topic
+	return common.Load(p.c, "schema of "+data.ShortName(t, ""), func(ctx context.Context, s data.Source) (*data.SchemaInfo, error) {
+		return s.Schema(ctx, t)
+	}, func(si *data.SchemaInfo) tea.Msg { return SchemaMsg{Topic: t, Schema: si} })
+}
+
+func (p *Page) Title() string   { return data.ShortName(p.topic, "") }
+func (p *Page) Capturing() bool { return false }
+func (p *Page) Busy() bool      { return p.loading }
+func (p *Page) Close()          {}
+
+func (p *Page) Update(msg tea.Msg) (common.Page, tea.Cmd) {
+	k := p.c.Keys
+	switch msg := msg.(type) {
+	case DetailMsg:
+		if msg.Topic == p.topic {
+			p.loading = false
+			p.setDetail(msg.Detail)
+		}
+	case SchemaMsg:
+		if msg.Topic == p.topic {
+			p.schema, p.schemaLoaded = msg.Schema, true
+			p.schemaLines = schemaLines(msg.Schema)
+		}
+	case common.ErrorMsg:
+		p.loading = false
+	case common.RefreshMsg:
+		if msg.Forced {
+			return p, tea.Batch(p.loadDetail(), p.loadSchema())
+		}
+		if !p.loading {
+			return p, p.loadDetail()
+		}
+	case common.MouseMsg:
+		if msg.Wheel != 0 {
+			p.scroll(msg.Wheel * 3)
+		}
+	case tea.KeyPressMsg:
+		switch {
+		case key.Matches(msg, k.Back):
+			return p, common.Back
+		case key.Matches(msg, k.NextPane):
+			p.setFocus((p.focus + 1) % panes)
+		case key.Matches(msg, k.PrevField):
+			p.setFocus((p.focus + panes - 1) % panes)
+		case key.Matches(msg, k.Up):
+			p.scroll(-1)
+		case key.Matches(msg, k.Down):
+			p.scroll(1)
+		case key.Matches(msg, k.PageUp):
+			p.scroll(-10)
+		case key.Matches(msg, k.PageDown):
+			p.scroll(10)
+		case key.Matches(msg, k.Top):
+			p.scroll(-1 << 20)
+		case key.Matches(msg, k.Bottom):
+			p.scroll(1 << 20)
+		case key.Matches(msg, k.Enter), key.Matches(msg, k.Messages):
+			if sub := p.selectedSub(); sub != "" {
+				return p, common.Navigate(common.NavigateMsg{Page: common.PageMessages, Topic: p.topic, Sub: sub})
+			}
+			return p, func() tea.Msg { return common.StatusMsg("no subscription to peek: tail (t) follows the topic live") }
+		case key.Matches(msg, k.Tail):
+			return p, common.Navigate(common.NavigateMsg{Page: common.PageMessages, Topic: p.topic})
+		case key.Matches(msg, k.Produce):
+			return p, common.Navigate(common.NavigateMsg{Page: common.PageProduce, Topic: p.topic})
+		}
+	}
+	return p, nil
+}
+
+func (p *Page) setFocus(f int) {
+	p.focus = f
+	p.subs.Focus(f == paneSubs)
+	p.cons.Focus(f == paneConsumers)
+}
+
+func (p *Page) scroll(d int) {
+	switch p.focus {
+	case paneSubs:
+		p.subs.Move(d)
+	case paneConsumers:
+		p.cons.Move(d)
+	case paneSchema:
+		p.schemaOff = max(0, min(p.schemaOff+d, len(p.schemaLines)-1))
+	}
+}
+
+// selectedSub is the subscription to peek: the one under the cursor of the focused table.
+func (p *Page) selectedSub() string {
+	if p.detail == nil {
+		return ""
+	}
+	if p.focus == paneConsumers && p.cons.Cursor() < len(p.consSub) {
+		return p.consSub[p.cons.Cursor()]
+	}
+	if i := p.subs.Cursor(); i < len(p.detail.Subscriptions) {
+		return p.detail.Subscriptions[i].Name
+	}
+	return ""
+}
+
+func (p *Page) setDetail(d *data.TopicDetail) {
+	st := p.c.Styles
+	p.detail = d
+	var rows []table.Row
+	for _, s := range d.Subscriptions {
+		bl := st.Text
+		if s.Backlog > 0 && data.KindOf(p.topic) == data.KindDLQ {
+			bl = st.DLQ
+		}
+		rd := st.Text
+		if s.RateRedeliver > 0 {
+			rd = st.Warn
+		}
+		rows = append(rows, table.Row{
+			Cells: []string{s.Name, s.Type, common.Count(s.Backlog), common.Rate(s.RateOut), common.Rate(s.RateRedeliver),
+				common.Count(s.Unacked), fmt.Sprint(len(s.Consumers))},
+			Styles: []lipgloss.Style{st.Text, st.Subtle, bl, st.Text, rd, st.Text, st.Text},
+		})
+	}
+	p.subs.SetRows(rows)
+
+	// Consumers of every subscription, each with the schema type it subscribed with.
+	schemaW := 6
+	var crows []table.Row
+	p.consSub = p.consSub[:0]
+	changed := map[string]bool{}
+	for _, s := range d.Subscriptions {
+		for _, c := range s.Consumers {
+			typ := c.SchemaType
+			style := st.Accent
+			if typ == "" {
+				typ, style = NotReported, st.Subtle
+			}
+			id := s.Name + "/" + c.Name
+			if prev, ok := p.prevTypes[id]; ok && prev != c.SchemaType {
+				changed[id] = true
+			}
+			p.prevTypes[id] = c.SchemaType
+			if changed[id] {
+				typ, style = typ+" (changed)", st.Warn
+			}
+			schemaW = max(schemaW, len(typ))
+			crows = append(crows, table.Row{
+				Cells:  []string{c.Name, s.Name, strings.TrimPrefix(c.Address, "/"), fmt.Sprint(c.Permits), fmt.Sprint(c.Unacked), common.Rate(c.RateOut), typ},
+				Styles: []lipgloss.Style{st.Text, st.Subtle, st.Subtle, st.Text, st.Text, st.Text, style},
+			})
+			p.consSub = append(p.consSub, s.Name)
+		}
+	}
+	p.changed = changed
+	p.cons.SetColumns([]table.Column{
+		{Title: "CONSUMER", Flex: true, Min: 10},
+		{Title: "SUBSCRIPTION", Width: 12, Droppable: true},
+		{Title: "ADDRESS", Width: 16, Droppable: true},
+		{Title: "PERMITS", Width: 7, Right: true, Droppable: true},
+		{Title: "UNACKED", Width: 7, Right: true},
+		{Title: "OUT/s", Width: 6, Right: true},
+		{Title: "SCHEMA", Width: min(schemaW, 34)},
+	})
+	p.cons.SetRows(crows)
+	p.SetSize(p.w, p.h)
+}
+
+// schemaLines pretty-prints a schema: JSON definitions (AVRO, JSON, PROTOBUF_NATIVE) indented.
+func schemaLines(s *data.SchemaInfo) []string {
+	if s == nil {
+		return []string{"no schema: payloads are raw bytes"}
+	}
+	def := s.Definition
+	var buf bytes.Buffer
+	if json.Indent(&buf, []byte(def), "", "  ") == nil {
+		def = buf.String()
+	}
+	if strings.TrimSpace(def) == "" {
+		def = "(no definition)"
+	}
+	return strings.Split(def, "\n")
+}

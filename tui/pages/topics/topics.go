@@ -1,0 +1,411 @@
+// Package topics is the first screen: tenants → namespaces → topics, partitioned topics
+// grouped with their partitions, retry and DLQ topics badged, live stats, sorting and a fuzzy
+// filter. Enter opens a topic.
+package topics
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/letterbox-dev/letterbox/tui/common"
+	"github.com/letterbox-dev/letterbox/tui/components/filter"
+	"github.com/letterbox-dev/letterbox/tui/components/input"
+	"github.com/letterbox-dev/letterbox/tui/components/table"
+	"github.com/letterbox-dev/letterbox/tui/data"
+)
+
+// LoadedMsg carries one refresh of the screen's data.
+type LoadedMsg struct {
+	common.Fresh
+	NS         string
+	Namespaces []string
+	Rows       []data.TopicRow
+}
+
+// sort keys, in the order "s" cycles through them.
+var sortNames = []string{"name", "in", "out", "backlog", "storage", "subs", "producers", "consumers"}
+
+// sortCols maps a sort key to its table column.
+var sortCols = []int{0, 2, 3, 4, 5, 6, 7, 8}
+
+// sidebarMin is the width from which the namespace list stays on screen beside the table.
+const sidebarMin = 110
+
+// Page is the topics screen.
+type Page struct {
+	c          *common.Common
+	ns         string // "" = every namespace
+	namespaces []string
+	rows       []data.TopicRow
+	shown      []shownRow
+	expanded   map[string]bool
+	tbl        table.Model
+	filter     input.Model
+	filtering  bool
+	sortBy     int
+	desc       bool
+	loading    bool
+	loadedAt   time.Time
+	nsFocus    bool // the namespace list has focus
+	nsCursor   int
+	w, h       int
+}
+
+// shownRow is a table line: a namespace heading or a topic.
+type shownRow struct {
+	ns    string // set on a namespace heading
+	topic *data.TopicRow
+}
+
+// New returns the topics page for namespace ns ("" = all).
+func New(c *common.Common, ns string) *Page {
+	p := &Page{c: c, ns: ns, expanded: map[string]bool{}}
+	p.tbl = table.New(c, []table.Column{
+		{Title: "NAME", Flex: true, Min: 18},
+		{Title: "TYPE", Width: 5},
+		{Title: "IN/s", Width: 7, Right: true},
+		{Title: "OUT/s", Width: 7, Right: true},
+		{Title: "BACKLOG", Width: 7, Right: true},
+		{Title: "STORAGE", Width: 9, Right: true, Droppable: true},
+		{Title: "SUBS", Width: 4, Right: true},
+		{Title: "PROD", Width: 4, Right: true, Droppable: true},
+		{Title: "CONS", Width: 4, Right: true},
+	})
+	p.filter = input.New(c, "/", "filter topics")
+	p.tbl.SortCol = 0
+	return p
+}
+
+// NS is the namespace shown ("" = all).
+func (p *Page) NS() string { return p.ns }
+
+// SetNS switches to namespace ns and reloads.
+func (p *Page) SetNS(ns string) tea.Cmd {
+	p.ns = ns
+	p.tbl.Top()
+	return p.load()
+}
+
+func (p *Page) Init() tea.Cmd { return p.load() }
+
+func (p *Page) load() tea.Cmd {
+	p.loading = true
+	ns := p.ns
+	return common.Load(p.c, "topics", func(ctx contextT, s data.Source) (LoadedMsg, error) {
+		nss, err := s.Namespaces(ctx)
+		if err != nil {
+			return LoadedMsg{}, err
+		}
+		rows, err := s.Topics(ctx, ns)
+		return LoadedMsg{NS: ns, Namespaces: nss, Rows: rows}, err
+	}, func(m LoadedMsg) tea.Msg { return m })
+}
+
+func (p *Page) Title() string {
+	if p.ns == "" {
+		return "Topics"
+	}
+	return "Topics › " + p.ns
+}
+
+func (p *Page) Capturing() bool { return p.filtering }
+func (p *Page) Busy() bool      { return p.loading }
+func (p *Page) Close()          {}
+
+func (p *Page) SetSize(w, h int) {
+	p.w, p.h = w, h
+	p.filter.SetWidth(w / 2)
+	tw := w
+	if w >= sidebarMin {
+		tw = w - sidebarWidth - 1
+	}
+	p.tbl.SetSize(tw, h-1)
+}
+
+const sidebarWidth = 22
+
+func (p *Page) Update(msg tea.Msg) (common.Page, tea.Cmd) {
+	k := p.c.Keys
+	switch msg := msg.(type) {
+	case LoadedMsg:
+		if msg.NS != p.ns {
+			return p, nil // an answer for a namespace we already left
+		}
+		p.loading = false
+		p.rows, p.namespaces = msg.Rows, msg.Namespaces
+		p.loadedAt = p.c.Clock.Now()
+		p.rebuild()
+	case common.ErrorMsg:
+		p.loading = false
+	case common.RefreshMsg:
+		if !p.loading || msg.Forced {
+			return p, p.load()
+		}
+	case common.MouseMsg:
+		if msg.Wheel != 0 {
+			p.tbl.Move(3 * msg.Wheel)
+		} else if msg.Click {
+			if i := p.tbl.RowAt(msg.Y - 1); i >= 0 {
+				p.tbl.SetCursor(i)
+			}
+		}
+	case tea.KeyPressMsg:
+		if p.filtering {
+			switch msg.String() {
+			case "esc":
+				p.filtering = false
+				p.filter.Blur()
+				p.filter.SetValue("")
+				p.rebuild()
+				return p, nil
+			case "enter", "down", "up":
+				p.filtering = false
+				p.filter.Blur()
+				return p, nil
+			}
+			var cmd tea.Cmd
+			p.filter, cmd = p.filter.Update(msg)
+			p.rebuild()
+			p.firstTopic()
+			return p, cmd
+		}
+		if p.nsFocus {
+			return p, p.updateNamespaces(msg)
+		}
+		switch {
+		case key.Matches(msg, k.Filter):
+			p.filtering = true
+			p.filter.Restyle()
+			p.filter.Focus()
+		case key.Matches(msg, k.Back):
+			if p.filter.Value() != "" {
+				p.filter.SetValue("")
+				p.rebuild()
+			} else if p.ns != "" {
+				return p, p.SetNS("")
+			}
+		case key.Matches(msg, k.NextPane):
+			p.nsFocus = true
+			p.tbl.Focus(false)
+			p.nsCursor = max(0, slices.Index(p.nsItems(), p.ns))
+		case key.Matches(msg, k.Up):
+			p.tbl.Move(-1)
+		case key.Matches(msg, k.Down):
+			p.tbl.Move(1)
+		case key.Matches(msg, k.PageUp):
+			p.tbl.PageUp()
+		case key.Matches(msg, k.PageDown):
+			p.tbl.PageDown()
+		case key.Matches(msg, k.Top):
+			p.tbl.Top()
+		case key.Matches(msg, k.Bottom):
+			p.tbl.Bottom()
+		case key.Matches(msg, k.Sort):
+			p.sortBy = (p.sortBy + 1) % len(sortNames)
+			p.desc = p.sortBy != 0 // numbers: biggest first
+			p.rebuild()
+		case key.Matches(msg, k.SortReverse):
+			p.desc = !p.desc
+			p.rebuild()
+		case key.Matches(msg, k.Expand), key.Matches(msg, k.Right), key.Matches(msg, k.Left):
+			if r := p.current(); r != nil && r.topic != nil {
+				name := r.topic.Name
+				if r.topic.Parent != "" {
+					name = r.topic.Parent
+				}
+				want := !p.expanded[name]
+				if key.Matches(msg, k.Right) {
+					want = true
+				} else if key.Matches(msg, k.Left) {
+					want = false
+				}
+				p.expanded[name] = want
+				p.rebuild()
+				p.selectTopic(name)
+			}
+		case key.Matches(msg, k.Enter):
+			if r := p.current(); r != nil {
+				if r.ns != "" {
+					return p, p.SetNS(r.ns)
+				}
+				return p, common.Navigate(common.NavigateMsg{Page: common.PageTopic, Topic: r.topic.Name})
+			}
+		case key.Matches(msg, k.Produce):
+			if r := p.current(); r != nil && r.topic != nil {
+				return p, common.Navigate(common.NavigateMsg{Page: common.PageProduce, Topic: r.topic.Name})
+			}
+		case key.Matches(msg, k.Tail):
+			if r := p.current(); r != nil && r.topic != nil {
+				return p, common.Navigate(common.NavigateMsg{Page: common.PageMessages, Topic: r.topic.Name})
+			}
+		}
+	}
+	return p, nil
+}
+
+// firstTopic puts the cursor on the first topic (not a namespace heading).
+func (p *Page) firstTopic() {
+	for i, r := range p.shown {
+		if r.topic != nil {
+			p.tbl.SetCursor(i)
+			return
+		}
+	}
+	p.tbl.Top()
+}
+
+func (p *Page) current() *shownRow {
+	i := p.tbl.Cursor()
+	if i < 0 || i >= len(p.shown) {
+		return nil
+	}
+	return &p.shown[i]
+}
+
+// Selected is the full name of the topic under the cursor, or "".
+func (p *Page) Selected() string {
+	if r := p.current(); r != nil && r.topic != nil {
+		return r.topic.Name
+	}
+	return ""
+}
+
+func (p *Page) selectTopic(name string) {
+	for i, r := range p.shown {
+		if r.topic != nil && r.topic.Name == name {
+			p.tbl.SetCursor(i)
+			return
+		}
+	}
+}
+
+// rebuild filters, sorts and groups the rows into table lines, keeping the cursor on the same
+// topic when it is still shown.
+func (p *Page) rebuild() {
+	keep := p.Selected()
+	pattern := strings.TrimSpace(p.filter.Value())
+	children := map[string][]*data.TopicRow{}
+	var tops []*data.TopicRow
+	for i := range p.rows {
+		r := &p.rows[i]
+		if r.Parent != "" {
+			children[r.Parent] = append(children[r.Parent], r)
+			continue
+		}
+		if _, ok := filter.Match(pattern, r.Namespace+"/"+r.Local); ok {
+			tops = append(tops, r)
+		}
+	}
+	slices.SortStableFunc(tops, func(a, b *data.TopicRow) int {
+		if c := cmp.Compare(a.Namespace, b.Namespace); c != 0 {
+			return c
+		}
+		c := p.compare(a, b)
+		if p.desc {
+			c = -c
+		}
+		if c == 0 {
+			c = cmp.Compare(a.Local, b.Local)
+		}
+		return c
+	})
+	p.shown = p.shown[:0]
+	lastNS := ""
+	for _, r := range tops {
+		if p.ns == "" && r.Namespace != lastNS {
+			p.shown = append(p.shown, shownRow{ns: r.Namespace})
+			lastNS = r.Namespace
+		}
+		p.shown = append(p.shown, shownRow{topic: r})
+		if r.Partitions > 0 && p.expanded[r.Name] {
+			kids := children[r.Name]
+			slices.SortFunc(kids, func(a, b *data.TopicRow) int {
+				_, ia, _ := data.PartitionOf(a.Local)
+				_, ib, _ := data.PartitionOf(b.Local)
+				return cmp.Compare(ia, ib)
+			})
+			for _, k := range kids {
+				p.shown = append(p.shown, shownRow{topic: k})
+			}
+		}
+	}
+	p.tbl.SortCol, p.tbl.SortDesc = sortCols[p.sortBy], p.desc
+	p.tbl.SetRows(p.tableRows())
+	if keep != "" {
+		p.selectTopic(keep)
+	}
+}
+
+func (p *Page) compare(a, b *data.TopicRow) int {
+	switch sortNames[p.sortBy] {
+	case "in":
+		return cmp.Compare(a.RateIn, b.RateIn)
+	case "out":
+		return cmp.Compare(a.RateOut, b.RateOut)
+	case "backlog":
+		return cmp.Compare(a.Backlog, b.Backlog)
+	case "storage":
+		return cmp.Compare(a.Storage, b.Storage)
+	case "subs":
+		return cmp.Compare(a.Subscriptions, b.Subscriptions)
+	case "producers":
+		return cmp.Compare(a.Producers, b.Producers)
+	case "consumers":
+		return cmp.Compare(a.Consumers, b.Consumers)
+	}
+	return cmp.Compare(a.Local, b.Local)
+}
+
+func (p *Page) tableRows() []table.Row {
+	st := p.c.Styles
+	out := make([]table.Row, 0, len(p.shown))
+	for _, s := range p.shown {
+		if s.ns != "" {
+			out = append(out, table.Row{Cells: []string{s.ns + "/"}, Styles: []lipStyle{st.Title}})
+			continue
+		}
+		r := s.topic
+		name := r.Local
+		indent := ""
+		if p.ns == "" {
+			indent = "  "
+		}
+		switch {
+		case r.Parent != "":
+			_, idx, _ := data.PartitionOf(r.Local)
+			name = indent + "  └ partition " + itoa(idx)
+		case r.Partitions > 0:
+			arrow := "▸ "
+			if p.expanded[r.Name] {
+				arrow = "▾ "
+			}
+			name = indent + arrow + r.Local + " [" + itoa(r.Partitions) + "]"
+		default:
+			name = indent + "  " + r.Local
+		}
+		cells := []string{name, r.Kind.String()}
+		if r.StatsKnown {
+			cells = append(cells, common.Rate(r.RateIn), common.Rate(r.RateOut), common.Count(r.Backlog),
+				common.Bytes(r.Storage), itoa(r.Subscriptions), itoa(r.Producers), itoa(r.Consumers))
+		} else {
+			cells = append(cells, "…", "…", "…", "…", "…", "…", "…")
+		}
+		kind := st.Kind(r.Kind)
+		styles := []lipStyle{kind, kind, st.Text, st.Text, st.Text, st.Subtle, st.Text, st.Text, st.Text}
+		if r.Kind == data.KindTopic {
+			styles[0] = st.Text
+		}
+		if r.Backlog > 0 && r.Kind == data.KindDLQ {
+			styles[4] = st.DLQ
+		} else if r.Backlog > 1000 {
+			styles[4] = st.Warn
+		}
+		out = append(out, table.Row{Cells: cells, Styles: styles})
+	}
+	return out
+}

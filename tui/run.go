@@ -1,0 +1,125 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/letterbox-dev/letterbox/themes"
+	"github.com/letterbox-dev/letterbox/tui/common"
+	"github.com/letterbox-dev/letterbox/tui/data"
+	"github.com/letterbox-dev/letterbox/tui/keymap"
+)
+
+// Options configure Run. Only Source is required.
+type Options struct {
+	// Source is where the data comes from: data.NewAdmin(...) for a cluster or the embedded
+	// broker, data.NewFake() for a demo without one.
+	Source data.Source
+	// Theme is a theme name (built-in or user); "" picks the default, or no-color when NO_COLOR
+	// is set. An unknown name is an error, reported before the screen is taken.
+	Theme string
+	// ThemesDir holds user themes; "" means $XDG_CONFIG_HOME/letterbox/themes.
+	ThemesDir string
+	// Namespace to open ("tenant/ns"); "" lists every namespace.
+	Namespace string
+	// In and Out are the terminal; nil means stdin and stdout.
+	In  io.Reader
+	Out io.Writer
+	// Getenv reads the environment (NO_COLOR, XDG_CONFIG_HOME); nil means os.Getenv.
+	Getenv func(string) string
+	// Refresh is the live-refresh interval (default 2 s); Timeout bounds each data call
+	// (default 10 s).
+	Refresh, Timeout time.Duration
+	// Clock is the TUI's time; nil means the wall clock.
+	Clock common.Clock
+	// ExportDir is where message exports go; "" means the working directory.
+	ExportDir string
+	// Warnf receives problems worth logging that do not stop the TUI (a broken user theme).
+	// While the TUI owns the terminal nothing may be printed; pass a logger. nil drops them.
+	Warnf func(format string, args ...any)
+}
+
+// New builds the app model from opts without running it (tests and embedding).
+func New(ctx context.Context, opts Options) (*App, error) {
+	if opts.Source == nil {
+		return nil, errors.New("tui: no data source")
+	}
+	getenv := opts.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	dir := opts.ThemesDir
+	if dir == "" {
+		dir = themes.UserDir(getenv)
+	}
+	user, err := themes.LoadDir(dir)
+	if err != nil && opts.Warnf != nil {
+		opts.Warnf("user themes: %v", err)
+	}
+	name := opts.Theme
+	if name == "" {
+		name = themes.Default
+		if getenv("NO_COLOR") != "" {
+			name = themes.NoColorName
+		}
+	}
+	theme, ok := themes.Find(name, user)
+	if !ok {
+		return nil, fmt.Errorf("unknown theme %q (themes: %v)", name, themes.Names(user))
+	}
+	if opts.Refresh <= 0 {
+		opts.Refresh = 2 * time.Second
+	}
+	if opts.Timeout <= 0 {
+		opts.Timeout = 10 * time.Second
+	}
+	clock := opts.Clock
+	if clock == nil {
+		clock = common.RealClock{}
+	}
+	c := &common.Common{
+		Ctx: ctx, Styles: common.NewStyles(theme), Keys: keymap.Default(), Clock: clock,
+		Source: opts.Source, Timeout: opts.Timeout, UserThemes: user, ExportDir: opts.ExportDir,
+	}
+	return NewApp(c, opts.Namespace, opts.Refresh), nil
+}
+
+// Run runs the TUI until the user quits or ctx is cancelled (which is not an error).
+func Run(ctx context.Context, opts Options) error {
+	app, err := New(ctx, opts)
+	if err != nil {
+		return err
+	}
+	popts := []tea.ProgramOption{tea.WithContext(ctx)}
+	if opts.In != nil {
+		popts = append(popts, tea.WithInput(opts.In))
+	}
+	if opts.Out != nil {
+		popts = append(popts, tea.WithOutput(opts.Out))
+	}
+	if opts.Getenv != nil {
+		popts = append(popts, tea.WithEnvironment(environ(opts.Getenv)))
+	}
+	_, err = tea.NewProgram(app, popts...).Run()
+	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
+		return nil
+	}
+	return err
+}
+
+// environ rebuilds the variables the renderer looks at from getenv.
+func environ(getenv func(string) string) []string {
+	var env []string
+	for _, k := range []string{"TERM", "COLORTERM", "NO_COLOR", "CLICOLOR_FORCE", "TERM_PROGRAM"} {
+		if v := getenv(k); v != "" {
+			env = append(env, k+"="+v)
+		}
+	}
+	return env
+}
