@@ -91,3 +91,9 @@ func TestFileNoSpaceOnTmpfs(t *testing.T) {
 		t.Errorf("recovery found damage after a full disk:\n%s", s)
 	}
 }
+
+// dropCaches empties the page cache (root only).
+func dropCaches() error {
+	syscall.Sync()
+	return os.WriteFile("/proc/sys/vm/drop_caches", []byte("3"), 0)
+}
