@@ -13,17 +13,33 @@ import (
 	"testing"
 
 	"github.com/charmbracelet/colorprofile"
+	"github.com/charmbracelet/x/exp/golden"
 	"github.com/charmbracelet/x/ansi"
 )
 
-// Update rewrites golden files instead of comparing with them.
-var Update = flag.Bool("update", false, "rewrite the golden files under testdata/")
+// The -update flag is registered by charmbracelet's golden package (teatest uses it too, and a
+// flag cannot be defined twice); importing it here gives every TUI test package the flag.
+var _ = golden.RequireEqual[[]byte]
+
+// Update reports whether -update was given: rewrite golden files instead of comparing.
+func Update() bool {
+	f := flag.Lookup("update")
+	if f == nil {
+		return false
+	}
+	g, ok := f.Value.(flag.Getter)
+	if !ok {
+		return false
+	}
+	v, _ := g.Get().(bool)
+	return v
+}
 
 // Golden compares got with testdata/<name>.golden (or writes it with -update).
 func Golden(t *testing.T, name string, got string) {
 	t.Helper()
 	path := filepath.Join("testdata", name+".golden")
-	if *Update {
+	if Update() {
 		if err := os.MkdirAll("testdata", 0o755); err != nil {
 			t.Fatal(err)
 		}
