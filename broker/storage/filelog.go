@@ -198,6 +198,10 @@ func ioError(err error) error {
 
 // Append queues the entry; done runs on the writer goroutine once it is durable.
 func (l *FileLog) Append(meta Meta, data []byte, done func(Position, error)) {
+	if n := recordSize(&meta, data) - recPrefix; n > maxRecordBody {
+		done(Position{}, fmt.Errorf("storage: entry of %d bytes is over the %d-byte limit", n, maxRecordBody))
+		return
+	}
 	l.qmu.Lock()
 	if l.closing {
 		l.qmu.Unlock()
