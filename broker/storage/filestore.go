@@ -195,10 +195,14 @@ func (s *FileStore) OpenLog(topic string) (Log, error) {
 	return l, nil
 }
 
-// DeleteLog closes topic's log if it is open and removes its directory.
+// DeleteLog closes topic's log if it is open and removes its directory. It holds the store's
+// lock throughout, so it must not be called from a done callback.
 func (s *FileStore) DeleteLog(topic string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.closed {
+		return ErrClosed
+	}
 	if l, ok := s.logs[topic]; ok {
 		l.Close()
 		delete(s.logs, topic)
@@ -238,16 +242,20 @@ func (s *FileStore) Logs() ([]string, error) {
 func (s *FileStore) Metadata() Metadata { return boltMeta{s.db} }
 
 // Close closes every open log (writing what they have queued), the metadata and the lock.
-// Safe to call twice.
+// Safe to call twice. The logs are closed outside the store's lock, so a done callback that
+// runs meanwhile may still call the store (and get ErrClosed).
 func (s *FileStore) Close() error {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	if s.closed {
+		s.mu.Unlock()
 		return nil
 	}
 	s.closed = true
+	logs := s.logs
+	s.logs = nil
+	s.mu.Unlock()
 	var errs []error
-	for _, l := range s.logs {
+	for _, l := range logs {
 		errs = append(errs, l.Close())
 	}
 	errs = append(errs, s.db.Close(), unlockDir(s.lock))
