@@ -39,6 +39,7 @@ type Consumer struct {
 	failErr   error
 	closed    bool
 	closeOnce sync.Once
+	chanOnce  sync.Once
 }
 
 // Subscribe creates a consumer.
@@ -112,12 +113,6 @@ func (cl *Client) Subscribe(ctx context.Context, opts ConsumerOptions) (*Consume
 	}
 	c.wg.Add(1)
 	go c.housekeeping()
-	if !opts.nonDurable {
-		// Readers take messages from c.incoming themselves (Reader.Next), so that the
-		// position they resume from is exactly the last message handed over.
-		c.wg.Add(1)
-		go c.dispatch()
-	}
 	return c, nil
 }
 
@@ -187,25 +182,59 @@ func (c *Consumer) forgetTopic(full string) {
 	c.mu.Unlock()
 }
 
-// dispatch hands queued messages to the application through c.out.
-func (c *Consumer) dispatch() {
-	defer c.wg.Done()
+// next takes the next live message from the queue, waiting for one. Messages queued
+// before a reconnect or a seek are dropped (the broker sends again what is still due).
+func (c *Consumer) next(ctx context.Context) (*Message, error) {
 	for {
+		select {
+		case <-c.stop:
+			return nil, ErrClosed
+		default:
+		}
 		m := c.incoming.pop()
 		if m == nil {
 			select {
-			case <-c.stop:
-				return
 			case <-c.incoming.sig:
 				continue
+			case <-ctx.Done():
+				return nil, ctxError(ctx, "receive")
+			case <-c.stop:
+				return nil, ErrClosed
+			case <-c.failed:
+				c.mu.Lock()
+				defer c.mu.Unlock()
+				return nil, c.failErr
 			}
 		}
-		if m.epoch != m.consumer.epoch.Load() {
-			continue // from a subscription since replaced; the broker redelivers
+		if c.incoming.len() > 0 {
+			c.incoming.wake() // for another caller waiting concurrently
+		}
+		pc := m.consumer
+		pc.mu.Lock()
+		stale := m.epoch != pc.epoch.Load() || pc.seeking
+		if !stale && c.opts.nonDurable {
+			// Readers resume after the last message handed over.
+			pc.startID, pc.startInclusive, pc.hasStart = m.ID, false, true
+		}
+		pc.mu.Unlock()
+		if stale {
+			continue
+		}
+		pc.delivered(1)
+		return m, nil
+	}
+}
+
+// dispatch feeds Chan() once it has been asked for.
+func (c *Consumer) dispatch() {
+	defer c.wg.Done()
+	for {
+		m, err := c.next(c.ctx)
+		if err != nil {
+			return
 		}
 		select {
 		case c.out <- m:
-			m.consumer.delivered(1)
 		case <-c.stop:
 			return
 		}
@@ -290,25 +319,24 @@ func isBrokerClosed(err error) bool {
 
 // Receive returns the next message, waiting until one arrives, ctx ends, or the consumer
 // closes (ErrClosed, or a *BrokerClosedError when the broker closed it for good).
-func (c *Consumer) Receive(ctx context.Context) (*Message, error) {
-	select {
-	case m := <-c.out:
-		return m, nil
-	case <-ctx.Done():
-		return nil, ctxError(ctx, "receive")
-	case <-c.stop:
-		return nil, ErrClosed
-	case <-c.failed:
+func (c *Consumer) Receive(ctx context.Context) (*Message, error) { return c.next(ctx) }
+
+// Chan returns a channel that delivers messages, an alternative to Receive (a message goes
+// to one or the other). It is never closed: select on it together with your own shutdown
+// signal. A message taken from the queue just before a Seek or reconnect may still be
+// delivered on it (Receive never does that).
+func (c *Consumer) Chan() <-chan *Message {
+	c.chanOnce.Do(func() {
 		c.mu.Lock()
 		defer c.mu.Unlock()
-		return nil, c.failErr
-	}
+		if c.closed {
+			return
+		}
+		c.wg.Add(1)
+		go c.dispatch()
+	})
+	return c.out
 }
-
-// Chan returns the channel messages are delivered on; it is an alternative to Receive (a
-// message goes to one or the other). It is never closed: select on it together with your
-// own shutdown signal.
-func (c *Consumer) Chan() <-chan *Message { return c.out }
 
 // Name is the consumer name sent to the broker.
 func (c *Consumer) Name() string { return c.name }

@@ -12,6 +12,13 @@ import (
 // message handles one MESSAGE: verify, decompress, unbatch, filter, then queue for the
 // application (or the DLQ). Runs on the connection's reader goroutine.
 func (pc *partitionConsumer) message(cmd *pb.CommandMessage, payload []byte) {
+	pc.mu.Lock()
+	seeking := pc.seeking
+	pc.mu.Unlock()
+	if seeking {
+		// Sent before the seek took effect; the resubscribe that follows resets the flow.
+		return
+	}
 	epoch := pc.epoch.Load()
 	msgs, skipped, err := pc.decode(cmd, payload)
 	if err != nil {

@@ -80,41 +80,7 @@ func (cl *Client) CreateReader(ctx context.Context, opts ReaderOptions) (*Reader
 func (r *Reader) Topic() string { return r.c.topic }
 
 // Next returns the next message, waiting for one.
-func (r *Reader) Next(ctx context.Context) (*Message, error) {
-	c := r.c
-	for {
-		m := c.incoming.pop()
-		if m == nil {
-			select {
-			case <-c.incoming.sig:
-				continue
-			case <-ctx.Done():
-				return nil, ctxError(ctx, "read")
-			case <-c.stop:
-				return nil, ErrClosed
-			case <-c.failed:
-				c.mu.Lock()
-				defer c.mu.Unlock()
-				return nil, c.failErr
-			}
-		}
-		if c.incoming.len() > 0 {
-			c.incoming.wake() // for another Next waiting concurrently
-		}
-		pc := m.consumer
-		pc.mu.Lock()
-		stale := m.epoch != pc.epoch.Load() || pc.seeking
-		if !stale {
-			pc.startID, pc.startInclusive, pc.hasStart = m.ID, false, true
-		}
-		pc.mu.Unlock()
-		if stale {
-			continue // from before a reconnect or seek: the broker sends it again if due
-		}
-		pc.delivered(1)
-		return m, nil
-	}
-}
+func (r *Reader) Next(ctx context.Context) (*Message, error) { return r.c.next(ctx) }
 
 // HasNext reports whether a message is available after the last one read: queued locally,
 // or published on the topic (asking the broker for its last message id).
