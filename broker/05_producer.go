@@ -70,6 +70,7 @@ func (c *conn) handleProducer(cmd *pb.CommandProducer) error {
 			return nil
 		}
 	}
+	p.lastSeq = t.lastSequenceID(p.name)
 	c.mu.Lock()
 	c.producers[p.id] = p
 	c.mu.Unlock()

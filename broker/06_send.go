@@ -42,7 +42,11 @@ func (c *conn) handleSend(cmd *pb.CommandSend, payload []byte) error {
 		Batched:      md.NumMessagesInBatch != nil,
 		DeliverAt:    md.GetDeliverAtTime(),
 		ProducerName: md.GetProducerName(),
-		SequenceID:   md.GetSequenceId(),
+		// What deduplication tracks: the highest sequence id the SEND covers.
+		SequenceID: max(cmd.GetSequenceId(), cmd.GetHighestSequenceId()),
+	}
+	if md.NumChunksFromMsg != nil && md.GetChunkId() != md.GetNumChunksFromMsg()-1 {
+		meta.ProducerName = "" // only a chunked message's last chunk advances deduplication
 	}
 	if md.NumMessagesInBatch != nil {
 		meta.NumMessages = max(md.GetNumMessagesInBatch(), 1)

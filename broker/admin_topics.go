@@ -349,6 +349,9 @@ func (b *Broker) dropTopic(t *topic, whole bool) {
 		b.log.Warn("deleting a topic's log", "topic", t.full, "err", err)
 	}
 	if err := b.store.Metadata().Update(func(tx storage.MetadataTx) error {
+		if err := tx.Delete(storage.BucketDedup, t.full); err != nil {
+			return err
+		}
 		return tx.DeletePrefix(storage.BucketCursors, cursorKey(t.full, ""))
 	}); err != nil {
 		b.log.Warn("deleting a topic's cursors", "topic", t.full, "err", err)

@@ -107,6 +107,7 @@ var confKeys = map[string]confSetter{
 	// than silently replaced.
 	"keepAliveIntervalSeconds":               durationKey(time.Second, func(c *Config) *time.Duration { return &c.KeepAliveInterval }),
 	"acknowledgmentAtBatchIndexLevelEnabled": boolKey(func(c *Config) *bool { return &c.AcknowledgmentAtBatchIndexLevelEnabled }),
+	"brokerDeduplicationEnabled":             boolKey(func(c *Config) *bool { return &c.BrokerDeduplicationEnabled }),
 	// 0 means no limit, as upstream.
 	"maxUnackedMessagesPerConsumer": intKey(0, func(c *Config) *int { return &c.MaxUnackedMessagesPerConsumer }),
 }

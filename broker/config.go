@@ -36,6 +36,8 @@ type Config struct {
 	// CursorFlushInterval batches cursor updates into one metadata write per interval.
 	CursorFlushInterval time.Duration
 
+	// BrokerDeduplicationEnabled turns deduplication on for namespaces without a policy.
+	BrokerDeduplicationEnabled bool
 	// TopicTombstoneTTL is how long a deleted topic's name may not be auto-created (PIP-139).
 	TopicTombstoneTTL time.Duration
 

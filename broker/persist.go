@@ -210,6 +210,7 @@ func (b *Broker) flushLoop() {
 // metadata transaction.
 func (b *Broker) flushCursors() {
 	puts := map[string][]byte{}
+	dedupPuts := map[string][]byte{}
 	var dels []string
 	for _, t := range b.topics.all() {
 		t.mu.Lock()
@@ -225,13 +226,18 @@ func (b *Broker) flushCursors() {
 			puts[cursorKey(t.full, s.name)] = v
 			s.dirty = false
 		}
+		if t.dedup != nil {
+			if v, ok := t.dedup.snapshot(); ok {
+				dedupPuts[t.full] = v
+			}
+		}
 		for _, name := range t.deletedSubs {
 			dels = append(dels, cursorKey(t.full, name))
 		}
 		t.deletedSubs = nil
 		t.mu.Unlock()
 	}
-	if len(puts) == 0 && len(dels) == 0 {
+	if len(puts) == 0 && len(dels) == 0 && len(dedupPuts) == 0 {
 		return
 	}
 	err := b.store.Metadata().Update(func(tx storage.MetadataTx) error {
@@ -245,6 +251,11 @@ func (b *Broker) flushCursors() {
 		}
 		for k, v := range puts {
 			if err := tx.Put(storage.BucketCursors, k, v); err != nil {
+				return err
+			}
+		}
+		for k, v := range dedupPuts {
+			if err := tx.Put(storage.BucketDedup, k, v); err != nil {
 				return err
 			}
 		}

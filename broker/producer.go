@@ -2,6 +2,7 @@ package broker
 
 import (
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/letterbox-dev/letterbox/client/wire/pb"
@@ -20,8 +21,44 @@ type producer struct {
 	since     time.Time
 	metadata  map[string]string
 	schemaVer []byte
+	receipts  receiptQueue
+	lastSeq   int64 // deduplication's high-water mark for this name when it was registered
 
 	msgIn, bytesIn int64 // published through this producer; guarded by the topic's mutex
+}
+
+// receiptQueue releases a producer's receipts in the order of its SENDs.
+type receiptQueue struct {
+	mu    sync.Mutex
+	slots []*receiptSlot
+}
+
+type receiptSlot struct {
+	cmd *pb.BaseCommand
+}
+
+func (q *receiptQueue) reserve() *receiptSlot {
+	s := &receiptSlot{}
+	q.mu.Lock()
+	q.slots = append(q.slots, s)
+	q.mu.Unlock()
+	return s
+}
+
+// complete fills s and sends every filled receipt at the head of the queue.
+func (q *receiptQueue) complete(c *conn, s *receiptSlot, cmd *pb.BaseCommand) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	s.cmd = cmd
+	n := 0
+	for n < len(q.slots) && q.slots[n].cmd != nil {
+		c.send(q.slots[n].cmd, nil)
+		n++
+	}
+	if n > 0 {
+		clear(q.slots[:n])
+		q.slots = q.slots[n:]
+	}
 }
 
 // addProducer registers p under its access mode. It returns whether p may publish now; false
@@ -115,6 +152,7 @@ func (t *topic) removeProducer(p *producer) {
 	next.ready = true
 	t.producers[next] = struct{}{}
 	t.epoch++
+	next.lastSeq = t.lastSequenceIDLocked(next.name)
 	next.conn.sendProducerSuccess(next, t.epoch)
 }
 
@@ -122,7 +160,7 @@ func (c *conn) sendProducerSuccess(p *producer, epoch uint64) {
 	ps := &pb.CommandProducerSuccess{
 		RequestId:      &p.requestID,
 		ProducerName:   &p.name,
-		LastSequenceId: ptr(int64(-1)),
+		LastSequenceId: &p.lastSeq,
 		SchemaVersion:  p.schemaVer,
 		ProducerReady:  ptr(p.ready),
 	}

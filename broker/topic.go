@@ -27,6 +27,7 @@ type topic struct {
 	waiting   []*producer // WaitForExclusive producers, in arrival order
 	epoch     uint64      // bumped whenever exclusive ownership changes
 	subs      map[string]*subscription
+	dedup     *dedupState // nil until deduplication is first needed (dedup.go)
 	// deletedSubs are durable subscriptions removed since the last cursor flush.
 	deletedSubs []string
 	created     time.Time
@@ -147,12 +148,29 @@ func (t *topic) publish(p *producer, send *pb.CommandSend, meta storage.Meta, da
 	p.bytesIn += int64(len(data))
 	t.stats.lastPublish = time.Now()
 	seq, highest := send.GetSequenceId(), send.GetHighestSequenceId()
+	// Receipts leave in SEND order even when a duplicate is answered before earlier SENDs
+	// are durable.
+	slot := p.receipts.reserve()
+	dedup := t.dedupFor()
+	if dedup != nil && meta.ProducerName != "" && !dedup.accept(meta.ProducerName, int64(meta.SequenceID)) {
+		p.receipts.complete(p.conn, slot, duplicateReceipt(p, send))
+		return
+	}
 	t.log.Append(meta, data, func(pos storage.Position, err error) {
 		if err != nil {
-			p.conn.sendSendError(send, pb.ServerError_PersistenceError, err.Error())
+			if dedup != nil {
+				dedup.failed(meta.ProducerName)
+			}
+			p.receipts.complete(p.conn, slot, &pb.BaseCommand{Type: pb.BaseCommand_SEND_ERROR.Enum(), SendError: &pb.CommandSendError{
+				ProducerId: send.ProducerId, SequenceId: send.SequenceId,
+				Error: pb.ServerError_PersistenceError.Enum(), Message: ptr(err.Error()),
+			}})
 			return
 		}
-		p.conn.send(&pb.BaseCommand{
+		if dedup != nil {
+			dedup.stored(meta.ProducerName, int64(meta.SequenceID), pos)
+		}
+		p.receipts.complete(p.conn, slot, &pb.BaseCommand{
 			Type: pb.BaseCommand_SEND_RECEIPT.Enum(),
 			SendReceipt: &pb.CommandSendReceipt{
 				ProducerId:        &p.id,
@@ -160,7 +178,7 @@ func (t *topic) publish(p *producer, send *pb.CommandSend, meta storage.Meta, da
 				HighestSequenceId: &highest,
 				MessageId:         &pb.MessageIdData{LedgerId: ptr(uint64(pos.Ledger)), EntryId: ptr(uint64(pos.Entry))},
 			},
-		}, nil)
+		})
 		t.signal()
 	})
 }
