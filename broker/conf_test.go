@@ -152,13 +152,13 @@ func TestParseConf(t *testing.T) {
 		},
 		{
 			name: "unknown keys are reported once each, in order",
-			text: "zookeeperServers=\nbrokerDeduplicationEnabled=true\nclusterName=x\nzookeeperServers=localhost\n",
+			text: "zookeeperServers=\nwebSocketServiceEnabled=true\nclusterName=x\nzookeeperServers=localhost\n",
 			check: func(t *testing.T, c Config) {
 				if c.ClusterName != "x" {
 					t.Errorf("ClusterName = %q", c.ClusterName)
 				}
 			},
-			ignored: []string{"zookeeperServers", "brokerDeduplicationEnabled"},
+			ignored: []string{"zookeeperServers", "webSocketServiceEnabled"},
 		},
 	}
 	for _, tt := range tests {
