@@ -10,6 +10,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/letterbox-dev/letterbox/themes"
 	"github.com/letterbox-dev/letterbox/tui/common"
 	"github.com/letterbox-dev/letterbox/tui/components/footer"
 	"github.com/letterbox-dev/letterbox/tui/components/help"
@@ -286,7 +287,16 @@ func (a *App) Render() string {
 }
 
 func (a *App) View() tea.View {
-	v := tea.NewView(a.c.Styles.App.Render(a.Render()))
+	// The theme's background and text colours go to the terminal as the view's default colours
+	// rather than through a style over the whole frame, which would cost a re-layout of every
+	// line on each frame.
+	v := tea.NewView(a.Render())
+	if p := a.c.Styles.Theme.Palette; p.Background != "" {
+		v.BackgroundColor = themes.Color(p.Background)
+	}
+	if p := a.c.Styles.Theme.Palette; p.Text != "" {
+		v.ForegroundColor = themes.Color(p.Text)
+	}
 	if a.quitting {
 		v = tea.NewView("")
 	}

@@ -67,10 +67,24 @@ func Age(now, t time.Time) string {
 	return fmt.Sprintf("%dd", int(d.Hours()/24))
 }
 
+// Width is the number of cells s takes; plain ASCII (most of what a table holds) skips the
+// grapheme segmentation, which dominates the cost of a frame otherwise.
+func Width(s string) int {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= 0x80 || c == 0x1b || c < 0x20 {
+			return ansi.StringWidth(s)
+		}
+	}
+	return len(s)
+}
+
 // Trunc cuts s (which may hold ANSI styles) to w cells, ending with … when cut.
 func Trunc(s string, w int) string {
 	if w <= 0 {
 		return ""
+	}
+	if Width(s) <= w {
+		return s
 	}
 	return ansi.Truncate(s, w, "…")
 }
@@ -78,7 +92,7 @@ func Trunc(s string, w int) string {
 // Pad pads or cuts s to exactly w cells; right aligns it to the right.
 func Pad(s string, w int, right bool) string {
 	s = Trunc(s, w)
-	gap := w - ansi.StringWidth(s)
+	gap := w - Width(s)
 	if gap <= 0 {
 		return s
 	}

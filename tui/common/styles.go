@@ -1,6 +1,8 @@
 package common
 
 import (
+	"strings"
+
 	"charm.land/lipgloss/v2"
 
 	"github.com/letterbox-dev/letterbox/themes"
@@ -32,6 +34,29 @@ type Styles struct {
 	FocusBorder lipgloss.Style
 	Key         lipgloss.Style // key names in the footer and help
 	KeyDesc     lipgloss.Style
+
+	paint map[*lipgloss.Style][2]string
+}
+
+// Paint styles s with *st (colours and attributes only: no padding, width or borders) by
+// wrapping it in the style's escape sequences, computed once per style. It is what the table
+// uses for its hundreds of cells a frame, where lipgloss's full Render (line splitting,
+// measuring, margins) would cost most of the frame.
+func (s *Styles) Paint(st *lipgloss.Style, text string) string {
+	if s.paint == nil {
+		s.paint = map[*lipgloss.Style][2]string{}
+	}
+	pair, ok := s.paint[st]
+	if !ok {
+		r := st.Render("\x00")
+		pre, post, found := strings.Cut(r, "\x00")
+		if !found {
+			return st.Render(text)
+		}
+		pair = [2]string{pre, post}
+		s.paint[st] = pair
+	}
+	return pair[0] + text + pair[1]
 }
 
 // NewStyles builds the styles of a theme.
@@ -74,12 +99,12 @@ func NewStyles(t themes.Theme) *Styles {
 }
 
 // Kind styles a topic kind's badge.
-func (s *Styles) Kind(k interface{ String() string }) lipgloss.Style {
+func (s *Styles) Kind(k interface{ String() string }) *lipgloss.Style {
 	switch k.String() {
 	case "DLQ":
-		return s.DLQ
+		return &s.DLQ
 	case "RETRY":
-		return s.Retry
+		return &s.Retry
 	}
-	return s.Text
+	return &s.Text
 }

@@ -13,8 +13,8 @@ import (
 	"testing"
 
 	"github.com/charmbracelet/colorprofile"
-	"github.com/charmbracelet/x/exp/golden"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/golden"
 )
 
 // The -update flag is registered by charmbracelet's golden package (teatest uses it too, and a

@@ -28,14 +28,15 @@ type Column struct {
 // the text style). The selected row is drawn plain in the selection style, so colours never fight.
 type Row struct {
 	Cells  []string
-	Styles []lipgloss.Style
+	Styles []*lipgloss.Style
 }
 
 // Model is the table.
 type Model struct {
 	c       *common.Common
 	cols    []Column
-	rows    []Row
+	n       int
+	row     func(i int) Row
 	cursor  int
 	offset  int
 	width   int
@@ -55,26 +56,32 @@ func (m *Model) SetSize(w, h int)      { m.width, m.height = w, h; m.clamp() }
 func (m *Model) Focus(v bool)          { m.focused = v }
 func (m Model) Focused() bool          { return m.focused }
 func (m Model) Cursor() int            { return m.cursor }
-func (m Model) Len() int               { return len(m.rows) }
+func (m Model) Len() int               { return m.n }
 func (m Model) Width() int             { return m.width }
 func (m *Model) SetColumns(c []Column) { m.cols = c }
 
 // SetRows replaces the rows, keeping the cursor where it was (clamped).
-func (m *Model) SetRows(rows []Row) { m.rows = rows; m.clamp() }
+func (m *Model) SetRows(rows []Row) {
+	m.SetRowFunc(len(rows), func(i int) Row { return rows[i] })
+}
+
+// SetRowFunc sets n rows built on demand by row: only the rows on screen are ever built,
+// which is what keeps a refresh of 10,000 topics cheap.
+func (m *Model) SetRowFunc(n int, row func(i int) Row) { m.n, m.row = n, row; m.clamp() }
 
 // SetCursor moves the cursor to i and scrolls it into view.
 func (m *Model) SetCursor(i int) { m.cursor = i; m.clamp() }
 
 func (m *Model) Move(delta int) { m.SetCursor(m.cursor + delta) }
 func (m *Model) Top()           { m.SetCursor(0) }
-func (m *Model) Bottom()        { m.SetCursor(len(m.rows) - 1) }
+func (m *Model) Bottom()        { m.SetCursor(m.n - 1) }
 func (m *Model) PageDown()      { m.Move(max(1, m.bodyHeight()-1)) }
 func (m *Model) PageUp()        { m.Move(-max(1, m.bodyHeight()-1)) }
 
 // RowAt returns the row index at line y of the table's view (0 is the header), or -1.
 func (m Model) RowAt(y int) int {
 	i := m.offset + y - 1
-	if y < 1 || i >= len(m.rows) {
+	if y < 1 || i >= m.n {
 		return -1
 	}
 	return i
@@ -83,8 +90,8 @@ func (m Model) RowAt(y int) int {
 func (m Model) bodyHeight() int { return max(0, m.height-1) }
 
 func (m *Model) clamp() {
-	if m.cursor >= len(m.rows) {
-		m.cursor = len(m.rows) - 1
+	if m.cursor >= m.n {
+		m.cursor = m.n - 1
 	}
 	if m.cursor < 0 {
 		m.cursor = 0
@@ -96,8 +103,8 @@ func (m *Model) clamp() {
 	if h > 0 && m.cursor >= m.offset+h {
 		m.offset = m.cursor - h + 1
 	}
-	if m.offset > max(0, len(m.rows)-h) {
-		m.offset = max(0, len(m.rows)-h)
+	if m.offset > max(0, m.n-h) {
+		m.offset = max(0, m.n-h)
 	}
 }
 
@@ -180,21 +187,21 @@ func (m Model) View() string {
 		}
 		hdr = append(hdr, common.Pad(t, ws[k], m.cols[i].Right))
 	}
-	b.WriteString(st.ColHeader.Render(common.Pad(strings.Join(hdr, " "), m.width, false)))
-	end := min(len(m.rows), m.offset+m.bodyHeight())
+	b.WriteString(st.Paint(&st.ColHeader, common.Pad(strings.Join(hdr, " "), m.width, false)))
+	end := min(m.n, m.offset+m.bodyHeight())
 	for r := m.offset; r < end; r++ {
 		b.WriteByte('\n')
-		row := m.rows[r]
+		row := m.row(r)
 		if r == m.cursor {
 			var cells []string
 			for k, i := range idx {
 				cells = append(cells, common.Pad(cell(row, i), ws[k], m.cols[i].Right))
 			}
-			sel := st.SelectedDim
+			sel := &st.SelectedDim
 			if m.focused {
-				sel = st.Selected
+				sel = &st.Selected
 			}
-			b.WriteString(sel.Render(common.Pad(strings.Join(cells, " "), m.width, false)))
+			b.WriteString(st.Paint(sel, common.Pad(strings.Join(cells, " "), m.width, false)))
 			continue
 		}
 		line := 0
@@ -204,11 +211,11 @@ func (m Model) View() string {
 				line++
 			}
 			s := common.Pad(cell(row, i), ws[k], m.cols[i].Right)
-			style := st.Text
-			if i < len(row.Styles) {
+			style := &st.Text
+			if i < len(row.Styles) && row.Styles[i] != nil {
 				style = row.Styles[i]
 			}
-			b.WriteString(style.Render(s))
+			b.WriteString(st.Paint(style, s))
 			line += ws[k]
 		}
 		if line < m.width {

@@ -59,17 +59,17 @@ func (p *Page) refreshRows() {
 		if !m.PublishTime.IsZero() {
 			published = m.PublishTime.In(time.UTC).Format("15:04:05")
 		}
-		prev := st.Text
+		prev := &st.Text
 		if match[i] {
-			prev = st.Match
+			prev = &st.Match
 		}
-		rc := st.Subtle
+		rc := &st.Subtle
 		if ok {
-			rc = st.Retry
+			rc = &st.Retry
 		}
 		rows[i] = table.Row{
 			Cells:  []string{mark, pos, published, m.Key, common.Bytes(int64(len(m.Payload))), redlv, recons, p.dec.preview(m.Payload)},
-			Styles: []lipgloss.Style{st.Marked, st.Subtle, st.Subtle, st.Accent, st.Subtle, st.Subtle, rc, prev},
+			Styles: []*lipgloss.Style{&st.Marked, &st.Subtle, &st.Subtle, &st.Accent, &st.Subtle, &st.Subtle, rc, prev},
 		}
 	}
 	p.tbl.SetRows(rows)

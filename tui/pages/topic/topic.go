@@ -197,18 +197,18 @@ func (p *Page) setDetail(d *data.TopicDetail) {
 	p.detail = d
 	var rows []table.Row
 	for _, s := range d.Subscriptions {
-		bl := st.Text
+		bl := &st.Text
 		if s.Backlog > 0 && data.KindOf(p.topic) == data.KindDLQ {
-			bl = st.DLQ
+			bl = &st.DLQ
 		}
-		rd := st.Text
+		rd := &st.Text
 		if s.RateRedeliver > 0 {
-			rd = st.Warn
+			rd = &st.Warn
 		}
 		rows = append(rows, table.Row{
 			Cells: []string{s.Name, s.Type, common.Count(s.Backlog), common.Rate(s.RateOut), common.Rate(s.RateRedeliver),
 				common.Count(s.Unacked), fmt.Sprint(len(s.Consumers))},
-			Styles: []lipgloss.Style{st.Text, st.Subtle, bl, st.Text, rd, st.Text, st.Text},
+			Styles: []*lipgloss.Style{nil, &st.Subtle, bl, nil, rd},
 		})
 	}
 	p.subs.SetRows(rows)
@@ -221,9 +221,9 @@ func (p *Page) setDetail(d *data.TopicDetail) {
 	for _, s := range d.Subscriptions {
 		for _, c := range s.Consumers {
 			typ := c.SchemaType
-			style := st.Accent
+			style := &st.Accent
 			if typ == "" {
-				typ, style = NotReported, st.Subtle
+				typ, style = NotReported, &st.Subtle
 			}
 			id := s.Name + "/" + c.Name
 			if prev, ok := p.prevTypes[id]; ok && prev != c.SchemaType {
@@ -231,12 +231,12 @@ func (p *Page) setDetail(d *data.TopicDetail) {
 			}
 			p.prevTypes[id] = c.SchemaType
 			if changed[id] {
-				typ, style = typ+" (changed)", st.Warn
+				typ, style = typ+" (changed)", &st.Warn
 			}
 			schemaW = max(schemaW, len(typ))
 			crows = append(crows, table.Row{
 				Cells:  []string{c.Name, s.Name, strings.TrimPrefix(c.Address, "/"), fmt.Sprint(c.Permits), fmt.Sprint(c.Unacked), common.Rate(c.RateOut), typ},
-				Styles: []lipgloss.Style{st.Text, st.Subtle, st.Subtle, st.Text, st.Text, st.Text, style},
+				Styles: []*lipgloss.Style{nil, &st.Subtle, &st.Subtle, nil, nil, nil, style},
 			})
 			p.consSub = append(p.consSub, s.Name)
 		}

@@ -335,7 +335,7 @@ func (p *Page) rebuild() {
 		}
 	}
 	p.tbl.SortCol, p.tbl.SortDesc = sortCols[p.sortBy], p.desc
-	p.tbl.SetRows(p.tableRows())
+	p.tbl.SetRowFunc(len(p.shown), p.tableRow)
 	if keep != "" {
 		p.selectTopic(keep)
 	}
@@ -361,51 +361,48 @@ func (p *Page) compare(a, b *data.TopicRow) int {
 	return cmp.Compare(a.Local, b.Local)
 }
 
-func (p *Page) tableRows() []table.Row {
+// tableRow builds line i of the table (only lines on screen are built).
+func (p *Page) tableRow(i int) table.Row {
 	st := p.c.Styles
-	out := make([]table.Row, 0, len(p.shown))
-	for _, s := range p.shown {
-		if s.ns != "" {
-			out = append(out, table.Row{Cells: []string{s.ns + "/"}, Styles: []lipStyle{st.Title}})
-			continue
-		}
-		r := s.topic
-		name := r.Local
-		indent := ""
-		if p.ns == "" {
-			indent = "  "
-		}
-		switch {
-		case r.Parent != "":
-			_, idx, _ := data.PartitionOf(r.Local)
-			name = indent + "  └ partition " + itoa(idx)
-		case r.Partitions > 0:
-			arrow := "▸ "
-			if p.expanded[r.Name] {
-				arrow = "▾ "
-			}
-			name = indent + arrow + r.Local + " [" + itoa(r.Partitions) + "]"
-		default:
-			name = indent + "  " + r.Local
-		}
-		cells := []string{name, r.Kind.String()}
-		if r.StatsKnown {
-			cells = append(cells, common.Rate(r.RateIn), common.Rate(r.RateOut), common.Count(r.Backlog),
-				common.Bytes(r.Storage), itoa(r.Subscriptions), itoa(r.Producers), itoa(r.Consumers))
-		} else {
-			cells = append(cells, "…", "…", "…", "…", "…", "…", "…")
-		}
-		kind := st.Kind(r.Kind)
-		styles := []lipStyle{kind, kind, st.Text, st.Text, st.Text, st.Subtle, st.Text, st.Text, st.Text}
-		if r.Kind == data.KindTopic {
-			styles[0] = st.Text
-		}
-		if r.Backlog > 0 && r.Kind == data.KindDLQ {
-			styles[4] = st.DLQ
-		} else if r.Backlog > 1000 {
-			styles[4] = st.Warn
-		}
-		out = append(out, table.Row{Cells: cells, Styles: styles})
+	s := p.shown[i]
+	if s.ns != "" {
+		return table.Row{Cells: []string{s.ns + "/"}, Styles: []*lipStyle{&st.Title}}
 	}
-	return out
+	r := s.topic
+	indent := ""
+	if p.ns == "" {
+		indent = "  "
+	}
+	var name string
+	switch {
+	case r.Parent != "":
+		_, idx, _ := data.PartitionOf(r.Local)
+		name = indent + "  └ partition " + itoa(idx)
+	case r.Partitions > 0:
+		arrow := "▸ "
+		if p.expanded[r.Name] {
+			arrow = "▾ "
+		}
+		name = indent + arrow + r.Local + " [" + itoa(r.Partitions) + "]"
+	default:
+		name = indent + "  " + r.Local
+	}
+	cells := []string{name, r.Kind.String()}
+	if r.StatsKnown {
+		cells = append(cells, common.Rate(r.RateIn), common.Rate(r.RateOut), common.Count(r.Backlog),
+			common.Bytes(r.Storage), itoa(r.Subscriptions), itoa(r.Producers), itoa(r.Consumers))
+	} else {
+		cells = append(cells, "…", "…", "…", "…", "…", "…", "…")
+	}
+	kind := st.Kind(r.Kind)
+	styles := []*lipStyle{kind, kind, nil, nil, nil, &st.Subtle}
+	if r.Kind == data.KindTopic {
+		styles[0] = nil
+	}
+	if r.Backlog > 0 && r.Kind == data.KindDLQ {
+		styles[4] = &st.DLQ
+	} else if r.Backlog > 1000 {
+		styles[4] = &st.Warn
+	}
+	return table.Row{Cells: cells, Styles: styles}
 }

@@ -89,7 +89,7 @@ func (p *Page) View() string {
 	case p.nsFocus:
 		body = p.sidebar(p.w, p.h-1)
 	}
-	return common.Lines(title+"\n"+body, p.w, p.h)
+	return title + "\n" + body // the app fits it to the page area
 }
 
 // sidebar is the namespace list: tenants as headings, their namespaces beneath.
