@@ -129,6 +129,7 @@ func (t *topic) trim() {
 			low = p
 		}
 	}
+	low = t.retainFrom(low, time.Now())
 	if t.log.First().Less(low) {
 		t.log.TrimBefore(low)
 	}

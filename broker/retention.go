@@ -1,0 +1,44 @@
+package broker
+
+import (
+	"time"
+
+	"github.com/letterbox-dev/letterbox/broker/storage"
+)
+
+// Retention as upstream: by default a topic keeps only what some subscription still needs
+// (topic.trim). A namespace retention policy keeps acknowledged data longer: for
+// retentionTimeInMinutes and/or up to retentionSizeInMB, −1 meaning without limit. Data is
+// released once it is outside the time window or the topic is over its size quota, never
+// while a subscription still needs it.
+
+// retentionPolicy returns ns's retention limits (0, 0 when none is set).
+func (b *Broker) retentionPolicy(ns string) (minutes int, sizeMB int64) {
+	a, unlock := b.adminLocked()
+	defer unlock()
+	if p := a.policies[ns]; p != nil && p.RetentionPolicies != nil {
+		return p.RetentionPolicies.RetentionTimeInMinutes, p.RetentionPolicies.RetentionSizeInMB
+	}
+	return 0, 0
+}
+
+// retainFrom lowers low, the first position no subscription needs, to keep what the
+// namespace's retention policy asks for. Called with t.mu held.
+func (t *topic) retainFrom(low storage.Position, now time.Time) storage.Position {
+	minutes, sizeMB := t.b.retentionPolicy(t.name.namespace())
+	if minutes == 0 && sizeMB == 0 {
+		return low
+	}
+	// Upstream releases consumed data once it is past the time limit or the topic is over its
+	// size quota (a negative limit never triggers); what remains is kept.
+	if sizeMB >= 0 && t.log.Size() > sizeMB<<20 {
+		return low
+	}
+	if minutes >= 0 {
+		if p := t.log.FindByTime(now.Add(-time.Duration(minutes) * time.Minute).UnixMilli()); p.Less(low) {
+			return p
+		}
+		return low
+	}
+	return t.log.First()
+}
