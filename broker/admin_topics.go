@@ -549,6 +549,7 @@ func (b *Broker) TerminateTopic(tname string) (MessageID, error) {
 	a.terminated[t.full] = true
 	unlock()
 	b.closeProducers(t, "topic "+t.full+" was terminated")
+	t.signal() // consumers already at the end are told so (REACHED_END_OF_TOPIC, where taken)
 	return b.messageID(t, t.log.Last()), nil
 }
 

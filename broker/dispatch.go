@@ -92,7 +92,7 @@ func (s *subscription) dispatch(now time.Time) {
 // so it is sent only to clients that are not the Go client and speak protocol v9 or later.
 func (s *subscription) notifyEndOfTopic() {
 	t := s.topic
-	if len(s.replay) > 0 || len(s.delayed) > 0 || len(s.pending) > 0 || !t.b.isTerminated(t.full) {
+	if len(s.replay) > 0 || len(s.delayed) > 0 || !t.b.isTerminated(t.full) {
 		return
 	}
 	if t.log.Last().Less(s.readPos) {
