@@ -191,11 +191,11 @@ func prepareBroker(ctx context.Context, rep *report, o options, progress func(st
 	// The binary can go once the broker has started: Linux keeps a running executable's inode.
 	defer os.RemoveAll(dir)
 	progress("building the letterbox binary")
-	bin, err := buildBroker(ctx, dir)
+	bin, root, err := buildBroker(ctx, dir)
 	if err != nil {
 		return nil, err
 	}
-	rep.revision = revision(bin)
+	rep.revision = revision(ctx, root)
 	progress("timing %d broker starts", o.starts)
 	for range o.starts {
 		b, err := startBroker(ctx, bin)

@@ -15,44 +15,37 @@ import (
 	"time"
 )
 
-// buildBroker builds the letterbox binary into dir and returns its path.
-func buildBroker(ctx context.Context, dir string) (string, error) {
+// buildBroker builds the letterbox binary into dir and returns its path and the module's root.
+func buildBroker(ctx context.Context, dir string) (bin, root string, err error) {
 	ctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
 	defer cancel()
 	gomod, err := exec.CommandContext(ctx, "go", "env", "GOMOD").Output()
 	if err != nil {
-		return "", fmt.Errorf("locating the module: %w", err)
+		return "", "", fmt.Errorf("locating the module: %w", err)
 	}
-	root := filepath.Dir(strings.TrimSpace(string(gomod)))
-	bin := filepath.Join(dir, "letterbox")
+	root = filepath.Dir(strings.TrimSpace(string(gomod)))
+	bin = filepath.Join(dir, "letterbox")
 	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, ".")
 	cmd.Dir = root
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("go build: %w\n%s", err, out)
+		return "", "", fmt.Errorf("go build: %w\n%s", err, out)
 	}
-	return bin, nil
+	return bin, root, nil
 }
 
-// revision says which commit bin was built from, as the go command stamped it.
-func revision(bin string) string {
-	out, err := exec.Command("go", "version", "-m", bin).Output()
+// revision says which commit the tree at root is, and whether tracked files differ from it.
+func revision(ctx context.Context, root string) string {
+	git := func(args ...string) (string, error) {
+		cmd := exec.CommandContext(ctx, "git", args...)
+		cmd.Dir = root
+		out, err := cmd.Output()
+		return strings.TrimSpace(string(out)), err
+	}
+	rev, err := git("rev-parse", "--short=12", "HEAD")
 	if err != nil {
 		return "unknown"
 	}
-	rev, modified := "unknown", false
-	for line := range strings.Lines(string(out)) {
-		f := strings.Fields(line)
-		if len(f) != 2 || f[0] != "build" {
-			continue
-		}
-		if v, ok := strings.CutPrefix(f[1], "vcs.revision="); ok {
-			rev = v[:min(len(v), 12)]
-		}
-		if f[1] == "vcs.modified=true" {
-			modified = true
-		}
-	}
-	if modified {
+	if changes, err := git("status", "--porcelain", "--untracked-files=no"); err == nil && changes != "" {
 		rev += " with uncommitted changes"
 	}
 	return rev
