@@ -1,0 +1,110 @@
+package replay
+
+import (
+	"maps"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/letterbox-dev/letterbox/client"
+)
+
+// Properties a replay writes on every republished message.
+const (
+	// PropertyReplayedFrom is the id of the dead letter the message was republished from
+	// ("ledger:entry:partition", plus ":batchIndex" for a message of a batch).
+	PropertyReplayedFrom = "REPLAYED_FROM"
+	// PropertyReplayCount is how many times the message has been replayed; it rides along
+	// when the message dies again, and the loop guard reads it.
+	PropertyReplayCount = "REPLAY_COUNT"
+)
+
+// bookkeeping are the DLQ and retry properties dropped on replay: left in place, the retry
+// machinery would read a republished message as being on its Nth retry hop already, and
+// REAL_TOPIC / ORIGIN ids of the first death would survive the next one.
+var bookkeeping = []string{
+	client.PropertyRealTopic,
+	client.PropertyOriginMessageID,
+	client.PropertyOriginMessageIDOld,
+	client.PropertyReconsumeTimes,
+	client.PropertyDelayTime,
+	client.PropertyRetryTopic,
+}
+
+var partitionSuffix = regexp.MustCompile(`-partition-\d+$`)
+
+// qualify expands a short topic name as the clients do.
+func qualify(topic string) string {
+	if strings.Contains(topic, "://") {
+		return topic
+	}
+	if strings.Count(topic, "/") == 2 {
+		return "persistent://" + topic
+	}
+	return "persistent://public/default/" + topic
+}
+
+// derivedDestination is the origin topic a DLQ named <topic>-<subscription>-DLQ was derived
+// from: the longest such <topic> among known (fully qualified, partitioned ones by base
+// name); without known topics, the name with "-<sub>-DLQ" removed when it ends so.
+func derivedDestination(dlq, sub string, known []string) string {
+	dlq = qualify(dlq)
+	base, ok := strings.CutSuffix(dlq, client.DLQTopicSuffix)
+	if !ok {
+		return ""
+	}
+	if len(known) > 0 {
+		set := make(map[string]bool, len(known))
+		for _, k := range known {
+			set[partitionSuffix.ReplaceAllString(qualify(k), "")] = true
+		}
+		for i := len(base) - 1; i > 0; i-- {
+			// <topic>-<X> with a non-empty X.
+			if base[i] == '-' && i < len(base)-1 && set[base[:i]] && base[:i] != dlq {
+				return base[:i]
+			}
+		}
+		return ""
+	}
+	if t, ok := strings.CutSuffix(base, "-"+sub); ok && sub != "" && !strings.HasSuffix(t, "/") {
+		return t
+	}
+	return ""
+}
+
+// replayCount is the replay counter of m (0 when absent or unreadable).
+func replayCount(m *client.Message) int {
+	n, err := strconv.Atoi(m.Properties[PropertyReplayCount])
+	if err != nil || n < 0 {
+		return 0
+	}
+	return n
+}
+
+// idString is the dead letter's id as REPLAYED_FROM and the reports write it.
+func idString(id client.MessageID) string {
+	s := id.String()
+	if id.BatchIndex >= 0 {
+		s += ":" + strconv.Itoa(int(id.BatchIndex))
+	}
+	return s
+}
+
+// republished is the message that carries m back to its origin.
+func republished(m *client.Message, count int) *client.Message {
+	props := maps.Clone(m.Properties)
+	if props == nil {
+		props = map[string]string{}
+	}
+	maps.DeleteFunc(props, func(k, _ string) bool { return slices.Contains(bookkeeping, k) })
+	props[PropertyReplayedFrom] = idString(m.ID)
+	props[PropertyReplayCount] = strconv.Itoa(count + 1)
+	return &client.Message{
+		Payload:     m.Payload,
+		Key:         m.Key,
+		OrderingKey: m.OrderingKey,
+		Properties:  props,
+		EventTime:   m.EventTime,
+	}
+}
