@@ -54,7 +54,7 @@ func (c *conn) handleProducer(cmd *pb.CommandProducer) error {
 		p.name = c.b.generatedProducerName()
 	}
 	if s := cmd.GetSchema(); s != nil {
-		ver, serr := c.b.schemas.add(name, s, false)
+		ver, serr := c.b.schemas.add(name, s, c.b.schemaStrategy(name.namespace()))
 		if serr != nil {
 			c.sendError(reqID, serr.code, serr.msg)
 			return nil

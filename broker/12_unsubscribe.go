@@ -1,6 +1,10 @@
 package broker
 
-import "github.com/letterbox-dev/letterbox/client/wire/pb"
+import (
+	"slices"
+
+	"github.com/letterbox-dev/letterbox/client/wire/pb"
+)
 
 // UNSUBSCRIBE deletes the consumer's subscription → SUCCESS. Without force it fails with
 // ConsumerBusy while other consumers are attached; with force (the Go client always sets it)
@@ -21,7 +25,7 @@ func (c *conn) handleUnsubscribe(cmd *pb.CommandUnsubscribe) error {
 		c.sendError(reqID, pb.ServerError_ConsumerBusy, "Subscription has other connected consumers")
 		return nil
 	}
-	for _, other := range s.consumers {
+	for _, other := range slices.Clone(s.consumers) {
 		if other != cs {
 			t.detach(other)
 			other.conn.forgetConsumer(other)

@@ -160,8 +160,11 @@ func (b *Broker) CreateSchema(tname string, s SchemaInfo) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	ver, serr := b.schemas.add(name, ps, false)
+	ver, serr := b.schemas.add(name, ps, b.schemaStrategy(name.namespace()))
 	if serr != nil {
+		if serr.code == pb.ServerError_IncompatibleSchema {
+			return 0, adminErr(ErrConflict, "%s", serr.msg) // upstream answers 409
+		}
 		return 0, adminErr(ErrPreconditionFailed, "%s", serr.msg)
 	}
 	if ver == nil {
@@ -203,20 +206,18 @@ func kvMap(kvs []*pb.KeyValue) map[string]string {
 }
 
 // SchemaCompatibility reports whether s could be registered on topic, and the strategy that
-// decided. Compatibility checks are not implemented: every valid schema is compatible.
+// decided.
 func (b *Broker) SchemaCompatibility(tname string, s SchemaInfo) (bool, string, error) {
 	name, err := b.schemaTopic(tname)
 	if err != nil {
 		return false, "", err
 	}
-	if _, err := b.toPBSchema(name, s); err != nil {
+	ps, err := b.toPBSchema(name, s)
+	if err != nil {
 		return false, "", err
 	}
-	strategy := "FULL"
-	if p, err := b.NamespacePolicies(name.namespace()); err == nil && p.SchemaCompatibilityStrategy != "" && p.SchemaCompatibilityStrategy != "UNDEFINED" {
-		strategy = p.SchemaCompatibilityStrategy
-	}
-	return true, strategy, nil
+	strategy := b.schemaStrategy(name.namespace())
+	return b.schemas.check(name, ps, strategy) == nil, string(strategy), nil
 }
 
 // DeleteSchema deletes every version of a topic's schema; ErrNotFound if it has none.

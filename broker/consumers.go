@@ -48,7 +48,7 @@ func (t *topic) subscribe(req subscribeRequest) *serverError {
 	}
 	if sch := cmd.GetSchema(); sch != nil {
 		cs.schemaType, cs.hasSchema = sch.GetType(), true
-		if _, serr := t.b.schemas.add(t.name, sch, true); serr != nil {
+		if serr := t.consumerSchema(sch); serr != nil {
 			t.dropIfUnused(s)
 			return serr
 		}
@@ -195,4 +195,45 @@ func (t *topic) closeSubscriptionConsumers(s *subscription, allowReconnect bool,
 		cs.conn.forgetConsumer(cs)
 		cs.conn.sendCloseConsumer(cs.id, allowReconnect, reason)
 	}
+}
+
+// consumerSchema applies PIP-236's rule to a subscribing consumer's schema: AUTO_CONSUME (and
+// NONE) registers and checks nothing; on an idle topic (no schema, no producers, no consumers
+// but AUTO_CONSUME ones, no data) the schema is registered; on a topic with a schema it must be
+// compatible; an active topic without a schema refuses a typed consumer, as upstream does.
+// Called with t.mu held.
+func (t *topic) consumerSchema(sch *pb.Schema) *serverError {
+	if sch.GetType() == pb.Schema_AutoConsume || sch.GetType() == pb.Schema_None {
+		return nil
+	}
+	strategy := t.b.schemaStrategy(t.name.namespace())
+	if t.b.schemas.has(t.name) {
+		if err := t.b.schemas.check(t.name, sch, strategy); err != nil {
+			return errorf(pb.ServerError_IncompatibleSchema, "%v", err)
+		}
+		return nil
+	}
+	if !t.schemaIdle() {
+		return errorf(pb.ServerError_IncompatibleSchema,
+			"Failed to add schema to an active topic with empty(BYTES) schema: new schema type %s", sch.GetType())
+	}
+	_, serr := t.b.schemas.add(t.name, sch, strategy)
+	return serr
+}
+
+// schemaIdle reports a topic with no producers, no consumers other than AUTO_CONSUME ones and
+// no data. Called with t.mu held.
+func (t *topic) schemaIdle() bool {
+	if len(t.producers) > 0 || t.log.Entries() > 0 {
+		return false
+	}
+	for _, s := range t.subs {
+		for _, c := range s.consumers {
+			if c.hasSchema && c.schemaType == pb.Schema_AutoConsume {
+				continue
+			}
+			return false
+		}
+	}
+	return true
 }

@@ -9,6 +9,7 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
+	"github.com/letterbox-dev/letterbox/broker/schemacompat"
 	"github.com/letterbox-dev/letterbox/broker/storage"
 	"github.com/letterbox-dev/letterbox/client/wire/pb"
 )
@@ -97,24 +98,32 @@ func sameSchema(a, b *pb.Schema) bool {
 		proto.Equal(&pb.Schema{Properties: a.GetProperties()}, &pb.Schema{Properties: b.GetProperties()})
 }
 
-// add returns the version of s on topic, adding it as the newest version if new. With
-// onlyIfNone (a consumer's schema), s is registered only when the topic has none yet.
-// AUTO_CONSUME and NONE are never stored: they describe a client, not data (PIP-236).
-func (r *schemaRegistry) add(topic topicName, s *pb.Schema, onlyIfNone bool) ([]byte, *serverError) {
+// add returns the version of s on topic, adding it as the newest version if it is new and
+// compatible with the existing versions under strategy (the namespace's, resolved by the
+// caller). AUTO_CONSUME and NONE are never stored: they describe a client, not data (PIP-236).
+func (r *schemaRegistry) add(topic topicName, s *pb.Schema, strategy schemacompat.Strategy) ([]byte, *serverError) {
 	key := topic.base().String()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	versions := r.byTopic[key]
-	if s.GetType() == pb.Schema_AutoConsume || s.GetType() == pb.Schema_None || (onlyIfNone && len(versions) > 0) {
+	if s.GetType() == pb.Schema_AutoConsume || s.GetType() == pb.Schema_None {
 		if len(versions) == 0 {
 			return nil, nil
 		}
 		return encodeSchemaVersion(len(versions) - 1), nil
 	}
+	// An already registered schema is its version, whatever the strategy, as upstream.
 	for i := len(versions) - 1; i >= 0; i-- {
 		if sameSchema(versions[i].schema, s) {
 			return encodeSchemaVersion(i), nil
 		}
+	}
+	existing := make([]schemacompat.Schema, len(versions))
+	for i, v := range versions {
+		existing[i] = schemacompat.FromPB(v.schema)
+	}
+	if err := schemacompat.Check(strategy, existing, schemacompat.FromPB(s)); err != nil {
+		return nil, errorf(pb.ServerError_IncompatibleSchema, "%v", err)
 	}
 	next := append(versions[:len(versions):len(versions)], schemaVersion{schema: proto.Clone(s).(*pb.Schema), created: time.Now()})
 	if err := r.persist(key, next); err != nil {
@@ -122,6 +131,30 @@ func (r *schemaRegistry) add(topic topicName, s *pb.Schema, onlyIfNone bool) ([]
 	}
 	r.byTopic[key] = next
 	return encodeSchemaVersion(len(versions)), nil
+}
+
+// check reports whether s could be added to topic under strategy, without adding it.
+func (r *schemaRegistry) check(topic topicName, s *pb.Schema, strategy schemacompat.Strategy) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	versions := r.byTopic[topic.base().String()]
+	for _, v := range versions {
+		if sameSchema(v.schema, s) {
+			return nil
+		}
+	}
+	existing := make([]schemacompat.Schema, len(versions))
+	for i, v := range versions {
+		existing[i] = schemacompat.FromPB(v.schema)
+	}
+	return schemacompat.Check(strategy, existing, schemacompat.FromPB(s))
+}
+
+// has reports whether topic has a schema.
+func (r *schemaRegistry) has(topic topicName) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.byTopic[topic.base().String()]) > 0
 }
 
 // latest is the newest version of topic's schema, or nil when it has none.
@@ -154,4 +187,16 @@ func (r *schemaRegistry) get(topic topicName, v []byte) (*pb.Schema, []byte, boo
 		i = int(n)
 	}
 	return versions[i].schema, encodeSchemaVersion(i), true
+}
+
+// schemaStrategy is the compatibility strategy for topics in ns: the namespace's policy, else
+// upstream's default (FULL).
+func (b *Broker) schemaStrategy(ns string) schemacompat.Strategy {
+	a, unlock := b.adminLocked()
+	defer unlock()
+	var level schemacompat.Strategy
+	if p := a.policies[ns]; p != nil {
+		level, _ = schemacompat.ParseStrategy(p.SchemaCompatibilityStrategy)
+	}
+	return schemacompat.Effective(level)
 }

@@ -561,7 +561,13 @@ func TestPulsarAdminSchemas(t *testing.T) {
 		t.Errorf("schema = %+v %+v", info, info.SchemaInfo)
 	}
 	def = string(info.SchemaInfo.Schema) // the client normalises the definition
-	def2 := `{"type":"record","name":"Order","fields":[{"name":"id","type":"string"},{"name":"n","type":["null","int"]}]}`
+	// Under the default strategy (FULL) a new field needs a default; without one the new
+	// version is refused with 409, as upstream.
+	bad := `{"type":"record","name":"Order","fields":[{"name":"id","type":"string"},{"name":"n","type":["null","int"]}]}`
+	if err := sc.CreateSchemaByPayload(topic, utils.PostSchemaPayload{SchemaType: "JSON", Schema: bad, Properties: map[string]string{}}); err == nil || !strings.Contains(err.Error(), "409") {
+		t.Errorf("incompatible schema accepted or refused wrongly: %v", err)
+	}
+	def2 := `{"type":"record","name":"Order","fields":[{"name":"id","type":"string"},{"name":"n","type":["null","int"],"default":null}]}`
 	must(t, sc.CreateSchemaByPayload(topic, utils.PostSchemaPayload{SchemaType: "JSON", Schema: def2, Properties: map[string]string{}}))
 	all, err := sc.GetAllSchemas(topic)
 	must(t, err)
