@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/letterbox-dev/letterbox/client"
@@ -78,6 +79,10 @@ type Options struct {
 	// blocks until each is received and closes Events before it returns, so receive until
 	// it is closed.
 	Events chan<- Event
+
+	// crashAfter (tests) simulates a crash once this many messages moved: later receipts
+	// are not acknowledged, reading stops and the final state is not written.
+	crashAfter int64
 }
 
 // Progress counts what a run did so far.
@@ -189,7 +194,12 @@ type engine struct {
 	derived   string
 
 	sum Summary // owned by the completer while it runs
+
+	crashed atomic.Bool
 }
+
+// errCrashed ends a run that simulated a crash (Options.crashAfter).
+var errCrashed = errors.New("replay: simulated crash")
 
 // openState loads the replay's state, resuming an interrupted run, or starts a new one.
 func (e *engine) openState() error {
@@ -287,6 +297,9 @@ func (e *engine) run(ctx context.Context) (Summary, error) {
 	default:
 	}
 
+	if e.crashed.Load() {
+		return e.sum, errCrashed
+	}
 	var flushErr error
 	if !e.opts.DryRun {
 		fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
@@ -324,6 +337,9 @@ func (e *engine) read(ctx context.Context, last client.MessageID, items chan<- i
 	var prev client.MessageID
 	seen := false
 	for {
+		if e.crashed.Load() {
+			return false, nil
+		}
 		if sel.Limit > 0 && selected >= sel.Limit {
 			return true, nil
 		}
@@ -484,6 +500,10 @@ func (e *engine) producer(ctx context.Context, dest string) (*client.Producer, e
 func (e *engine) complete(items <-chan item, stateErr chan<- error) {
 	lastSave := time.Now()
 	for it := range items {
+		if e.opts.crashAfter > 0 && e.sum.Moved >= e.opts.crashAfter {
+			e.crashed.Store(true)
+			continue
+		}
 		if it.fut != nil {
 			if _, err := it.fut.Result(); err != nil {
 				it.action, it.reason = Failed, err.Error()
