@@ -96,9 +96,9 @@ func deadLetter(origin string, i int, props map[string]string) *client.Message {
 		p[k] = v
 	}
 	return &client.Message{
-		Payload:   fmt.Appendf(nil, `{"n":%d,"order":{"region":"%s"}}`, i, []string{"eu", "us"}[i%2]),
-		Key:       fmt.Sprintf("k%d", i),
-		EventTime: time.UnixMilli(int64(1_700_000_000_000 + i)),
+		Payload:    fmt.Appendf(nil, `{"n":%d,"order":{"region":"%s"}}`, i, []string{"eu", "us"}[i%2]),
+		Key:        fmt.Sprintf("k%d", i),
+		EventTime:  time.UnixMilli(int64(1_700_000_000_000 + i)),
 		Properties: p,
 	}
 }
