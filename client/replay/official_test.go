@@ -1,0 +1,105 @@
+package replay
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/apache/pulsar-client-go/pulsar"
+	plog "github.com/apache/pulsar-client-go/pulsar/log"
+
+	"github.com/letterbox-dev/letterbox/client"
+)
+
+// TestOfficialBatchedDeadLetters: the official Go client's DLQ producer batches; a replay
+// that selects half of each batch acknowledges those messages one by one (batch-index ack),
+// and the other half stays for a later run.
+func TestOfficialBatchedDeadLetters(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, false)
+	ctx := testCtx(t, 90*time.Second)
+	oc, err := pulsar.NewClient(pulsar.ClientOptions{URL: e.b.ServiceURL(), OperationTimeout: 10 * time.Second,
+		Logger: plog.NewLoggerWithSlog(testLogger(t))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer oc.Close()
+	const n = 40
+	appc, err := oc.Subscribe(pulsar.ConsumerOptions{Topic: origin, SubscriptionName: "app", Type: pulsar.Shared,
+		NackRedeliveryDelay: 20 * time.Millisecond,
+		DLQ:                 &pulsar.DLQPolicy{MaxDeliveries: 1, DeadLetterTopic: dlq, InitialSubscriptionName: dsub}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer appc.Close()
+	prod, err := oc.CreateProducer(pulsar.ProducerOptions{Topic: origin})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range n {
+		prod.SendAsync(ctx, &pulsar.ProducerMessage{Payload: fmt.Appendf(nil, "m%02d", i), Key: fmt.Sprintf("k%02d", i),
+			Properties: map[string]string{"even": fmt.Sprint(i%2 == 0)}}, nil)
+	}
+	if err := prod.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	// Replayed messages are counted on a subscription made after the originals.
+	replayed, err := e.cl.Subscribe(ctx, client.ConsumerOptions{Topic: origin, SubscriptionName: "replayed",
+		InitialPosition: client.Latest})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer replayed.Close()
+	// The application fails everything once: each message goes to the DLQ.
+	watch := subscribe(t, e.cl, dlq, "watch")
+	go func() {
+		for {
+			m, err := appc.Receive(ctx)
+			if err != nil {
+				return
+			}
+			appc.Nack(m)
+		}
+	}()
+	batched := 0
+	for range n {
+		m, err := watch.Receive(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.ID.BatchIndex >= 0 {
+			batched++
+		}
+	}
+	if batched == 0 {
+		t.Fatal("the official client's DLQ producer sent no batch; the test proves nothing")
+	}
+	t.Logf("%d of %d dead letters arrived in batches", batched, n)
+	appc.Close() // the application is fixed
+
+	f, _ := ParseFilter("property.even=true")
+	sum, err := Run(ctx, e.cl, Options{DLQ: dlq, Subscription: dsub, StateDir: e.state, Selection: Selection{Filters: []Filter{f}}})
+	if err != nil || !sum.OK() || sum.Moved != n/2 || sum.Skipped != n/2 {
+		t.Fatalf("half: %+v, %v (%d of %d dead letters batched)", sum, err, batched, n)
+	}
+	for _, m := range receiveN(t, replayed, n/2, 200*time.Millisecond) {
+		if m.Properties["even"] != "true" {
+			t.Errorf("moved %s %v", m.Key, m.Properties)
+		}
+	}
+	// The rest is still there, and only the rest.
+	sum, err = Run(ctx, e.cl, Options{DLQ: dlq, Subscription: dsub, StateDir: e.state})
+	if err != nil || !sum.OK() || sum.Moved != n/2 || sum.Considered != n/2 {
+		t.Fatalf("rest: %+v, %v", sum, err)
+	}
+	seen := map[string]bool{}
+	for _, m := range receiveN(t, replayed, n/2, 300*time.Millisecond) {
+		if m.Properties["even"] != "false" || seen[m.Key] {
+			t.Errorf("moved %s %v", m.Key, m.Properties)
+		}
+		seen[m.Key] = true
+	}
+	if b := e.backlog(t, dlq, dsub); b != 0 {
+		t.Errorf("DLQ backlog %d", b)
+	}
+}
