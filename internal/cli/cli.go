@@ -62,7 +62,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case "demo":
 		return runDemo(rest, stdout, stderr)
 	case "replay":
-		return runReplay(&client, rest, stdout, stderr)
+		return runReplay(ctx, &client, rest, stdout, stderr)
 	case "version":
 		if len(rest) > 0 {
 			return usageError(stderr, "letterbox version", fmt.Errorf("unexpected argument %q", rest[0]))
@@ -84,7 +84,7 @@ Usage:
                                     --service-url/--admin-url (not available yet)
   letterbox demo                    embedded broker + demo workload + TUI (not available yet)
   letterbox broker [broker flags]   headless broker; prints "ready pulsar://… http://…" on stdout
-  letterbox replay [client flags]   headless replay of dead letters (not available yet)
+  letterbox replay --dlq TOPIC ...  headless replay of dead letters (letterbox replay --help)
   letterbox version                 print the version
 
 Client flags (the TUI and replay):
@@ -155,29 +155,6 @@ func runDemo(args []string, stdout, stderr io.Writer) int {
 		return usageError(stderr, "letterbox demo", fmt.Errorf("unexpected argument %q", fs.Arg(0)))
 	}
 	return notYet(stderr, "letterbox demo", "letterbox broker runs the embedded broker on its own")
-}
-
-func runReplay(client *clientFlags, args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("letterbox replay")
-	// Client flags are accepted before and after "replay"; the ones given before are the
-	// defaults here.
-	client.registerWithCurrent(fs)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			io.WriteString(stdout, "Usage: letterbox replay [client flags] ...\n\nHeadless replay of dead letters (not available yet).\n\nClient flags:\n")
-			var c clientFlags
-			cfs := newFlagSet("letterbox replay")
-			c.register(cfs)
-			printFlags(stdout, cfs, clientFlagNames)
-			return ExitOK
-		}
-		return usageError(stderr, "letterbox replay", err)
-	}
-	client.noteSet(fs)
-	if err := client.validate(); err != nil {
-		return usageError(stderr, "letterbox replay", err)
-	}
-	return notYet(stderr, "letterbox replay", "")
 }
 
 // version is Version, or the main module's version from the build information.

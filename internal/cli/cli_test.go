@@ -62,10 +62,7 @@ func TestNotAvailableYet(t *testing.T) {
 	for _, args := range [][]string{
 		{},
 		{"demo"},
-		{"replay"},
 		{"--service-url", "pulsar://h1:6650,h2:6650", "--admin-url", "https://h:8443", "--token", "T"},
-		{"replay", "--token-file", "tok", "--context", "prod", "--tls-ca-file", "ca.pem", "dlq-topic"},
-		{"--token-file", "tok", "replay", "--service-url", "pulsar+ssl://h:6651"},
 	} {
 		code, out, errOut := run(t, args...)
 		if code != ExitUsage || out != "" || !strings.Contains(errOut, "not available yet") {

@@ -1,0 +1,139 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/letterbox-dev/letterbox/broker"
+	"github.com/letterbox-dev/letterbox/broker/web"
+	"github.com/letterbox-dev/letterbox/client"
+)
+
+// replayBroker starts a broker with its admin API and fills orders-app-DLQ (subscription
+// app-dlq) with n dead letters of orders; i%2==0 ones have region=eu.
+func replayBroker(t *testing.T, n int) (serviceURL, adminURL string) {
+	t.Helper()
+	cfg := broker.DefaultConfig()
+	cfg.Logger = discardLogger()
+	b, err := broker.New(broker.WithConfig(cfg))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Close() })
+	w, err := web.New(b, "127.0.0.1:0", cfg.Logger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { w.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cl, err := client.New(client.Options{ServiceURL: b.ServiceURL(), Logger: cfg.Logger})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	p, err := cl.CreateProducer(ctx, client.ProducerOptions{Topic: "orders-app-DLQ", InitialSubscriptionName: "app-dlq", DisableBatching: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range n {
+		_, err := p.Send(ctx, &client.Message{Payload: fmt.Appendf(nil, "m%d", i), Key: fmt.Sprintf("k%d", i),
+			Properties: map[string]string{client.PropertyRealTopic: "persistent://public/default/orders", "region": []string{"eu", "us"}[i%2]}})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	p.Close()
+	return b.ServiceURL(), w.URL()
+}
+
+func TestReplayCommand(t *testing.T) {
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	su, au := replayBroker(t, 10)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	replayJSON := func(extra ...string) (int, []map[string]any, string) {
+		t.Helper()
+		var out, errOut bytes.Buffer
+		args := append([]string{"--service-url", su, "replay", "--admin-url", au, "--dlq", "orders-app-DLQ", "--json"}, extra...)
+		code := Run(ctx, args, &out, &errOut)
+		var lines []map[string]any
+		for l := range strings.Lines(out.String()) {
+			var m map[string]any
+			if err := json.Unmarshal([]byte(l), &m); err != nil {
+				t.Fatalf("stdout line %q: %v", l, err)
+			}
+			lines = append(lines, m)
+		}
+		return code, lines, errOut.String()
+	}
+	ids := func(lines []map[string]any, action string) (out []string) {
+		for _, l := range lines {
+			if l["action"] == action {
+				out = append(out, fmt.Sprint(l["id"], " ", l["destination"]))
+			}
+		}
+		return out
+	}
+
+	code, dry, errOut := replayJSON("--dry-run", "--filter", "property.region=eu")
+	sum := dry[len(dry)-1]
+	if code != ExitOK || len(dry) != 11 || sum["summary"] != true || sum["would_move"] != 5.0 || sum["subscription"] != "app-dlq" {
+		t.Fatalf("dry run: code %d, stderr %q, output %v", code, errOut, dry)
+	}
+	code, real, errOut := replayJSON("--filter", "property.region=eu")
+	if code != ExitOK || len(real) != 11 || real[10]["moved"] != 5.0 {
+		t.Fatalf("run: code %d, stderr %q, output %v", code, errOut, real)
+	}
+	if w, m := ids(dry, "would-move"), ids(real, "moved"); len(m) != 5 || !slices.Equal(w, m) {
+		t.Errorf("dry run listed %v, the run moved %v", w, m)
+	}
+	if !strings.Contains(fmt.Sprint(real[1]), "not selected") || real[0]["destination"] != "persistent://public/default/orders" {
+		t.Errorf("events %v", real[:2])
+	}
+
+	// The loop guard holds back what was replayed too often: the exit status says so.
+	code, lines, _ := replayJSON("--max-replays", "-1", "--limit", "1")
+	if code != ExitOK || lines[len(lines)-1]["moved"] != 1.0 {
+		t.Fatalf("limit 1: code %d, %v", code, lines)
+	}
+
+	// Human output.
+	var out, errBuf bytes.Buffer
+	code = Run(ctx, []string{"replay", "--service-url", su, "--admin-url", au, "--dlq", "orders-app-DLQ"}, &out, &errBuf)
+	if code != ExitOK || !strings.Contains(out.String(), "moved 4 of 4 considered") || !strings.Contains(out.String(), "at least once") {
+		t.Errorf("code %d, stdout %q, stderr %q", code, out.String(), errBuf.String())
+	}
+}
+
+func TestReplayCommandErrors(t *testing.T) {
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	su, au := replayBroker(t, 1)
+	for _, tt := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"replay"}, ExitUsage, "--dlq TOPIC is required"},
+		{[]string{"replay", "--dlq", "x", "--filter", "nope"}, ExitUsage, `filter "nope"`},
+		{[]string{"replay", "--dlq", "x", "--ids", "1:x"}, ExitUsage, "--ids"},
+		{[]string{"replay", "--dlq", "x", "--max-replays", "0"}, ExitUsage, "--max-replays"},
+		{[]string{"replay", "--service-url", su, "--admin-url", au, "--dlq", "orders-app-DLQ", "--subscription", "other"}, ExitUsage, `no durable subscription "other"`},
+		{[]string{"replay", "--service-url", su, "--admin-url", au, "--dlq", "missing-DLQ"}, ExitFailure, "missing-DLQ"},
+	} {
+		var out, errOut bytes.Buffer
+		code := Run(context.Background(), tt.args, &out, &errOut)
+		if code != tt.code || !strings.Contains(errOut.String(), tt.want) {
+			t.Errorf("%q: code %d, stderr %q; want %d and %q", tt.args, code, errOut.String(), tt.code, tt.want)
+		}
+	}
+}
+
+func discardLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }
