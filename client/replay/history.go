@@ -1,0 +1,134 @@
+package replay
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+)
+
+// HistoryEntry is one replay as the history keeps it: one JSON line of
+// $XDG_STATE_HOME/letterbox/replays.jsonl, so the next engineer on call sees what was
+// already put back, from the TUI or the command line.
+type HistoryEntry struct {
+	When         time.Time `json:"when"`
+	DLQ          string    `json:"dlq"`
+	Subscription string    `json:"subscription"`
+	Selection    string    `json:"selection"` // in words: "all", "3 marked ids", "property.reason=…"
+	Moved        int64     `json:"moved"`
+	Skipped      int64     `json:"skipped"`
+	Failed       int64     `json:"failed"`
+	Guarded      int64     `json:"guarded,omitempty"`
+	// Result: "complete", "cancelled", "incomplete", or "error: …".
+	Result  string        `json:"result"`
+	Elapsed time.Duration `json:"elapsed_ns"`
+	Run     string        `json:"run,omitempty"` // the run's producer name
+	By      string        `json:"by,omitempty"`  // "tui" or "cli"
+}
+
+// Result words a run's outcome for the history.
+func Result(s Summary, err error) string {
+	switch {
+	case errors.Is(err, context.Canceled):
+		return "cancelled"
+	case err != nil:
+		return "error: " + err.Error()
+	case s.Complete:
+		return "complete"
+	}
+	return "incomplete"
+}
+
+// DefaultHistoryPath is $XDG_STATE_HOME/letterbox/replays.jsonl, else
+// ~/.local/state/letterbox/replays.jsonl.
+func DefaultHistoryPath() (string, error) {
+	dir, err := DefaultStateDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(filepath.Dir(dir), "replays.jsonl"), nil
+}
+
+var historyMu sync.Mutex
+
+// AppendHistory adds e to the history file at path as one line, written with a single
+// append so concurrent writers (a TUI and a CLI run) never interleave within a line.
+func AppendHistory(path string, e HistoryEntry) error {
+	b, err := json.Marshal(e)
+	if err != nil {
+		return err
+	}
+	historyMu.Lock()
+	defer historyMu.Unlock()
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return fmt.Errorf("replay history: %w", err)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return fmt.Errorf("replay history: %w", err)
+	}
+	_, err = f.Write(append(b, '\n'))
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("replay history: %w", err)
+	}
+	return nil
+}
+
+// historyTail bounds how much of a long history ReadHistory reads: its last bytes.
+const historyTail = 1 << 20
+
+// ReadHistory returns the last limit entries of the history at path (all when limit ≤ 0)
+// for dlq (every DLQ when ""), newest first. A missing file is an empty history; lines it
+// cannot read (a torn last line) are skipped.
+func ReadHistory(path, dlq string, limit int) ([]HistoryEntry, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("replay history: %w", err)
+	}
+	defer f.Close()
+	var r io.Reader = f
+	if st, err := f.Stat(); err == nil && st.Size() > historyTail {
+		if _, err := f.Seek(-historyTail, io.SeekEnd); err == nil {
+			br := bufio.NewReader(f)
+			br.ReadString('\n') // a partial first line
+			r = br
+		}
+	}
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("replay history: %w", err)
+	}
+	var out []HistoryEntry
+	lines := bytes.Split(data, []byte("\n"))
+	for i := len(lines) - 1; i >= 0; i-- {
+		if len(bytes.TrimSpace(lines[i])) == 0 {
+			continue
+		}
+		var e HistoryEntry
+		if json.Unmarshal(lines[i], &e) != nil {
+			continue
+		}
+		if dlq != "" && qualify(e.DLQ) != qualify(dlq) {
+			continue
+		}
+		out = append(out, e)
+		if limit > 0 && len(out) >= limit {
+			break
+		}
+	}
+	return out, nil
+}
