@@ -4,8 +4,9 @@
 //
 //	go run ./bench [-out docs/performance.md] [-duration 10s]
 //
-// It builds the letterbox binary, runs `letterbox broker --in-memory` as a separate process,
-// and fails with a message, rather than hangs, when the broker stalls or errors.
+// It builds the letterbox binary, runs `letterbox broker --in-memory` and, for the durable
+// figure, `letterbox broker --data DIR` as separate processes, and fails with a message, rather
+// than hangs, when a broker stalls or errors.
 package main
 
 import (
@@ -14,6 +15,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"syscall"
@@ -68,8 +70,8 @@ func main() {
 }
 
 // measure runs every measurement, recording what fails and carrying on with what does not
-// depend on it. The headline runs alternate between the two brokers, round after round, so that
-// whatever else the machine is doing weighs on both alike; each side reports its best round.
+// depend on it. The headline runs alternate between the brokers, round after round, so that
+// whatever else the machine is doing weighs on all alike; each reports its best round.
 func measure(ctx context.Context, o options, progress func(string, ...any)) *report {
 	rep := &report{
 		date: time.Now(), cpus: runtime.NumCPU(), cpuModel: cpuModel(), goVersion: runtime.Version(),
@@ -90,7 +92,13 @@ func measure(ctx context.Context, o options, progress func(string, ...any)) *rep
 	} else {
 		defer nb.Close()
 	}
-	b, err := prepareBroker(ctx, rep, o, progress)
+	// The binary stays until the end: the durable broker is started again from it.
+	binDir, err := os.MkdirTemp("", "letterbox-bench-")
+	var b *brokerProc
+	if err == nil {
+		defer os.RemoveAll(binDir)
+		b, err = prepareBroker(ctx, rep, o, progress, binDir)
+	}
 	if err != nil {
 		failed("letterbox broker", err)
 		b = nil
@@ -103,6 +111,12 @@ func measure(ctx context.Context, o options, progress func(string, ...any)) *rep
 				failed("stopping the letterbox broker", err)
 			}
 		}()
+	}
+
+	var dur *durableBench
+	if b != nil {
+		dur = startDurable(ctx, filepath.Join(binDir, "letterbox"), progress, failed)
+		defer dur.close()
 	}
 
 	subType := pulsar.Shared
@@ -169,27 +183,24 @@ func measure(ctx context.Context, o options, progress func(string, ...any)) *rep
 		round := fmt.Sprintf(" [round %d/%d]", i+1, o.rounds)
 		run(true, "letterbox: producer + consumer"+round, head, &rep.broker, &rep.brokerRounds)
 		run(false, "null: producer + consumer"+round, head, &rep.ceiling, &rep.ceilingRounds)
+		dur.run(ctx, "letterbox --data: producer + consumer"+round, head, &rep.durable.head, &rep.durable.rounds)
 	}
 	run(true, fmt.Sprintf("letterbox: producer + consumer, paced at %d msg/s", o.rate), paced, &rep.brokerPaced, nil)
 	// Paced without a consumer: against the null broker one would take all the CPU it can get,
 	// whereas the letterbox consumer only gets what the producer sends.
 	run(false, fmt.Sprintf("null: producer only, paced at %d msg/s", o.rate), withoutConsumer(paced), &rep.nullPaced, nil)
+	dur.run(ctx, fmt.Sprintf("letterbox --data: producer + consumer, paced at %d msg/s", o.rate), paced, &rep.durable.paced, nil)
 	run(false, "null: producer only", prodOnly, &rep.nullProd, nil)
 	run(false, "null: consumer only", consOnly, &rep.nullCons, nil)
 	// Last on the letterbox broker: nothing consumes what it leaves behind.
 	run(true, "letterbox: producer only", prodOnly, &rep.brokerProd, nil)
+	dur.recover(ctx, &rep.durable, head)
 	return rep
 }
 
 // prepareBroker builds the binary, times its starts, and leaves one broker running, idle for a
 // second, whose RSS it records.
-func prepareBroker(ctx context.Context, rep *report, o options, progress func(string, ...any)) (*brokerProc, error) {
-	dir, err := os.MkdirTemp("", "letterbox-bench-")
-	if err != nil {
-		return nil, err
-	}
-	// The binary can go once the broker has started: Linux keeps a running executable's inode.
-	defer os.RemoveAll(dir)
+func prepareBroker(ctx context.Context, rep *report, o options, progress func(string, ...any), dir string) (*brokerProc, error) {
 	progress("building the letterbox binary")
 	bin, root, err := buildBroker(ctx, dir)
 	if err != nil {

@@ -65,12 +65,15 @@ type brokerProc struct {
 
 const readyTimeout = 10 * time.Second
 
-// startBroker execs bin as an in-memory broker on free loopback ports and waits for its ready
-// line.
-func startBroker(ctx context.Context, bin string) (*brokerProc, error) {
+// startBroker execs bin as a broker on free loopback ports and waits for its ready line. It
+// keeps data in memory unless store says otherwise (--data DIR).
+func startBroker(ctx context.Context, bin string, store ...string) (*brokerProc, error) {
+	if len(store) == 0 {
+		store = []string{"--in-memory"}
+	}
 	ready := &readyLine{ch: make(chan string, 1)}
 	b := &brokerProc{stderr: &tail{max: 8 << 10}, exited: make(chan struct{})}
-	b.cmd = exec.Command(bin, "broker", "--listen", "127.0.0.1:0", "--http", "127.0.0.1:0", "--in-memory")
+	b.cmd = exec.Command(bin, append([]string{"broker", "--listen", "127.0.0.1:0", "--http", "127.0.0.1:0"}, store...)...)
 	b.cmd.Stdout = ready
 	b.cmd.Stderr = b.stderr
 	// Should the bench die, take the broker with it.

@@ -39,6 +39,7 @@ type report struct {
 	brokerPaced, nullPaced *result
 	brokerProd             *result
 	nullProd, nullCons     *result
+	durable                durableReport // letterbox broker --data (durable.go)
 
 	failures []string
 }
@@ -59,7 +60,8 @@ const busyWarning = 0.2
 // busiest is the most CPU, in cores, that other processes used during any run.
 func (r *report) busiest() float64 {
 	var most float64
-	for _, res := range []*result{r.broker, r.ceiling, r.brokerPaced, r.nullPaced, r.brokerProd, r.nullProd, r.nullCons} {
+	for _, res := range []*result{r.broker, r.ceiling, r.brokerPaced, r.nullPaced, r.brokerProd, r.nullProd, r.nullCons,
+		r.durable.head, r.durable.paced, r.durable.fill} {
 		if res != nil {
 			most = max(most, res.others)
 		}
@@ -167,6 +169,8 @@ func (r *report) markdown() string {
 	} else {
 		row("idle RSS, 1 s after ready", notMeasured, "< 30 MB", nil)
 	}
+
+	r.durable.markdown(&b, r)
 
 	p("\n## Supporting runs\n\n")
 	p("Each over a %v window after a %v warm-up unless marked. Sent counts messages whose publish was acknowledged.\n\n", r.shortWindow, r.warmup)

@@ -29,6 +29,8 @@ type workload struct {
 	subType pulsar.SubscriptionType
 	produce bool
 	consume bool
+	// keep subscribes without reading, so that retention keeps everything produced.
+	keep bool
 	// rate paces the producer at this many messages per second and records publish latency;
 	// 0 publishes as fast as the client allows.
 	rate   int
@@ -150,6 +152,18 @@ func (w workload) run(ctx context.Context) (res result, err error) {
 			<-done
 			_ = within(ctx, "closing the consumer", func() error { consumer.Close(); return nil })
 		}()
+	}
+
+	if w.keep {
+		if err := within(ctx, "subscribing", func() error {
+			consumer, err := client.Subscribe(pulsar.ConsumerOptions{Topic: topic, SubscriptionName: "keep"})
+			if err == nil {
+				consumer.Close()
+			}
+			return err
+		}); err != nil {
+			return fail(err)
+		}
 	}
 
 	// latencies[i] is the publish latency of the i-th paced message; paced counts the messages
