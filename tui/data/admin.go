@@ -21,6 +21,11 @@ type AdminOptions struct {
 	AdminURL   string // http://host:8080
 	ServiceURL string // pulsar://host:6650, for Tail and Produce
 	Token      string // bearer token, "" for none
+	// TokenFile, when set, is read again on every binary-protocol (re)connect, so a rotated
+	// token is picked up; Token still serves the admin API.
+	TokenFile string
+	// TLSTrustCertsFile is a PEM bundle of CAs for pulsar+ssl:// (HTTPClient covers https).
+	TLSTrustCertsFile string
 	// HTTPClient defaults to a client with a 10 s timeout; pass one with TLS settings for https.
 	HTTPClient *http.Client
 	// MaxStatsTopics caps the per-topic stats requests of one Topics call when the cluster has

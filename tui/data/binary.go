@@ -3,24 +3,22 @@ package data
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"sync"
 	"time"
 
-	"github.com/apache/pulsar-client-go/pulsar"
-	plog "github.com/apache/pulsar-client-go/pulsar/log"
+	"github.com/letterbox-dev/letterbox/client"
 )
 
-// binary holds the binary-protocol side of Admin: Tail and Produce.
-//
-// TODO: this uses the official Go client until letterbox's own client/ package can create
-// readers and producers; then swap it for client/ here and nothing else changes.
+// binary holds the binary-protocol side of Admin: Tail and Produce, through letterbox's own
+// client.
 type binary struct {
-	client pulsar.Client
+	client *client.Client
 }
 
 // pulsarClient creates the client on first use, so a TUI that only browses never opens a
 // binary connection.
-func (a *Admin) pulsarClient() (pulsar.Client, error) {
+func (a *Admin) pulsarClient() (*client.Client, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.bin != nil {
@@ -29,16 +27,19 @@ func (a *Admin) pulsarClient() (pulsar.Client, error) {
 	if a.opts.ServiceURL == "" {
 		return nil, errors.New("no service URL: tail and produce need the binary protocol")
 	}
-	opts := pulsar.ClientOptions{
-		URL:               a.opts.ServiceURL,
+	opts := client.Options{
+		ServiceURL:        a.opts.ServiceURL,
 		OperationTimeout:  10 * time.Second,
 		ConnectionTimeout: 5 * time.Second,
-		Logger:            plog.DefaultNopLogger(), // the TUI owns the terminal
+		Logger:            slog.New(slog.DiscardHandler), // the TUI owns the terminal
+		TLSTrustCertsFile: a.opts.TLSTrustCertsFile,
 	}
-	if a.opts.Token != "" {
-		opts.Authentication = pulsar.NewAuthenticationToken(a.opts.Token)
+	if a.opts.TokenFile != "" {
+		opts.TokenFile = a.opts.TokenFile
+	} else {
+		opts.Token = a.opts.Token
 	}
-	c, err := pulsar.NewClient(opts)
+	c, err := client.New(opts)
 	if err != nil {
 		return nil, err
 	}
@@ -64,7 +65,7 @@ func (a *Admin) Tail(ctx context.Context, topic string) (<-chan Message, func(),
 		return nil, nil, err
 	}
 	topic = ParseTopic(topic).String()
-	r, err := c.CreateReader(pulsar.ReaderOptions{Topic: topic, StartMessageID: pulsar.LatestMessageID(),
+	r, err := c.CreateReader(ctx, client.ReaderOptions{Topic: topic, StartMessageID: client.LatestMessageID(),
 		Name: "letterbox-tail", ReceiverQueueSize: 100})
 	if err != nil {
 		return nil, nil, err
@@ -79,9 +80,12 @@ func (a *Admin) Tail(ctx context.Context, topic string) (<-chan Message, func(),
 			if err != nil {
 				return
 			}
-			m := Message{ID: pm.ID().String(), Topic: pm.Topic(), Key: pm.Key(), Properties: pm.Properties(),
-				EventTime: pm.EventTime(), PublishTime: pm.PublishTime(), Payload: pm.Payload(),
-				Redeliveries: int(pm.RedeliveryCount()), RedeliveriesKnown: true}
+			m := Message{ID: pm.ID.String(), Topic: pm.Topic, Key: pm.Key, Properties: pm.Properties,
+				EventTime: pm.EventTime, PublishTime: pm.PublishTime, Payload: pm.Payload,
+				Redeliveries: int(pm.RedeliveryCount), RedeliveriesKnown: true}
+			if m.Properties == nil {
+				m.Properties = map[string]string{}
+			}
 			select {
 			case ch <- m:
 			case <-rctx.Done():
@@ -99,12 +103,12 @@ func (a *Admin) Produce(ctx context.Context, topic string, req ProduceRequest) (
 	if err != nil {
 		return "", err
 	}
-	p, err := c.CreateProducer(pulsar.ProducerOptions{Topic: ParseTopic(topic).String(), DisableBatching: true})
+	p, err := c.CreateProducer(ctx, client.ProducerOptions{Topic: ParseTopic(topic).String(), DisableBatching: true})
 	if err != nil {
 		return "", err
 	}
 	defer p.Close()
-	id, err := p.Send(ctx, &pulsar.ProducerMessage{Payload: req.Payload, Key: req.Key,
+	id, err := p.Send(ctx, &client.Message{Payload: req.Payload, Key: req.Key,
 		Properties: req.Properties, DeliverAfter: req.Delay})
 	if err != nil {
 		return "", err
