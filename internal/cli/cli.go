@@ -29,8 +29,10 @@ var Version = ""
 // diagnostics to stderr, until the command ends or ctx is cancelled, and returns the exit code.
 func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var client clientFlags
+	var tf tuiFlags
 	fs := newFlagSet("letterbox")
 	client.register(fs)
+	tf.register(fs)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			usage(stdout)
@@ -45,7 +47,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		if err := client.validate(); err != nil {
 			return usageError(stderr, "letterbox", err)
 		}
-		return notYet(stderr, "the terminal UI", "letterbox broker runs the embedded broker on its own")
+		return runTUI(ctx, &client, &tf, stderr)
 	}
 	cmd, rest := rest[0], rest[1:]
 	switch cmd {
@@ -60,7 +62,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case "broker":
 		return runBroker(ctx, rest, stdout, stderr)
 	case "demo":
-		return runDemo(rest, stdout, stderr)
+		return runDemo(ctx, rest, &tf, stdout, stderr)
 	case "replay":
 		return runReplay(ctx, &client, rest, stdout, stderr)
 	case "version":
@@ -81,8 +83,8 @@ Pulsar-compatible broker.
 
 Usage:
   letterbox [client flags]          TUI on the embedded broker, or on the cluster named by
-                                    --service-url/--admin-url (not available yet)
-  letterbox demo                    embedded broker + demo workload + TUI (not available yet)
+                                    --service-url/--admin-url
+  letterbox demo                    embedded broker + demo workload + TUI
   letterbox broker [broker flags]   headless broker; prints "ready pulsar://… http://…" on stdout
   letterbox replay --dlq TOPIC ...  headless replay of dead letters (letterbox replay --help)
   letterbox version                 print the version
@@ -97,6 +99,10 @@ func usage(w io.Writer) {
 	fs := newFlagSet("letterbox")
 	c.register(fs)
 	printFlags(w, fs, clientFlagNames)
+	io.WriteString(w, "\nTUI flags (letterbox and demo):\n")
+	var t tuiFlags
+	t.register(fs)
+	printFlags(w, fs, tuiFlagNames)
 	io.WriteString(w, "\nBroker flags: letterbox broker --help\n")
 }
 
@@ -140,21 +146,6 @@ func notYet(stderr io.Writer, what, hint string) int {
 	}
 	fmt.Fprintf(stderr, "letterbox: %s is not available yet%s.\n", what, hint)
 	return ExitUsage
-}
-
-func runDemo(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("letterbox demo")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			io.WriteString(stdout, "Usage: letterbox demo\n\nEmbedded broker with temporary data, a demo workload and the TUI (not available yet).\n")
-			return ExitOK
-		}
-		return usageError(stderr, "letterbox demo", err)
-	}
-	if fs.NArg() > 0 {
-		return usageError(stderr, "letterbox demo", fmt.Errorf("unexpected argument %q", fs.Arg(0)))
-	}
-	return notYet(stderr, "letterbox demo", "letterbox broker runs the embedded broker on its own")
 }
 
 // version is Version, or the main module's version from the build information.

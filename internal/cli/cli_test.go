@@ -60,9 +60,7 @@ func TestVersion(t *testing.T) {
 func TestNotAvailableYet(t *testing.T) {
 	t.Parallel()
 	for _, args := range [][]string{
-		{},
-		{"demo"},
-		{"--service-url", "pulsar://h1:6650,h2:6650", "--admin-url", "https://h:8443", "--token", "T"},
+		{"--context", "prod"},
 	} {
 		code, out, errOut := run(t, args...)
 		if code != ExitUsage || out != "" || !strings.Contains(errOut, "not available yet") {
@@ -92,6 +90,8 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"--context", "x", "demo"}, "not to demo"},
 		{[]string{"version", "x"}, "unexpected argument"},
 		{[]string{"demo", "x"}, "unexpected argument"},
+		{[]string{"--theme", "nope"}, `unknown theme "nope"`},
+		{[]string{"demo", "--theme", "nope"}, `unknown theme "nope"`},
 		{[]string{"broker", "extra"}, `unexpected argument "extra"`},
 		{[]string{"broker", "--data", "d", "--in-memory"}, "--data and --in-memory exclude each other"},
 		{[]string{"broker", "--compat", "v2"}, "--compat"},

@@ -1,0 +1,79 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/letterbox-dev/letterbox/internal/demo"
+	"github.com/letterbox-dev/letterbox/tui/data"
+)
+
+const demoUsageText = `Usage: letterbox demo [--theme NAME]
+
+An embedded broker with temporary data (in memory, gone on exit), a demo workload in the
+namespace ` + demo.DefaultNamespace + ` (deduplication on) and the TUI on it. The broker listens on
+127.0.0.1:6650 and 127.0.0.1:8080 when they are free, else on free ports; the header shows
+where. Applications can connect to it meanwhile. Logs go to $XDG_STATE_HOME/letterbox/letterbox.log.
+
+The workload: checkout publishes JSON orders; billing (two Shared consumers, retry and DLQ
+with the initial subscription billing-audit) fails about one order in six with a reason
+property, some for good; an AUTO_CONSUME auditor reads orders too; payments-gateway publishes
+Avro payments to a 3-partition topic read by a Key_Shared group of three; warehouse publishes
+string shipment notices, whose damaged parcels fulfilment negatively acknowledges into
+shipments-fulfilment-DLQ.
+
+Flags:
+`
+
+// runDemo is `letterbox demo`.
+func runDemo(ctx context.Context, args []string, tf *tuiFlags, stdout, stderr io.Writer) int {
+	const name = "letterbox demo"
+	fs := newFlagSet(name)
+	var f tuiFlags
+	f.registerDefault(fs, tf.theme)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			io.WriteString(stdout, demoUsageText)
+			printFlags(stdout, fs, tuiFlagNames)
+			return ExitOK
+		}
+		return usageError(stderr, name, err)
+	}
+	if fs.NArg() > 0 {
+		return usageError(stderr, name, fmt.Errorf("unexpected argument %q", fs.Arg(0)))
+	}
+	if err := f.check(); err != nil {
+		return usageError(stderr, name, err)
+	}
+	log, closeLog, err := openLog()
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", name, err)
+		return ExitFailure
+	}
+	defer closeLog()
+
+	eb, err := startEmbedded(nil, true, log) // nil: an in-memory store
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", name, err)
+		return ExitFailure
+	}
+	defer eb.close(log)
+	log.Info("demo broker", "pulsar", eb.serviceURL, "http", eb.adminURL)
+
+	w, err := demo.New(demo.Options{ServiceURL: eb.serviceURL, AdminURL: eb.adminURL, Logger: log})
+	if err == nil {
+		sctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+		err = w.Start(sctx)
+		cancel()
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", name, err)
+		return ExitFailure
+	}
+	defer w.Stop()
+	return runApp(ctx, data.AdminOptions{AdminURL: eb.adminURL, ServiceURL: eb.serviceURL}, f.theme, log, stderr)
+}
