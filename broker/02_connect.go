@@ -6,8 +6,9 @@ import (
 	"github.com/letterbox-dev/letterbox/client/wire/pb"
 )
 
-// CONNECT → CONNECTED. Authentication is off, so any auth method and data are accepted, as
-// upstream does when authenticationEnabled=false. The answered protocol version is the lower of
+// CONNECT → CONNECTED. With authentication off (the default) any auth method and data are
+// accepted, as upstream does when authenticationEnabled=false; with it on, the credentials are
+// checked first and a failure is answered ERROR and closes (auth_conn.go). The answered protocol version is the lower of
 // the client's and ours (v21; v20 in upstream-compat mode). Nothing that needs AUTH_CHALLENGE is
 // sent: the Go client fails a handshake whose first answer is not CONNECTED.
 // Not implemented: proxying (proxy_to_broker_url is ignored; this broker owns every topic).
@@ -20,6 +21,9 @@ const (
 func (c *conn) handleConnect(cmd *pb.CommandConnect) error {
 	if c.connected.Load() {
 		return errProtocol("second CONNECT on a connected connection")
+	}
+	if err := c.authenticateConnect(cmd); err != nil {
+		return err
 	}
 	ours := protocolVersion
 	if c.b.cfg.CompatUpstream {

@@ -23,6 +23,10 @@ func (c *conn) handleSubscribe(cmd *pb.CommandSubscribe) error {
 		c.sendError(reqID, pb.ServerError_NotAllowedError, "empty subscription name")
 		return nil
 	}
+	if !c.may(OpConsume, name, cmd.GetSubscription()) {
+		c.sendError(reqID, pb.ServerError_AuthorizationError, "Client is not authorized to subscribe")
+		return nil
+	}
 	if existing := c.consumer(cmd.GetConsumerId()); existing != nil {
 		if existing.sub.topic.full == name.String() && existing.sub.name == cmd.GetSubscription() {
 			c.sendSuccess(reqID)

@@ -10,7 +10,9 @@ import (
 // WaitForExclusive (answered producer_ready=false, then ready=true with the same request id once
 // the topic is free). Names are generated when the client has none. A non-empty
 // initial_subscription_name (PIP-124) creates that durable subscription at Earliest first, if
-// subscriptions may be auto-created; otherwise the producer fails with NotAllowedError.
+// subscriptions may be auto-created; otherwise the producer fails with NotAllowedError. With
+// authorization on, a producer naming one must also be allowed to consume (else
+// AuthorizationError, as upstream), so the subscription is created only for such a role.
 // Deduplication is off, so last_sequence_id is always −1.
 
 func (c *conn) handleProducer(cmd *pb.CommandProducer) error {
@@ -18,6 +20,10 @@ func (c *conn) handleProducer(cmd *pb.CommandProducer) error {
 	name, err := parseTopicName(cmd.GetTopic())
 	if err != nil {
 		c.sendError(reqID, pb.ServerError_InvalidTopicName, err.Error())
+		return nil
+	}
+	if !c.mayProduce(name, cmd.GetInitialSubscriptionName()) {
+		c.sendError(reqID, pb.ServerError_AuthorizationError, "Client is not authorized to Produce")
 		return nil
 	}
 	c.mu.Lock()

@@ -14,6 +14,10 @@ func (c *conn) handlePartitionedMetadata(cmd *pb.CommandPartitionedTopicMetadata
 		c.sendPartitionedMetadataError(cmd.GetRequestId(), pb.ServerError_InvalidTopicName, err.Error())
 		return nil
 	}
+	if !c.may(OpLookup, name, "") {
+		c.sendPartitionedMetadataError(cmd.GetRequestId(), pb.ServerError_AuthorizationError, "Client is not authorized to Get Partition Metadata")
+		return nil
+	}
 	n, serr := c.b.topics.partitionedMetadata(name, cmd.GetMetadataAutoCreationEnabled())
 	if serr != nil {
 		c.sendPartitionedMetadataError(cmd.GetRequestId(), serr.code, serr.msg)

@@ -7,18 +7,24 @@ import "github.com/letterbox-dev/letterbox/client/wire/pb"
 // 20 times on a redirect to itself). Lookup does not create the topic; PRODUCER and SUBSCRIBE do.
 
 func (c *conn) handleLookup(cmd *pb.CommandLookupTopic) error {
-	if _, err := parseTopicName(cmd.GetTopic()); err != nil {
+	name, err := parseTopicName(cmd.GetTopic())
+	if err != nil {
 		c.sendLookupError(cmd.GetRequestId(), pb.ServerError_InvalidTopicName, err.Error())
+		return nil
+	}
+	if !c.may(OpLookup, name, "") {
+		c.sendLookupError(cmd.GetRequestId(), pb.ServerError_AuthorizationError, "Client is not authorized to Lookup")
 		return nil
 	}
 	url := c.b.ServiceURL()
 	c.send(&pb.BaseCommand{
 		Type: pb.BaseCommand_LOOKUP_RESPONSE.Enum(),
 		LookupTopicResponse: &pb.CommandLookupTopicResponse{
-			RequestId:        cmd.RequestId,
-			Response:         pb.CommandLookupTopicResponse_Connect.Enum(),
-			BrokerServiceUrl: &url,
-			Authoritative:    ptr(true),
+			RequestId:           cmd.RequestId,
+			Response:            pb.CommandLookupTopicResponse_Connect.Enum(),
+			BrokerServiceUrl:    &url,
+			BrokerServiceUrlTls: c.b.tlsServiceURL(),
+			Authoritative:       ptr(true),
 		},
 	}, nil)
 	return nil

@@ -19,6 +19,10 @@ const maxPatternLength = 50
 func (c *conn) handleGetTopicsOfNamespace(cmd *pb.CommandGetTopicsOfNamespace) error {
 	reqID := cmd.GetRequestId()
 	ns := cmd.GetNamespace()
+	if !c.mayListTopics(ns) {
+		c.sendError(reqID, pb.ServerError_AuthorizationError, "Client is not authorized to GetTopicsOfNamespace")
+		return nil
+	}
 	if !c.b.topics.hasNamespace(ns) {
 		c.sendError(reqID, pb.ServerError_MetadataError, "Namespace "+ns+" does not exist")
 		return nil

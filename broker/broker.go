@@ -34,6 +34,7 @@ type Broker struct {
 	topics  *topicRegistry
 	schemas *schemaRegistry
 	admin   adminState // tenants, policies, terminated topics, rate samples (admin*.go)
+	sec     *security  // authentication, authorization, TLS (auth_check.go)
 
 	mu     sync.Mutex
 	conns  map[*conn]struct{}
@@ -64,12 +65,22 @@ func New(opts ...Option) (*Broker, error) {
 	if cfg.Store == nil {
 		cfg.Store = storage.NewMemoryStore()
 	}
+	sec, err := newSecurity(cfg)
+	if err == nil {
+		err = applyTLSPort(&cfg)
+	}
+	if err != nil {
+		cfg.Store.Close()
+		return nil, err
+	}
 	ln, err := net.Listen("tcp", cfg.ListenAddr)
 	if err != nil {
 		cfg.Store.Close()
 		return nil, fmt.Errorf("broker: listen on %s: %w", cfg.ListenAddr, err)
 	}
+	ln = sec.wrapListener(ln)
 	b := &Broker{
+		sec:     sec,
 		cfg:     cfg,
 		log:     cfg.Logger,
 		ln:      ln,
@@ -116,8 +127,9 @@ func (c *Config) validate() error {
 // Addr is the host:port the binary protocol listens on.
 func (b *Broker) Addr() string { return b.ln.Addr().String() }
 
-// ServiceURL is the pulsar:// URL clients connect to, and what LOOKUP answers.
-func (b *Broker) ServiceURL() string { return "pulsar://" + b.advertisedAddr() }
+// ServiceURL is the pulsar:// URL (pulsar+ssl:// with TLS) clients connect to, and what LOOKUP
+// answers.
+func (b *Broker) ServiceURL() string { return b.serviceScheme() + b.advertisedAddr() }
 
 func (b *Broker) advertisedAddr() string {
 	if b.cfg.AdvertisedAddr != "" {

@@ -45,6 +45,24 @@ type Config struct {
 	// extension fields.
 	CompatUpstream bool
 
+	// Security (auth_check.go, auth_conn.go, tls.go; broker.conf keys in auth_conf.go). All off
+	// by default. AuthenticationEnabled needs TokenSecretKey or TokenPublicKey, in upstream's
+	// forms (file:///path, data:;base64,..., a path); the role is the TokenAuthClaim claim
+	// (default sub). AuthorizationEnabled needs authentication; SuperUserRoles may do anything.
+	// AuthenticationRefreshCheck (default 60s) is how often expired credentials are
+	// challenged. With TLSCertFile and TLSKeyFile both listeners speak TLS, the binary one on
+	// BrokerServicePortTLS when set.
+	AuthenticationEnabled      bool
+	AuthorizationEnabled       bool
+	TokenSecretKey             string
+	TokenPublicKey             string
+	TokenAuthClaim             string
+	SuperUserRoles             []string
+	AuthenticationRefreshCheck time.Duration
+	TLSCertFile                string
+	TLSKeyFile                 string
+	BrokerServicePortTLS       string
+
 	Logger *slog.Logger
 }
 

@@ -29,6 +29,7 @@ type conn struct {
 	protocolVersion int32
 	features        *pb.FeatureFlags
 	connectedSince  time.Time
+	auth            connAuth // the authenticated role (auth_conn.go)
 
 	mu        sync.Mutex
 	producers map[uint64]*producer
@@ -207,7 +208,7 @@ func (c *conn) dispatch(cmd *pb.BaseCommand, payload []byte) error {
 	case pb.BaseCommand_GET_OR_CREATE_SCHEMA:
 		return c.handleGetOrCreateSchema(cmd.GetGetOrCreateSchema())
 	case pb.BaseCommand_AUTH_RESPONSE:
-		return nil // authentication is off: nothing was challenged
+		return c.handleAuthResponse(cmd.GetAuthResponse())
 	case pb.BaseCommand_TC_CLIENT_CONNECT_REQUEST:
 		c.send(&pb.BaseCommand{
 			Type: pb.BaseCommand_TC_CLIENT_CONNECT_RESPONSE.Enum(),

@@ -1,0 +1,161 @@
+package broker
+
+import (
+	"errors"
+	"math"
+	"sync/atomic"
+	"time"
+
+	"github.com/letterbox-dev/letterbox/broker/auth"
+	"github.com/letterbox-dev/letterbox/client/wire"
+	"github.com/letterbox-dev/letterbox/client/wire/pb"
+)
+
+// Authentication on the binary protocol, as upstream's ServerCnx with the token provider:
+//
+//   - CONNECT carries auth_method_name "token" and the JWT in auth_data. Anything else (no
+//     credentials, another method, a bad token, a proxy's original_principal: we have no proxy
+//     roles) is answered ERROR{request_id: u64 max, AuthenticationError, "Failed to
+//     authenticate"} and the connection is closed. No AUTH_CHALLENGE is ever sent during the
+//     handshake: the Go client fails a handshake whose first answer is not CONNECTED.
+//   - After CONNECTED, every refresh-check interval (upstream authenticationRefreshCheckSeconds)
+//     a connection whose credentials have expired is sent AUTH_CHALLENGE if it advertised
+//     supports_auth_refresh, and closed otherwise; a challenge still unanswered at the next
+//     check closes it. The AUTH_RESPONSE must authenticate the same role, or the connection is
+//     closed (without an ERROR: the writer may be mid-frame, and the client's reconnect is
+//     judged by CONNECT again).
+
+// authRefreshData is what upstream puts in the challenge: the client answers with fresh
+// credentials whatever it says.
+var authRefreshData = []byte("PulsarAuthRefresh")
+
+// connAuth is a connection's authenticated identity. role and method are written before the
+// connection is marked connected and never change; expires and challenged change on refresh.
+type connAuth struct {
+	role       string
+	method     string
+	expires    atomic.Int64 // unix nanos when the credentials expire; 0: never
+	challenged atomic.Bool  // an AUTH_CHALLENGE awaits its AUTH_RESPONSE
+}
+
+// authenticateConnect checks CONNECT's credentials when authentication is on. On failure it
+// has answered the client and returns the error that closes the connection.
+func (c *conn) authenticateConnect(cmd *pb.CommandConnect) error {
+	if c.b.sec.tokens == nil {
+		return nil // authentication off: any method and data, as upstream
+	}
+	var (
+		pr  auth.Principal
+		err error
+	)
+	switch {
+	case cmd.OriginalPrincipal != nil || cmd.OriginalAuthData != nil:
+		err = errors.New("original principal given, and no proxy role is configured")
+	case cmd.GetAuthMethodName() == "" && cmd.AuthMethod != nil:
+		err = auth.ErrUnknownMethod // the deprecated enum: YCA or Athens
+	default:
+		pr, err = c.b.authenticate(cmd.GetAuthMethodName(), cmd.GetAuthData())
+	}
+	if err != nil {
+		return c.refuseAuthentication(cmd.GetClientVersion(), err)
+	}
+	c.auth.role = pr.Role
+	c.auth.method = cmd.GetAuthMethodName()
+	c.setExpiry(pr)
+	c.log = c.log.With("role", pr.Role)
+	if !pr.Expires.IsZero() {
+		c.wg.Add(1)
+		go c.authRefreshLoop(c.b.sec.refreshCheck)
+	}
+	return nil
+}
+
+func (c *conn) setExpiry(pr auth.Principal) {
+	if pr.Expires.IsZero() {
+		c.auth.expires.Store(0)
+	} else {
+		c.auth.expires.Store(pr.Expires.UnixNano())
+	}
+}
+
+// refuseAuthentication answers a CONNECT's ERROR as upstream does and returns the error that
+// closes the connection. The ERROR is written directly, not queued, so it reaches the client
+// before the close; nothing else is in flight before CONNECTED. Only the reason is logged,
+// never the credentials.
+func (c *conn) refuseAuthentication(clientVersion string, reason error) error {
+	c.log.Warn("authentication failed", "during", "CONNECT", "client", clientVersion, "reason", reason.Error())
+	frame, err := wire.AppendCommand(nil, &pb.BaseCommand{
+		Type: pb.BaseCommand_ERROR.Enum(),
+		Error: &pb.CommandError{
+			RequestId: ptr(uint64(math.MaxUint64)),
+			Error:     pb.ServerError_AuthenticationError.Enum(),
+			Message:   ptr("Failed to authenticate"),
+		},
+	}, nil)
+	if err == nil {
+		c.nc.SetWriteDeadline(time.Now().Add(5 * time.Second))
+		c.nc.Write(frame)
+	}
+	return errProtocol("authentication failed")
+}
+
+// authRefreshLoop challenges expired credentials, as upstream's refreshAuthenticationCredentials.
+func (c *conn) authRefreshLoop(every time.Duration) {
+	defer c.wg.Done()
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-c.done:
+			return
+		case <-t.C:
+		}
+		if !c.connected.Load() {
+			continue
+		}
+		exp := c.auth.expires.Load()
+		if exp == 0 || time.Now().UnixNano() < exp {
+			continue
+		}
+		if !c.features.GetSupportsAuthRefresh() {
+			c.close("authentication expired and the client cannot refresh it")
+			return
+		}
+		if c.auth.challenged.Swap(true) {
+			c.close("authentication expired and AUTH_CHALLENGE was not answered")
+			return
+		}
+		c.log.Debug("credentials expired: AUTH_CHALLENGE")
+		c.send(&pb.BaseCommand{
+			Type: pb.BaseCommand_AUTH_CHALLENGE.Enum(),
+			AuthChallenge: &pb.CommandAuthChallenge{
+				ServerVersion:   ptr("Pulsar Server " + Version),
+				Challenge:       &pb.AuthData{AuthMethodName: ptr(c.auth.method), AuthData: authRefreshData},
+				ProtocolVersion: ptr(c.protocolVersion),
+			},
+		}, nil)
+	}
+}
+
+// handleAuthResponse takes refreshed credentials. With authentication off nothing was
+// challenged and the command is ignored, as before.
+func (c *conn) handleAuthResponse(cmd *pb.CommandAuthResponse) error {
+	if c.b.sec.tokens == nil {
+		return nil
+	}
+	resp := cmd.GetResponse()
+	pr, err := c.b.authenticate(resp.GetAuthMethodName(), resp.GetAuthData())
+	if err == nil && pr.Role != c.auth.role {
+		err = errors.New("the refreshed credentials name another role")
+	}
+	if err != nil {
+		// No ERROR here: unlike during CONNECT, the writer may be mid-frame. The client sees
+		// the close, reconnects, and its credentials are judged again by CONNECT.
+		c.log.Warn("authentication failed", "during", "AUTH_RESPONSE", "client", cmd.GetClientVersion(), "reason", err.Error())
+		return errProtocol("authentication refresh failed")
+	}
+	c.setExpiry(pr)
+	c.auth.challenged.Store(false)
+	c.log.Debug("credentials refreshed")
+	return nil
+}
