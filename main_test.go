@@ -180,10 +180,9 @@ func TestExitCodes(t *testing.T) {
 	}{
 		{[]string{"--help"}, 0},
 		{[]string{"version"}, 0},
-		{nil, 2},
-		{[]string{"demo"}, 2},
-		{[]string{"replay", "--service-url", "pulsar://127.0.0.1:6650"}, 2},
-		{[]string{"broker", "--data", t.TempDir()}, 2},
+		{[]string{"replay", "--service-url", "pulsar://127.0.0.1:6650"}, 2}, // no --dlq
+		{[]string{"broker", "--data", t.TempDir(), "--in-memory"}, 2},
+		{[]string{"broker", "--compat", "v2"}, 2},
 		{[]string{"no-such-command"}, 2},
 	} {
 		out, err := exec.Command(bin, tt.args...).CombinedOutput()

@@ -1,8 +1,6 @@
 package broker
 
 import (
-	"bytes"
-
 	"github.com/letterbox-dev/letterbox/broker/storage"
 	"github.com/letterbox-dev/letterbox/client/wire"
 	"github.com/letterbox-dev/letterbox/client/wire/pb"
@@ -31,7 +29,7 @@ func (c *conn) handleSend(cmd *pb.CommandSend, payload []byte) error {
 		c.sendSendError(cmd, pb.ServerError_NotAllowedError, "message exceeds the maximum message size")
 		return nil
 	}
-	md, _, err := wire.ParsePayload(payload)
+	md, err := wire.DecodeMetadata(payload) // the reader verified the checksum
 	if err != nil {
 		c.sendChecksumError(cmd, err)
 		return nil
@@ -56,7 +54,7 @@ func (c *conn) handleSend(cmd *pb.CommandSend, payload []byte) error {
 	} else {
 		meta.Key = md.GetPartitionKey()
 	}
-	// The reader reuses its buffer for the next frame; the log keeps this copy.
-	p.topic.publish(p, cmd, meta, bytes.Clone(payload))
+	// The reader detached this frame's buffer (conn.readLoop): the log keeps it as it is.
+	p.topic.publish(p, cmd, meta, payload)
 	return nil
 }

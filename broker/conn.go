@@ -35,8 +35,13 @@ type conn struct {
 	producers map[uint64]*producer
 	consumers map[uint64]*consumer
 
+	// The write queue: commands are encoded into wbuf; a large payload (a stored entry being
+	// delivered) is not copied but queued by reference in wvec after the bytes before it, so
+	// the writer sends it with one writev. wmark is where wbuf's not yet queued bytes start.
 	wmu     sync.Mutex
 	wbuf    []byte
+	wvec    [][]byte
+	wmark   int
 	wclosed bool
 	wsignal chan struct{}
 
@@ -122,6 +127,9 @@ func (c *conn) readLoop() {
 			return
 		}
 		c.lastRecv.Store(time.Now().UnixNano())
+		if f.Cmd.GetType() == pb.BaseCommand_SEND {
+			r.Detach() // the payload is stored as it lies, not copied
+		}
 		if !c.handleFrame(f) {
 			return
 		}
@@ -248,7 +256,15 @@ func (c *conn) enqueue(cmd *pb.BaseCommand, payload []byte) {
 		return
 	}
 	var err error
-	c.wbuf, err = wire.AppendCommand(c.wbuf, cmd, payload)
+	if len(payload) >= refPayloadSize {
+		c.wbuf, err = wire.AppendCommandHeader(c.wbuf, cmd, len(payload))
+		if err == nil {
+			c.wvec = append(c.wvec, c.wbuf[c.wmark:], payload)
+			c.wmark = len(c.wbuf)
+		}
+	} else {
+		c.wbuf, err = wire.AppendCommand(c.wbuf, cmd, payload)
+	}
 	c.wmu.Unlock()
 	if err != nil {
 		// Only a handler bug can produce an unencodable command; say which.
@@ -261,9 +277,14 @@ func (c *conn) enqueue(cmd *pb.BaseCommand, payload []byte) {
 	}
 }
 
+// refPayloadSize is the payload size from which the writer sends a payload from where it lies
+// instead of copying it into the write buffer.
+const refPayloadSize = 4 << 10
+
 func (c *conn) writeLoop() {
 	defer c.wg.Done()
-	var buf []byte
+	var spare []byte
+	var spareVec [][]byte
 	for {
 		select {
 		case <-c.done:
@@ -271,18 +292,26 @@ func (c *conn) writeLoop() {
 		case <-c.wsignal:
 		}
 		c.wmu.Lock()
-		buf, c.wbuf = c.wbuf, buf[:0]
+		buf, vec := c.wbuf, c.wvec
+		if len(buf) > c.wmark {
+			vec = append(vec, buf[c.wmark:])
+		}
+		c.wbuf, c.wvec, c.wmark = spare[:0], spareVec[:0], 0
 		c.wmu.Unlock()
-		if len(buf) == 0 {
+		if len(vec) == 0 {
+			spare, spareVec = buf, vec
 			continue
 		}
-		if _, err := c.nc.Write(buf); err != nil {
+		nb := net.Buffers(vec)
+		if _, err := nb.WriteTo(c.nc); err != nil {
 			c.close("write failed: " + err.Error())
 			return
 		}
+		clear(vec) // drop the references to delivered payloads
+		spare, spareVec = buf, vec[:0]
 		// Do not pin a large buffer after a burst of big messages.
-		if cap(buf) > 4<<20 {
-			buf = nil
+		if cap(spare) > 4<<20 {
+			spare = nil
 		}
 	}
 }

@@ -176,16 +176,42 @@ func AppendPayload(dst []byte, meta *pb.MessageMetadata, payload []byte) ([]byte
 // AppendCommand appends a frame holding cmd and, when headersAndPayload is not nil, that payload
 // verbatim (it must start with the 0x0e01 magic, as ParsePayload/AppendPayload produce).
 func AppendCommand(dst []byte, cmd *pb.BaseCommand, headersAndPayload []byte) ([]byte, error) {
+	dst, err := AppendCommandHeader(dst, cmd, len(headersAndPayload))
+	if err != nil {
+		return dst, err
+	}
+	return append(dst, headersAndPayload...), nil
+}
+
+// AppendCommandHeader appends the part of a frame before its payload: sizes and cmd, for a
+// payload of payloadLen bytes that the caller writes right after (a writer can then send a
+// stored payload from where it lies instead of copying it).
+func AppendCommandHeader(dst []byte, cmd *pb.BaseCommand, payloadLen int) ([]byte, error) {
 	opts := proto.MarshalOptions{}
 	size := opts.Size(cmd)
 	start := len(dst)
-	dst = binary.BigEndian.AppendUint32(dst, 0)
+	dst = binary.BigEndian.AppendUint32(dst, uint32(4+size+payloadLen))
 	dst = binary.BigEndian.AppendUint32(dst, uint32(size))
 	dst, err := opts.MarshalAppend(dst, cmd)
 	if err != nil {
 		return dst[:start], fmt.Errorf("wire: encode %v: %w", cmd.GetType(), err)
 	}
-	dst = append(dst, headersAndPayload...)
-	binary.BigEndian.PutUint32(dst[start:], uint32(len(dst)-start-4))
 	return dst, nil
+}
+
+// DecodeMetadata decodes the MessageMetadata of a headersAndPayload whose checksum was already
+// verified (DecodeFrame does), without computing it again.
+func DecodeMetadata(p []byte) (*pb.MessageMetadata, error) {
+	if len(p) < 10 || binary.BigEndian.Uint16(p) != magicCRC32C {
+		return nil, ErrMissingMagic
+	}
+	metaSize := binary.BigEndian.Uint32(p[6:])
+	if uint64(metaSize) > uint64(len(p)-10) {
+		return nil, fmt.Errorf("%w: %d > %d", ErrBadMetadataSize, metaSize, len(p)-10)
+	}
+	meta := &pb.MessageMetadata{}
+	if err := proto.Unmarshal(p[10:10+metaSize], meta); err != nil {
+		return nil, fmt.Errorf("wire: decode message metadata: %w", err)
+	}
+	return meta, nil
 }

@@ -48,3 +48,8 @@ func (r *Reader) Next() (Frame, error) {
 	}
 	return DecodeFrame(buf)
 }
+
+// Detach hands the buffer of the frame last returned by Next to the caller, who may keep its
+// Payload for good: the next frame is read into a new buffer. It saves copying a payload that
+// is to be stored.
+func (r *Reader) Detach() { r.buf = nil }
