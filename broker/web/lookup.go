@@ -21,7 +21,11 @@ func (s *Server) lookupRoutes(rt *router) {
 				writeError(w, http.StatusPreconditionFailed, "Invalid topic name")
 				return
 			}
-			writeJSON(w, http.StatusOK, lookupJSON{BrokerURL: s.b.ServiceURL(), HTTPURL: s.URL(), NativeURL: s.b.ServiceURL()})
+			out := lookupJSON{BrokerURL: s.b.ServiceURL(), HTTPURL: s.URL(), NativeURL: s.b.ServiceURL()}
+			if s.b.TLSConfig() != nil {
+				out.BrokerURLTLS, out.HTTPURLTLS = out.BrokerURL, out.HTTPURL
+			}
+			writeJSON(w, http.StatusOK, out)
 		})
 	}
 }

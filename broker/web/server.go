@@ -10,6 +10,7 @@ package web
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -49,9 +50,12 @@ func New(b *broker.Broker, addr string, log *slog.Logger) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("web: listen on %s: %w", addr, err)
 	}
+	if tc := b.TLSConfig(); tc != nil {
+		ln = tls.NewListener(ln, tc) // the broker's certificate: https:// (tls.go in broker)
+	}
 	s := &Server{b: b, log: log, ln: ln, served: make(chan struct{})}
 	s.srv = &http.Server{
-		Handler:           s.logRequests(s.routes()),
+		Handler:           s.logRequests(s.authenticate(s.routes())),
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
@@ -68,8 +72,13 @@ func New(b *broker.Broker, addr string, log *slog.Logger) (*Server, error) {
 // Addr is the host:port the server listens on.
 func (s *Server) Addr() string { return s.ln.Addr().String() }
 
-// URL is the base URL of the admin API, http://host:port.
-func (s *Server) URL() string { return "http://" + s.Addr() }
+// URL is the base URL of the admin API, http://host:port (https:// when the broker has TLS on).
+func (s *Server) URL() string {
+	if s.b.TLSConfig() != nil {
+		return "https://" + s.Addr()
+	}
+	return "http://" + s.Addr()
+}
 
 // Close stops accepting, lets in-flight requests finish (for a few seconds at most, then cuts
 // them off) and waits for the server to stop. It is safe to call more than once.

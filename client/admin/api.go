@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/letterbox-dev/letterbox/client/wire"
 )
@@ -405,6 +406,21 @@ func (c *Client) Peek(ctx context.Context, topic, sub string, n int) ([]Message,
 	return out, nil
 }
 
+// PeekAt returns the messages of the entry at position pos (1 is the first unacknowledged) of a
+// subscription's backlog, without consuming it: one message, or a batch's messages. Past the
+// end of the backlog the server answers 404 (IsNotFound), as it does for a missing topic or
+// subscription; upstream's reason tells them apart.
+func (c *Client) PeekAt(ctx context.Context, topic, sub string, pos int) ([]Message, error) {
+	t, err := topicOf(topic)
+	if err != nil {
+		return nil, err
+	}
+	if pos < 1 {
+		return nil, fmt.Errorf("admin: peek position %d: positions start at 1", pos)
+	}
+	return c.entry(ctx, t, t.path("subscription", esc(sub), "position", strconv.Itoa(pos)))
+}
+
 // MessagesByID returns the messages of the entry ledger:entry.
 func (c *Client) MessagesByID(ctx context.Context, topic string, ledger, entry int64) ([]Message, error) {
 	t, err := topicOf(topic)
@@ -440,8 +456,20 @@ func (c *Client) entry(ctx context.Context, t TopicName, p []string) ([]Message,
 	props := map[string]string{}
 	if js := resp.Header.Get("X-Pulsar-PROPERTY"); js != "" {
 		json.Unmarshal([]byte(js), &props)
+	} else {
+		// Older brokers: one header per property, whose case HTTP does not keep; the names the
+		// retry and DLQ flows use are upper case.
+		for k := range resp.Header {
+			if name, ok := strings.CutPrefix(k, "X-Pulsar-Property-"); ok {
+				if up := strings.ToUpper(name); upperProperties[up] {
+					name = up
+				}
+				props[name] = resp.Header.Get(k)
+			}
+		}
 	}
-	base := Message{Topic: t.String(), ID: id, Properties: props, PublishTime: resp.Header.Get("X-Pulsar-publish-time"), Headers: headers}
+	base := Message{Topic: t.String(), ID: id, Properties: props, PublishTime: resp.Header.Get("X-Pulsar-publish-time"),
+		Key: resp.Header.Get("X-Pulsar-partition-key"), EventTime: resp.Header.Get("X-Pulsar-event-time"), Headers: headers}
 	nb := resp.Header.Get("X-Pulsar-num-batch-message")
 	if nb == "" {
 		base.ID.BatchIndex = -1
@@ -461,6 +489,11 @@ func (c *Client) entry(ctx context.Context, t TopicName, p []string) ([]Message,
 		m := base
 		m.ID.BatchIndex = i
 		m.Payload = bm.Payload
+		m.Key = bm.Meta.GetPartitionKey()
+		m.EventTime = ""
+		if et := bm.Meta.GetEventTime(); et > 0 {
+			m.EventTime = time.UnixMilli(int64(et)).UTC().Format(headerTime)
+		}
 		m.Properties = map[string]string{}
 		for k, v := range props {
 			m.Properties[k] = v
@@ -472,6 +505,13 @@ func (c *Client) entry(ctx context.Context, t TopicName, p []string) ([]Message,
 	}
 	return out, nil
 }
+
+// headerTime is how upstream formats times in X-Pulsar-* headers.
+const headerTime = "2006-01-02T15:04:05.000Z"
+
+// upperProperties are the upper-case property names of the retry and DLQ flows.
+var upperProperties = map[string]bool{"RECONSUMETIMES": true, "REAL_TOPIC": true, "ORIGIN_MESSAGE_ID": true,
+	"ORIGIN_MESSAGE_IDY_TIME": true, "DELAY_TIME": true, "RETRY_TOPIC": true, "EXCEPTION": true}
 
 func parseHeaderID(s string) (MessageID, error) {
 	parts := strings.Split(s, ":")

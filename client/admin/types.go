@@ -163,6 +163,10 @@ type Message struct {
 	Payload     []byte
 	Properties  map[string]string
 	PublishTime string // as the server formats it (ISO-8601)
+	// Key is the partition key ("" when none); EventTime the application's time, formatted
+	// as PublishTime ("" when unset). For a batch, both are the message's own.
+	Key       string
+	EventTime string
 	// Headers holds the X-Pulsar-* headers of the entry it came from.
 	Headers map[string]string
 }
