@@ -14,6 +14,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/letterbox-dev/letterbox/client/admin"
 )
 
 // AdminOptions configure an Admin source.
@@ -34,15 +36,14 @@ type AdminOptions struct {
 }
 
 // Admin is a Source over the upstream admin REST API (/admin/v2), so it works against the
-// embedded broker and any Pulsar cluster alike. Tail and Produce need the binary protocol:
-// see binary.go.
-//
-// TODO: switch the REST calls to client/admin once it covers tenants, namespaces, topic lists,
-// stats, peek and schemas.
+// embedded broker and any Pulsar cluster alike. Tenants, namespaces, topic lists, partitions,
+// schemas and peeks go through client/admin; stats are decoded here (admin_json.go) into just
+// what the screens show. Tail and Produce need the binary protocol: see binary.go.
 type Admin struct {
 	opts AdminOptions
 	base *url.URL
 	hc   *http.Client
+	ac   *admin.Client
 
 	mu        sync.Mutex
 	bulkUntil time.Time // broker-stats/topics is not tried again before this
@@ -64,7 +65,11 @@ func NewAdmin(opts AdminOptions) (*Admin, error) {
 	if opts.MaxStatsTopics <= 0 {
 		opts.MaxStatsTopics = 200
 	}
-	return &Admin{opts: opts, base: u, hc: hc}, nil
+	ac, err := admin.New(admin.Options{URL: u.String(), Token: opts.Token, HTTPClient: hc, Timeout: hc.Timeout})
+	if err != nil {
+		return nil, err
+	}
+	return &Admin{opts: opts, base: u, hc: hc, ac: ac}, nil
 }
 
 func (a *Admin) Endpoint() string { return a.base.String() }
@@ -86,7 +91,7 @@ func (e *HTTPError) Error() string {
 // IsNotFound reports whether err is a 404 of the admin API.
 func IsNotFound(err error) bool {
 	var he *HTTPError
-	return errors.As(err, &he) && he.Status == http.StatusNotFound
+	return (errors.As(err, &he) && he.Status == http.StatusNotFound) || admin.IsNotFound(err)
 }
 
 // do sends a GET for path (already escaped) and returns the response when its status is 2xx.
@@ -148,14 +153,14 @@ func nsPath(ns string) (string, error) {
 }
 
 func (a *Admin) Namespaces(ctx context.Context) ([]string, error) {
-	var tenants []string
-	if err := a.getJSON(ctx, "/admin/v2/tenants", &tenants); err != nil {
+	tenants, err := a.ac.Tenants(ctx)
+	if err != nil {
 		return nil, err
 	}
 	var out []string
 	for _, t := range tenants {
-		var nss []string
-		if err := a.getJSON(ctx, "/admin/v2/namespaces/"+url.PathEscape(t), &nss); err != nil {
+		nss, err := a.ac.Namespaces(ctx, t)
+		if err != nil {
 			return nil, err
 		}
 		out = append(out, nss...)
@@ -188,15 +193,15 @@ func (a *Admin) Topics(ctx context.Context, ns string) ([]TopicRow, error) {
 // x-partition-N) and the partitioned list, merged so that every partitioned topic has a row
 // of its own followed by its partitions.
 func (a *Admin) namespaceTopics(ctx context.Context, ns string) ([]TopicRow, error) {
-	p, err := nsPath(ns)
+	if _, err := nsPath(ns); err != nil {
+		return nil, err
+	}
+	plain, err := a.ac.Topics(ctx, ns, true)
 	if err != nil {
 		return nil, err
 	}
-	var plain, parted []string
-	if err := a.getJSON(ctx, "/admin/v2/persistent/"+p, &plain); err != nil {
-		return nil, err
-	}
-	if err := a.getJSON(ctx, "/admin/v2/persistent/"+p+"/partitioned", &parted); err != nil && !IsNotFound(err) {
+	parted, err := a.ac.PartitionedTopics(ctx, ns, true)
+	if err != nil && !IsNotFound(err) {
 		return nil, err
 	}
 	parents := map[string]*TopicRow{}
@@ -313,16 +318,11 @@ func (a *Admin) bulkStats(ctx context.Context) (map[string]Stats, bool) {
 
 // partitions returns a topic's partition count (0 for a non-partitioned topic).
 func (a *Admin) partitions(ctx context.Context, topic string) (int, error) {
-	var md struct {
-		Partitions int `json:"partitions"`
+	n, err := a.ac.Partitions(ctx, topic)
+	if IsNotFound(err) {
+		return 0, nil
 	}
-	if err := a.getJSON(ctx, topicPath(topic)+"/partitions", &md); err != nil {
-		if IsNotFound(err) {
-			return 0, nil
-		}
-		return 0, err
-	}
-	return md.Partitions, nil
+	return n, err
 }
 
 func (a *Admin) TopicDetail(ctx context.Context, topic string) (*TopicDetail, error) {
@@ -366,15 +366,8 @@ func (a *Admin) TopicDetail(ctx context.Context, topic string) (*TopicDetail, er
 }
 
 func (a *Admin) Schema(ctx context.Context, topic string) (*SchemaInfo, error) {
-	n := ParseTopic(topic)
-	path := "/admin/v2/schemas/" + url.PathEscape(n.Tenant) + "/" + url.PathEscape(n.Namespace) + "/" + url.PathEscape(n.Local) + "/schema"
-	var s struct {
-		Version    int64             `json:"version"`
-		Type       string            `json:"type"`
-		Data       string            `json:"data"`
-		Properties map[string]string `json:"properties"`
-	}
-	if err := a.getJSON(ctx, path, &s); err != nil {
+	s, err := a.ac.Schema(ctx, ParseTopic(topic).String(), -1)
+	if err != nil {
 		if IsNotFound(err) {
 			return nil, nil
 		}

@@ -2,21 +2,17 @@ package data
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/letterbox-dev/letterbox/client/wire"
+	"github.com/letterbox-dev/letterbox/client/admin"
 )
 
-// Peek reads GET …/subscription/{sub}/position/{n}, one entry per request, as pulsar-admin's
-// "peek-messages" does; the subscription's cursor does not move. A batch entry yields all its
+// Peek reads GET …/subscription/{sub}/position/{n} (client/admin's PeekAt), one entry per
+// request, as pulsar-admin's "peek-messages" does; the subscription's cursor does not move. A batch entry yields all its
 // messages with the same Position. On a partitioned topic the positions run through partition
 // 0's backlog, then partition 1's, and so on.
 func (a *Admin) Peek(ctx context.Context, topic, sub string, from, n int) ([]Message, error) {
@@ -60,23 +56,16 @@ func (a *Admin) Peek(ctx context.Context, topic, sub string, from, n int) ([]Mes
 func (a *Admin) peekTopic(ctx context.Context, topic, sub string, from, n, offset int) ([]Message, error) {
 	var out []Message
 	for pos := from; len(out) < n; pos++ {
-		path := topicPath(topic) + "/subscription/" + url.PathEscape(sub) + "/position/" + strconv.Itoa(pos)
-		resp, err := a.do(ctx, http.MethodGet, path)
+		msgs, err := a.ac.PeekAt(ctx, topic, sub, pos)
 		if err != nil {
 			if isEndOfBacklog(err) {
 				break
 			}
 			return out, err
 		}
-		msgs, err := peekMessages(topic, resp)
-		resp.Body.Close()
-		if err != nil {
-			return out, err
+		for _, am := range msgs {
+			out = append(out, fromAdmin(am, topic, offset+pos))
 		}
-		for i := range msgs {
-			msgs[i].Position = offset + pos
-		}
-		out = append(out, msgs...)
 	}
 	return out, nil
 }
@@ -84,74 +73,36 @@ func (a *Admin) peekTopic(ctx context.Context, topic, sub string, from, n, offse
 // isEndOfBacklog tells a 404 for "no message at this position" (the end of the backlog) from
 // one for a missing topic or subscription, which is an error worth showing.
 func isEndOfBacklog(err error) bool {
-	var he *HTTPError
-	if !errors.As(err, &he) || he.Status != http.StatusNotFound {
+	if !IsNotFound(err) {
 		return false
 	}
-	r := strings.ToLower(he.Reason)
+	var ae *admin.Error
+	var he *HTTPError
+	reason := ""
+	switch {
+	case errors.As(err, &ae):
+		reason = ae.Reason
+	case errors.As(err, &he):
+		reason = he.Reason
+	}
+	r := strings.ToLower(reason)
 	return !strings.Contains(r, "subscription") && !strings.Contains(r, "topic")
 }
 
-// peekMessages decodes one peek answer: the payload is the body, the metadata is in
-// X-Pulsar-* headers.
-func peekMessages(topic string, resp *http.Response) ([]Message, error) {
-	body, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
-	if err != nil {
-		return nil, err
+// fromAdmin is a peeked message as the screens show it. Its id is ledger:entry, plus the
+// index in the batch for a batched message.
+func fromAdmin(am admin.Message, topic string, pos int) Message {
+	id := fmt.Sprintf("%d:%d", am.ID.LedgerID, am.ID.EntryID)
+	if am.ID.BatchIndex >= 0 {
+		id += ":" + strconv.Itoa(am.ID.BatchIndex)
 	}
-	h := resp.Header
-	m := Message{ID: h.Get("X-Pulsar-Message-Id"), Topic: topic, Key: h.Get("X-Pulsar-Partition-Key"),
-		Properties: map[string]string{}, Payload: body,
-		PublishTime: parseHeaderTime(h.Get("X-Pulsar-Publish-Time")),
-		EventTime:   parseHeaderTime(h.Get("X-Pulsar-Event-Time"))}
-	for k, vs := range h {
-		switch {
-		case k == "X-Pulsar-Property" && len(vs) > 0:
-			// Newer brokers: all properties as one JSON object, keeping their case.
-			var props map[string]string
-			if err := json.Unmarshal([]byte(vs[0]), &props); err == nil {
-				for pk, pv := range props {
-					m.Properties[pk] = pv
-				}
-			}
-		case strings.HasPrefix(k, "X-Pulsar-Property-") && len(vs) > 0:
-			// Older brokers: one header per property, whose case HTTP does not keep; restore
-			// the upper-case names the retry/DLQ logic uses.
-			pk := strings.TrimPrefix(k, "X-Pulsar-Property-")
-			if up := strings.ToUpper(pk); knownUpper[up] {
-				pk = up
-			}
-			m.Properties[pk] = vs[0]
-		}
+	props := am.Properties
+	if props == nil {
+		props = map[string]string{}
 	}
-	nb, _ := strconv.Atoi(h.Get("X-Pulsar-Num-Batch-Message"))
-	if nb <= 1 && h.Get("X-Pulsar-Batch-Size") == "" {
-		return []Message{m}, nil
-	}
-	batch, err := wire.ParseBatch(body, max(nb, 1))
-	if err != nil {
-		return []Message{m}, nil // show the raw entry rather than nothing
-	}
-	out := make([]Message, 0, len(batch))
-	for i, b := range batch {
-		bm := m
-		bm.ID = fmt.Sprintf("%s:%d", strings.TrimSuffix(m.ID, ":-1"), i)
-		bm.Payload = b.Payload
-		bm.Key = b.Meta.GetPartitionKey()
-		bm.Properties = map[string]string{}
-		for _, kv := range b.Meta.GetProperties() {
-			bm.Properties[kv.GetKey()] = kv.GetValue()
-		}
-		if et := b.Meta.GetEventTime(); et > 0 {
-			bm.EventTime = time.UnixMilli(int64(et)).UTC()
-		}
-		out = append(out, bm)
-	}
-	return out, nil
+	return Message{ID: id, Topic: topic, Key: am.Key, Properties: props, Payload: am.Payload,
+		PublishTime: parseHeaderTime(am.PublishTime), EventTime: parseHeaderTime(am.EventTime), Position: pos}
 }
-
-var knownUpper = map[string]bool{"RECONSUMETIMES": true, "REAL_TOPIC": true, "ORIGIN_MESSAGE_ID": true,
-	"DELAY_TIME": true, "RETRY_TOPIC": true, "EXCEPTION": true}
 
 // parseHeaderTime reads the ISO-8601 times upstream writes, or epoch milliseconds.
 func parseHeaderTime(s string) time.Time {
