@@ -24,7 +24,8 @@ type batchBuilder struct {
 	body    []byte
 	n       int
 	first   *pb.MessageMetadata // outer metadata fields taken from the first message
-	seq     uint64
+	seq     uint64 // sequence id of the first message
+	last    uint64 // and of the last: the batch's highest, for deduplication
 	futures []*SendFuture
 	created time.Time
 }
@@ -56,6 +57,7 @@ func (b *batchBuilder) add(m *Message, payload []byte, seq uint64, f *SendFuture
 		b.first = &pb.MessageMetadata{PartitionKey: sm.PartitionKey, OrderingKey: sm.OrderingKey, Properties: sm.Properties}
 	}
 	b.body = body
+	b.last = seq
 	b.n++
 	b.futures = append(b.futures, f)
 	return nil
@@ -75,7 +77,7 @@ func (b *batchBuilder) reset() {
 func (p *partitionProducer) encodeSend(meta *pb.MessageMetadata, body []byte, n int) ([]byte, error) {
 	meta.ProducerName = proto.String(p.name)
 	meta.PublishTime = proto.Uint64(uint64(time.Now().UnixMilli()))
-	if p.schemaVersion != nil {
+	if meta.SchemaVersion == nil && p.schemaVersion != nil {
 		meta.SchemaVersion = p.schemaVersion
 	}
 	payload := body
@@ -95,7 +97,7 @@ func (p *partitionProducer) encodeSend(meta *pb.MessageMetadata, body []byte, n 
 	if len(hp)-10 > p.maxMessageSize() {
 		return nil, ErrMessageTooLarge
 	}
-	send := &pb.CommandSend{ProducerId: proto.Uint64(p.id), SequenceId: meta.SequenceId}
+	send := &pb.CommandSend{ProducerId: proto.Uint64(p.id), SequenceId: meta.SequenceId, HighestSequenceId: meta.HighestSequenceId}
 	if n != 1 {
 		send.NumMessages = proto.Int32(int32(n))
 	}
@@ -111,6 +113,9 @@ func (p *partitionProducer) flushBatchLocked() {
 	meta := &pb.MessageMetadata{
 		SequenceId:         proto.Uint64(b.seq),
 		NumMessagesInBatch: proto.Int32(int32(b.n)),
+		// A deduplicating broker must know the whole range the batch covers, or a batch of
+		// explicit (sparse) ids could be taken for a duplicate of an earlier one.
+		HighestSequenceId: proto.Uint64(b.last),
 		PartitionKey:       b.first.PartitionKey,
 		OrderingKey:        b.first.OrderingKey,
 	}

@@ -140,8 +140,11 @@ type Message struct {
 	PublishTime     time.Time
 	ProducerName    string
 	RedeliveryCount uint32
-	SchemaVersion   []byte
-	ReplicatedFrom  string
+	// SchemaVersion is the writer schema version of a received message. Set on send, it is
+	// stamped on the message instead of the producer's (a replay keeps the original writer's
+	// schema); such messages are never batched.
+	SchemaVersion  []byte
+	ReplicatedFrom string
 
 	consumer *partitionConsumer
 	epoch    uint64

@@ -405,11 +405,12 @@ func (p *partitionProducer) add(m *Message, f *SendFuture) {
 	}
 	p.seq = max(p.seq, seq+1)
 	at := m.deliverAt()
-	if p.opts.DisableBatching || !at.IsZero() {
+	if p.opts.DisableBatching || !at.IsZero() || len(m.SchemaVersion) > 0 {
 		p.flushBatchLocked() // keep order
 		meta := &pb.MessageMetadata{
-			SequenceId: proto.Uint64(seq),
-			Properties: propsToPB(m.Properties),
+			SequenceId:    proto.Uint64(seq),
+			Properties:    propsToPB(m.Properties),
+			SchemaVersion: m.SchemaVersion,
 		}
 		if m.Key != "" {
 			meta.PartitionKey = proto.String(m.Key)
