@@ -106,5 +106,7 @@ func republished(m *client.Message, count int) *client.Message {
 		OrderingKey: m.OrderingKey,
 		Properties:  props,
 		EventTime:   m.EventTime,
+		// The dead letter keeps the schema version its writer stamped.
+		SchemaVersion: m.SchemaVersion,
 	}
 }
