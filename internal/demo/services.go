@@ -93,7 +93,7 @@ func (w *Workload) checkout(rate float64) func(context.Context, *client.Client) 
 			every(ctx, rate, func(ctx context.Context) {
 				id := n.Add(1)
 				o := Order{ID: "o-" + strconv.FormatInt(id, 10), Customer: fmt.Sprintf("customer-%d", rnd.IntN(40)),
-					Amount: float64(rnd.IntN(30000))/100 + 5, Currency: "EUR", Items: 1 + rnd.IntN(5),
+					Amount: float64(rnd.IntN(30000)+500) / 100, Currency: "EUR", Items: 1 + rnd.IntN(5),
 					Channel: channels[rnd.IntN(len(channels))]}
 				p.SendAsync(ctx, &client.Message{Value: o, Key: o.Customer, EventTime: time.Now(),
 					Properties: map[string]string{"source": "checkout", "channel": o.Channel}})
@@ -192,7 +192,7 @@ func (w *Workload) paymentsGateway(rate float64) func(context.Context, *client.C
 			every(ctx, rate, func(ctx context.Context) {
 				n++
 				pay := Payment{ID: "pay-" + strconv.Itoa(n), OrderID: "o-" + strconv.Itoa(1000+rnd.IntN(n-4000)),
-					Amount: float64(rnd.IntN(30000))/100 + 5, Method: methods[rnd.IntN(len(methods))],
+					Amount: float64(rnd.IntN(30000)+500) / 100, Method: methods[rnd.IntN(len(methods))],
 					Status: statuses[rnd.IntN(len(statuses))]}
 				p.SendAsync(ctx, &client.Message{Value: pay, Key: pay.OrderID, EventTime: time.Now(),
 					Properties: map[string]string{"source": "payments-gateway"}})
