@@ -62,7 +62,7 @@ func (c *conn) authenticateConnect(cmd *pb.CommandConnect) error {
 	c.auth.role = pr.Role
 	c.auth.method = cmd.GetAuthMethodName()
 	c.setExpiry(pr)
-	c.log = c.log.With("role", pr.Role)
+	c.log.Debug("authenticated", "role", pr.Role, "expires", pr.Expires)
 	if !pr.Expires.IsZero() {
 		c.wg.Add(1)
 		go c.authRefreshLoop(c.b.sec.refreshCheck)
