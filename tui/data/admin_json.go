@@ -11,6 +11,7 @@ type topicStats struct {
 	MsgThroughputOut float64                      `json:"msgThroughputOut"`
 	StorageSize      int64                        `json:"storageSize"`
 	BacklogSize      int64                        `json:"backlogSize"`
+	MsgInCounter     int64                        `json:"msgInCounter"`
 	Publishers       []publisherStats             `json:"publishers"`
 	Subscriptions    map[string]subscriptionStats `json:"subscriptions"`
 	Partitions       map[string]topicStats        `json:"partitions"`
@@ -43,7 +44,7 @@ type consumerStats struct {
 
 func (ts topicStats) stats() Stats {
 	s := Stats{RateIn: ts.MsgRateIn, RateOut: ts.MsgRateOut, ThroughputIn: ts.MsgThroughputIn,
-		ThroughputOut: ts.MsgThroughputOut, Storage: ts.StorageSize, BacklogSize: ts.BacklogSize,
+		ThroughputOut: ts.MsgThroughputOut, InCounter: ts.MsgInCounter, Storage: ts.StorageSize, BacklogSize: ts.BacklogSize,
 		Subscriptions: len(ts.Subscriptions), Producers: len(ts.Publishers)}
 	for _, sub := range ts.Subscriptions {
 		s.Backlog += sub.MsgBacklog

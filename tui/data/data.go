@@ -57,6 +57,7 @@ type Stats struct {
 	RateIn, RateOut             float64 // msg/s
 	ThroughputIn, ThroughputOut float64 // bytes/s
 	Backlog                     int64   // messages, summed over subscriptions
+	InCounter                   int64   // messages published since the broker loaded the topic
 	BacklogSize                 int64   // bytes
 	Storage                     int64   // bytes
 	Subscriptions               int

@@ -27,6 +27,11 @@ type Fake struct {
 	TailMsgs []Message
 	Produced []ProduceRequest
 	Err      error
+	// Flow, dead letters and replay (fake_flow.go).
+	Retentions      map[string]Retention // by "tenant/ns"
+	ReplayHold      chan struct{}
+	ReplayHoldAfter int
+	Replays         []HistoryEntry // the replay history, oldest first
 }
 
 var _ Source = (*Fake)(nil)
@@ -230,6 +235,7 @@ func NewFake() *Fake {
 	f.TailMsgs = []Message{{ID: "12:99:-1", Topic: orders, Key: "order-2001", PublishTime: FakeEpoch,
 		Properties: map[string]string{}, Payload: []byte(`{"id":"o-2001","amount":5,"currency":"EUR"}`),
 		Redeliveries: 0, RedeliveriesKnown: true}}
+	f.addFlow()
 	return f
 }
 

@@ -1,0 +1,212 @@
+package data
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/letterbox-dev/letterbox/client"
+	"github.com/letterbox-dev/letterbox/client/replay"
+)
+
+// The fake's flow: orders → orders-billing-RETRY → orders-billing-DLQ for subscription
+// billing, with retry letters at several hops, and acme/billing's invoices-archiver-DLQ
+// without a subscription in a namespace without retention (a DLQ losing its messages).
+func (f *Fake) addFlow() {
+	orders := "persistent://public/demo/orders"
+	retry := "persistent://public/demo/orders-billing-RETRY"
+	dlq := "persistent://public/demo/orders-billing-DLQ"
+	counters := map[string]int64{orders: 48_210, retry: 1_312, dlq: 36,
+		"persistent://acme/billing/invoices-archiver-DLQ": 3}
+	for i := range f.Rows {
+		f.Rows[i].InCounter = counters[f.Rows[i].Name]
+	}
+	for name, d := range f.Details {
+		d.Stats.InCounter = counters[name]
+	}
+	f.Details[retry] = &TopicDetail{Name: retry, Stats: f.row(retry).Stats, SchemaTypesReported: true,
+		Producers: []Producer{{Name: "billing-a-retry", Address: "/127.0.0.1:51300", RateIn: 3.2}},
+		Subscriptions: []Subscription{{Name: "billing", Type: "Shared", Backlog: 7, RateOut: 3.1, RateRedeliver: 0.2, Unacked: 1,
+			Consumers: []Consumer{{Name: "billing-a", Address: "/127.0.0.1:51300", Permits: 999, Unacked: 1, RateOut: 3.1, SchemaType: "JSON"}}}}}
+	f.Details[dlq].Producers = []Producer{{Name: "billing-a-dlq", Address: "/127.0.0.1:51300", RateIn: 0.4}}
+	inv := "persistent://acme/billing/invoices-archiver-DLQ"
+	f.Details[inv] = &TopicDetail{Name: inv, Stats: f.row(inv).Stats, SchemaTypesReported: true}
+	f.Retentions = map[string]Retention{"public/demo": {Minutes: 10080, SizeMB: 1024}, "acme/billing": {}}
+	f.Replays = []HistoryEntry{{When: FakeEpoch.Add(-26 * time.Hour), DLQ: dlq, Subscription: "billing-replay",
+		Selection: "property.reason=tax service unavailable", Moved: 12, Result: "complete", Elapsed: 1400 * time.Millisecond,
+		Run: "letterbox-replay-20260313T072653-1a2b3c4d", By: "cli"}}
+
+	t := func(sec int) time.Time { return FakeEpoch.Add(time.Duration(-sec) * time.Second) }
+	hops := []int{1, 1, 2, 1, 3, 2, 1}
+	var rl []Message
+	for i, h := range hops {
+		rl = append(rl, Message{
+			ID: fmt.Sprintf("9:%d:-1", 200+i), Topic: retry, Key: fmt.Sprintf("order-%d", 1090+i),
+			Properties: map[string]string{"RECONSUMETIMES": fmt.Sprint(h), "REAL_TOPIC": orders, "DELAY_TIME": "1000",
+				"ORIGIN_MESSAGE_ID": fmt.Sprintf("12:%d:-1", 90+i), "reason": []string{"timeout calling inventory", "tax service unavailable"}[i%2]},
+			PublishTime: t(40 - i*5),
+			Payload:     fmt.Appendf(nil, `{"id":"o-%d","amount":12.00,"currency":"EUR"}`, 1090+i),
+		})
+	}
+	f.Messages[retry] = rl
+	dead := f.Messages[dlq]
+	if len(dead) >= 4 {
+		dead[2].Properties["reason"] = "payment declined"
+		dead[3].Properties["reason"] = "payment declined"
+		dead[3].Properties["exception"] = "PaymentDeclinedException: card expired"
+	}
+}
+
+func (f *Fake) row(name string) TopicRow {
+	for _, r := range f.Rows {
+		if r.Name == name {
+			return r
+		}
+	}
+	return TopicRow{}
+}
+
+var _ DeadLetterSource = (*Fake)(nil)
+
+// Retention is the fake namespace's retention (Retentions, by "tenant/ns").
+func (f *Fake) Retention(ctx context.Context, topic string) (Retention, error) {
+	if err := f.fail(); err != nil {
+		return Retention{}, err
+	}
+	f.Lock()
+	defer f.Unlock()
+	return f.Retentions[ParseTopic(topic).NS()], nil
+}
+
+// Replay replays the fake DLQ's messages as the engine would, with a deterministic clock
+// (each message 100 ms): selected ones move to their REAL_TOPIC (dropping out of the DLQ
+// unless DryRun), the rest are skipped. With ReplayHold set a run (not a dry run) stops after ReplayHoldAfter
+// messages until ReplayHold is closed or ctx ends.
+func (f *Fake) Replay(ctx context.Context, req ReplayRequest, events chan<- ReplayEvent) (ReplaySummary, error) {
+	defer close(events)
+	opts, err := req.Options()
+	if err != nil {
+		return ReplaySummary{}, err
+	}
+	if err := f.fail(); err != nil {
+		return ReplaySummary{}, err
+	}
+	dlq := ParseTopic(req.DLQ).String()
+	f.Lock()
+	msgs := slices.Clone(f.Messages[dlq])
+	hold, holdAfter := f.ReplayHold, f.ReplayHoldAfter
+	f.Unlock()
+	sum := ReplaySummary{DryRun: req.DryRun, Run: "letterbox-replay-fake"}
+	sum.Total = req.Total
+	var moved []string
+	for i, m := range msgs {
+		if hold != nil && !req.DryRun && i == holdAfter {
+			select {
+			case <-hold:
+			case <-ctx.Done():
+			}
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		id, _ := client.ParseMessageID(m.ID)
+		cm := &client.Message{Key: m.Key, Properties: m.Properties, Payload: m.Payload, PublishTime: m.PublishTime, ID: id}
+		ev := ReplayEvent{ID: id, Key: m.Key, Destination: NewDeadLetter(m).Origin}
+		switch {
+		case !selected(opts.Selection, cm):
+			ev.Action, ev.Reason = replay.Skipped, "not selected"
+			sum.Skipped++
+		case ev.Destination == "":
+			ev.Action, ev.Reason = replay.Failed, "no destination"
+			sum.Failed++
+		case req.DryRun:
+			ev.Action = replay.WouldMove
+			sum.WouldMove++
+		default:
+			ev.Action = replay.Moved
+			sum.Moved++
+			moved = append(moved, m.ID)
+		}
+		sum.Considered++
+		sum.Elapsed = time.Duration(sum.Considered) * 100 * time.Millisecond
+		sum.Rate = 10
+		if sum.Total > sum.Considered {
+			sum.ETA = time.Duration(sum.Total-sum.Considered) * 100 * time.Millisecond
+		} else {
+			sum.ETA = 0
+		}
+		ev.Progress = sum.Progress
+		select {
+		case events <- ev:
+		case <-ctx.Done():
+		}
+	}
+	sum.Complete = ctx.Err() == nil
+	f.Lock()
+	defer f.Unlock()
+	if len(moved) > 0 {
+		f.Messages[dlq] = slices.DeleteFunc(f.Messages[dlq], func(m Message) bool { return slices.Contains(moved, m.ID) })
+		n := int64(len(moved))
+		if d := f.Details[dlq]; d != nil {
+			d.Stats.Backlog -= n
+			for i := range d.Subscriptions {
+				d.Subscriptions[i].Backlog = max(0, d.Subscriptions[i].Backlog-n)
+			}
+		}
+		for i := range f.Rows {
+			if f.Rows[i].Name == dlq {
+				f.Rows[i].Backlog -= n
+			}
+		}
+		for _, m := range msgs {
+			if slices.Contains(moved, m.ID) {
+				if d := f.Details[NewDeadLetter(m).Origin]; d != nil {
+					d.Stats.InCounter++
+				}
+			}
+		}
+	}
+	return sum, ctx.Err()
+}
+
+func selected(s replay.Selection, m *client.Message) bool {
+	if len(s.IDs) > 0 && !slices.ContainsFunc(s.IDs, func(id client.MessageID) bool {
+		return id.Ledger == m.ID.Ledger && id.Entry == m.ID.Entry
+	}) {
+		return false
+	}
+	for _, f := range s.Filters {
+		if !f.Match(m) {
+			return false
+		}
+	}
+	return true
+}
+
+// History is the fake's replays of dlq (History, newest last in the slice), newest first.
+func (f *Fake) History(ctx context.Context, dlq string, limit int) ([]HistoryEntry, error) {
+	if err := f.fail(); err != nil {
+		return nil, err
+	}
+	f.Lock()
+	defer f.Unlock()
+	var out []HistoryEntry
+	for i := len(f.Replays) - 1; i >= 0; i-- {
+		if ParseTopic(f.Replays[i].DLQ).String() == ParseTopic(dlq).String() {
+			out = append(out, f.Replays[i])
+			if limit > 0 && len(out) == limit {
+				break
+			}
+		}
+	}
+	return out, nil
+}
+
+// RecordReplay adds e to the fake's history.
+func (f *Fake) RecordReplay(e HistoryEntry) error {
+	f.Lock()
+	defer f.Unlock()
+	f.Replays = append(f.Replays, e)
+	return nil
+}

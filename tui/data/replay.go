@@ -1,0 +1,152 @@
+package data
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/letterbox-dev/letterbox/client/replay"
+)
+
+// ReplayEvent and ReplaySummary are the replay engine's own: one message considered, and
+// the outcome of a run.
+type (
+	ReplayEvent   = replay.Event
+	ReplaySummary = replay.Summary
+	ReplayAction  = replay.Action
+	HistoryEntry  = replay.HistoryEntry
+)
+
+// ReplayRequest is a replay as the screens ask for it.
+type ReplayRequest struct {
+	DLQ          string
+	Subscription string
+	// IDs select these dead letters (peeked ids, ledger:entry[:partition[:batch]]); Filters
+	// select by the engine's expressions (key=V, property.NAME=V, payload~RE, json.PATH=V,
+	// published>=T, published<T), all ANDed. Neither: every dead letter.
+	IDs     []string
+	Filters []string
+	Limit   int64
+	Rate    float64 // msg/s, 0 for no limit
+	DryRun  bool
+	// Total is the subscription's backlog, for the ETA.
+	Total int64
+}
+
+// Describe is the selection in words, for the screens and the history.
+func (r ReplayRequest) Describe() string {
+	var parts []string
+	switch n := len(r.IDs); {
+	case n == 1:
+		parts = append(parts, "id "+r.IDs[0])
+	case n > 1:
+		parts = append(parts, fmt.Sprintf("%d marked ids", n))
+	}
+	parts = append(parts, r.Filters...)
+	if r.Limit > 0 {
+		parts = append(parts, fmt.Sprintf("at most %d", r.Limit))
+	}
+	if len(parts) == 0 {
+		return "all"
+	}
+	return strings.Join(parts, " · ")
+}
+
+// Options turns the request into the engine's options (without Events).
+func (r ReplayRequest) Options() (replay.Options, error) {
+	o := replay.Options{DLQ: ParseTopic(r.DLQ).String(), Subscription: r.Subscription, Rate: r.Rate,
+		DryRun: r.DryRun, Total: r.Total}
+	if r.DLQ == "" || r.Subscription == "" {
+		return o, errors.New("replay: a DLQ and its subscription are needed")
+	}
+	if len(r.IDs) > 0 {
+		ids, err := replay.ParseIDs(strings.Join(r.IDs, ","))
+		if err != nil {
+			return o, err
+		}
+		o.Selection.IDs = ids
+	}
+	for _, f := range r.Filters {
+		pf, err := replay.ParseFilter(f)
+		if err != nil {
+			return o, err
+		}
+		o.Selection.Filters = append(o.Selection.Filters, pf)
+	}
+	o.Selection.Limit = r.Limit
+	return o, nil
+}
+
+var _ DeadLetterSource = (*Admin)(nil)
+
+// Retention reads the retention policy of topic's namespace (topic-level policies are not
+// read: few clusters enable them).
+func (a *Admin) Retention(ctx context.Context, topic string) (Retention, error) {
+	p, err := nsPath(ParseTopic(topic).NS())
+	if err != nil {
+		return Retention{}, err
+	}
+	var r struct {
+		Minutes *int64 `json:"retentionTimeInMinutes"`
+		SizeMB  *int64 `json:"retentionSizeInMB"`
+	}
+	if err := a.getJSON(ctx, "/admin/v2/namespaces/"+p+"/retention", &r); err != nil {
+		if IsNotFound(err) {
+			return Retention{}, nil
+		}
+		return Retention{}, err
+	}
+	var out Retention
+	if r.Minutes != nil {
+		out.Minutes = *r.Minutes
+	}
+	if r.SizeMB != nil {
+		out.SizeMB = *r.SizeMB
+	}
+	return out, nil
+}
+
+// Replay runs the replay engine over the binary protocol, with the DLQ's namespace topics
+// as the known origins.
+func (a *Admin) Replay(ctx context.Context, req ReplayRequest, events chan<- ReplayEvent) (ReplaySummary, error) {
+	opts, err := req.Options()
+	if err != nil {
+		close(events)
+		return ReplaySummary{}, err
+	}
+	opts.Events = events
+	cl, err := a.pulsarClient()
+	if err != nil {
+		close(events)
+		return ReplaySummary{}, err
+	}
+	if rows, err := a.namespaceTopics(ctx, ParseTopic(req.DLQ).NS()); err == nil {
+		for _, r := range rows {
+			opts.KnownTopics = append(opts.KnownTopics, r.Name)
+		}
+	}
+	return replay.Run(ctx, cl, opts)
+}
+
+// historyPath is the replay history file, $XDG_STATE_HOME/letterbox/replays.jsonl (shared
+// with "letterbox replay").
+func (a *Admin) historyPath() (string, error) { return replay.DefaultHistoryPath() }
+
+// History reads the newest replays of dlq from the history file.
+func (a *Admin) History(ctx context.Context, dlq string, limit int) ([]HistoryEntry, error) {
+	p, err := a.historyPath()
+	if err != nil {
+		return nil, err
+	}
+	return replay.ReadHistory(p, ParseTopic(dlq).String(), limit)
+}
+
+// RecordReplay appends e to the history file.
+func (a *Admin) RecordReplay(e HistoryEntry) error {
+	p, err := a.historyPath()
+	if err != nil {
+		return err
+	}
+	return replay.AppendHistory(p, e)
+}
