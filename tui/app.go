@@ -140,6 +140,8 @@ func (a *App) update(msg tea.Msg) tea.Cmd {
 	case common.BackMsg:
 		a.pop()
 		return nil
+	case common.QuitMsg:
+		return a.quit()
 	case common.StatusMsg:
 		a.status, a.statusErr = string(msg), false
 		return nil

@@ -11,8 +11,10 @@ import (
 	"github.com/letterbox-dev/letterbox/tui/components/palette"
 	"github.com/letterbox-dev/letterbox/tui/data"
 	"github.com/letterbox-dev/letterbox/tui/pages/messages"
-	"github.com/letterbox-dev/letterbox/tui/pages/placeholder"
+	"github.com/letterbox-dev/letterbox/tui/pages/dlq"
+	"github.com/letterbox-dev/letterbox/tui/pages/flow"
 	"github.com/letterbox-dev/letterbox/tui/pages/produce"
+	"github.com/letterbox-dev/letterbox/tui/pages/replay"
 	"github.com/letterbox-dev/letterbox/tui/pages/topic"
 )
 
@@ -25,9 +27,9 @@ var commands = []palette.Command{
 	{Name: "tail", Args: "TOPIC", Desc: "follow a topic live"},
 	{Name: "produce", Args: "TOPIC", Desc: "send a test message"},
 	{Name: "theme", Args: "NAME", Desc: "switch colours"},
-	{Name: "flow", Desc: "retry → DLQ flow (not available yet)"},
-	{Name: "dlq", Desc: "dead letters (not available yet)"},
-	{Name: "replay", Desc: "replay dead letters (not available yet)"},
+	{Name: "flow", Args: "[TOPIC [SUB]]", Desc: "retry → DLQ flow (none: every flow)"},
+	{Name: "dlq", Args: "[DLQ [SUB]]", Desc: "dead letters (none: every DLQ)"},
+	{Name: "replay", Args: "DLQ [SUB] [FILTER…]", Desc: "replay dead letters: preview, confirm, run"},
 	{Name: "context", Args: "NAME", Desc: "switch cluster (not available yet)"},
 	{Name: "help", Desc: "keys of this screen"},
 	{Name: "q", Desc: "quit"},
@@ -48,7 +50,10 @@ func (a *App) completions() []string {
 		}
 		if t := a.root.Selected(); t != "" {
 			short := data.ShortName(t, "")
-			out = append(out, "topic "+short, "tail "+short, "produce "+short)
+			out = append(out, "topic "+short, "tail "+short, "produce "+short, "flow "+short)
+			if data.KindOf(t) == data.KindDLQ {
+				out = append(out, "dlq "+short, "replay "+short)
+			}
 		}
 	}
 	return out
@@ -110,8 +115,21 @@ func (a *App) run(line string) tea.Cmd {
 		}
 		a.c.SetTheme(t)
 		return status("theme "+t.Name, false)
-	case "flow", "dlq", "replay":
-		return a.push(common.NavigateMsg{Page: common.PageID(strings.ToLower(f[0]))})
+	case "flow", "dlq":
+		t := arg(1)
+		if t != "" {
+			t = data.ParseTopic(t).String()
+		}
+		return a.push(common.NavigateMsg{Page: common.PageID(strings.ToLower(f[0])), Topic: t, Sub: arg(2)})
+	case "replay":
+		if arg(1) == "" {
+			return status("usage: :replay DLQ [SUBSCRIPTION] [FILTER…] (or R on the dead letters screen)", true)
+		}
+		req := data.ReplayRequest{DLQ: data.ParseTopic(arg(1)).String(), Subscription: arg(2)}
+		if len(f) > 3 {
+			req.Filters = f[3:]
+		}
+		return a.push(common.NavigateMsg{Page: common.PageReplay, Topic: req.DLQ, Sub: req.Subscription, Extra: req})
 	case "context", "ctx":
 		return status("contexts are not available yet: start letterbox with --context NAME or --service-url/--admin-url", true)
 	case "help", "?":
@@ -130,8 +148,16 @@ func newPage(c *common.Common, m common.NavigateMsg) common.Page {
 		return messages.New(c, m.Topic, m.Sub)
 	case common.PageProduce:
 		return produce.New(c, m.Topic)
-	case common.PageFlow, common.PageDLQ, common.PageReplay:
-		return placeholder.New(c, m.Page, m.Topic)
+	case common.PageFlow:
+		return flow.New(c, m.Topic, m.Sub)
+	case common.PageDLQ:
+		return dlq.New(c, m.Topic, m.Sub)
+	case common.PageReplay:
+		req, _ := m.Extra.(data.ReplayRequest)
+		if req.DLQ == "" {
+			req.DLQ, req.Subscription = m.Topic, m.Sub
+		}
+		return replay.New(c, req)
 	}
 	return nil
 }

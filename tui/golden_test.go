@@ -29,7 +29,6 @@ var screens = []struct {
 	{"produce", []string{":", "p", "r", "o", "d", "u", "c", "e", " ", "p", "u", "b", "l", "i", "c", "/", "d", "e", "m", "o", "/", "o", "r", "d", "e", "r", "s", "enter"}},
 	{"help", []string{"?"}},
 	{"palette", []string{":", "t", "h"}},
-	{"flow-placeholder", []string{":", "f", "l", "o", "w", "enter"}},
 }
 
 func TestGoldenScreens(t *testing.T) {

@@ -126,7 +126,13 @@ type NavigateMsg struct {
 	Page  PageID
 	Topic string // full topic name, for topic/messages/produce
 	Sub   string // subscription, for messages (peek); "" tails
+	// Extra carries what a page needs beyond a topic and a subscription (a replay's
+	// selection, data.ReplayRequest).
+	Extra any
 }
+
+// QuitMsg asks the app to quit (a page that confirmed it, e.g. over a running replay).
+type QuitMsg struct{}
 
 // BackMsg closes the current page.
 type BackMsg struct{}

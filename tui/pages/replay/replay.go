@@ -1,0 +1,397 @@
+// Package replay is the replay screen: a plan previewed, confirmed, run, then re-read. It
+// starts with a dry run of the selection (what would move where, what is skipped and why),
+// asks before anything moves, runs the replay engine with a progress bar, rate and ETA,
+// cancels at any time (moved messages stay moved, the rest stay in the DLQ), sums up moved /
+// skipped / failed, reads the DLQ and the origin again, and records the run in the replay
+// history.
+package replay
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/letterbox-dev/letterbox/client/replay"
+	"github.com/letterbox-dev/letterbox/tui/common"
+	"github.com/letterbox-dev/letterbox/tui/data"
+)
+
+// PreviewTimeout bounds a dry run; a real run is bounded by the engine's idle timeout and
+// by cancel.
+const PreviewTimeout = 30 * time.Minute
+
+// Stage is where the plan is.
+type Stage int
+
+const (
+	Previewing Stage = iota // dry run in progress
+	Previewed               // dry run done: enter asks to confirm
+	Confirming              // y runs
+	Starting                // reading the counts before the run
+	Running
+	Done
+	Failed // the preview or the run could not start
+)
+
+// EventsMsg carries the events a run reported since the last one; Open is false once the
+// engine closed its channel.
+type EventsMsg struct {
+	Run    int
+	Events []data.ReplayEvent
+	Open   bool
+	ch     <-chan data.ReplayEvent
+}
+
+// DoneMsg ends a run (or a dry run).
+type DoneMsg struct {
+	Run     int
+	Summary data.ReplaySummary
+	Err     error
+}
+
+// RereadMsg is the DLQ and the origins read again after a run.
+type RereadMsg struct {
+	common.Fresh
+	Run     int
+	Backlog int64
+	Origins map[string]int64 // messages published, by origin topic
+}
+
+// BeforeMsg is the origins' and the DLQ's counts read before a run, to tell what it changed.
+type BeforeMsg struct {
+	Run     int
+	Backlog int64
+	Origins map[string]int64
+}
+
+// Page is the replay screen.
+type Page struct {
+	c       *common.Common
+	req     data.ReplayRequest
+	stage   Stage
+	run     int // bumps with each dry run or run, so late messages of an old one are ignored
+	cancel  context.CancelFunc
+	prog    replay.Progress
+	dests   map[string]int64   // would move / moved, by destination
+	why     map[string]int64   // skipped and failed, by reason
+	recent  []data.ReplayEvent // the last events, newest last
+	preview data.ReplaySummary
+	// previewDests: where the preview would move dead letters (what a run re-reads).
+	previewDests                 map[string]int64
+	sum                          data.ReplaySummary
+	err                          error
+	cancelled, quitAsk, recorded bool
+	before                       *BeforeMsg
+	after                        *RereadMsg
+	started                      time.Time
+	w, h                         int
+}
+
+// New returns the screen for req; Init starts the preview.
+func New(c *common.Common, req data.ReplayRequest) *Page {
+	return &Page{c: c, req: req}
+}
+
+func (p *Page) Init() tea.Cmd { return p.start(true) }
+
+// start launches a dry run or a run: the engine in one command, a listener of its events in
+// another.
+func (p *Page) start(dry bool) tea.Cmd {
+	ds, ok := p.c.Source.(data.DeadLetterSource)
+	if !ok {
+		p.stage, p.err = Failed, fmt.Errorf("this source cannot replay")
+		return nil
+	}
+	if p.req.Subscription == "" {
+		p.stage, p.err = Failed, fmt.Errorf("no subscription: a replay reads the DLQ through its subscription (:replay DLQ SUB)")
+		return nil
+	}
+	if !dry && len(p.dests) > 0 {
+		p.previewDests = maps.Clone(p.dests)
+	}
+	p.run++
+	p.prog, p.dests, p.why, p.recent, p.cancelled, p.err = replay.Progress{}, map[string]int64{}, map[string]int64{}, nil, false, nil
+	req := p.req
+	req.DryRun = dry
+	var ctx context.Context
+	if dry {
+		p.stage = Previewing
+		ctx, p.cancel = context.WithTimeout(p.c.Ctx, PreviewTimeout)
+	} else {
+		p.stage = Running
+		ctx, p.cancel = context.WithCancel(p.c.Ctx)
+	}
+	p.started = p.c.Clock.Now()
+	ch := make(chan data.ReplayEvent, 256)
+	run := p.run
+	exec := func() tea.Msg {
+		sum, err := ds.Replay(ctx, req, ch)
+		return DoneMsg{Run: run, Summary: sum, Err: err}
+	}
+	return tea.Batch(exec, listen(run, ch))
+}
+
+// listen waits for the next event and takes whatever else is ready, so a fast run costs a
+// frame per batch rather than per message.
+func listen(run int, ch <-chan data.ReplayEvent) tea.Cmd {
+	return func() tea.Msg {
+		ev, ok := <-ch
+		if !ok {
+			return EventsMsg{Run: run}
+		}
+		evs := []data.ReplayEvent{ev}
+		for len(evs) < 1000 {
+			select {
+			case ev, ok := <-ch:
+				if !ok {
+					return EventsMsg{Run: run, Events: evs}
+				}
+				evs = append(evs, ev)
+			default:
+				return EventsMsg{Run: run, Events: evs, Open: true, ch: ch}
+			}
+		}
+		return EventsMsg{Run: run, Events: evs, Open: true, ch: ch}
+	}
+}
+
+// read reads the DLQ subscription's backlog and the destinations' published counts.
+func (p *Page) read(msg func(int64, map[string]int64) tea.Msg) tea.Cmd {
+	dlq, sub := p.req.DLQ, p.req.Subscription
+	dests := slices.Sorted(maps.Keys(p.previewDests))
+	return common.Load(p.c, "re-read "+data.ShortName(dlq, ""), func(ctx context.Context, s data.Source) (tea.Msg, error) {
+		d, err := s.TopicDetail(ctx, dlq)
+		if err != nil {
+			return nil, err
+		}
+		var backlog int64
+		for _, ss := range d.Subscriptions {
+			if ss.Name == sub {
+				backlog = ss.Backlog
+			}
+		}
+		origins := map[string]int64{}
+		for _, t := range dests {
+			if od, err := s.TopicDetail(ctx, t); err == nil {
+				origins[t] = od.Stats.InCounter
+			}
+		}
+		return msg(backlog, origins), nil
+	}, func(m tea.Msg) tea.Msg { return m })
+}
+
+func (p *Page) Title() string   { return "Replay " + data.ShortName(p.req.DLQ, "") }
+func (p *Page) Capturing() bool {
+	return p.stage == Running || p.stage == Starting || p.stage == Confirming || p.quitAsk
+}
+func (p *Page) Busy() bool { return p.stage == Previewing || p.stage == Starting || p.stage == Running }
+
+// Close cancels a run still going (the app is quitting): what moved stays moved, the rest
+// stays in the DLQ. The history gets the run with what was counted so far, written here
+// because no command runs after the app quits.
+func (p *Page) Close() {
+	if p.cancel == nil {
+		return
+	}
+	p.cancel()
+	if p.stage == Running && !p.recorded {
+		if ds, ok := p.c.Source.(data.DeadLetterSource); ok {
+			p.recorded = true
+			_ = ds.RecordReplay(p.entry(p.prog, "cancelled (letterbox quit)"))
+		}
+	}
+}
+
+// Stage is where the plan is (tests).
+func (p *Page) Stage() Stage { return p.stage }
+
+var (
+	keyRun     = key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "run it…"))
+	keyYes     = key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "yes, move them"))
+	keyNo      = key.NewBinding(key.WithKeys("n", "esc"), key.WithHelp("n/esc", "no"))
+	keyCancel  = key.NewBinding(key.WithKeys("c", "esc"), key.WithHelp("c/esc", "cancel the run"))
+	keyQuit    = key.NewBinding(key.WithKeys("q"), key.WithHelp("q", "quit (asks)"))
+	keyPreview = key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "preview again"))
+)
+
+func (p *Page) Update(msg tea.Msg) (common.Page, tea.Cmd) {
+	switch msg := msg.(type) {
+	case EventsMsg:
+		if msg.Run != p.run {
+			return p, nil
+		}
+		for _, ev := range msg.Events {
+			p.count(ev)
+		}
+		if msg.Open {
+			return p, listen(msg.Run, msg.ch)
+		}
+	case DoneMsg:
+		if msg.Run != p.run {
+			return p, nil
+		}
+		return p, p.done(msg)
+	case BeforeMsg:
+		if msg.Run == p.run && p.stage == Starting {
+			p.before = &msg
+			return p, p.start(false)
+		}
+	case common.ErrorMsg:
+		if p.stage == Starting { // the counts before could not be read: run without them
+			return p, p.start(false)
+		}
+	case RereadMsg:
+		if msg.Run == p.run {
+			p.after = &msg
+		}
+	case tea.KeyPressMsg:
+		return p, p.key(msg)
+	}
+	return p, nil
+}
+
+func (p *Page) count(ev data.ReplayEvent) {
+	p.prog = ev.Progress
+	switch ev.Action {
+	case replay.Moved, replay.WouldMove:
+		p.dests[ev.Destination]++
+	case replay.Skipped, replay.Failed:
+		p.why[string(ev.Action)+": "+ev.Reason]++
+	}
+	p.recent = append(p.recent, ev)
+	if len(p.recent) > 50 {
+		p.recent = p.recent[len(p.recent)-50:]
+	}
+}
+
+func (p *Page) done(m DoneMsg) tea.Cmd {
+	p.cancel()
+	p.prog = m.Summary.Progress
+	if m.Summary.DryRun || p.stage == Previewing {
+		p.preview = m.Summary
+		if m.Err != nil {
+			p.stage, p.err = Failed, m.Err
+			return nil
+		}
+		p.stage = Previewed
+		return nil
+	}
+	p.sum, p.err, p.stage = m.Summary, m.Err, Done
+	run := p.run
+	var cmds []tea.Cmd
+	if !p.recorded {
+		p.recorded = true
+		e := p.entry(m.Summary.Progress, replay.Result(m.Summary, m.Err))
+		e.Run = m.Summary.Run
+		if p.cancelled {
+			e.Result = "cancelled"
+		}
+		if ds, ok := p.c.Source.(data.DeadLetterSource); ok {
+			cmds = append(cmds, func() tea.Msg {
+				if err := ds.RecordReplay(e); err != nil {
+					return common.ErrorMsg{What: "replay history", Err: err}
+				}
+				return common.StatusMsg("replay recorded in the history")
+			})
+		}
+	}
+	cmds = append(cmds, p.read(func(b int64, o map[string]int64) tea.Msg { return RereadMsg{Run: run, Backlog: b, Origins: o} }))
+	return tea.Batch(cmds...)
+}
+
+func (p *Page) entry(pr replay.Progress, result string) data.HistoryEntry {
+	return data.HistoryEntry{When: p.started.UTC(), DLQ: data.ParseTopic(p.req.DLQ).String(), Subscription: p.req.Subscription,
+		Selection: p.req.Describe(), Moved: pr.Moved, Skipped: pr.Skipped, Failed: pr.Failed, Guarded: pr.Guarded,
+		Result: result, Elapsed: pr.Elapsed, By: "tui"}
+}
+
+func (p *Page) key(msg tea.KeyPressMsg) tea.Cmd {
+	k := p.c.Keys
+	if p.quitAsk {
+		p.quitAsk = false
+		if key.Matches(msg, keyYes) {
+			p.cancelled = true
+			p.Close()
+			return func() tea.Msg { return common.QuitMsg{} }
+		}
+		return nil
+	}
+	switch p.stage {
+	case Previewing:
+		if key.Matches(msg, k.Back) {
+			p.cancel()
+			return common.Back
+		}
+	case Previewed:
+		switch {
+		case key.Matches(msg, keyRun):
+			if p.preview.WouldMove == 0 {
+				return func() tea.Msg { return common.StatusMsg("nothing to move: the preview selected no dead letter") }
+			}
+			p.stage = Confirming
+		case key.Matches(msg, keyPreview):
+			return p.start(true)
+		case key.Matches(msg, k.Back):
+			return common.Back
+		}
+	case Confirming:
+		switch {
+		case key.Matches(msg, keyYes):
+			// Read the DLQ and the destinations first, so the summary can tell what the run
+			// changed; the run starts when they are read.
+			p.stage, p.before = Starting, nil
+			p.previewDests = maps.Clone(p.dests)
+			run := p.run
+			return p.read(func(b int64, o map[string]int64) tea.Msg { return BeforeMsg{Run: run, Backlog: b, Origins: o} })
+		case key.Matches(msg, keyNo):
+			p.stage = Previewed
+		}
+	case Running:
+		switch {
+		case key.Matches(msg, keyCancel):
+			p.cancelled = true
+			p.cancel()
+		case key.Matches(msg, keyQuit):
+			p.quitAsk = true
+		}
+	case Done, Failed:
+		switch {
+		case key.Matches(msg, keyPreview):
+			return p.start(true)
+		case key.Matches(msg, k.Back):
+			return common.Back
+		}
+	}
+	return nil
+}
+
+func (p *Page) ShortHelp() []key.Binding {
+	k := p.c.Keys
+	switch {
+	case p.quitAsk:
+		return []key.Binding{withDesc(keyYes, "quit, cancelling the run"), withDesc(keyNo, "keep running")}
+	case p.stage == Previewed:
+		return []key.Binding{keyRun, keyPreview}
+	case p.stage == Confirming:
+		return []key.Binding{keyYes, keyNo}
+	case p.stage == Running:
+		return []key.Binding{keyCancel, keyQuit}
+	case p.stage == Done || p.stage == Failed:
+		return []key.Binding{keyPreview}
+	}
+	return []key.Binding{withDesc(k.Back, "stop the preview")}
+}
+
+func (p *Page) FullHelp() []common.HelpSection {
+	return []common.HelpSection{{Title: "Replay", Keys: []key.Binding{keyRun, keyYes, keyNo, keyCancel, keyPreview, keyQuit}}}
+}
+
+func withDesc(b key.Binding, desc string) key.Binding {
+	b.SetHelp(b.Help().Key, desc)
+	return b
+}

@@ -1,0 +1,211 @@
+package replay
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/letterbox-dev/letterbox/client/replay"
+	"github.com/letterbox-dev/letterbox/tui/common"
+	"github.com/letterbox-dev/letterbox/tui/data"
+)
+
+func (p *Page) SetSize(w, h int) { p.w, p.h = w, h }
+
+func (p *Page) View() string {
+	st := p.c.Styles
+	ns := data.ParseTopic(p.req.DLQ).NS()
+	head := st.Title.Render("Replay "+data.ShortName(p.req.DLQ, "")) + st.Subtle.Render(" · via "+p.req.Subscription+" · selection: ") +
+		st.Text.Render(p.req.Describe())
+	lines := []string{common.Trunc(head, p.w), ""}
+	switch p.stage {
+	case Previewing:
+		lines = append(lines, st.Title.Render("Preview")+st.Subtle.Render(" · dry run, nothing moves"), "")
+		lines = append(lines, p.bar(p.prog, p.req.Total), "")
+		lines = append(lines, p.counts(p.prog, true)...)
+	case Previewed, Confirming:
+		lines = append(lines, st.Title.Render("Preview")+st.Subtle.Render(fmt.Sprintf(" · dry run over %d dead letters, nothing moved", p.preview.Considered)), "")
+		lines = append(lines, p.counts(p.preview.Progress, true)...)
+		lines = append(lines, "")
+		lines = append(lines, p.breakdown(p.dests, ns)...)
+		lines = append(lines, "")
+		if p.stage == Confirming {
+			q := fmt.Sprintf("Move %d dead letters back now? Each is acknowledged in the DLQ only once its origin has it.  y yes · n no", p.preview.WouldMove)
+			lines = append(lines, st.Paint(&st.Warn, common.Trunc(q, p.w)))
+		} else if p.preview.WouldMove > 0 {
+			lines = append(lines, st.Paint(&st.Accent, "enter runs it (asks first) · p previews again · esc leaves, nothing moved"))
+		} else {
+			lines = append(lines, st.Paint(&st.Subtle, "nothing would move · esc leaves"))
+		}
+	case Starting:
+		lines = append(lines, st.Title.Render("Starting"), "", st.Paint(&st.Subtle, "reading the DLQ and the destinations before anything moves…"))
+	case Running:
+		title := "Running"
+		if p.cancelled {
+			title = "Cancelling…"
+		}
+		lines = append(lines, st.Title.Render(title), "")
+		lines = append(lines, p.bar(p.prog, p.preview.Considered), "")
+		lines = append(lines, p.counts(p.prog, false)...)
+		lines = append(lines, "")
+		if p.quitAsk {
+			lines = append(lines, st.Paint(&st.Warn, common.Trunc("A replay is running. Quit and cancel it? Moved messages stay moved, the rest stay in the DLQ.  y quit · n keep running", p.w)))
+		} else {
+			lines = append(lines, st.Paint(&st.Subtle, common.Trunc("c or esc cancels at any time: moved messages stay moved, the rest stay in the DLQ", p.w)))
+		}
+	case Done:
+		lines = append(lines, p.summary(ns)...)
+	case Failed:
+		lines = append(lines, st.Paint(&st.Error, common.Trunc("✗ "+errString(p.err), p.w)), "", st.Paint(&st.Subtle, "p tries the preview again · esc leaves"))
+	}
+	used := len(lines)
+	if rest := p.h - used - 1; rest > 1 && len(p.recent) > 0 {
+		lines = append(lines, "", st.Paint(&st.ColHeader, "Latest messages considered"))
+		lines = append(lines, p.recentLines(rest-2, ns)...)
+	}
+	return common.Lines(strings.Join(lines, "\n"), p.w, p.h)
+}
+
+func errString(err error) string {
+	if err == nil {
+		return "failed"
+	}
+	return err.Error()
+}
+
+// bar is a progress bar over total (0: unknown) with the rate and the ETA.
+func (p *Page) bar(pr replay.Progress, total int64) string {
+	st := p.c.Styles
+	bw := min(50, p.w-30)
+	frac := 0.0
+	if total > 0 {
+		frac = min(1, float64(pr.Considered)/float64(total))
+	}
+	fill := int(frac * float64(bw))
+	bar := st.Paint(&st.Accent, strings.Repeat("█", fill)) + st.Paint(&st.Subtle, strings.Repeat("░", bw-fill))
+	of := fmt.Sprintf(" %d", pr.Considered)
+	if total > 0 {
+		of = fmt.Sprintf(" %d/%d · %d%%", pr.Considered, total, int(frac*100))
+	}
+	info := fmt.Sprintf("rate %.1f msg/s · elapsed %s", pr.Rate, dur(pr.Elapsed))
+	if pr.ETA > 0 {
+		info += " · ETA " + dur(pr.ETA)
+	}
+	return bar + st.Paint(&st.Text, of) + "\n" + st.Paint(&st.Subtle, common.Trunc(info, p.w))
+}
+
+func dur(d time.Duration) string {
+	if d < time.Minute {
+		return fmt.Sprintf("%.1fs", d.Seconds())
+	}
+	return d.Round(time.Second).String()
+}
+
+func (p *Page) counts(pr replay.Progress, dry bool) []string {
+	st := p.c.Styles
+	moved, label := pr.Moved, "moved"
+	if dry {
+		moved, label = pr.WouldMove, "would move"
+	}
+	row := func(name string, n int64, hot bool) string {
+		s := &st.Text
+		if hot && n > 0 {
+			s = &st.Warn
+		}
+		return st.Paint(s, fmt.Sprintf(" %-11s %6d", name, n))
+	}
+	return []string{row(label, moved, false), row("skipped", pr.Skipped-pr.Guarded, false), row("loop guard", pr.Guarded, true), row("failed", pr.Failed, true)}
+}
+
+// breakdown is where dead letters go and why others stay.
+func (p *Page) breakdown(dests map[string]int64, ns string) []string {
+	st := p.c.Styles
+	var out []string
+	for _, d := range slices.Sorted(maps.Keys(dests)) {
+		out = append(out, st.Paint(&st.OK, common.Trunc(fmt.Sprintf(" → %-30s %6d", data.ShortName(d, ns), dests[d]), p.w)))
+	}
+	whys := slices.Sorted(maps.Keys(p.why))
+	slices.SortStableFunc(whys, func(a, b string) int { return int(p.why[b] - p.why[a]) })
+	for i, w := range whys {
+		if i == 4 {
+			out = append(out, st.Paint(&st.Subtle, fmt.Sprintf("   … %d more reasons", len(whys)-4)))
+			break
+		}
+		out = append(out, st.Paint(&st.Subtle, common.Trunc(fmt.Sprintf("   %6d %s", p.why[w], w), p.w)))
+	}
+	return out
+}
+
+func (p *Page) summary(ns string) []string {
+	st := p.c.Styles
+	s := p.sum
+	res := replay.Result(s, p.err)
+	if p.cancelled {
+		res = "cancelled"
+	}
+	title := fmt.Sprintf("Replay %s in %s: moved %d · skipped %d · failed %d", res, dur(s.Elapsed), s.Moved, s.Skipped, s.Failed)
+	style := &st.OK
+	if !s.OK() || p.cancelled || p.err != nil {
+		style = &st.Warn
+	}
+	out := []string{st.Paint(style, common.Trunc(title, p.w)), ""}
+	out = append(out, p.counts(s.Progress, false)...)
+	out = append(out, "")
+	out = append(out, p.breakdown(p.dests, ns)...)
+	out = append(out, "")
+	switch {
+	case p.after == nil:
+		out = append(out, st.Paint(&st.Subtle, "reading the DLQ and the origin again…"))
+	default:
+		line := fmt.Sprintf("now: DLQ backlog on %s %d", p.req.Subscription, p.after.Backlog)
+		if p.before != nil {
+			line += fmt.Sprintf(" (was %d)", p.before.Backlog)
+		}
+		out = append(out, st.Paint(&st.Text, common.Trunc(line, p.w)))
+		for _, t := range slices.Sorted(maps.Keys(p.after.Origins)) {
+			l := fmt.Sprintf("      %s: %d published", data.ShortName(t, ns), p.after.Origins[t])
+			if p.before != nil {
+				if b, ok := p.before.Origins[t]; ok {
+					l += fmt.Sprintf(" (+%d since the run started)", p.after.Origins[t]-b)
+				}
+			}
+			out = append(out, st.Paint(&st.Text, common.Trunc(l, p.w)))
+		}
+	}
+	if p.err != nil && !p.cancelled {
+		out = append(out, st.Paint(&st.Error, common.Trunc("✗ "+p.err.Error(), p.w)))
+	}
+	if s.Run != "" {
+		out = append(out, st.Paint(&st.Subtle, common.Trunc("run "+s.Run+" · recorded in the replay history · p previews again · esc back", p.w)))
+	}
+	return out
+}
+
+func (p *Page) recentLines(n int, ns string) []string {
+	st := p.c.Styles
+	ev := p.recent
+	if len(ev) > n {
+		ev = ev[len(ev)-n:]
+	}
+	var out []string
+	for _, e := range ev {
+		what := string(e.Action)
+		if e.Destination != "" && (e.Action == replay.Moved || e.Action == replay.WouldMove) {
+			what += " → " + data.ShortName(e.Destination, ns)
+		}
+		if e.Reason != "" {
+			what += " · " + e.Reason
+		}
+		s := &st.Text
+		switch e.Action {
+		case replay.Failed:
+			s = &st.Error
+		case replay.Skipped:
+			s = &st.Subtle
+		}
+		out = append(out, st.Paint(s, common.Trunc(fmt.Sprintf(" %-12s %-14s %s", e.IDString(), e.Key, what), p.w)))
+	}
+	return out
+}

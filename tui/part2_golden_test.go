@@ -1,0 +1,57 @@
+package tui
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/letterbox-dev/letterbox/tui/tuitest"
+)
+
+// part2Screens are the golden views of the flow, dead-letters and replay screens: how to
+// reach each from the start (a palette line, then keys).
+var part2Screens = []struct {
+	name, line string
+	keys       []string
+	hold       bool // the fake replay stops after 2 messages (a run in progress)
+}{
+	{name: "flow-index", line: "flow"},
+	{name: "flow", line: "flow public/demo/orders billing"},
+	{name: "flow-journey", line: "flow public/demo/orders-billing-DLQ", keys: []string{"j", "j"}},
+	{name: "dlq-index", line: "dlq"},
+	{name: "dlq", line: "dlq public/demo/orders-billing-DLQ"},
+	{name: "dlq-by-reason", line: "dlq public/demo/orders-billing-DLQ", keys: []string{"j", "j", "r", "space"}},
+	{name: "dlq-losing", line: "dlq acme/billing/invoices-archiver-DLQ"},
+	{name: "replay-preview", line: "dlq public/demo/orders-billing-DLQ", keys: []string{"j", "j", "r", "R"}},
+	{name: "replay-confirm", line: "dlq public/demo/orders-billing-DLQ", keys: []string{"j", "j", "r", "R", "enter"}},
+	{name: "replay-running", line: "dlq public/demo/orders-billing-DLQ", keys: []string{"R", "enter", "y"}, hold: true},
+	{name: "replay-done", line: "dlq public/demo/orders-billing-DLQ", keys: []string{"j", "j", "r", "R", "enter", "y"}},
+}
+
+func TestGoldenPart2Screens(t *testing.T) {
+	for _, sc := range part2Screens {
+		for _, sz := range sizes {
+			name := fmt.Sprintf("%s-%dx%d", sc.name, sz[0], sz[1])
+			t.Run(name, func(t *testing.T) {
+				h := newHarness(t, sz[0], sz[1], "dark")
+				if sc.hold {
+					hold := make(chan struct{})
+					h.src.ReplayHold, h.src.ReplayHoldAfter = hold, 2
+					t.Cleanup(func() { close(hold) })
+				}
+				h.command(sc.line)
+				h.keys(sc.keys...)
+				got := h.plain()
+				checkSize(t, got, sz[0], sz[1])
+				tuitest.Golden(t, name, got)
+			})
+		}
+	}
+}
+
+// command runs one palette line.
+func (h *harness) command(line string) {
+	h.t.Helper()
+	h.keys(":")
+	h.typeText(line)
+	h.keys("enter")
+}
