@@ -89,7 +89,10 @@ func (b *Broker) CreateSubscription(tname, sub string, id MessageID) error {
 		t.mu.Lock()
 		if _, ok := t.subs[sub]; !ok {
 			s := newSubscription(t, sub, pb.CommandSubscribe_Exclusive, true, t.position(id))
-			s.dirty = true
+			if err := t.persistSubscription(s); err != nil {
+				t.mu.Unlock()
+				return adminErr(ErrPreconditionFailed, "cannot store subscription %s: %v", sub, err)
+			}
 			t.subs[sub] = s
 		}
 		t.mu.Unlock()

@@ -33,6 +33,9 @@ func (t *topic) subscribe(req subscribeRequest) *serverError {
 		}
 		s = newSubscription(t, cmd.GetSubscription(), cmd.GetSubType(), durable, t.startPosition(cmd))
 		s.props = keyValues(cmd.GetSubscriptionProperties())
+		if err := t.persistSubscription(s); err != nil {
+			return errorf(pb.ServerError_MetadataError, "cannot store subscription %s: %v", s.name, err)
+		}
 		t.subs[s.name] = s
 	} else {
 		if s.subType != cmd.GetSubType() {
@@ -113,8 +116,11 @@ func (t *topic) ensureInitialSubscription(sub string) *serverError {
 	if !t.b.autoSubscriptionCreation(t.name.namespace()) {
 		return errorf(pb.ServerError_NotAllowedError, "Could not create the initial subscription due to the auto subscription creation is not allowed.")
 	}
-	t.subs[sub] = newSubscription(t, sub, pb.CommandSubscribe_Exclusive, true, t.log.First())
-	// Retention must not drop what the new subscription is to read.
+	s := newSubscription(t, sub, pb.CommandSubscribe_Exclusive, true, t.log.First())
+	if err := t.persistSubscription(s); err != nil {
+		return errorf(pb.ServerError_MetadataError, "cannot store the initial subscription %s: %v", sub, err)
+	}
+	t.subs[sub] = s
 	return nil
 }
 

@@ -389,3 +389,53 @@ func (b *tailBuffer) String() string {
 	defer b.mu.Unlock()
 	return string(b.buf)
 }
+
+// A subscription exists once SUBSCRIBE has succeeded, as upstream's cursor does once it is in
+// the metadata store: a broker killed right after must still have it on restart, and keep the
+// messages published to it since.
+func TestDurableSubscriptionSurvivesSIGKILL(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and kills the real binary; skipped with -short")
+	}
+	bin := buildLetterbox(t)
+	dir := t.TempDir()
+	topic := topicName(t)
+	proc := startLetterbox(t, bin, dir, "127.0.0.1:0")
+	// A short operation timeout: this client is closed while its broker is dead.
+	c, err := pulsar.NewClient(pulsar.ClientOptions{URL: proc.url, OperationTimeout: 500 * time.Millisecond,
+		ConnectionTimeout: 500 * time.Millisecond, Logger: plog.NewLoggerWithSlog(testLogger(t, "client: "))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cons, err := c.Subscribe(pulsar.ConsumerOptions{Topic: topic, SubscriptionName: "s"})
+	if err != nil {
+		t.Fatalf("subscribe: %v", err)
+	}
+	proc.kill()
+	cons.Close()
+	c.Close()
+
+	proc = startLetterbox(t, bin, dir, "127.0.0.1:0")
+	c2 := newProcClient(t, proc.url)
+	p, err := c2.CreateProducer(pulsar.ProducerOptions{Topic: topic})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	if _, err := p.Send(testCtx(t, 10*time.Second), &pulsar.ProducerMessage{Payload: []byte("kept")}); err != nil {
+		t.Fatal(err)
+	}
+	// Were "s" lost, this would create it at the end of the topic, after "kept".
+	cons2, err := c2.Subscribe(pulsar.ConsumerOptions{Topic: topic, SubscriptionName: "s"})
+	if err != nil {
+		t.Fatalf("subscribe after restart: %v", err)
+	}
+	defer cons2.Close()
+	m, err := cons2.Receive(testCtx(t, 2*time.Second))
+	if err != nil {
+		t.Fatalf("the subscription made before the kill does not have the message published after it: %v", err)
+	}
+	if string(m.Payload()) != "kept" {
+		t.Fatalf("got %q, want kept", m.Payload())
+	}
+}

@@ -113,6 +113,26 @@ func (s *subscription) restore(rec cursorRecord) {
 	s.dirty = false
 }
 
+// persistSubscription writes a new durable subscription's cursor at once: a subscription the
+// client was told exists must survive a crash (later cursor moves are batched). Called with
+// t.mu held.
+func (t *topic) persistSubscription(s *subscription) error {
+	if !s.durable {
+		return nil
+	}
+	v, err := json.Marshal(s.snapshot())
+	if err != nil {
+		return err
+	}
+	if err := t.b.store.Metadata().Update(func(tx storage.MetadataTx) error {
+		return tx.Put(storage.BucketCursors, cursorKey(t.full, s.name), v)
+	}); err != nil {
+		return err
+	}
+	s.dirty = false
+	return nil
+}
+
 // recover loads partitioned metadata, schemas, topics and durable subscriptions from the store.
 func (b *Broker) recover() error {
 	if err := b.recoverAdmin(); err != nil { // tenants, namespaces (admin_tenants.go)
