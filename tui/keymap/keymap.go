@@ -14,7 +14,7 @@ type KeyMap struct {
 	// Topics
 	Sort, SortReverse, Expand, Produce key.Binding
 	// Topic
-	Messages, Tail key.Binding
+	Messages, Tail, Flow, DeadLetters key.Binding
 	// Messages
 	Decode, Export, Copy, NextMatch, PrevMatch, Follow, Mark, NextPage, PrevPage key.Binding
 	// Produce
@@ -51,8 +51,10 @@ func Default() *KeyMap {
 		Expand:      b("x", "partitions", "x"),
 		Produce:     b("p", "produce", "p"),
 
-		Messages: b("m", "peek", "m"),
-		Tail:     b("t", "tail", "t"),
+		Messages:    b("m", "peek", "m"),
+		Tail:        b("t", "tail", "t"),
+		Flow:        b("f", "flow", "f"),
+		DeadLetters: b("d", "dead letters", "d"),
 
 		Decode:    b("d", "decode as", "d"),
 		Export:    b("e", "export", "e", "ctrl+e"),

@@ -185,7 +185,7 @@ func (p *Page) read(msg func(int64, map[string]int64) tea.Msg) tea.Cmd {
 	}, func(m tea.Msg) tea.Msg { return m })
 }
 
-func (p *Page) Title() string   { return "Replay " + data.ShortName(p.req.DLQ, "") }
+func (p *Page) Title() string { return "Replay " + data.ShortName(p.req.DLQ, "") }
 func (p *Page) Capturing() bool {
 	return p.stage == Running || p.stage == Starting || p.stage == Confirming || p.quitAsk
 }

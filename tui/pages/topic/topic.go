@@ -156,6 +156,21 @@ func (p *Page) Update(msg tea.Msg) (common.Page, tea.Cmd) {
 			return p, common.Navigate(common.NavigateMsg{Page: common.PageMessages, Topic: p.topic})
 		case key.Matches(msg, k.Produce):
 			return p, common.Navigate(common.NavigateMsg{Page: common.PageProduce, Topic: p.topic})
+		case key.Matches(msg, k.Flow):
+			// On a retry or DLQ topic, the flow its name derives from; else the selected
+			// subscription's.
+			sub := ""
+			if data.KindOf(p.topic) == data.KindTopic {
+				sub = p.selectedSub()
+			}
+			return p, common.Navigate(common.NavigateMsg{Page: common.PageFlow, Topic: p.topic, Sub: sub})
+		case key.Matches(msg, k.DeadLetters):
+			if data.KindOf(p.topic) == data.KindDLQ {
+				return p, common.Navigate(common.NavigateMsg{Page: common.PageDLQ, Topic: p.topic, Sub: p.selectedSub()})
+			}
+			if sub := p.selectedSub(); sub != "" {
+				return p, common.Navigate(common.NavigateMsg{Page: common.PageDLQ, Topic: data.DLQTopic(p.topic, sub)})
+			}
 		}
 	}
 	return p, nil

@@ -121,13 +121,17 @@ func (p *Page) schemaView(w, h int) string {
 
 func (p *Page) ShortHelp() []key.Binding {
 	k := p.c.Keys
-	return []key.Binding{withDesc(k.Enter, "peek"), k.Tail, k.Produce, k.NextPane}
+	if data.KindOf(p.topic) == data.KindDLQ {
+		return []key.Binding{withDesc(k.Enter, "peek"), k.DeadLetters, k.Flow, k.Tail, k.Produce}
+	}
+	return []key.Binding{withDesc(k.Enter, "peek"), k.Tail, k.Produce, k.Flow, k.NextPane}
 }
 
 func (p *Page) FullHelp() []common.HelpSection {
 	k := p.c.Keys
 	return []common.HelpSection{{Title: "Topic", Keys: []key.Binding{
 		withDesc(k.Enter, "peek the subscription"), k.Messages, k.Tail, k.Produce,
+		withDesc(k.Flow, "retry → DLQ flow of the subscription"), withDesc(k.DeadLetters, "dead letters (of a DLQ, or the subscription's DLQ)"),
 		withDesc(k.NextPane, "subscriptions/consumers/schema"), withDesc(k.Back, "back to topics")}}}
 }
 
