@@ -24,8 +24,8 @@ type batchBuilder struct {
 	body    []byte
 	n       int
 	first   *pb.MessageMetadata // outer metadata fields taken from the first message
-	seq     uint64 // sequence id of the first message
-	last    uint64 // and of the last: the batch's highest, for deduplication
+	seq     uint64              // sequence id of the first message
+	last    uint64              // and of the last: the batch's highest, for deduplication
 	futures []*SendFuture
 	created time.Time
 }
@@ -116,8 +116,8 @@ func (p *partitionProducer) flushBatchLocked() {
 		// A deduplicating broker must know the whole range the batch covers, or a batch of
 		// explicit (sparse) ids could be taken for a duplicate of an earlier one.
 		HighestSequenceId: proto.Uint64(b.last),
-		PartitionKey:       b.first.PartitionKey,
-		OrderingKey:        b.first.OrderingKey,
+		PartitionKey:      b.first.PartitionKey,
+		OrderingKey:       b.first.OrderingKey,
 	}
 	frame, err := p.encodeSend(meta, b.body, b.n)
 	futures := b.futures

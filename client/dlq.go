@@ -30,6 +30,14 @@ const (
 // retry topic to the subscribed topics when RetryEnable.
 func (c *Consumer) setupDLQ(ctx context.Context, first string, topics *[]string) error {
 	o := &c.opts
+	if (o.DLQ != nil || o.RetryEnable) && isLetterTopic(first, o.TopicPurpose) {
+		// PIP-263: a dead-letter or retry topic never gets one of its own (brokers that follow
+		// the proposal refuse to create it anyway). Its messages are redelivered instead.
+		c.cl.log.Warn("not routing to a DLQ or retry topic: the consumer's topic is itself one",
+			"topic", first, "subscription", o.SubscriptionName)
+		o.DLQ, o.RetryEnable = nil, false
+		return nil
+	}
 	if o.DLQ != nil {
 		p := *o.DLQ
 		o.DLQ = &p
@@ -73,6 +81,19 @@ func (c *Consumer) setupDLQ(ctx context.Context, first string, topics *[]string)
 	}
 	c.dlq = newDLQRouter(c, first)
 	return nil
+}
+
+// isLetterTopic reports a dead-letter or retry topic: by the purpose the consumer declares, or
+// by the names the clients give them.
+func isLetterTopic(topic, purpose string) bool {
+	if purpose == TopicPurposeDeadLetter || purpose == TopicPurposeRetryLetter {
+		return true
+	}
+	base := topic
+	if tn, err := parseTopic(topic); err == nil {
+		base = tn.Base()
+	}
+	return strings.HasSuffix(base, DLQTopicSuffix) || strings.HasSuffix(base, RetryTopicSuffix)
 }
 
 // partitionsNoCreate asks for partitioned metadata without auto-creating the topic (PIP-344);
@@ -122,6 +143,9 @@ func newDLQRouter(c *Consumer, sourceTopic string) *dlqRouter {
 		}
 		o.InitialSubscriptionName = pol.InitialSubscriptionName
 		o.TopicPurpose = TopicPurposeDeadLetter
+		// As the Java client: every dead letter is an entry of its own, so a replay can take
+		// them one by one on any broker.
+		o.DisableBatching = true
 		if s := c.opts.Schema; s != nil {
 			if _, auto := s.(AutoConsumeSchema); !auto {
 				o.Schema = s

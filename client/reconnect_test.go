@@ -3,7 +3,6 @@ package client_test
 import (
 	"errors"
 	"fmt"
-	"os"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -111,7 +110,7 @@ func TestTopicDeleted(t *testing.T) {
 	})
 	var be *client.BrokerClosedError
 	if !errors.As(sendErr, &be) {
-		t.Skipf("this broker lets clients reconnect to a deleted topic (send: %v)", sendErr)
+		t.Fatalf("send after the topic was deleted: %v, want the broker's close-for-good error", sendErr)
 	}
 	if _, err := cons.Receive(ctx); !errors.As(err, &be) || be.Reason == "" {
 		t.Fatalf("receive after delete: %v", err)
@@ -147,7 +146,6 @@ func TestClosedForGood(t *testing.T) {
 
 	t.Run("consumer's subscription deleted", func(t *testing.T) {
 		topic := uniqueTopic(t)
-		// The unsubscribing consumer attaches first: see TestBrokerUnsubscribeForceBug.
 		other := mustSubscribe(t, c, client.ConsumerOptions{Topic: topic, SubscriptionName: "s", Type: client.Shared})
 		a := mustSubscribe(t, c, client.ConsumerOptions{Topic: topic, SubscriptionName: "s", Type: client.Shared})
 		if err := other.Unsubscribe(ctx); err != nil {
@@ -201,17 +199,10 @@ func TestKeepaliveStale(t *testing.T) {
 	}
 }
 
-// TestBrokerUnsubscribeForceBug shows a broker bug: a forced UNSUBSCRIBE from a consumer that
-// is not the first one attached crashes the broker. broker/12_unsubscribe.go ranges over
-// s.consumers while t.detach (slices.DeleteFunc) removes elements from that same slice in
-// place; DeleteFunc zeroes the vacated tail, so the loop then meets a nil *consumer, which
-// is != cs, and t.detach(nil) dereferences it (nil pointer panic in consumers.go detach).
-// Ranging over slices.Clone(s.consumers) fixes it. The panic kills the test binary, so the
-// test only runs with LETTERBOX_BROKER_BUGS=1.
-func TestBrokerUnsubscribeForceBug(t *testing.T) {
-	if os.Getenv("LETTERBOX_BROKER_BUGS") == "" {
-		t.Skip("crashes the broker (see comment); set LETTERBOX_BROKER_BUGS=1 to run")
-	}
+// TestUnsubscribeForceClosesOthers: a forced unsubscribe by the consumer that attached last
+// closes the others for good.
+func TestUnsubscribeForceClosesOthers(t *testing.T) {
+	t.Parallel()
 	b := startBroker(t)
 	c := newClient(t, b)
 	ctx := testCtx(t, 10*time.Second)

@@ -16,6 +16,7 @@ func (c *Consumer) retryProducerOptions() ProducerOptions {
 		o.Compression = LZ4
 	}
 	o.TopicPurpose = TopicPurposeRetryLetter
+	o.DisableBatching = true // as the Java client
 	return o
 }
 
