@@ -1,0 +1,157 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/letterbox-dev/letterbox/broker"
+	"github.com/letterbox-dev/letterbox/broker/web"
+	"github.com/letterbox-dev/letterbox/client"
+	"github.com/letterbox-dev/letterbox/tui/common"
+	"github.com/letterbox-dev/letterbox/tui/data"
+	"github.com/letterbox-dev/letterbox/tui/pages/flow"
+)
+
+// TestFlowNumbersAreTrue runs a fixed workload through retry into the DLQ on a real broker
+// and reads exactly its counts from the flow screen: N messages published; every 5th fails
+// for good (two retry hops, then the DLQ with RECONSUMETIMES 3), every 5th+1 fails once and
+// succeeds on its retry, the rest succeed at once.
+func TestFlowNumbersAreTrue(t *testing.T) {
+	const (
+		n         = 50
+		permanent = n / 5
+		transient = n / 5
+		maxDeliv  = 2
+	)
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	cfg := broker.DefaultConfig()
+	cfg.ListenAddr = "127.0.0.1:0"
+	cfg.Logger = logger
+	b, err := broker.New(broker.WithConfig(cfg))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Close() })
+	w, err := web.New(b, "127.0.0.1:0", logger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { w.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+
+	cl, err := client.New(client.Options{ServiceURL: b.ServiceURL(), Logger: logger})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cl.Close() })
+	const topic = "persistent://public/default/numbers"
+	cons, err := cl.Subscribe(ctx, client.ConsumerOptions{Topic: topic, SubscriptionName: "work", Type: client.Shared,
+		RetryEnable: true, DLQ: &client.DLQPolicy{MaxDeliveries: maxDeliv, InitialSubscriptionName: "work-audit"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cons.Close() })
+	prod, err := cl.CreateProducer(ctx, client.ProducerOptions{Topic: topic})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range n {
+		if _, err := prod.Send(ctx, &client.Message{Key: fmt.Sprint(i), Payload: fmt.Appendf(nil, `{"n":%d}`, i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	prod.Close()
+	// Deliveries: n first ones, one retry per transient, two per permanent.
+	for range n + transient + maxDeliv*permanent {
+		m, err := cons.Receive(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var i int
+		fmt.Sscan(m.Key, &i)
+		_, retried := m.Properties[client.PropertyReconsumeTimes]
+		switch {
+		case i%5 == 0:
+			err = cons.ReconsumeLater(ctx, m, 0, map[string]string{"reason": "permanent failure"})
+		case i%5 == 1 && !retried:
+			err = cons.ReconsumeLater(ctx, m, 0, map[string]string{"reason": "transient failure"})
+		default:
+			err = cons.Ack(m)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := cons.FlushAcks(ctx); err != nil {
+		t.Fatal(err)
+	}
+
+	src, err := data.NewAdmin(data.AdminOptions{AdminURL: w.URL(), ServiceURL: b.ServiceURL()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(src.Close)
+	app, err := New(ctx, Options{Source: src, ThemesDir: t.TempDir(), Clock: common.FixedClock{T: time.Now()},
+		Getenv: func(string) string { return "" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := &harness{t: t, app: app}
+	h.send(tea.WindowSizeMsg{Width: 160, Height: 48})
+	var f *data.Flow
+	// Acks and the DLQ's receipts settle within moments; poll the screen until backlogs do.
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		h.app.popToRoot()
+		h.command("flow " + topic + " work")
+		fp, ok := h.app.active().(*flow.Page)
+		if !ok {
+			t.Fatalf("flow page: %T", h.app.active())
+		}
+		f = fp.Flow()
+		if f != nil && f.Main.SubBacklog == 0 && f.Retry.SubBacklog == 0 && f.DLQ.SubBacklog == permanent {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("backlogs did not settle: %+v\n%s", f, h.plain())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if got := f.Main.Stats().InCounter; got != n {
+		t.Errorf("main published %d, want %d", got, n)
+	}
+	if got, want := f.Retry.Stats().InCounter, int64(transient+maxDeliv*permanent); got != want {
+		t.Errorf("retry published %d, want %d", got, want)
+	}
+	if got := f.DLQ.Stats().InCounter; got != permanent {
+		t.Errorf("DLQ published %d, want %d", got, permanent)
+	}
+	if f.DLQ.Sub != "work-audit" || f.DLQPeeked != permanent || len(f.Latest) != permanent {
+		t.Errorf("DLQ read through %q, %d peeked, %d latest", f.DLQ.Sub, f.DLQPeeked, len(f.Latest))
+	}
+	if len(f.Histogram) != 1 || f.Histogram[0] != (data.Bucket{N: maxDeliv + 1, Dead: permanent}) {
+		t.Errorf("histogram %+v, want %d dead letters at %d", f.Histogram, permanent, maxDeliv+1)
+	}
+	for _, d := range f.Latest {
+		if d.Reason != "permanent failure" || d.Origin != topic || d.OriginID == "" || d.Reconsumes != maxDeliv+1 {
+			t.Errorf("dead letter %+v", d)
+		}
+	}
+	// And the screen says so.
+	s := h.plain()
+	for _, want := range []string{"50 published", fmt.Sprintf("%d published", transient+maxDeliv*permanent),
+		fmt.Sprintf("backlog %d on work-audit", permanent), fmt.Sprintf("%d DLQ messages peeked", permanent),
+		fmt.Sprintf("%d DLQ", permanent), "permanent failure"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("the flow screen lacks %q:\n%s", want, s)
+		}
+	}
+}
