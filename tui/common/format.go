@@ -23,6 +23,14 @@ func Rate(v float64) string {
 	return fmt.Sprintf("%.1fM", v/1e6)
 }
 
+// Plural says "1 topic", "3 topics".
+func Plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
+
 // Count formats a count compactly: 118, 2340, 12.3k, 1.2M.
 func Count(v int64) string {
 	switch {

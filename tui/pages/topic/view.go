@@ -52,8 +52,9 @@ func (p *Page) View() string {
 		head += st.Subtle.Render(fmt.Sprintf(" · %d partitions", d.Partitions))
 	}
 	s := d.Stats
-	stats := fmt.Sprintf("in %s/s · out %s/s · backlog %s · storage %s · %d producers · %d consumers",
-		common.Rate(s.RateIn), common.Rate(s.RateOut), common.Count(s.Backlog), common.Bytes(s.Storage), s.Producers, s.Consumers)
+	stats := fmt.Sprintf("in %s/s · out %s/s · backlog %s · storage %s · %s · %s",
+		common.Rate(s.RateIn), common.Rate(s.RateOut), common.Count(s.Backlog), common.Bytes(s.Storage),
+		common.Plural(s.Producers, "producer"), common.Plural(s.Consumers, "consumer"))
 	lines := []string{head, st.Text.Render(common.Trunc(stats, p.w))}
 
 	left := []string{p.paneTitle(paneSubs, fmt.Sprintf("Subscriptions (%d)", len(d.Subscriptions)))}

@@ -63,7 +63,7 @@ func (p *Page) View() string {
 	if p.desc {
 		dir = "↓"
 	}
-	title := st.Title.Render("Topics") + st.Subtle.Render(fmt.Sprintf(" · %s · %s · by %s %s", where, plural(count, "topic"), sortNames[p.sortBy], dir))
+	title := st.Title.Render("Topics") + st.Subtle.Render(fmt.Sprintf(" · %s · %s · by %s %s", where, common.Plural(count, "topic"), sortNames[p.sortBy], dir))
 	switch {
 	case p.filtering:
 		title += "  " + p.filter.View()
@@ -152,10 +152,3 @@ func withDesc(b key.Binding, desc string) key.Binding {
 
 // Namespaces are the namespaces last loaded (for the palette's completion).
 func (p *Page) Namespaces() []string { return p.namespaces }
-
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return itoa(n) + " " + what + "s"
-}
