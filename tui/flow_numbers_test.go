@@ -17,6 +17,7 @@ import (
 	"github.com/letterbox-dev/letterbox/tui/common"
 	"github.com/letterbox-dev/letterbox/tui/data"
 	"github.com/letterbox-dev/letterbox/tui/pages/flow"
+	"github.com/letterbox-dev/letterbox/tui/pages/replay"
 )
 
 // TestFlowNumbersAreTrue runs a fixed workload through retry into the DLQ on a real broker
@@ -153,5 +154,28 @@ func TestFlowNumbersAreTrue(t *testing.T) {
 		if !strings.Contains(s, want) {
 			t.Errorf("the flow screen lacks %q:\n%s", want, s)
 		}
+	}
+
+	// Put them back through the replay screen: preview, confirm, run, re-read, history.
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	h.app.popToRoot()
+	h.command("replay " + data.DLQTopic(topic, "work") + " work-audit")
+	a := newAsync(h)
+	rp := h.app.active().(*replay.Page)
+	a.go_(rp.Init())
+	a.pump(t, func() bool { return rp.Stage() == replay.Previewed })
+	a.key("enter")
+	a.key("y")
+	a.pump(t, func() bool { return rp.Stage() == replay.Done && strings.Contains(h.plain(), "now: DLQ backlog") })
+	s = h.plain()
+	for _, want := range []string{"Replay complete in", fmt.Sprintf("moved %d · skipped 0 · failed 0", permanent),
+		"now: DLQ backlog on work-audit 0 (was 10)", fmt.Sprintf("(+%d since the run started)", permanent)} {
+		if !strings.Contains(s, want) {
+			t.Errorf("the replay screen lacks %q:\n%s", want, s)
+		}
+	}
+	hist, err := src.History(ctx, data.DLQTopic(topic, "work"), 5)
+	if err != nil || len(hist) != 1 || hist[0].Moved != permanent || hist[0].Result != "complete" || hist[0].Selection != "all" {
+		t.Errorf("history %+v, %v", hist, err)
 	}
 }

@@ -9,7 +9,6 @@ package flow
 import (
 	"context"
 	"fmt"
-	"slices"
 	"time"
 
 	"charm.land/bubbles/v2/key"
@@ -329,5 +328,3 @@ func since(now, t time.Time) string {
 	}
 	return common.Age(now, t) + " ago"
 }
-
-var _ = slices.Contains[[]string]
