@@ -148,9 +148,13 @@ func runReplay(ctx context.Context, cf *clientFlags, args []string, stdout, stde
 		defer close(shown)
 		showEvents(events, &rf, opts.DryRun, stdout, stderr)
 	}()
+	started := time.Now()
 	sum, err := replay.Run(ctx, cl, opts)
 	<-shown
 	writeSummary(sum, &rf, opts, stdout)
+	if !opts.DryRun {
+		recordHistory(opts, &rf, sum, err, started, stderr)
+	}
 	switch {
 	case errors.Is(err, replay.ErrBusy):
 		return fail(err)
@@ -367,5 +371,35 @@ func writeSummary(sum replay.Summary, rf *replayFlags, opts replay.Options, stdo
 	}
 	if !sum.Complete {
 		io.WriteString(stdout, "not complete: run the same command again to continue\n")
+	}
+}
+
+// recordHistory adds a real run to the replay history the TUI's dead-letter screen lists, so
+// whoever is on call next sees what was already put back.
+func recordHistory(opts replay.Options, rf *replayFlags, sum replay.Summary, err error, started time.Time, stderr io.Writer) {
+	path, perr := replay.DefaultHistoryPath()
+	if perr != nil {
+		fmt.Fprintf(stderr, "letterbox replay: not recorded in the replay history: %v\n", perr)
+		return
+	}
+	selection := "all"
+	var parts []string
+	if len(opts.Selection.IDs) > 0 {
+		parts = append(parts, fmt.Sprintf("%d listed ids", len(opts.Selection.IDs)))
+	}
+	parts = append(parts, rf.filters...)
+	if opts.Selection.Limit > 0 {
+		parts = append(parts, fmt.Sprintf("limit %d", opts.Selection.Limit))
+	}
+	if len(parts) > 0 {
+		selection = strings.Join(parts, ", ")
+	}
+	e := replay.HistoryEntry{
+		When: started, DLQ: opts.DLQ, Subscription: opts.Subscription, Selection: selection,
+		Moved: sum.Moved, Skipped: sum.Skipped, Failed: sum.Failed, Guarded: sum.Guarded,
+		Result: replay.Result(sum, err), Elapsed: time.Since(started), Run: sum.Run, By: "cli",
+	}
+	if herr := replay.AppendHistory(path, e); herr != nil {
+		fmt.Fprintf(stderr, "letterbox replay: not recorded in the replay history: %v\n", herr)
 	}
 }

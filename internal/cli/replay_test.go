@@ -14,6 +14,7 @@ import (
 	"github.com/letterbox-dev/letterbox/broker"
 	"github.com/letterbox-dev/letterbox/broker/web"
 	"github.com/letterbox-dev/letterbox/client"
+	"github.com/letterbox-dev/letterbox/client/replay"
 )
 
 // replayBroker starts a broker with its admin API and fills orders-app-DLQ (subscription
@@ -110,6 +111,21 @@ func TestReplayCommand(t *testing.T) {
 	code = Run(ctx, []string{"replay", "--service-url", su, "--admin-url", au, "--dlq", "orders-app-DLQ"}, &out, &errBuf)
 	if code != ExitOK || !strings.Contains(out.String(), "moved 4 of 4 considered") || !strings.Contains(out.String(), "at least once") {
 		t.Errorf("code %d, stdout %q, stderr %q", code, out.String(), errBuf.String())
+	}
+
+	// Every real run is in the replay history the TUI lists; dry runs are not.
+	path, err := replay.DefaultHistoryPath()
+	if err != nil {
+		t.Fatal(err)
+	}
+	hist, err := replay.ReadHistory(path, "", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Newest first: the human run, the limited one, then the filtered one.
+	if len(hist) != 3 || hist[2].Selection != "property.region=eu" || hist[2].Moved != 5 || hist[2].By != "cli" ||
+		hist[0].Selection != "all" || hist[0].Moved != 4 || hist[0].Result != "complete" {
+		t.Errorf("history %+v", hist)
 	}
 }
 
