@@ -28,10 +28,11 @@ type brokerFlags struct {
 	inMemory bool
 	config   string
 	compat   string
+	security securityFlags // broker_security.go
 }
 
 // brokerFlagNames lists the broker flags in the order of the help.
-var brokerFlagNames = []string{"listen", "http", "data", "in-memory", "config", "compat"}
+var brokerFlagNames = append([]string{"listen", "http", "data", "in-memory", "config", "compat"}, securityFlagNames...)
 
 func (f *brokerFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.listen, "listen", defaultListen, "binary protocol listener `ADDR`, host:port (port 0: a free one)")
@@ -40,17 +41,20 @@ func (f *brokerFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.inMemory, "in-memory", false, "keep everything in memory, lost when the broker stops")
 	fs.StringVar(&f.config, "config", "", "settings from `FILE`, in broker.conf key=value syntax; flags win")
 	fs.StringVar(&f.compat, "compat", "", "act as an `upstream` broker would: protocol v20, no extension fields")
+	f.security.register(fs)
 }
 
 const brokerUsageText = `Usage: letterbox broker [--listen ADDR] [--http ADDR] [--data DIR | --in-memory] [--config FILE]
-                        [--compat upstream]
+                        [--compat upstream] [--token-secret-key KEY | --token-public-key KEY]
+                        [--superuser-roles ROLES] [--tls-cert-file FILE --tls-key-file FILE]
 
 Runs the embedded broker without the TUI. Once both listeners accept connections it prints
 exactly one line on stdout,
 
   ready pulsar://HOST:PORT http://HOST:PORT
 
-with the real ports, and logs everything else to stderr. SIGINT or SIGTERM stops it (exit 0).
+with the real ports (ready pulsar+ssl://HOST:PORT https://HOST:PORT with TLS), and logs
+everything else to stderr. SIGINT or SIGTERM stops it (exit 0).
 
 Flags:
 `
@@ -104,6 +108,9 @@ func runBroker(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		}
 	}
 	cfg.CompatUpstream = f.compat == "upstream"
+	if err := f.security.apply(&cfg, given); err != nil {
+		return usageError(stderr, name, err)
+	}
 	if !f.inMemory {
 		dir := f.data
 		if dir == "" {
@@ -134,10 +141,11 @@ func runBroker(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return ExitFailure
 	}
 	// Both listeners are bound and listening: connections are accepted from here on.
-	pulsarURL := "pulsar://" + b.Addr()
+	pulsarURL := serviceScheme(b) + b.Addr()
 	fmt.Fprintf(stdout, "ready %s %s\n", pulsarURL, w.URL())
 	log.Info("broker ready", "pulsar", pulsarURL, "http", w.URL(), "advertised", b.ServiceURL(),
 		"cluster", cfg.ClusterName, "compat_upstream", cfg.CompatUpstream)
+	warnIfExposed(log, b, b.Addr(), w.Addr())
 
 	<-ctx.Done()
 	log.Info("shutting down")

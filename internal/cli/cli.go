@@ -51,7 +51,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	cmd, rest := rest[0], rest[1:]
 	switch cmd {
-	case "broker", "demo", "version", "help":
+	case "broker", "demo", "token", "version", "help":
 		// These do not act as a client: client flags given before them would be ignored.
 		if len(client.set) > 0 {
 			return usageError(stderr, "letterbox "+cmd,
@@ -61,6 +61,8 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	switch cmd {
 	case "broker":
 		return runBroker(ctx, rest, stdout, stderr)
+	case "token":
+		return runToken(rest, stdout, stderr)
 	case "demo":
 		return runDemo(ctx, rest, &tf, stdout, stderr)
 	case "replay":
@@ -87,6 +89,7 @@ Usage:
   letterbox demo                    embedded broker + demo workload + TUI
   letterbox broker [broker flags]   headless broker; prints "ready pulsar://… http://…" on stdout
   letterbox replay --dlq TOPIC ...  headless replay of dead letters (letterbox replay --help)
+  letterbox token ...               make a secret key or a token (letterbox token --help)
   letterbox version                 print the version
 
 Client flags (the TUI and replay):
