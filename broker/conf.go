@@ -57,7 +57,8 @@ type confState struct {
 	servicePort    string // as written, "" if the file does not set it
 }
 
-// confKeys are the broker.conf keys letterbox implements, under upstream's names.
+// confKeys are the broker.conf keys letterbox implements, under upstream's names. The security
+// keys (authentication, authorization, TLS) join them from auth_conf.go.
 var confKeys = map[string]confSetter{
 	"brokerServicePort": func(cfg *Config, st *confState, v string) error {
 		port, err := parsePort(v)
