@@ -110,6 +110,87 @@ func TestTUIEndToEnd(t *testing.T) {
 	t.Logf("tmux part took %v", time.Since(start).Round(time.Millisecond))
 }
 
+// TestTUIReplayEndToEnd drives the real binary in tmux through the way back: `letterbox demo`,
+// open the demo's DLQ, preview a replay, run it, and read on screen that the DLQ's backlog
+// reached 0, that the origin received the messages, and that the replay history lists the run.
+func TestTUIReplayEndToEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end to end: not with -short")
+	}
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux is not installed")
+	}
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "letterbox")
+	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "github.com/letterbox-dev/letterbox")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	home := filepath.Join(dir, "home")
+	tm := &tmux{t: t, sock: filepath.Join(dir, "tmux.sock"), target: "replay"}
+	t.Cleanup(func() { exec.Command("tmux", "-S", tm.sock, "kill-server").Run() })
+	script := fmt.Sprintf("%s demo; echo \"letterbox exited $?\"; sleep 60", bin)
+	tm.run("-f", "/dev/null", "new-session", "-d", "-s", "replay", "-x", "160", "-y", "48",
+		"env", "-u", "NO_COLOR", "-u", "TMUX", "HOME="+home, "XDG_STATE_HOME="+filepath.Join(home, "state"),
+		"XDG_DATA_HOME="+filepath.Join(home, "data"), "XDG_CONFIG_HOME="+filepath.Join(home, "config"),
+		"TERM=xterm-256color", "COLORTERM=", "sh", "-c", script)
+	tm.waitFor("the topics screen", 20*time.Second, func(s string) bool {
+		return strings.Contains(s, "● connected") && strings.Contains(s, "orders-billing-DLQ")
+	})
+
+	// The demo's DLQ, once some orders have died.
+	tm.keys(":")
+	tm.literal("dlq persistent://public/demo/orders-billing-DLQ")
+	tm.keys("Enter")
+	backlog := regexp.MustCompile(`via billing-audit · backlog ([1-9][0-9]*)`)
+	tm.waitFor("dead letters in the DLQ", 45*time.Second, func(s string) bool { return backlog.MatchString(s) })
+
+	// Preview, confirm, run. The demo keeps failing orders, so a dead letter may arrive
+	// between the end of a run and the re-read of the backlog: then replay again.
+	tm.keys("R")
+	var screen string
+	var moved []string
+	for attempt := 1; ; attempt++ {
+		tm.waitFor("the preview", 15*time.Second, func(s string) bool {
+			return regexp.MustCompile(`would move +[1-9]`).MatchString(s) && strings.Contains(s, "nothing moved")
+		})
+		tm.keys("Enter")
+		tm.waitFor("the confirmation", 5*time.Second, func(s string) bool { return strings.Contains(s, "y yes") })
+		tm.keys("y")
+		screen = tm.waitFor("the replay's summary", 30*time.Second, func(s string) bool {
+			return strings.Contains(s, "Replay complete") && strings.Contains(s, "now: DLQ backlog")
+		})
+		moved = regexp.MustCompile(`moved +([0-9]+)`).FindStringSubmatch(screen)
+		if moved == nil || moved[1] == "0" {
+			t.Fatalf("nothing moved:\n%s", screen)
+		}
+		if !strings.Contains(screen, "(+"+moved[1]+" since the run started)") {
+			t.Errorf("the origin did not receive the %s moved messages:\n%s", moved[1], screen)
+		}
+		if strings.Contains(screen, "DLQ backlog on billing-audit 0 ") {
+			break
+		}
+		if attempt == 5 {
+			t.Fatalf("the DLQ's backlog did not reach 0 in %d runs:\n%s", attempt, screen)
+		}
+		tm.keys("p")
+	}
+
+	// Back on the dead letters, the history lists the run.
+	tm.keys("Escape")
+	tm.waitFor("the replay history", 10*time.Second, func(s string) bool {
+		return strings.Contains(s, "Replay history") && regexp.MustCompile(`complete +moved `+moved[1]+` `).MatchString(s)
+	})
+	tm.keys("q")
+	screen = tm.waitFor("letterbox to exit", 15*time.Second, func(s string) bool { return strings.Contains(s, "letterbox exited") })
+	if !strings.Contains(screen, "letterbox exited 0") {
+		t.Errorf("exit:\n%s", screen)
+	}
+}
+
 // tmux drives one session on a server of its own (its own socket, no user configuration).
 type tmux struct {
 	t      *testing.T
