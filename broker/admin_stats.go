@@ -12,7 +12,7 @@ import (
 // /admin/v2/broker-stats/topics, with upstream's JSON field names. Counters are exact; rates
 // are per second over a sliding window of rateWindow, from samples the sampler takes every
 // rateTick (started with the first stats request). Backlogs count entries, as upstream.
-// Not tracked (always 0): message ack rates, chunked message rates, expiry rates.
+// Not tracked (always 0): chunked message rates, expiry rates.
 
 const (
 	rateTick   = time.Second
@@ -159,23 +159,38 @@ type counterSample struct {
 }
 
 // counters are the cumulative values rates are derived from.
-type counters struct{ msgs, bytes, redeliver int64 }
+type counters struct{ msgs, bytes, redeliver, acks int64 }
 
 // rates returns per-second rates of cur against the oldest sample in the window.
 func (b *Broker) rates(key any, cur counters, now time.Time) (msgs, bytes, redeliver float64) {
+	r := b.rateOf(key, cur, now)
+	return r.msgs, r.bytes, r.redeliver
+}
+
+// ackRate is the acknowledged messages per second in cur.
+func (b *Broker) ackRate(key any, cur counters, now time.Time) float64 {
+	return b.rateOf(key, cur, now).acks
+}
+
+type rateSet struct{ msgs, bytes, redeliver, acks float64 }
+
+func (b *Broker) rateOf(key any, cur counters, now time.Time) rateSet {
 	a, unlock := b.adminLocked()
 	defer unlock()
 	ss := a.rates[key]
 	if len(ss) == 0 {
-		return 0, 0, 0
+		return rateSet{}
 	}
 	old := ss[0]
 	secs := now.Sub(old.at).Seconds()
 	if secs < 0.1 {
-		return 0, 0, 0
+		return rateSet{}
 	}
-	return float64(cur.msgs-old.vals.msgs) / secs, float64(cur.bytes-old.vals.bytes) / secs,
-		float64(cur.redeliver-old.vals.redeliver) / secs
+	per := func(c, o int64) float64 { return float64(c-o) / secs }
+	return rateSet{
+		msgs: per(cur.msgs, old.vals.msgs), bytes: per(cur.bytes, old.vals.bytes),
+		redeliver: per(cur.redeliver, old.vals.redeliver), acks: per(cur.acks, old.vals.acks),
+	}
 }
 
 // startSampler starts the rate sampler once; it stops with the broker.
@@ -219,9 +234,9 @@ func (b *Broker) sample(now time.Time) {
 			cur[p] = counters{msgs: p.msgIn, bytes: p.bytesIn}
 		}
 		for _, s := range t.subs {
-			cur[s] = counters{msgs: s.msgOut, bytes: s.bytesOut, redeliver: s.msgRedeliver}
+			cur[s] = counters{msgs: s.msgOut, bytes: s.bytesOut, redeliver: s.msgRedeliver, acks: s.msgAcked}
 			for _, cs := range s.consumers {
-				cur[cs] = counters{msgs: cs.msgOut, bytes: cs.bytesOut, redeliver: cs.msgRedeliver}
+				cur[cs] = counters{msgs: cs.msgOut, bytes: cs.bytesOut, redeliver: cs.msgRedeliver, acks: cs.msgAcked}
 			}
 		}
 		t.mu.Unlock()
@@ -344,7 +359,9 @@ func (b *Broker) subscriptionStats(s *subscription, opts StatsOptions, now time.
 		SubscriptionProperties:           nonNil(s.props),
 	}
 	ss.MsgBacklogNoDelayed = max(ss.MsgBacklog-ss.MsgDelayed, 0)
-	ss.MsgRateOut, ss.MsgThroughputOut, ss.MsgRateRedeliver = b.rates(s, counters{msgs: s.msgOut, bytes: s.bytesOut, redeliver: s.msgRedeliver}, now)
+	sc := counters{msgs: s.msgOut, bytes: s.bytesOut, redeliver: s.msgRedeliver, acks: s.msgAcked}
+	ss.MsgRateOut, ss.MsgThroughputOut, ss.MsgRateRedeliver = b.rates(s, sc, now)
+	ss.MessageAckRate = b.ackRate(s, sc, now)
 	if s.active != nil {
 		ss.ActiveConsumerName = s.active.name
 	}
@@ -383,7 +400,9 @@ func (b *Broker) subscriptionStats(s *subscription, opts StatsOptions, now time.
 		if cs.msgOut > 0 {
 			c.AvgMessagesPerEntry = 1
 		}
-		c.MsgRateOut, c.MsgThroughputOut, c.MsgRateRedeliver = b.rates(cs, counters{msgs: cs.msgOut, bytes: cs.bytesOut, redeliver: cs.msgRedeliver}, now)
+		cc := counters{msgs: cs.msgOut, bytes: cs.bytesOut, redeliver: cs.msgRedeliver, acks: cs.msgAcked}
+		c.MsgRateOut, c.MsgThroughputOut, c.MsgRateRedeliver = b.rates(cs, cc, now)
+		c.MessageAckRate = b.ackRate(cs, cc, now)
 		if !b.cfg.CompatUpstream {
 			c.SchemaType = "BYTES"
 			if cs.hasSchema {

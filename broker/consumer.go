@@ -28,6 +28,7 @@ type consumer struct {
 	hashRanges [][2]int32 // Key_Shared STICKY ranges, inclusive
 
 	msgOut, bytesOut                int64
+	msgAcked                        int64 // messages acknowledged, for the ack rate
 	msgRedeliver                    int64 // messages put back for redelivery (admin stats)
 	lastAck, lastConsumed, lastFlow time.Time
 	closed                          bool

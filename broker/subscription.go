@@ -44,6 +44,7 @@ type subscription struct {
 	dirty bool
 
 	msgOut, bytesOut, msgRedeliver int64
+	msgAcked                       int64 // messages acknowledged, for the ack rate
 	lastConsumed, lastAck          time.Time
 }
 
@@ -164,6 +165,8 @@ func (s *subscription) ackIndividual(p storage.Position, ackSet []int64) {
 func (s *subscription) ackWhole(p storage.Position) {
 	if pe, ok := s.pending[p]; ok {
 		pe.consumer.unacked -= pe.messages
+		pe.consumer.msgAcked += pe.messages
+		s.msgAcked += pe.messages
 		delete(s.pending, p)
 	}
 	delete(s.partial, p)
@@ -204,6 +207,8 @@ func (s *subscription) ackCumulative(p storage.Position, ackSet []int64) {
 	for q, pe := range s.pending {
 		if !upTo.Less(q) {
 			pe.consumer.unacked -= pe.messages
+			pe.consumer.msgAcked += pe.messages
+			s.msgAcked += pe.messages
 			delete(s.pending, q)
 		}
 	}

@@ -107,6 +107,7 @@ func (s *Server) metrics(w http.ResponseWriter, r *http.Request) {
 						m.add("pulsar_subscription_msg_rate_out", "gauge", "Messages per second dispatched.", sl, ss.MsgRateOut)
 						m.add("pulsar_subscription_msg_throughput_out", "gauge", "Bytes per second dispatched.", sl, ss.MsgThroughputOut)
 						m.add("pulsar_subscription_msg_rate_redeliver", "gauge", "Messages per second redelivered.", sl, ss.MsgRateRedeliver)
+						m.add("pulsar_subscription_msg_ack_rate", "gauge", "Messages per second acknowledged.", sl, ss.MessageAckRate)
 						m.add("pulsar_subscription_consumers_count", "gauge", "Consumers of the subscription.", sl, float64(len(ss.Consumers)))
 					}
 				}

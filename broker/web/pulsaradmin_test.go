@@ -363,6 +363,23 @@ func TestPulsarAdminStatsAfterProduceAndConsume(t *testing.T) {
 		}
 		return nil
 	})
+	// Acknowledging shows a positive ack rate on the subscription and its consumer.
+	eventually(t, "ack rate", func() error {
+		rctx, rcancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer rcancel()
+		if msg, err := cons.Receive(rctx); err == nil {
+			must(t, cons.Ack(msg))
+		}
+		st, err := e.adm.Topics().GetStats(tn)
+		if err != nil {
+			return err
+		}
+		sub := st.Subscriptions["workers"]
+		if sub.MessageAckRate <= 0 || len(sub.Consumers) != 1 || sub.Consumers[0].MessageAckRate <= 0 {
+			return fmt.Errorf("ack rate %v, consumers %+v", sub.MessageAckRate, sub.Consumers)
+		}
+		return nil
+	})
 	bulk, err := e.adm.BrokerStats().GetTopics()
 	must(t, err)
 	if !strings.Contains(bulk, `"public/default":{"0x00000000_0xffffffff":{"persistent":{"persistent://public/default/stats":{`) {
