@@ -5,7 +5,9 @@ import (
 	"crypto/rand"
 	"crypto/rsa"
 	"encoding/base64"
+	"errors"
 	"math"
+	"os"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -501,5 +503,64 @@ func TestTLSOfficialAndOurClient(t *testing.T) {
 	defer anon.Close()
 	if _, err := anon.Subscribe(testCtx(t, 5*time.Second), client.ConsumerOptions{Topic: topic, SubscriptionName: "anon"}); err == nil {
 		t.Fatal("our client subscribed without a token")
+	}
+}
+
+// Our client answers AUTH_CHALLENGE on the same connection with the token file's new content,
+// and reports a refused CONNECT as AuthenticationError.
+func TestAuthOurClientRefreshAndRefusal(t *testing.T) {
+	t.Parallel()
+	b := startSecureBroker(t, func(c *broker.Config) { c.AuthenticationRefreshCheck = 100 * time.Millisecond })
+	var connects, responses atomic.Int32
+	intercept(t, b.Broker, func(dir broker.Direction, cmd *pb.BaseCommand) broker.Verdict {
+		switch cmd.GetType() {
+		case pb.BaseCommand_CONNECT:
+			connects.Add(1)
+		case pb.BaseCommand_AUTH_RESPONSE:
+			responses.Add(1)
+		}
+		return broker.Verdict{}
+	})
+	tokenFile := t.TempDir() + "/token"
+	writeToken := func(ttl time.Duration) {
+		if err := os.WriteFile(tokenFile, []byte(authtest.Token(t, b.key, "admin", ttl)+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeToken(1500 * time.Millisecond)
+	ours, err := client.New(client.Options{ServiceURL: b.ServiceURL(), TokenFile: tokenFile,
+		OperationTimeout: 5 * time.Second, Logger: testLogger(t, "ours: ")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ours.Close()
+	ctx := testCtx(t, 20*time.Second)
+	p, err := ours.CreateProducer(ctx, client.ProducerOptions{Topic: topicName(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	writeToken(time.Hour) // rotated
+	waitFor(t, 10*time.Second, func() bool { return responses.Load() >= 1 })
+	if _, err := p.Send(ctx, &client.Message{Payload: []byte("x")}); err != nil {
+		t.Fatalf("send after refresh: %v", err)
+	}
+	if n := connects.Load(); n != 1 {
+		t.Fatalf("%d CONNECTs: the refresh reconnected", n)
+	}
+
+	anon, err := client.New(client.Options{ServiceURL: b.ServiceURL(), Token: "not-a-token",
+		OperationTimeout: 2 * time.Second, ConnectionTimeout: 2 * time.Second, Logger: testLogger(t, "anon: ")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer anon.Close()
+	_, err = anon.CreateProducer(testCtx(t, 5*time.Second), client.ProducerOptions{Topic: topicName(t)})
+	var se *client.ServerError
+	if !errors.As(err, &se) || se.Code != pb.ServerError_AuthenticationError {
+		t.Fatalf("CreateProducer with a bad token: %v, want AuthenticationError", err)
+	}
+	if strings.Contains(err.Error(), "not-a-token") {
+		t.Fatalf("the error quotes the token: %v", err)
 	}
 }
