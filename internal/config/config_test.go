@@ -1,0 +1,248 @@
+package config
+
+import (
+	"bytes"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+func env(m map[string]string) func(string) string {
+	return func(k string) string { return m[k] }
+}
+
+const example = `# letterbox contexts
+current = "local"
+
+[[context]]
+name = "local"
+service_url = "pulsar://127.0.0.1:6650"
+admin_url = "http://127.0.0.1:8080"
+
+[[context]]
+name = "prod"
+service_url = "pulsar+ssl://pulsar.example:6651"
+admin_url = "https://pulsar.example:8443"
+token_file = "~/.config/letterbox/prod.token"
+tls_ca_file = "/etc/ssl/prod-ca.pem"
+colour = "red"
+theme = "dark"
+
+[[context]]
+name = "staging"
+service_url = "pulsar://staging:6650"
+admin_url = "http://staging:8080"
+token = "eyJhbGciOi.secret.value"
+tls_insecure = true
+color = "#FFAA00"
+`
+
+func TestParse(t *testing.T) {
+	t.Parallel()
+	cfg, err := Parse("config.toml", []byte(example), env(map[string]string{"HOME": "/home/u"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Current != "local" {
+		t.Errorf("current %q", cfg.Current)
+	}
+	if got := strings.Join(cfg.Names(), ","); got != "local,prod,staging" {
+		t.Errorf("names %q", got)
+	}
+	prod, err := cfg.Lookup("prod")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Context{Name: "prod", ServiceURL: "pulsar+ssl://pulsar.example:6651", AdminURL: "https://pulsar.example:8443",
+		TokenFile: filepath.Join("/home/u", ".config/letterbox/prod.token"), TLSCAFile: "/etc/ssl/prod-ca.pem",
+		Colour: "1", Theme: "dark"}
+	prod.pos, prod.keyPos = "", nil
+	if fmt.Sprintf("%#v", prod) != fmt.Sprintf("%#v", want) {
+		t.Errorf("prod:\n got %#v\nwant %#v", prod, want)
+	}
+	st, _ := cfg.Lookup("staging")
+	if st.Token.Reveal() != "eyJhbGciOi.secret.value" || !st.TLSInsecure || st.Colour != "#ffaa00" {
+		t.Errorf("staging: %+v", st)
+	}
+	if got := st.Pos("token"); got != "config.toml:22" {
+		t.Errorf("Pos(token) = %q, want config.toml:22", got)
+	}
+	if got := st.Pos(""); got != "config.toml:18" {
+		t.Errorf("Pos() = %q, want config.toml:18", got)
+	}
+}
+
+func TestLookupErrors(t *testing.T) {
+	t.Parallel()
+	cfg, err := Parse("c.toml", []byte(example), env(map[string]string{"HOME": "/h"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cfg.Lookup("nope"); err == nil || !strings.Contains(err.Error(), `no context "nope" in c.toml (contexts: local, prod, staging)`) {
+		t.Errorf("Lookup(nope) = %v", err)
+	}
+	var none *Config
+	if _, err := none.Lookup("x"); err == nil || !strings.Contains(err.Error(), "no configuration file") {
+		t.Errorf("nil Lookup = %v", err)
+	}
+	if _, err := (&Config{Path: "c.toml"}).Lookup("x"); err == nil || !strings.Contains(err.Error(), "defines none") {
+		t.Errorf("empty Lookup = %v", err)
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	t.Parallel()
+	ctx := func(extra string) string {
+		return "[[context]]\nname = \"p\"\nservice_url = \"pulsar://h:6650\"\nadmin_url = \"http://h:8080\"\n" + extra
+	}
+	for _, tt := range []struct {
+		name, text, want string
+	}{
+		{"syntax", "current = \n", "c.toml:1: "},
+		{"unknown top key", "currnet = \"x\"\n", `c.toml:1: unknown key "currnet"`},
+		{"unknown context key", ctx("servce_url = \"x\"\n"), `c.toml:5: unknown key "context.servce_url"`},
+		{"no name", "[[context]]\nservice_url = \"pulsar://h:6650\"\n", "c.toml:1: context without a name"},
+		{"space in name", "[[context]]\nname = \"my prod\"\n", `c.toml:2: context name "my prod": no spaces`},
+		{"duplicate", ctx("") + ctx(""), `c.toml:6: context "p" is already defined at c.toml:2`},
+		{"no service url", "[[context]]\nname = \"p\"\nadmin_url = \"http://h:8080\"\n", `c.toml:1: context "p": service_url is missing`},
+		{"bad service url", "[[context]]\nname = \"p\"\nservice_url = \"http://h:6650\"\n", `c.toml:3: context "p": service_url "http://h:6650": want pulsar://HOST:PORT or pulsar+ssl://HOST:PORT`},
+		{"bad admin url", "[[context]]\nname = \"p\"\nservice_url = \"pulsar://h:6650\"\nadmin_url = \"h:8080\"\n", `c.toml:4: context "p": admin_url`},
+		{"credentials in url", "[[context]]\nname = \"p\"\nservice_url = \"pulsar://h:6650\"\nadmin_url = \"http://u:pw@h:8080\"\n", "no credentials in the URL"},
+		{"token and file", ctx("token = \"t\"\ntoken_file = \"f\"\n"), `c.toml:6: context "p": token and token_file exclude each other`},
+		{"bad colour", ctx("colour = \"mauve\"\n"), `c.toml:5: context "p": colour "mauve": want a colour name`},
+		{"colour and color", ctx("colour = \"red\"\ncolor = \"red\"\n"), "colour and color are the same setting"},
+		{"~user", ctx("token_file = \"~bob/t\"\n"), `c.toml:5: context "p": token_file: "~bob/t": only ~/`},
+		{"type", ctx("tls_insecure = \"yes\"\n"), "c.toml:5: context.tls_insecure: incompatible types"},
+		{"current unknown", "current = \"prod\"\n" + ctx(""), `c.toml:1: current = "prod" names no context (contexts: p)`},
+		{"current without contexts", "current = \"prod\"\n", "defines no context"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Parse("c.toml", []byte(tt.text), env(map[string]string{"HOME": "/h"}))
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("error %v, want it to contain %q", err, tt.want)
+			}
+		})
+	}
+}
+
+// A token never appears in an error, a log line or a %v of the context.
+func TestTokenNeverShown(t *testing.T) {
+	t.Parallel()
+	const tok = "s3cr3t-tok3n-value"
+	for _, text := range []string{
+		"[[context]]\nname = \"p\"\ntoken = " + tok + "\n",         // unquoted: a syntax error on the token's line
+		"[[context]]\nname = \"p\"\ntoken = \"" + tok + "\n",       // unterminated
+		"[[context]]\nname = \"p\"\n\"token\" = '" + tok + "' x\n", // trailing garbage
+	} {
+		_, err := Parse("c.toml", []byte(text), env(nil))
+		if err == nil {
+			t.Fatalf("%q parsed", text)
+		}
+		if strings.Contains(err.Error(), tok) || strings.Contains(err.Error(), "s3cr3t") {
+			t.Errorf("error shows the token: %v", err)
+		}
+	}
+	cfg, err := Parse("c.toml", []byte("[[context]]\nname = \"p\"\nservice_url = \"pulsar://h:6650\"\nadmin_url = \"http://h:8080\"\ntoken = \""+tok+"\"\n"), env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := cfg.Contexts[0]
+	var logged bytes.Buffer
+	slog.New(slog.NewTextHandler(&logged, nil)).Info("ctx", "token", c.Token, "ctx", c)
+	for _, s := range []string{fmt.Sprintf("%v %+v %#v %s %q", c, c, c, c.Token, c.Token), logged.String()} {
+		if strings.Contains(s, tok) {
+			t.Errorf("printed the token: %s", s)
+		}
+	}
+	if c.Token.Reveal() != tok {
+		t.Errorf("Reveal = %q", c.Token.Reveal())
+	}
+}
+
+func TestColour(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{"": "", "red": "1", "Red": "1", " grey ": "8", "#A0b0C0": "#a0b0c0", "208": "208", "0": "0"} {
+		if got, err := Colour(in); err != nil || got != want {
+			t.Errorf("Colour(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"256", "-1", "#abc", "#gggggg", "rouge"} {
+		if _, err := Colour(in); err == nil {
+			t.Errorf("Colour(%q) accepted", in)
+		}
+	}
+}
+
+func TestExpand(t *testing.T) {
+	t.Parallel()
+	e := env(map[string]string{"HOME": "/home/u"})
+	for in, want := range map[string]string{"": "", "/a/b": "/a/b", "rel/x": "rel/x", "~": "/home/u", "~/x/y": "/home/u/x/y"} {
+		if got, err := expand(in, e); err != nil || got != filepath.FromSlash(want) {
+			t.Errorf("expand(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+}
+
+func TestPath(t *testing.T) {
+	t.Parallel()
+	if p, _ := Path(env(map[string]string{"XDG_CONFIG_HOME": "/x", "HOME": "/h"})); p != filepath.Join("/x", "letterbox", "config.toml") {
+		t.Errorf("with XDG_CONFIG_HOME: %q", p)
+	}
+	if p, _ := Path(env(map[string]string{"HOME": "/h"})); p != filepath.Join("/h", ".config", "letterbox", "config.toml") {
+		t.Errorf("with HOME: %q", p)
+	}
+}
+
+func TestLoad(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	e := env(map[string]string{"XDG_CONFIG_HOME": dir, "HOME": dir})
+	cfg, err := Load(e)
+	if err != nil || cfg == nil || len(cfg.Contexts) != 0 || cfg.Path != "" {
+		t.Fatalf("missing file: %+v, %v", cfg, err)
+	}
+	path := filepath.Join(dir, "letterbox", "config.toml")
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(example), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err = Load(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Path != path || len(cfg.Contexts) != 3 || len(cfg.Warnings) != 0 {
+		t.Errorf("0600: path %q, %d contexts, warnings %q", cfg.Path, len(cfg.Contexts), cfg.Warnings)
+	}
+	if runtime.GOOS == "windows" {
+		return
+	}
+	if err := os.Chmod(path, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err = Load(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cfg.Warnings) != 1 || !strings.Contains(cfg.Warnings[0], "context staging") || !strings.Contains(cfg.Warnings[0], "0644") {
+		t.Errorf("0644 with an inline token: warnings %q", cfg.Warnings)
+	}
+	// No inline token: no warning, whatever the mode.
+	if err := os.WriteFile(path, []byte(strings.ReplaceAll(example, `token = "eyJhbGciOi.secret.value"`, "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if cfg, err = Load(e); err != nil || len(cfg.Warnings) != 0 {
+		t.Errorf("0644 without a token: %v, warnings %q", err, cfg.Warnings)
+	}
+	if err := os.WriteFile(path, []byte("[[context]]\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(e); err == nil || !strings.Contains(err.Error(), path+":1: context without a name") {
+		t.Errorf("broken file: %v", err)
+	}
+}
