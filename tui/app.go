@@ -48,6 +48,7 @@ type App struct {
 	spin        int
 	spinning    bool
 	quitting    bool
+	ctxs        contextState // contexts.go
 }
 
 // NewApp builds the app on c, starting on the topics screen of namespace ns ("" = all).
@@ -97,8 +98,12 @@ func (a *App) resize() {
 }
 
 func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	msg, current := a.ctxs.untag(msg)
+	if !current { // an answer from the cluster before a :context switch
+		return a, nil
+	}
 	cmd := a.update(msg)
-	return a, tea.Batch(cmd, a.spinTick())
+	return a, a.ctxs.tag(tea.Batch(cmd, a.spinTick()))
 }
 
 func (a *App) update(msg tea.Msg) tea.Cmd {
@@ -153,6 +158,8 @@ func (a *App) update(msg tea.Msg) tea.Cmd {
 		return a.toAll(msg)
 	case common.RefreshMsg:
 		return a.toActive(msg)
+	case contextOpenedMsg:
+		return a.contextOpened(msg)
 	}
 	if _, ok := msg.(common.FreshMsg); ok {
 		if a.conn == connDown && a.statusErr {

@@ -30,7 +30,7 @@ var commands = []palette.Command{
 	{Name: "flow", Args: "[TOPIC [SUB]]", Desc: "retry → DLQ flow (none: every flow)"},
 	{Name: "dlq", Args: "[DLQ [SUB]]", Desc: "dead letters (none: every DLQ)"},
 	{Name: "replay", Args: "DLQ [SUB] [FILTER…]", Desc: "replay dead letters: preview, confirm, run"},
-	{Name: "context", Args: "NAME", Desc: "switch cluster (not available yet)"},
+	{Name: "context", Args: "[NAME|-]", Desc: "switch cluster (none: list contexts; -: the start one)"},
 	{Name: "help", Desc: "keys of this screen"},
 	{Name: "q", Desc: "quit"},
 }
@@ -44,6 +44,7 @@ func (a *App) completions() []string {
 	for _, t := range themes.Names(a.c.UserThemes) {
 		out = append(out, "theme "+t)
 	}
+	out = append(out, a.contextCompletions()...)
 	if a.root != nil {
 		for _, ns := range a.root.Namespaces() {
 			out = append(out, "ns "+ns)
@@ -131,7 +132,7 @@ func (a *App) run(line string) tea.Cmd {
 		}
 		return a.push(common.NavigateMsg{Page: common.PageReplay, Topic: req.DLQ, Sub: req.Subscription, Extra: req})
 	case "context", "ctx":
-		return status("contexts are not available yet: start letterbox with --context NAME or --service-url/--admin-url", true)
+		return a.contextCommand(f[1:])
 	case "help", "?":
 		a.helpOpen = true
 		return nil

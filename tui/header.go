@@ -32,7 +32,11 @@ func (a *App) header() string {
 	for _, p := range a.stack {
 		crumbs = append(crumbs, p.Title())
 	}
-	left := st.Brand.Render("letterbox") + " " + st.Text.Render(strings.Join(crumbs, " › "))
+	brand := st.Brand.Render("letterbox") + " "
+	if b := a.contextBadge(); b != "" {
+		brand += b + " "
+	}
+	left := brand + st.Text.Render(strings.Join(crumbs, " › "))
 	room := w - ansi.StringWidth(right) - 1
 	if room < 20 { // narrow: the endpoint goes first
 		right = state
@@ -40,8 +44,9 @@ func (a *App) header() string {
 	}
 	if ansi.StringWidth(left) > room {
 		// Keep the end of the breadcrumb: where you are matters more than how you got there.
-		plain := "letterbox …" + ansi.TruncateLeft(strings.Join(crumbs, " › "), ansi.StringWidth(strings.Join(crumbs, " › "))-(room-12), "")
-		left = st.Brand.Render("letterbox") + " " + st.Text.Render(strings.TrimPrefix(plain, "letterbox "))
+		trail := strings.Join(crumbs, " › ")
+		keep := max(0, room-ansi.StringWidth(brand)-2) // the "…" and a space before the right side
+		left = brand + st.Text.Render("…"+ansi.TruncateLeft(trail, ansi.StringWidth(trail)-keep, ""))
 	}
 	left = common.Pad(left, room, false)
 	return st.Header.Render(left + " " + right)

@@ -43,6 +43,11 @@ type Options struct {
 	// Warnf receives problems worth logging that do not stop the TUI (a broken user theme).
 	// While the TUI owns the terminal nothing may be printed; pass a logger. nil drops them.
 	Warnf func(format string, args ...any)
+	// Contexts are the named clusters of the configuration file: the header shows the current
+	// one's name in its colour, and ":context NAME" switches to another (see Contexts). When
+	// the TUI switches away from Source it closes it (if Source has a Close method), so the
+	// caller's own Close of Source must be safe to call twice.
+	Contexts Contexts
 }
 
 // New builds the app model from opts without running it (tests and embedding).
@@ -87,7 +92,11 @@ func New(ctx context.Context, opts Options) (*App, error) {
 		Ctx: ctx, Styles: common.NewStyles(theme), Keys: keymap.Default(), Clock: clock,
 		Source: opts.Source, Timeout: opts.Timeout, UserThemes: user, ExportDir: opts.ExportDir,
 	}
-	return NewApp(c, opts.Namespace, opts.Refresh), nil
+	app := NewApp(c, opts.Namespace, opts.Refresh)
+	if err := app.setContexts(opts.Contexts, opts.Theme == "" && getenv("NO_COLOR") == ""); err != nil {
+		return nil, err
+	}
+	return app, nil
 }
 
 // Run runs the TUI until the user quits or ctx is cancelled (which is not an error).
@@ -106,6 +115,7 @@ func Run(ctx context.Context, opts Options) error {
 	if opts.Getenv != nil {
 		popts = append(popts, tea.WithEnvironment(environ(opts.Getenv)))
 	}
+	defer app.closeSources(opts.Source)
 	_, err = tea.NewProgram(app, popts...).Run()
 	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
 		return nil
