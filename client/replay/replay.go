@@ -289,6 +289,13 @@ func (e *engine) run(ctx context.Context) (Summary, error) {
 		e.complete(items, stateErr)
 	}()
 	complete, runErr := e.read(ctx, last, items)
+	// The last batch leaves now rather than after the batching delay. Failures are the
+	// completer's to report, message by message.
+	for _, pe := range e.producers {
+		if pe.p != nil {
+			_ = pe.p.Flush(ctx)
+		}
+	}
 	close(items)
 	<-done
 	select {
@@ -483,9 +490,13 @@ func (e *engine) producer(ctx context.Context, dest string) (*client.Producer, e
 	p, err := e.cl.CreateProducer(ctx, client.ProducerOptions{
 		Topic: dest,
 		Name:  e.st.Name,
-		// One message per entry: the broker deduplicates by the sequence id of an entry,
-		// and a resumed run's batches would not line up with the interrupted run's.
-		DisableBatching:    true,
+		// A new run batches: its sequence ids ascend in read order and every batch carries
+		// its highest, so the broker's high-water mark moves batch by batch and a batch
+		// re-sent after a reconnect is dropped whole. A resumed run sends one message per
+		// entry: it re-reads messages the interrupted run may have stored (up to the
+		// broker's mark) and a batch mixing those with new ones would be stored whole, or
+		// dropped whole; one by one, each is judged on its own sequence id.
+		DisableBatching:    e.sum.Resumed,
 		MaxPendingMessages: 1000,
 	})
 	if err != nil && ctx.Err() != nil {
