@@ -85,7 +85,7 @@ Pulsar-compatible broker.
 
 Usage:
   letterbox [client flags]          TUI on the embedded broker, or on the cluster named by
-                                    --service-url/--admin-url
+                                    --service-url/--admin-url or --context
   letterbox demo                    embedded broker + demo workload + TUI
   letterbox broker [broker flags]   headless broker; prints "ready pulsar://… http://…" on stdout
   letterbox replay --dlq TOPIC ...  headless replay of dead letters (letterbox replay --help)
@@ -138,16 +138,6 @@ func printFlags(w io.Writer, fs *flag.FlagSet, names []string) {
 // usageError reports a command-line mistake and returns ExitUsage.
 func usageError(stderr io.Writer, cmd string, err error) int {
 	fmt.Fprintf(stderr, "%s: %v\nRun '%s --help' for usage.\n", cmd, err, cmd)
-	return ExitUsage
-}
-
-// notYet reports a command that is not implemented yet, with a hint if there is one, and
-// returns ExitUsage.
-func notYet(stderr io.Writer, what, hint string) int {
-	if hint != "" {
-		hint = "; " + hint
-	}
-	fmt.Fprintf(stderr, "letterbox: %s is not available yet%s.\n", what, hint)
 	return ExitUsage
 }
 

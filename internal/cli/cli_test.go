@@ -57,18 +57,6 @@ func TestVersion(t *testing.T) {
 	}
 }
 
-func TestNotAvailableYet(t *testing.T) {
-	t.Parallel()
-	for _, args := range [][]string{
-		{"--context", "prod"},
-	} {
-		code, out, errOut := run(t, args...)
-		if code != ExitUsage || out != "" || !strings.Contains(errOut, "not available yet") {
-			t.Errorf("%q: code %d, stdout %q, stderr %q; want 2 and a not-available message", args, code, out, errOut)
-		}
-	}
-}
-
 func TestUsageErrors(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()

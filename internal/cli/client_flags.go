@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net/url"
 	"slices"
+
+	"github.com/letterbox-dev/letterbox/internal/config"
 )
 
 // Where the embedded broker listens by default, and so what client commands connect to.
@@ -22,6 +24,11 @@ type clientFlags struct {
 	tokenFile  string
 	tlsCAFile  string
 	context    string
+
+	// From the context --context names (contexts.go): TLS without certificate verification,
+	// and the context itself (nil without --context).
+	tlsInsecure bool
+	named       *config.Context
 
 	// set holds the names of the flags given explicitly, in the order first seen: with no
 	// --service-url the TUI may start its own broker, with one it never does.
@@ -47,7 +54,7 @@ func (c *clientFlags) registerDefaults(fs *flag.FlagSet, serviceURL, adminURL, t
 	fs.StringVar(&c.token, "token", token, "authentication `TOKEN` (a JWT)")
 	fs.StringVar(&c.tokenFile, "token-file", tokenFile, "read the authentication token from `FILE`")
 	fs.StringVar(&c.tlsCAFile, "tls-ca-file", tlsCAFile, "trust the CA certificates in `FILE`")
-	fs.StringVar(&c.context, "context", context, "use the context `NAME` from the configuration file")
+	fs.StringVar(&c.context, "context", context, "use the context `NAME` of $XDG_CONFIG_HOME/letterbox/config.toml (flags given override its settings)")
 }
 
 // noteSet records which client flags fs saw on its command line.

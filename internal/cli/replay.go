@@ -88,8 +88,8 @@ func runReplay(ctx context.Context, cf *clientFlags, args []string, stdout, stde
 	if err := cf.validate(); err != nil {
 		return usageError(stderr, "letterbox replay", err)
 	}
-	if cf.context != "" {
-		return notYet(stderr, "--context", "give --service-url and --admin-url")
+	if _, code := cf.resolveContext("letterbox replay", stderr); code != ExitOK {
+		return code
 	}
 	if fs.NArg() > 0 {
 		return usageError(stderr, "letterbox replay", fmt.Errorf("unexpected argument %q", fs.Arg(0)))
@@ -225,28 +225,30 @@ func (c *clientFlags) connect(stderr io.Writer) (*admin.Client, *client.Client, 
 	if c.tokenFile != "" {
 		b, err := os.ReadFile(c.tokenFile)
 		if err != nil {
-			return nil, nil, fmt.Errorf("--token-file: %w", err)
+			return nil, nil, fmt.Errorf("%s: %w", c.origin("token-file", "token_file"), err)
 		}
 		ao.Token = strings.TrimSpace(string(b))
+	}
+	if c.tlsCAFile != "" || c.tlsInsecure {
+		ao.TLS = &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: c.tlsInsecure}
 	}
 	if c.tlsCAFile != "" {
 		pem, err := os.ReadFile(c.tlsCAFile)
 		if err != nil {
-			return nil, nil, fmt.Errorf("--tls-ca-file: %w", err)
+			return nil, nil, fmt.Errorf("%s: %w", c.origin("tls-ca-file", "tls_ca_file"), err)
 		}
-		pool := x509.NewCertPool()
-		if !pool.AppendCertsFromPEM(pem) {
-			return nil, nil, fmt.Errorf("--tls-ca-file %s: no certificate", c.tlsCAFile)
+		ao.TLS.RootCAs = x509.NewCertPool()
+		if !ao.TLS.RootCAs.AppendCertsFromPEM(pem) {
+			return nil, nil, fmt.Errorf("%s %s: no certificate", c.origin("tls-ca-file", "tls_ca_file"), c.tlsCAFile)
 		}
-		ao.TLS = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
 	}
 	ad, err := admin.New(ao)
 	if err != nil {
 		return nil, nil, err
 	}
 	cl, err := client.New(client.Options{ServiceURL: c.serviceURL, Token: c.token, TokenFile: c.tokenFile,
-		TLSTrustCertsFile: c.tlsCAFile,
-		Logger:            slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})
+		TLSTrustCertsFile: c.tlsCAFile, TLSAllowInsecureConnection: c.tlsInsecure,
+		Logger: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -13,7 +13,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
@@ -63,8 +62,19 @@ func runTUI(ctx context.Context, cf *clientFlags, tf *tuiFlags, stderr io.Writer
 	if err := tf.check(); err != nil {
 		return usageError(stderr, name, err)
 	}
-	if slices.Contains(cf.set, "context") {
-		return notYet(stderr, "--context", "pass --service-url and --admin-url (and --token or --token-file)")
+	if _, code := cf.resolveContext(name, stderr); code != ExitOK {
+		return code
+	}
+	if err := cf.checkContextTheme(tf); err != nil {
+		return usageError(stderr, name, err)
+	}
+	// The contexts :context may switch to; a broken file only turns that off (with --context
+	// it has already stopped letterbox above).
+	cfg, cfgErr := loadConfig()
+	if cfgErr != nil && cf.named == nil {
+		fmt.Fprintf(stderr, "%s: warning: %v (:context is off)\n", name, cfgErr)
+	} else if cfgErr == nil && cf.named == nil {
+		warn(stderr, name, cfg.Warnings)
 	}
 	log, closeLog, err := openLog()
 	if err != nil {
@@ -80,7 +90,7 @@ func runTUI(ctx context.Context, cf *clientFlags, tf *tuiFlags, stderr io.Writer
 			fmt.Fprintf(stderr, "%s: %v\n", name, err)
 			return ExitUsage
 		}
-		log.Info("remote cluster", "service_url", opts.ServiceURL, "admin_url", opts.AdminURL)
+		log.Info("remote cluster", "context", cf.context, "service_url", opts.ServiceURL, "admin_url", opts.AdminURL)
 	} else if servesPulsar(ctx, defaultListen, log) {
 		log.Info("attaching to the Pulsar already serving "+defaultListen, "admin_url", defaultAdminURL)
 	} else {
@@ -103,18 +113,23 @@ func runTUI(ctx context.Context, cf *clientFlags, tf *tuiFlags, stderr io.Writer
 		log.Info("embedded broker", "dir", dir, "pulsar", eb.serviceURL, "http", eb.adminURL)
 		opts.ServiceURL, opts.AdminURL = eb.serviceURL, eb.adminURL
 	}
-	return runApp(ctx, opts, tf.theme, log, stderr)
+	return runAppContexts(ctx, opts, tf.theme, tuiContexts(cfg, cfgErr, cf.named, opts, log), log, stderr)
 }
 
 // runApp runs the TUI on the cluster opts names until the user quits or ctx ends.
 func runApp(ctx context.Context, opts data.AdminOptions, theme string, log *slog.Logger, stderr io.Writer) int {
+	return runAppContexts(ctx, opts, theme, tui.Contexts{}, log, stderr)
+}
+
+// runAppContexts is runApp with the contexts :context switches between.
+func runAppContexts(ctx context.Context, opts data.AdminOptions, theme string, contexts tui.Contexts, log *slog.Logger, stderr io.Writer) int {
 	src, err := data.NewAdmin(opts)
 	if err != nil {
 		fmt.Fprintf(stderr, "letterbox: %v\n", err)
 		return ExitUsage
 	}
 	defer src.Close()
-	err = tui.Run(ctx, tui.Options{Source: src, Theme: theme, Warnf: func(format string, args ...any) {
+	err = tui.Run(ctx, tui.Options{Source: src, Theme: theme, Contexts: contexts, Warnf: func(format string, args ...any) {
 		log.Warn(fmt.Sprintf(format, args...))
 	}})
 	if err != nil {
@@ -125,30 +140,34 @@ func runApp(ctx context.Context, opts data.AdminOptions, theme string, log *slog
 	return ExitOK
 }
 
-// apply puts the client flags' authentication and TLS settings into opts.
+// apply puts the client flags' (or their context's) authentication and TLS settings into opts.
 func (c *clientFlags) apply(opts *data.AdminOptions) error {
 	opts.Token = c.token
 	if c.tokenFile != "" {
 		b, err := os.ReadFile(c.tokenFile)
 		if err != nil {
-			return fmt.Errorf("--token-file: %w", err)
+			return fmt.Errorf("%s: %w", c.origin("token-file", "token_file"), err)
 		}
 		opts.Token = strings.TrimSpace(string(b))
 		opts.TokenFile = c.tokenFile
 	}
-	if c.tlsCAFile != "" {
-		pem, err := os.ReadFile(c.tlsCAFile)
-		if err != nil {
-			return fmt.Errorf("--tls-ca-file: %w", err)
-		}
-		pool := x509.NewCertPool()
-		if !pool.AppendCertsFromPEM(pem) {
-			return fmt.Errorf("--tls-ca-file %s: no PEM certificate in it", c.tlsCAFile)
+	if c.tlsCAFile != "" || c.tlsInsecure {
+		tc := &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: c.tlsInsecure}
+		if c.tlsCAFile != "" {
+			pem, err := os.ReadFile(c.tlsCAFile)
+			if err != nil {
+				return fmt.Errorf("%s: %w", c.origin("tls-ca-file", "tls_ca_file"), err)
+			}
+			tc.RootCAs = x509.NewCertPool()
+			if !tc.RootCAs.AppendCertsFromPEM(pem) {
+				return fmt.Errorf("%s %s: no PEM certificate in it", c.origin("tls-ca-file", "tls_ca_file"), c.tlsCAFile)
+			}
 		}
 		tr := http.DefaultTransport.(*http.Transport).Clone()
-		tr.TLSClientConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
+		tr.TLSClientConfig = tc
 		opts.HTTPClient = &http.Client{Transport: tr, Timeout: 10 * time.Second}
 		opts.TLSTrustCertsFile = c.tlsCAFile
+		opts.TLSAllowInsecureConnection = c.tlsInsecure
 	}
 	return nil
 }

@@ -28,6 +28,9 @@ type AdminOptions struct {
 	TokenFile string
 	// TLSTrustCertsFile is a PEM bundle of CAs for pulsar+ssl:// (HTTPClient covers https).
 	TLSTrustCertsFile string
+	// TLSAllowInsecureConnection skips the verification of the broker's certificate on
+	// pulsar+ssl:// (a test cluster's self-signed one); HTTPClient covers https.
+	TLSAllowInsecureConnection bool
 	// HTTPClient defaults to a client with a 10 s timeout; pass one with TLS settings for https.
 	HTTPClient *http.Client
 	// MaxStatsTopics caps the per-topic stats requests of one Topics call when the cluster has

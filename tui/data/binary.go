@@ -33,6 +33,8 @@ func (a *Admin) pulsarClient() (*client.Client, error) {
 		ConnectionTimeout: 5 * time.Second,
 		Logger:            slog.New(slog.DiscardHandler), // the TUI owns the terminal
 		TLSTrustCertsFile: a.opts.TLSTrustCertsFile,
+
+		TLSAllowInsecureConnection: a.opts.TLSAllowInsecureConnection,
 	}
 	if a.opts.TokenFile != "" {
 		opts.TokenFile = a.opts.TokenFile
