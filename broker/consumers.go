@@ -26,46 +26,47 @@ func (t *topic) subscribe(req subscribeRequest) *serverError {
 		return errorf(pb.ServerError_ServiceNotReady, "topic %s is closing", t.full)
 	}
 	durable := cmd.GetDurable() && t.name.Persistent
+	// Everything that can refuse the consumer is checked before anything changes: a refused
+	// consumer leaves no subscription behind, as upstream.
 	s := t.subs[cmd.GetSubscription()]
-	if s == nil {
+	switch {
+	case s == nil:
 		if cmd.GetDurable() && !t.b.autoSubscriptionCreation(t.name.namespace()) {
 			return errorf(pb.ServerError_SubscriptionNotFound, "Subscription does not exist")
 		}
+	case s.subType != cmd.GetSubType() && len(s.consumers) > 0:
+		return errorf(pb.ServerError_ConsumerBusy, "Subscription is of different type")
+	case s.subType == pb.CommandSubscribe_Exclusive && cmd.GetSubType() == pb.CommandSubscribe_Exclusive && len(s.consumers) > 0:
+		return errorf(pb.ServerError_ConsumerBusy, "Exclusive consumer is already connected")
+	}
+	if sch := cmd.GetSchema(); sch != nil {
+		cs.schemaType, cs.hasSchema = sch.GetType(), true
+		if serr := t.consumerSchema(sch); serr != nil {
+			return serr
+		}
+	}
+	if cmd.GetSubType() == pb.CommandSubscribe_Key_Shared {
+		if meta := cmd.GetKeySharedMeta(); meta.GetKeySharedMode() == pb.KeySharedMode_STICKY {
+			for _, r := range meta.GetHashRanges() {
+				cs.hashRanges = append(cs.hashRanges, [2]int32{r.GetStart(), r.GetEnd()})
+			}
+			if len(cs.hashRanges) == 0 || (s != nil && s.selector != nil && s.selector.overlaps(cs.hashRanges)) {
+				return errorf(pb.ServerError_ConsumerAssignError, "Key_Shared sticky hash ranges are empty or overlap another consumer's")
+			}
+		}
+	}
+	if s == nil {
 		s = newSubscription(t, cmd.GetSubscription(), cmd.GetSubType(), durable, t.startPosition(cmd))
 		s.props = keyValues(cmd.GetSubscriptionProperties())
 		if err := t.persistSubscription(s); err != nil {
 			return errorf(pb.ServerError_MetadataError, "cannot store subscription %s: %v", s.name, err)
 		}
 		t.subs[s.name] = s
-	} else {
-		if s.subType != cmd.GetSubType() {
-			if len(s.consumers) > 0 {
-				return errorf(pb.ServerError_ConsumerBusy, "Subscription is of different type")
-			}
-			// Nobody is attached: the subscription takes the new consumer's type, as upstream.
-			s.setType(cmd.GetSubType())
-		}
-		if s.subType == pb.CommandSubscribe_Exclusive && len(s.consumers) > 0 {
-			return errorf(pb.ServerError_ConsumerBusy, "Exclusive consumer is already connected")
-		}
+	} else if s.subType != cmd.GetSubType() {
+		// Nobody is attached: the subscription takes the new consumer's type, as upstream.
+		s.setType(cmd.GetSubType())
 	}
-	if sch := cmd.GetSchema(); sch != nil {
-		cs.schemaType, cs.hasSchema = sch.GetType(), true
-		if serr := t.consumerSchema(sch); serr != nil {
-			t.dropIfUnused(s)
-			return serr
-		}
-	}
-	if s.subType == pb.CommandSubscribe_Key_Shared {
-		if meta := cmd.GetKeySharedMeta(); meta.GetKeySharedMode() == pb.KeySharedMode_STICKY {
-			for _, r := range meta.GetHashRanges() {
-				cs.hashRanges = append(cs.hashRanges, [2]int32{r.GetStart(), r.GetEnd()})
-			}
-			if len(cs.hashRanges) == 0 || s.selector.overlaps(cs.hashRanges) {
-				t.dropIfUnused(s)
-				return errorf(pb.ServerError_ConsumerAssignError, "Key_Shared sticky hash ranges are empty or overlap another consumer's")
-			}
-		}
+	if s.selector != nil {
 		s.selector.add(cs)
 	}
 	cs.sub = s
@@ -122,13 +123,6 @@ func (t *topic) ensureInitialSubscription(sub string) *serverError {
 	}
 	t.subs[sub] = s
 	return nil
-}
-
-// dropIfUnused removes a subscription that was just created for a consumer that then failed.
-func (t *topic) dropIfUnused(s *subscription) {
-	if len(s.consumers) == 0 && !s.durable {
-		delete(t.subs, s.name)
-	}
 }
 
 // electActive picks the consumer an Exclusive/Failover subscription dispatches to and tells

@@ -258,6 +258,10 @@ func TestSeedMoreIncompatibleAvroConsumer(t *testing.T) {
 	if !strings.Contains(err.Error(), "IncompatibleSchema") {
 		t.Fatalf("incompatible consumer: %v, want IncompatibleSchema", err)
 	}
+	// A refused consumer leaves no subscription behind, as upstream.
+	if subs, err := b.Subscriptions(topic); err != nil || slices.Contains(subs, "strict") {
+		t.Fatalf("subscriptions after the refusal: %v, %v", subs, err)
+	}
 	subscribe(t, c, pulsar.ConsumerOptions{Topic: topic, SubscriptionName: "lenient",
 		Schema: pulsar.NewAvroSchema(orderOptionalNote, nil)})
 	versions, err := b.Schemas(topic)

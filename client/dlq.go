@@ -42,6 +42,11 @@ func (c *Consumer) setupDLQ(ctx context.Context, first string, topics *[]string)
 		p := *o.DLQ
 		o.DLQ = &p
 	}
+	if o.RetryEnable && len(o.Topics) == 0 && o.Topic == "" && o.TopicsPattern != "" &&
+		(o.DLQ == nil || o.DLQ.RetryLetterTopic == "" || o.DLQ.DeadLetterTopic == "") {
+		// Names derived from a pattern would be topics literally named after the regex.
+		return fmt.Errorf("%w: a TopicsPattern consumer with RetryEnable needs DLQPolicy.RetryLetterTopic and DeadLetterTopic", ErrInvalidConfig)
+	}
 	if o.RetryEnable {
 		tn, err := parseTopic(first)
 		if err != nil {

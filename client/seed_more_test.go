@@ -211,7 +211,8 @@ func TestSeedMoreRegexConsumerNoLetterChains(t *testing.T) {
 		cons, err := c.Subscribe(ctx, client.ConsumerOptions{
 			TopicsPattern: "persistent://seed/apps/.*", AutoDiscoveryPeriod: 50 * time.Millisecond,
 			SubscriptionName: "s", Type: client.Shared, InitialPosition: client.Earliest,
-			RetryEnable: true, DLQ: &client.DLQPolicy{MaxDeliveries: 1},
+			RetryEnable: true, DLQ: &client.DLQPolicy{MaxDeliveries: 1,
+				RetryLetterTopic: "persistent://seed/apps/orders-s-RETRY", DeadLetterTopic: "persistent://seed/apps/orders-s-DLQ"},
 		})
 		if err != nil {
 			t.Fatalf("round %d: subscribe: %v", round, err)
@@ -252,6 +253,14 @@ func TestSeedMoreRegexConsumerNoLetterChains(t *testing.T) {
 		t.Fatalf("no retry or DLQ topic was ever written: %v", topics)
 	}
 	t.Logf("topics: %v", topics)
+
+	// Without explicit names a pattern consumer cannot derive them: refused, nothing created.
+	_, err = c.Subscribe(ctx, client.ConsumerOptions{
+		TopicsPattern: "persistent://seed/apps/.*", SubscriptionName: "t", RetryEnable: true,
+	})
+	if !errors.Is(err, client.ErrInvalidConfig) {
+		t.Fatalf("pattern consumer with retry and no letter topics: %v, want ErrInvalidConfig", err)
+	}
 }
 
 // PIP-139: after a forced topic deletion our client reports the typed error with the broker's
