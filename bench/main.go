@@ -6,7 +6,10 @@
 //
 // It builds the letterbox binary, runs `letterbox broker --in-memory` and, for the durable
 // figure, `letterbox broker --data DIR` as separate processes, and fails with a message, rather
-// than hangs, when a broker stalls or errors.
+// than hangs, when a broker stalls or errors. Beyond the broker (part "broker") it puts our
+// client beside the official one on the same broker (clients.go), times client/replay
+// (replay.go), and takes the TUI's figures from the real binary in tmux and the tui package's
+// benchmarks (tui.go); -only runs some of these parts.
 package main
 
 import (
@@ -17,6 +20,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -33,7 +37,15 @@ type options struct {
 	subType   string
 	nullBatch int
 	rounds    int
+	only      map[string]bool // parts to run; empty: all
+	replayN   int
+	dlqN      int
 }
+
+// parts of the bench, for -only.
+var partNames = []string{"broker", "clients", "replay", "tui"}
+
+func (o options) part(name string) bool { return len(o.only) == 0 || o.only[name] }
 
 func main() {
 	var o options
@@ -45,10 +57,26 @@ func main() {
 	flag.IntVar(&o.rounds, "rounds", 2, "headline runs on each broker, alternating; the best counts")
 	flag.StringVar(&o.subType, "subscription", "shared", "consumer subscription type: shared or exclusive")
 	flag.IntVar(&o.nullBatch, "null-batch", 127, "messages in the batch entry the null broker replays (127: what the default producer batches of 1 KiB messages into 128 KiB)")
+	flag.IntVar(&o.replayN, "replay", 100_000, "dead letters of the replay run")
+	flag.IntVar(&o.dlqN, "dlq", 1_000_000, "dead letters of the DLQ the TUI browses")
+	only := flag.String("only", "", "run only these comma-separated parts: "+strings.Join(partNames, ", ")+" (default: all)")
 	flag.Parse()
-	if flag.NArg() > 0 || o.window <= 0 || o.warmup < 0 || o.rate <= 0 || o.starts <= 0 || o.rounds <= 0 || o.nullBatch <= 0 ||
+	for p := range strings.SplitSeq(*only, ",") {
+		if p = strings.TrimSpace(p); p == "" {
+			continue
+		}
+		if !slices.Contains(partNames, p) {
+			fmt.Fprintf(os.Stderr, "bench: -only: unknown part %q (parts: %s)\n", p, strings.Join(partNames, ", "))
+			os.Exit(2)
+		}
+		if o.only == nil {
+			o.only = map[string]bool{}
+		}
+		o.only[p] = true
+	}
+	if flag.NArg() > 0 || o.replayN <= 0 || o.dlqN <= 0 || o.window <= 0 || o.warmup < 0 || o.rate <= 0 || o.starts <= 0 || o.rounds <= 0 || o.nullBatch <= 0 ||
 		(o.subType != "shared" && o.subType != "exclusive") {
-		fmt.Fprintln(os.Stderr, "usage: go run ./bench [-out FILE] [-duration 10s] [-warmup 1s] [-rate 50000] [-starts 5] [-rounds 2] [-subscription shared|exclusive] [-null-batch 127]")
+		fmt.Fprintln(os.Stderr, "usage: go run ./bench [-out FILE] [-duration 10s] [-warmup 1s] [-rate 50000] [-starts 5] [-rounds 2] [-subscription shared|exclusive] [-null-batch 127] [-replay 100000] [-dlq 1000000] [-only PARTS]")
 		os.Exit(2)
 	}
 
@@ -85,12 +113,15 @@ func measure(ctx context.Context, o options, progress func(string, ...any)) *rep
 		rep.failures = append(rep.failures, what+": "+err.Error())
 	}
 
-	nb, err := startNullBroker(o.nullBatch, payloadSize)
-	if err != nil {
-		failed("null broker", err)
-		nb = nil
-	} else {
-		defer nb.Close()
+	var nb *nullBroker
+	if o.part("broker") {
+		var err error
+		if nb, err = startNullBroker(o.nullBatch, payloadSize); err != nil {
+			failed("null broker", err)
+			nb = nil
+		} else {
+			defer nb.Close()
+		}
 	}
 	// The binary stays until the end: the durable broker is started again from it.
 	binDir, err := os.MkdirTemp("", "letterbox-bench-")
@@ -114,7 +145,7 @@ func measure(ctx context.Context, o options, progress func(string, ...any)) *rep
 	}
 
 	var dur *durableBench
-	if b != nil {
+	if b != nil && o.part("broker") {
 		dur = startDurable(ctx, filepath.Join(binDir, "letterbox"), progress, failed)
 		defer dur.close()
 	}
@@ -179,22 +210,42 @@ func measure(ctx context.Context, o options, progress func(string, ...any)) *rep
 		}
 	}
 
-	for i := range o.rounds {
+	rounds := o.rounds
+	if !o.part("broker") {
+		rounds = 0
+	}
+	for i := range rounds {
 		round := fmt.Sprintf(" [round %d/%d]", i+1, o.rounds)
 		run(true, "letterbox: producer + consumer"+round, head, &rep.broker, &rep.brokerRounds)
 		run(false, "null: producer + consumer"+round, head, &rep.ceiling, &rep.ceilingRounds)
 		dur.run(ctx, "letterbox --data: producer + consumer"+round, head, &rep.durable.head, &rep.durable.rounds)
 	}
-	run(true, fmt.Sprintf("letterbox: producer + consumer, paced at %d msg/s", o.rate), paced, &rep.brokerPaced, nil)
-	// Paced without a consumer: against the null broker one would take all the CPU it can get,
-	// whereas the letterbox consumer only gets what the producer sends.
-	run(false, fmt.Sprintf("null: producer only, paced at %d msg/s", o.rate), withoutConsumer(paced), &rep.nullPaced, nil)
-	dur.run(ctx, fmt.Sprintf("letterbox --data: producer + consumer, paced at %d msg/s", o.rate), paced, &rep.durable.paced, nil)
-	run(false, "null: producer only", prodOnly, &rep.nullProd, nil)
-	run(false, "null: consumer only", consOnly, &rep.nullCons, nil)
-	// Last on the letterbox broker: nothing consumes what it leaves behind.
-	run(true, "letterbox: producer only", prodOnly, &rep.brokerProd, nil)
-	dur.recover(ctx, &rep.durable, head)
+	if o.part("broker") {
+		run(true, fmt.Sprintf("letterbox: producer + consumer, paced at %d msg/s", o.rate), paced, &rep.brokerPaced, nil)
+		// Paced without a consumer: against the null broker one would take all the CPU it can get,
+		// whereas the letterbox consumer only gets what the producer sends.
+		run(false, fmt.Sprintf("null: producer only, paced at %d msg/s", o.rate), withoutConsumer(paced), &rep.nullPaced, nil)
+		dur.run(ctx, fmt.Sprintf("letterbox --data: producer + consumer, paced at %d msg/s", o.rate), paced, &rep.durable.paced, nil)
+		run(false, "null: producer only", prodOnly, &rep.nullProd, nil)
+		run(false, "null: consumer only", consOnly, &rep.nullCons, nil)
+		// Last on the letterbox broker: nothing consumes what it leaves behind.
+		run(true, "letterbox: producer only", prodOnly, &rep.brokerProd, nil)
+		dur.recover(ctx, &rep.durable, head)
+	}
+
+	if o.part("clients") && b != nil && ctx.Err() == nil {
+		rep.clients = compareClients(ctx, b, o, rep.shortWindow, progress, failed)
+	}
+	if o.part("replay") && b != nil && ctx.Err() == nil {
+		r, err := benchReplay(ctx, b, o.replayN, progress)
+		if err != nil {
+			failed("replay", err)
+		}
+		rep.replay = r
+	}
+	if o.part("tui") && b != nil && ctx.Err() == nil {
+		measureTUI(ctx, rep, o, filepath.Join(binDir, "letterbox"), progress, failed)
+	}
 	return rep
 }
 
@@ -206,7 +257,7 @@ func prepareBroker(ctx context.Context, rep *report, o options, progress func(st
 	if err != nil {
 		return nil, err
 	}
-	rep.revision = revision(ctx, root)
+	rep.revision, rep.root = revision(ctx, root), root
 	progress("timing %d broker starts", o.starts)
 	for range o.starts {
 		b, err := startBroker(ctx, bin)

@@ -40,6 +40,11 @@ type report struct {
 	brokerProd             *result
 	nullProd, nullCons     *result
 	durable                durableReport // letterbox broker --data (durable.go)
+	clients                clientsReport // our client beside the official one (clients.go)
+	replay                 replayReport  // client/replay (replay.go)
+	tui                    tuiReport     // the TUI (tui.go)
+
+	root string // the module's directory
 
 	failures []string
 }
@@ -65,6 +70,14 @@ func (r *report) busiest() float64 {
 		if res != nil {
 			most = max(most, res.others)
 		}
+	}
+	for _, res := range []*clientResult{r.clients.ours, r.clients.official} {
+		if res != nil {
+			most = max(most, res.others)
+		}
+	}
+	if r.replay.measured {
+		most = max(most, r.replay.others)
 	}
 	return most
 }
@@ -171,6 +184,9 @@ func (r *report) markdown() string {
 	}
 
 	r.durable.markdown(&b, r)
+	r.clients.markdown(&b, r)
+	r.replay.markdown(&b)
+	r.tui.markdown(&b, len(r.starts))
 
 	p("\n## Supporting runs\n\n")
 	p("Each over a %v window after a %v warm-up unless marked. Sent counts messages whose publish was acknowledged.\n\n", r.shortWindow, r.warmup)
