@@ -25,8 +25,8 @@ type clientFlags struct {
 	tlsCAFile  string
 	context    string
 
-	// From the context --context names (contexts.go): TLS without certificate verification,
-	// and the context itself (nil without --context).
+	// TLS without certificate verification (--tls-insecure, or the context's tls_insecure),
+	// and the context --context names (nil without it; contexts.go).
 	tlsInsecure bool
 	named       *config.Context
 
@@ -36,7 +36,7 @@ type clientFlags struct {
 }
 
 // clientFlagNames lists the client flags in the order of the help.
-var clientFlagNames = []string{"service-url", "admin-url", "token", "token-file", "tls-ca-file", "context"}
+var clientFlagNames = []string{"service-url", "admin-url", "token", "token-file", "tls-ca-file", "tls-insecure", "context"}
 
 func (c *clientFlags) register(fs *flag.FlagSet) {
 	c.registerDefaults(fs, defaultServiceURL, defaultAdminURL, "", "", "", "")
@@ -54,6 +54,7 @@ func (c *clientFlags) registerDefaults(fs *flag.FlagSet, serviceURL, adminURL, t
 	fs.StringVar(&c.token, "token", token, "authentication `TOKEN` (a JWT)")
 	fs.StringVar(&c.tokenFile, "token-file", tokenFile, "read the authentication token from `FILE`")
 	fs.StringVar(&c.tlsCAFile, "tls-ca-file", tlsCAFile, "trust the CA certificates in `FILE`")
+	fs.BoolVar(&c.tlsInsecure, "tls-insecure", c.tlsInsecure, "do not verify the cluster's TLS certificate (a warning says so)")
 	fs.StringVar(&c.context, "context", context, "use the context `NAME` of $XDG_CONFIG_HOME/letterbox/config.toml (flags given override its settings)")
 }
 

@@ -29,6 +29,9 @@ func loadConfig() (*config.Config, error) { return config.Load(os.Getenv) }
 // when --context was not given and the file was not needed). Problems are usage errors, the
 // file's warnings go to stderr. cmd names the command for messages.
 func (c *clientFlags) resolveContext(cmd string, stderr io.Writer) (*config.Config, int) {
+	if slices.Contains(c.set, "tls-insecure") && c.tlsInsecure {
+		fmt.Fprintf(stderr, "%s: warning: --tls-insecure: the cluster's certificate is not verified\n", cmd)
+	}
 	if c.context == "" {
 		if slices.Contains(c.set, "context") {
 			return nil, usageError(stderr, cmd, fmt.Errorf("--context: want a context's NAME"))
@@ -45,7 +48,7 @@ func (c *clientFlags) resolveContext(cmd string, stderr io.Writer) (*config.Conf
 		return nil, usageError(stderr, cmd, err)
 	}
 	c.useContext(ctx)
-	if ctx.TLSInsecure {
+	if ctx.TLSInsecure && !slices.Contains(c.set, "tls-insecure") {
 		fmt.Fprintf(stderr, "%s: warning: context %s has tls_insecure = true: the cluster's certificate is not verified\n", cmd, ctx.Name)
 	}
 	return cfg, ExitOK
@@ -66,7 +69,9 @@ func (c *clientFlags) useContext(ctx config.Context) {
 	if !given("tls-ca-file") {
 		c.tlsCAFile = ctx.TLSCAFile
 	}
-	c.tlsInsecure = ctx.TLSInsecure
+	if !given("tls-insecure") {
+		c.tlsInsecure = ctx.TLSInsecure
+	}
 	c.named = &ctx
 }
 

@@ -145,6 +145,26 @@ tls_insecure = true
 	if got := c.origin("admin-url", "admin_url"); got != "--admin-url" {
 		t.Errorf("origin %q", got)
 	}
+
+	// --tls-insecure=false given on the command line wins over the context's tls_insecure.
+	c = clientFlags{set: []string{"context", "tls-insecure"}}
+	c.useContext(prod)
+	if c.tlsInsecure {
+		t.Errorf("--tls-insecure=false lost to the context: %+v", c)
+	}
+}
+
+// --tls-insecure is never silent.
+func TestTLSInsecureWarns(t *testing.T) {
+	t.Parallel()
+	c := clientFlags{tlsInsecure: true, set: []string{"tls-insecure"}}
+	var errOut bytes.Buffer
+	if _, code := c.resolveContext("letterbox", &errOut); code != ExitOK {
+		t.Fatalf("code %d: %s", code, errOut.String())
+	}
+	if !strings.Contains(errOut.String(), "warning: --tls-insecure: the cluster's certificate is not verified") {
+		t.Errorf("stderr %q", errOut.String())
+	}
 }
 
 // The TUI gets every context of the file, opens them by name, and reopens the start cluster
