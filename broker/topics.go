@@ -72,6 +72,11 @@ func (r *topicRegistry) get(name topicName, create bool, purpose string) (*topic
 	full := name.String()
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.terminatedNS[name.namespace()] {
+		// PIP-139: nothing new attaches to a namespace being deleted, not even to a topic
+		// that still exists until the deletion reaches it.
+		return nil, errorf(pb.ServerError_TopicNotFound, "Namespace %s is being deleted", name.namespace())
+	}
 	if t, ok := r.topics[full]; ok {
 		return t, nil
 	}
