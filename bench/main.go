@@ -237,11 +237,21 @@ func measure(ctx context.Context, o options, progress func(string, ...any)) *rep
 		rep.clients = compareClients(ctx, b, o, rep.shortWindow, progress, failed)
 	}
 	if o.part("replay") && b != nil && ctx.Err() == nil {
-		r, err := benchReplay(ctx, b, o.replayN, progress)
-		if err != nil {
-			failed("replay", err)
+		// Rounds like the headline's, each on a fresh DLQ; the best counts.
+		var rates []float64
+		for i := range o.rounds {
+			progress("replay [round %d/%d]", i+1, o.rounds)
+			r, err := benchReplay(ctx, b, o.replayN, progress)
+			if err != nil {
+				failed("replay", err)
+				break
+			}
+			rates = append(rates, r.rate())
+			if !rep.replay.measured || r.rate() > rep.replay.rate() {
+				rep.replay = r
+			}
 		}
-		rep.replay = r
+		rep.replay.rounds = rates
 	}
 	if o.part("tui") && b != nil && ctx.Err() == nil {
 		measureTUI(ctx, rep, o, filepath.Join(binDir, "letterbox"), progress, failed)
