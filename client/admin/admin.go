@@ -182,6 +182,21 @@ func (c *Client) call(ctx context.Context, r request, out any) (bool, error) {
 	return true, nil
 }
 
+// text sends r and returns the answer's body as text (health, metrics).
+func (c *Client) text(ctx context.Context, r request) (string, error) {
+	resp, cancel, err := c.do(ctx, r)
+	if err != nil {
+		return "", err
+	}
+	defer cancel()
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return "", fmt.Errorf("admin: read response: %w", err)
+	}
+	return string(data), nil
+}
+
 // Topic names.
 
 // TopicName is a parsed topic name.

@@ -22,17 +22,20 @@ type AutoTopicCreation struct {
 	DefaultNumPartitions *int   `json:"defaultNumPartitions,omitempty"`
 }
 
+// AutoSubscriptionCreation is a namespace's autoSubscriptionCreationOverride.
+type AutoSubscriptionCreation struct {
+	Allow bool `json:"allowAutoSubscriptionCreation"`
+}
+
 // Policies is the part of a namespace's policies the TUI shows.
 type Policies struct {
-	RetentionPolicies        *RetentionPolicies `json:"retention_policies"`
-	DeduplicationEnabled     *bool              `json:"deduplicationEnabled"`
-	AutoTopicCreation        *AutoTopicCreation `json:"autoTopicCreationOverride"`
-	AutoSubscriptionCreation *struct {
-		Allow bool `json:"allowAutoSubscriptionCreation"`
-	} `json:"autoSubscriptionCreationOverride"`
-	SchemaCompatibilityStrategy string   `json:"schema_compatibility_strategy"`
-	MessageTTLInSeconds         *int     `json:"message_ttl_in_seconds"`
-	ReplicationClusters         []string `json:"replication_clusters"`
+	RetentionPolicies           *RetentionPolicies        `json:"retention_policies"`
+	DeduplicationEnabled        *bool                     `json:"deduplicationEnabled"`
+	AutoTopicCreation           *AutoTopicCreation        `json:"autoTopicCreationOverride"`
+	AutoSubscriptionCreation    *AutoSubscriptionCreation `json:"autoSubscriptionCreationOverride"`
+	SchemaCompatibilityStrategy string                    `json:"schema_compatibility_strategy"`
+	MessageTTLInSeconds         *int                      `json:"message_ttl_in_seconds"`
+	ReplicationClusters         []string                  `json:"replication_clusters"`
 	AuthPolicies                struct {
 		NamespaceAuth map[string][]string `json:"namespace_auth"`
 	} `json:"auth_policies"`
