@@ -432,7 +432,12 @@ func (c *Client) MessagesByID(ctx context.Context, topic string, ledger, entry i
 
 // entry fetches one entry and splits a batch into its messages.
 func (c *Client) entry(ctx context.Context, t TopicName, p []string) ([]Message, error) {
-	resp, cancel, err := c.do(ctx, request{method: "GET", path: p})
+	return c.entryAt(ctx, t, request{method: "GET", path: p})
+}
+
+// entryAt is entry for a request that also carries a query.
+func (c *Client) entryAt(ctx context.Context, t TopicName, r request) ([]Message, error) {
+	resp, cancel, err := c.do(ctx, r)
 	if err != nil {
 		return nil, err
 	}

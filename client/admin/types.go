@@ -159,6 +159,55 @@ type Lookup struct {
 	HTTPURLTLS   string `json:"httpUrlTls"`
 }
 
+// InternalStats is a persistent topic's storage-level stats (upstream's
+// PersistentTopicInternalStats). Positions are "ledger:entry" text, as upstream sends them.
+type InternalStats struct {
+	EntriesAddedCounter                int64                  `json:"entriesAddedCounter"`
+	NumberOfEntries                    int64                  `json:"numberOfEntries"`
+	TotalSize                          int64                  `json:"totalSize"`
+	CurrentLedgerEntries               int64                  `json:"currentLedgerEntries"`
+	CurrentLedgerSize                  int64                  `json:"currentLedgerSize"`
+	LastLedgerCreatedTimestamp         string                 `json:"lastLedgerCreatedTimestamp"`
+	LastLedgerCreationFailureTimestamp string                 `json:"lastLedgerCreationFailureTimestamp"`
+	WaitingCursorsCount                int                    `json:"waitingCursorsCount"`
+	PendingAddEntriesCount             int                    `json:"pendingAddEntriesCount"`
+	LastConfirmedEntry                 string                 `json:"lastConfirmedEntry"`
+	State                              string                 `json:"state"`
+	Ledgers                            []LedgerInfo           `json:"ledgers"`
+	Cursors                            map[string]CursorStats `json:"cursors"`
+	SchemaLedgers                      []LedgerInfo           `json:"schemaLedgers"`
+	CompactedLedger                    LedgerInfo             `json:"compactedLedger"`
+}
+
+// LedgerInfo is one ledger of a topic (or of its schema, or its compacted ledger).
+type LedgerInfo struct {
+	LedgerID        int64  `json:"ledgerId"`
+	Entries         int64  `json:"entries"`
+	Size            int64  `json:"size"`
+	Timestamp       int64  `json:"timestamp"`
+	Offloaded       bool   `json:"offloaded"`
+	Metadata        string `json:"metadata"`
+	UnderReplicated bool   `json:"underReplicated"`
+}
+
+// CursorStats is one subscription's cursor in InternalStats.
+type CursorStats struct {
+	MarkDeletePosition                       string           `json:"markDeletePosition"`
+	ReadPosition                             string           `json:"readPosition"`
+	WaitingReadOp                            bool             `json:"waitingReadOp"`
+	PendingReadOps                           int              `json:"pendingReadOps"`
+	MessagesConsumedCounter                  int64            `json:"messagesConsumedCounter"`
+	CursorLedger                             int64            `json:"cursorLedger"`
+	CursorLedgerLastEntry                    int64            `json:"cursorLedgerLastEntry"`
+	IndividuallyDeletedMessages              string           `json:"individuallyDeletedMessages"`
+	LastLedgerSwitchTimestamp                string           `json:"lastLedgerSwitchTimestamp"`
+	State                                    string           `json:"state"`
+	Active                                   bool             `json:"active"`
+	NumberOfEntriesSinceFirstNotAckedMessage int64            `json:"numberOfEntriesSinceFirstNotAckedMessage"`
+	TotalNonContiguousDeletedMessagesRange   int              `json:"totalNonContiguousDeletedMessagesRange"`
+	Properties                               map[string]int64 `json:"properties"`
+}
+
 // Message is a message read without consuming it (peek or by id).
 type Message struct {
 	Topic       string
