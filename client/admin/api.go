@@ -569,12 +569,16 @@ func (c *Client) CreateSchema(ctx context.Context, topic, typ, definition string
 	if err != nil {
 		return err
 	}
+	_, err = c.call(ctx, request{method: "POST", path: schemaPath(t, "schema"), body: schemaPayload(typ, definition, props)}, nil)
+	return err
+}
+
+// schemaPayload is upstream's PostSchemaPayload.
+func schemaPayload(typ, definition string, props map[string]string) any {
 	if props == nil {
 		props = map[string]string{}
 	}
-	body := map[string]any{"type": typ, "schema": definition, "properties": props}
-	_, err = c.call(ctx, request{method: "POST", path: schemaPath(t, "schema"), body: body}, nil)
-	return err
+	return map[string]any{"type": typ, "schema": definition, "properties": props}
 }
 
 // DeleteSchema deletes a topic's schema.

@@ -159,6 +159,13 @@ type Lookup struct {
 	HTTPURLTLS   string `json:"httpUrlTls"`
 }
 
+// SchemaCompatibility is the answer of a compatibility check: whether the schema could be
+// registered, and the strategy that decided.
+type SchemaCompatibility struct {
+	Compatible bool   `json:"compatibility"`
+	Strategy   string `json:"schemaCompatibilityStrategy"`
+}
+
 // InternalStats is a persistent topic's storage-level stats (upstream's
 // PersistentTopicInternalStats). Positions are "ledger:entry" text, as upstream sends them.
 type InternalStats struct {
