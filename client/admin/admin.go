@@ -1,7 +1,9 @@
-// Package admin is a typed client for the Pulsar admin REST API v2: the subset letterbox's TUI
-// needs (tenants, namespaces, topics, stats, subscriptions, peek, schemas, lookup). It speaks
-// upstream's paths and JSON only, so it works against a real Pulsar cluster as well as the
-// embedded broker; letterbox's extensions (a consumer's schemaType) are optional fields.
+// Package admin is a typed client for the Pulsar admin REST API v2: every endpoint letterbox's
+// broker serves (clusters, tenants, namespaces and their policies and permissions, topics,
+// stats and internal stats, subscriptions, peek and examine, schemas, lookup, the broker's
+// health and /metrics). It speaks upstream's paths and JSON only, so it works against a real
+// Pulsar cluster as well as the embedded broker; letterbox's extensions (a consumer's
+// schemaType) are optional fields.
 //
 // Every call takes a context; a Client also applies its own per-request timeout. Failures are
 // *Error values carrying the HTTP status and upstream's reason.
@@ -91,6 +93,8 @@ type request struct {
 	query       url.Values
 	body        any
 	contentType string
+	// accept replaces the default Accept: application/json (text answers: metrics).
+	accept string
 }
 
 func (c *Client) url(path []string, q url.Values) string {
@@ -124,7 +128,11 @@ func (c *Client) do(ctx context.Context, r request) (*http.Response, context.Can
 		cancel()
 		return nil, nil, fmt.Errorf("admin: %w", err)
 	}
-	req.Header.Set("Accept", "application/json")
+	accept := r.accept
+	if accept == "" {
+		accept = "application/json"
+	}
+	req.Header.Set("Accept", accept)
 	if r.body != nil {
 		ct := r.contentType
 		if ct == "" {

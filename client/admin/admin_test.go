@@ -163,7 +163,7 @@ func TestAdminClient(t *testing.T) {
 	}
 	lk, err := c.Lookup(x, topic)
 	must(t, err)
-	if lk.BrokerURL != b.ServiceURL() {
+	if lk.BrokerURL != b.ServiceURL() || lk.NativeURL != b.ServiceURL() {
 		t.Errorf("lookup = %+v", lk)
 	}
 	p.Close()

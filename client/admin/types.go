@@ -157,6 +157,7 @@ type Lookup struct {
 	BrokerURLTLS string `json:"brokerUrlTls"`
 	HTTPURL      string `json:"httpUrl"`
 	HTTPURLTLS   string `json:"httpUrlTls"`
+	NativeURL    string `json:"nativeUrl"`
 }
 
 // SchemaCompatibility is the answer of a compatibility check: whether the schema could be
