@@ -38,7 +38,7 @@ func TestPeekAt(t *testing.T) {
 	t.Cleanup(batched.Close)
 	batched.SendAsync(x, &pulsar.ProducerMessage{Payload: []byte("two"), Key: "k2"}, nil)
 	batched.SendAsync(x, &pulsar.ProducerMessage{Payload: []byte("three"), Key: "k3", EventTime: et}, nil)
-	must(t, batched.Flush())
+	must(t, batched.FlushWithCtx(x))
 
 	m1, err := c.PeekAt(x, topic, "s", 1)
 	must(t, err)
