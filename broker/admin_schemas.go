@@ -179,6 +179,9 @@ func (b *Broker) SchemaVersionOf(tname string, s SchemaInfo) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
+	if err := b.checkNamespace(name.namespace()); err != nil {
+		return 0, err
+	}
 	ps, err := b.toPBSchema(name, s)
 	if err != nil {
 		return 0, err
@@ -210,6 +213,9 @@ func kvMap(kvs []*pb.KeyValue) map[string]string {
 func (b *Broker) SchemaCompatibility(tname string, s SchemaInfo) (bool, string, error) {
 	name, err := b.schemaTopic(tname)
 	if err != nil {
+		return false, "", err
+	}
+	if err := b.checkNamespace(name.namespace()); err != nil {
 		return false, "", err
 	}
 	ps, err := b.toPBSchema(name, s)

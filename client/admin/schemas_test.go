@@ -56,4 +56,6 @@ func TestSchemaCompatibility(t *testing.T) {
 	}
 	_, err = c.SchemaCompatibility(x, topic, "NOPE", avroV1, nil)
 	wantStatus(t, "unknown schema type", err, http.StatusBadRequest)
+	_, err = c.SchemaCompatibility(x, "persistent://acme/nope/orders", "AVRO", avroV1, nil)
+	wantStatus(t, "a namespace that does not exist", err, http.StatusNotFound)
 }
