@@ -35,8 +35,12 @@ type connAuth struct {
 	role       string
 	method     string
 	expires    atomic.Int64 // unix nanos when the credentials expire; 0: never
-	challenged atomic.Bool  // an AUTH_CHALLENGE awaits its AUTH_RESPONSE
+	challenged atomic.Int64 // unix nanos an unanswered AUTH_CHALLENGE was sent; 0: none
 }
+
+// minChallengeWait is the least time a client has to answer AUTH_CHALLENGE, however short
+// the refresh check: a busy client may take longer than one check interval.
+const minChallengeWait = 5 * time.Second
 
 // authenticateConnect checks CONNECT's credentials when authentication is on. On failure it
 // has answered the client and returns the error that closes the connection.
@@ -121,10 +125,14 @@ func (c *conn) authRefreshLoop(every time.Duration) {
 			c.close("authentication expired and the client cannot refresh it")
 			return
 		}
-		if c.auth.challenged.Swap(true) {
-			c.close("authentication expired and AUTH_CHALLENGE was not answered")
-			return
+		if sent := c.auth.challenged.Load(); sent != 0 {
+			if time.Since(time.Unix(0, sent)) >= max(every, minChallengeWait) {
+				c.close("authentication expired and AUTH_CHALLENGE was not answered")
+				return
+			}
+			continue
 		}
+		c.auth.challenged.Store(time.Now().UnixNano())
 		c.log.Debug("credentials expired: AUTH_CHALLENGE")
 		c.send(&pb.BaseCommand{
 			Type: pb.BaseCommand_AUTH_CHALLENGE.Enum(),
@@ -155,7 +163,7 @@ func (c *conn) handleAuthResponse(cmd *pb.CommandAuthResponse) error {
 		return errProtocol("authentication refresh failed")
 	}
 	c.setExpiry(pr)
-	c.auth.challenged.Store(false)
+	c.auth.challenged.Store(0)
 	c.log.Debug("credentials refreshed")
 	return nil
 }
