@@ -173,7 +173,11 @@ func (t *tuiProc) close() {
 			}
 		}
 	}
+	sock, err := t.tmux("display-message", "-p", "#{socket_path}")
 	_, _ = t.tmux("kill-server")
+	if p := strings.TrimSpace(string(sock)); err == nil && strings.Contains(p, t.sock) {
+		os.Remove(p) // the server leaves its socket behind
+	}
 	os.RemoveAll(t.dir)
 }
 
