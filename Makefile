@@ -25,9 +25,9 @@ test:
 	$(GO) test -race -timeout $(TEST_TIMEOUT) $(RACE_PKGS)
 	$(GO) test -timeout $(TEST_TIMEOUT) $$($(GO) list ./... | grep -v -e '^$(MODULE)/broker' -e '^$(MODULE)/client' -e '^$(MODULE)/internal')
 
-# Benchmarks report numbers; they never assert on time. bench/ measures the broker with the
-# official client beside the ceiling a null broker allows, about two minutes, and writes
-# docs/performance.md.
+# Benchmarks report numbers; they never assert on time. bench/ measures the broker (in memory
+# and durable), our client, replay and the TUI beside the ceiling a null broker allows, in
+# about four minutes, and writes docs/performance.md (`go run ./bench -only ...` for parts).
 bench:
 	$(GO) run ./bench -out docs/performance.md
 
