@@ -473,21 +473,6 @@ func (b *Broker) editTopicRecord(tname string, fn func(*topicRecord) bool) error
 	return edit(t)
 }
 
-// existingTopic parses topic and checks that it exists (partitioned or not).
-func (b *Broker) existingTopic(tname string) (topicName, error) {
-	name, err := parseAdminTopic(tname)
-	if err != nil {
-		return name, err
-	}
-	if _, ok := b.partitionCount(name); ok {
-		return name, nil
-	}
-	if _, err := b.topicFor(name, ""); err != nil {
-		return name, err
-	}
-	return name, nil
-}
-
 // LastMessageID is the id of a topic's last entry (entry −1 when it has none).
 func (b *Broker) LastMessageID(tname string) (MessageID, error) {
 	name, err := parseAdminTopic(tname)

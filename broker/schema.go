@@ -157,16 +157,6 @@ func (r *schemaRegistry) has(topic topicName) bool {
 	return len(r.byTopic[topic.base().String()]) > 0
 }
 
-// latest is the newest version of topic's schema, or nil when it has none.
-func (r *schemaRegistry) latest(topic topicName) []byte {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if n := len(r.byTopic[topic.base().String()]); n > 0 {
-		return encodeSchemaVersion(n - 1)
-	}
-	return nil
-}
-
 // get returns topic's schema at version v (the newest when v is nil).
 func (r *schemaRegistry) get(topic topicName, v []byte) (*pb.Schema, []byte, bool) {
 	r.mu.Lock()

@@ -265,9 +265,6 @@ func TestSeedAutoConsumeRecorded(t *testing.T) {
 		Schema: &pb.Schema{Name: ptrTo("auto"), SchemaData: []byte{}, Type: pb.Schema_AutoConsume.Enum()},
 	}}, pb.BaseCommand_SUCCESS)
 	c := newClient(t, b)
-	type order struct {
-		ID int `json:"id"`
-	}
 	js := pulsar.NewJSONSchema(`{"type":"record","name":"Order","fields":[{"name":"id","type":"int"}]}`, nil)
 	subscribe(t, c, pulsar.ConsumerOptions{Topic: topic, SubscriptionName: "typed", Type: pulsar.Shared, Schema: js})
 	versions, err := b.Schemas(topic)

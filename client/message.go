@@ -82,11 +82,6 @@ func cmpInt(a, b int64) int {
 func (id MessageID) isEarliest() bool { return id.Ledger == -1 && id.Entry == -1 }
 func (id MessageID) isLatest() bool   { return id.Ledger == math.MaxInt64 && id.Entry == math.MaxInt64 }
 
-// entryID is the id of the whole entry (no batch index), as acks and redeliveries name it.
-func (id MessageID) entry() MessageID {
-	return MessageID{Ledger: id.Ledger, Entry: id.Entry, Partition: id.Partition, BatchIndex: -1}
-}
-
 func (id MessageID) pb() *pb.MessageIdData {
 	d := &pb.MessageIdData{LedgerId: proto.Uint64(uint64(id.Ledger)), EntryId: proto.Uint64(uint64(id.Entry))}
 	if id.Partition >= 0 {

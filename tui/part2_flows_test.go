@@ -64,7 +64,15 @@ func TestFlowReplayCancelAndHistory(t *testing.T) {
 	}
 	a.key("n")
 	a.key("c")
-	a.pump(t, func() bool { return rp.Stage() == replay.Done && strings.Contains(h.plain(), "now: DLQ backlog") })
+	// The summary, the re-read backlog and the history line come from separate commands.
+	recorded := func() bool {
+		h.src.Lock()
+		defer h.src.Unlock()
+		return len(h.src.Replays) == 2
+	}
+	a.pump(t, func() bool {
+		return rp.Stage() == replay.Done && strings.Contains(h.plain(), "now: DLQ backlog") && recorded()
+	})
 	if s := h.plain(); !strings.Contains(s, "Replay cancelled") || !strings.Contains(s, "moved 1") {
 		t.Errorf("summary:\n%s", s)
 	}

@@ -25,10 +25,28 @@ func TestTeatestFlow(t *testing.T) {
 	}
 	tm := teatest.NewTestModel(t, app, teatest.WithInitialTermSize(80, 24),
 		teatest.WithProgramOptions(tea.WithColorProfile(colorprofile.ANSI256)))
+	// Output is a stream: what one wait reads past its match must stay there for the next, so
+	// everything read is kept and each wait looks after the previous match.
+	var seen []byte
+	mark := 0
 	wait := func(what string) {
 		t.Helper()
-		teatest.WaitFor(t, tm.Output(), func(b []byte) bool { return bytes.Contains(b, []byte(what)) },
-			teatest.WithDuration(5*time.Second), teatest.WithCheckInterval(10*time.Millisecond))
+		deadline := time.Now().Add(15 * time.Second) // generous: the suite runs on 2 busy cores
+		buf := make([]byte, 32<<10)
+		for {
+			if i := bytes.Index(seen[mark:], []byte(what)); i >= 0 {
+				mark += i + len(what)
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%q not on screen after 15s; last output:\n%s", what, seen[max(0, len(seen)-2000):])
+			}
+			n, _ := tm.Output().Read(buf)
+			seen = append(seen, buf[:n]...)
+			if n == 0 {
+				time.Sleep(10 * time.Millisecond)
+			}
+		}
 	}
 	wait("orders-billing-DLQ")
 	tm.Type("/orders")

@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"context"
 	"fmt"
 	"testing"
 	"time"
@@ -40,7 +41,7 @@ func TestOfficialBatchedDeadLetters(t *testing.T) {
 		prod.SendAsync(ctx, &pulsar.ProducerMessage{Payload: fmt.Appendf(nil, "m%02d", i), Key: fmt.Sprintf("k%02d", i),
 			Properties: map[string]string{"even": fmt.Sprint(i%2 == 0)}}, nil)
 	}
-	if err := prod.Flush(); err != nil {
+	if err := prod.FlushWithCtx(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	// Replayed messages are counted on a subscription made after the originals.

@@ -58,7 +58,7 @@ theme = "nope"
 }
 
 func TestContextFlagErrors(t *testing.T) {
-	path := writeConfig(t, "")
+	writeConfig(t, "")
 	for _, args := range [][]string{{"--context", "prod"}, {"replay", "--context", "prod", "--dlq", "d"}} {
 		code, _, errOut := run(t, args...)
 		if code != ExitUsage || !strings.Contains(errOut, `no context "prod": there is no configuration file`) {
@@ -71,7 +71,7 @@ func TestContextFlagErrors(t *testing.T) {
 	}
 
 	writeConfig(t, "[[context]]\nname = \"p\"\nservice_url = \"pulsar://h:6650\"\nadmin_url = \"http://h:8080\"\nadmn_url = \"x\"\n")
-	path = filepath.Join(os.Getenv("XDG_CONFIG_HOME"), "letterbox", "config.toml")
+	path := filepath.Join(os.Getenv("XDG_CONFIG_HOME"), "letterbox", "config.toml")
 	code, _, errOut = run(t, "--context", "p")
 	if code != ExitUsage || !strings.Contains(errOut, path+`:5: unknown key "context.admn_url"`) {
 		t.Errorf("bad key: %d %q", code, errOut)

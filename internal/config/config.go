@@ -383,9 +383,6 @@ func syntaxError(name, text string, err error) error {
 		return fmt.Errorf("%s: %v", name, err)
 	}
 	line := pe.Position.Line
-	if line == 0 {
-		line = pe.Line
-	}
 	msg := pe.Message
 	if l := lineText(text, line); secretLine(l) || strings.HasSuffix(pe.LastKey, "token") {
 		msg = "invalid value (not shown: it is a token)"

@@ -235,7 +235,3 @@ func cell(r Row, i int) string {
 	}
 	return ""
 }
-
-func isZero(s lipgloss.Style) bool {
-	return s.String() == "" && s.GetForeground() == nil && !s.GetBold()
-}
