@@ -19,32 +19,8 @@ import (
 // AUTO_CONSUME), switch to the light theme, open the help, quit. It needs tmux and skips
 // without it.
 func TestTUIEndToEnd(t *testing.T) {
-	if testing.Short() {
-		t.Skip("end to end: not with -short")
-	}
-	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Skip("tmux is not installed")
-	}
-	t.Parallel()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "letterbox")
-	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "github.com/letterbox-dev/letterbox")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-
+	tm, home := demoInTmux(t, "e2e")
 	start := time.Now()
-	home := filepath.Join(dir, "home")
-	tm := &tmux{t: t, sock: filepath.Join(dir, "tmux.sock"), target: "e2e"}
-	t.Cleanup(func() { exec.Command("tmux", "-S", tm.sock, "kill-server").Run() })
-	// After letterbox exits the shell prints its status and waits, so the pane can be read.
-	script := fmt.Sprintf("%s demo; echo \"letterbox exited $?\"; sleep 60", bin)
-	tm.run("-f", "/dev/null", "new-session", "-d", "-s", "e2e", "-x", "160", "-y", "48",
-		"env", "-u", "NO_COLOR", "-u", "TMUX", "HOME="+home, "XDG_STATE_HOME="+filepath.Join(home, "state"),
-		"XDG_DATA_HOME="+filepath.Join(home, "data"), "XDG_CONFIG_HOME="+filepath.Join(home, "config"),
-		"TERM=xterm-256color", "COLORTERM=", "sh", "-c", script)
 
 	// The topics screen, with the demo's topics.
 	screen := tm.waitFor("the topics screen", 20*time.Second, func(s string) bool {
@@ -115,29 +91,7 @@ func TestTUIEndToEnd(t *testing.T) {
 // open the demo's DLQ, preview a replay, run it, and read on screen that the DLQ's backlog
 // reached 0, that the origin received the messages, and that the replay history lists the run.
 func TestTUIReplayEndToEnd(t *testing.T) {
-	if testing.Short() {
-		t.Skip("end to end: not with -short")
-	}
-	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Skip("tmux is not installed")
-	}
-	t.Parallel()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "letterbox")
-	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "github.com/letterbox-dev/letterbox")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	home := filepath.Join(dir, "home")
-	tm := &tmux{t: t, sock: filepath.Join(dir, "tmux.sock"), target: "replay"}
-	t.Cleanup(func() { exec.Command("tmux", "-S", tm.sock, "kill-server").Run() })
-	script := fmt.Sprintf("%s demo; echo \"letterbox exited $?\"; sleep 60", bin)
-	tm.run("-f", "/dev/null", "new-session", "-d", "-s", "replay", "-x", "160", "-y", "48",
-		"env", "-u", "NO_COLOR", "-u", "TMUX", "HOME="+home, "XDG_STATE_HOME="+filepath.Join(home, "state"),
-		"XDG_DATA_HOME="+filepath.Join(home, "data"), "XDG_CONFIG_HOME="+filepath.Join(home, "config"),
-		"TERM=xterm-256color", "COLORTERM=", "sh", "-c", script)
+	tm, _ := demoInTmux(t, "replay")
 	tm.waitFor("the topics screen", 20*time.Second, func(s string) bool {
 		return strings.Contains(s, "● connected") && strings.Contains(s, "orders-billing-DLQ")
 	})
@@ -192,6 +146,38 @@ func TestTUIReplayEndToEnd(t *testing.T) {
 	if !strings.Contains(screen, "letterbox exited 0") {
 		t.Errorf("exit:\n%s", screen)
 	}
+}
+
+// demoInTmux builds the binary and runs `letterbox demo` at 160×48 in a tmux session of its
+// own (own socket, no user configuration, temporary HOME and XDG directories). After letterbox
+// exits the shell prints "letterbox exited STATUS" and waits, so the pane can still be read.
+// It skips without tmux or with -short.
+func demoInTmux(t *testing.T, session string) (*tmux, string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("end to end: not with -short")
+	}
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux is not installed")
+	}
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "letterbox")
+	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "github.com/letterbox-dev/letterbox")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	home := filepath.Join(dir, "home")
+	tm := &tmux{t: t, sock: filepath.Join(dir, "tmux.sock"), target: session}
+	t.Cleanup(func() { exec.Command("tmux", "-S", tm.sock, "kill-server").Run() })
+	script := fmt.Sprintf("%s demo; echo \"letterbox exited $?\"; sleep 60", bin)
+	tm.run("-f", "/dev/null", "new-session", "-d", "-s", session, "-x", "160", "-y", "48",
+		"env", "-u", "NO_COLOR", "-u", "TMUX", "HOME="+home, "XDG_STATE_HOME="+filepath.Join(home, "state"),
+		"XDG_DATA_HOME="+filepath.Join(home, "data"), "XDG_CONFIG_HOME="+filepath.Join(home, "config"),
+		"TERM=xterm-256color", "COLORTERM=", "sh", "-c", script)
+	return tm, home
 }
 
 // tmux drives one session on a server of its own (its own socket, no user configuration).
