@@ -359,9 +359,6 @@ func (b *Broker) dropTopic(t *topic, whole bool) {
 	b.forgetTopicMetadata(t.name, whole)
 }
 
-// closeProducers closes t's producers, letting them reconnect. Called with t.mu held.
-func (b *Broker) closeProducers(t *topic, reason string) { b.closeTopicProducers(t, true, reason) }
-
 // closeProducersForGood closes t's producers with allow_reconnect=false (PIP-139). Called with
 // t.mu held.
 func (b *Broker) closeProducersForGood(t *topic, reason string) {
@@ -507,8 +504,10 @@ func (b *Broker) MessageIDByTime(tname string, ms int64) (MessageID, error) {
 	return b.messageID(t, p), nil
 }
 
-// TerminateTopic marks a topic terminated: no more messages may be published (producers are
-// closed and new ones refused with TopicTerminatedError). It returns the last message id.
+// TerminateTopic marks a topic terminated: no more messages may be published. As upstream,
+// connected producers stay until they send, which fails with SEND_ERROR TopicTerminatedError
+// (the official clients then drop the producer without reconnecting); new producers are
+// refused with TopicTerminatedError. It returns the last message id.
 func (b *Broker) TerminateTopic(tname string) (MessageID, error) {
 	name, err := parseAdminTopic(tname)
 	if err != nil {
@@ -533,7 +532,6 @@ func (b *Broker) TerminateTopic(tname string) (MessageID, error) {
 	a, unlock := b.adminLocked()
 	a.terminated[t.full] = true
 	unlock()
-	b.closeProducers(t, "topic "+t.full+" was terminated")
 	t.signal() // consumers already at the end are told so (REACHED_END_OF_TOPIC, where taken)
 	return b.messageID(t, t.log.Last()), nil
 }

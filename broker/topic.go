@@ -140,7 +140,11 @@ func (t *topic) publish(p *producer, send *pb.CommandSend, meta storage.Meta, da
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.closed || t.b.isTerminated(t.full) {
-		p.conn.sendSendError(send, pb.ServerError_TopicTerminatedError, "topic is closed")
+		// Through the receipt queue: earlier SENDs still being stored are answered first.
+		p.receipts.complete(p.conn, p.receipts.reserve(), &pb.BaseCommand{Type: pb.BaseCommand_SEND_ERROR.Enum(), SendError: &pb.CommandSendError{
+			ProducerId: send.ProducerId, SequenceId: send.SequenceId,
+			Error: pb.ServerError_TopicTerminatedError.Enum(), Message: ptr("Topic " + t.full + " was terminated"),
+		}})
 		return
 	}
 	t.stats.msgIn += int64(meta.NumMessages)

@@ -249,7 +249,9 @@ func TestPulsarAdminTopics(t *testing.T) {
 
 	// Traffic, then lastMessageId, terminate and delete.
 	c := e.client(t)
-	p, err := c.CreateProducer(pulsar.ProducerOptions{Topic: plain.String(), DisableBatching: true})
+	// The official client drops a producer whose SEND fails with TopicTerminatedError without
+	// failing that send; its send timeout does.
+	p, err := c.CreateProducer(pulsar.ProducerOptions{Topic: plain.String(), DisableBatching: true, SendTimeout: 2 * time.Second})
 	must(t, err)
 	var last pulsar.MessageID
 	for i := range 3 {
@@ -267,9 +269,11 @@ func TestPulsarAdminTopics(t *testing.T) {
 	if tid.EntryID != last.EntryID() {
 		t.Errorf("terminate = %+v", tid)
 	}
-	if _, err := p.Send(context.Background(), &pulsar.ProducerMessage{Payload: []byte("late")}); err == nil {
-		t.Error("send after terminate succeeded")
+	lateCtx, lateCancel := context.WithTimeout(context.Background(), 10*time.Second)
+	if _, err := p.Send(lateCtx, &pulsar.ProducerMessage{Payload: []byte("late")}); err == nil || lateCtx.Err() != nil {
+		t.Errorf("send after terminate: %v, want a failure before the deadline", err)
 	}
+	lateCancel()
 	p.Close()
 	must(t, topics.Unload(plain))
 	must(t, topics.Delete(plain, true, true))
