@@ -21,7 +21,9 @@ func producer(t *testing.T, b *broker.Broker, topic string) pulsar.Producer {
 	pc, err := pulsar.NewClient(pulsar.ClientOptions{URL: b.ServiceURL(), Logger: plog.DefaultNopLogger(), OperationTimeout: 10 * time.Second})
 	must(t, err)
 	t.Cleanup(pc.Close)
-	p, err := pc.CreateProducer(pulsar.ProducerOptions{Topic: topic, DisableBatching: true})
+	// A short send timeout: the official client drops a producer whose SEND fails with
+	// TopicTerminatedError without failing that send (TestTerminateTopic).
+	p, err := pc.CreateProducer(pulsar.ProducerOptions{Topic: topic, DisableBatching: true, SendTimeout: 2 * time.Second})
 	must(t, err)
 	t.Cleanup(p.Close)
 	return p
