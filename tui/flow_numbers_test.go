@@ -166,7 +166,14 @@ func TestFlowNumbersAreTrue(t *testing.T) {
 	a.pump(t, func() bool { return rp.Stage() == replay.Previewed })
 	a.key("enter")
 	a.key("y")
-	a.pump(t, func() bool { return rp.Stage() == replay.Done && strings.Contains(h.plain(), "now: DLQ backlog") })
+	// The summary, the re-read and the history line come from separate commands.
+	recorded := func() bool {
+		hist, err := src.History(ctx, data.DLQTopic(topic, "work"), 5)
+		return err == nil && len(hist) > 0
+	}
+	a.pump(t, func() bool {
+		return rp.Stage() == replay.Done && strings.Contains(h.plain(), "now: DLQ backlog") && recorded()
+	})
 	s = h.plain()
 	for _, want := range []string{"Replay complete in", fmt.Sprintf("moved %d · skipped 0 · failed 0", permanent),
 		"now: DLQ backlog on work-audit 0 (was 10)", fmt.Sprintf("(+%d since the run started)", permanent)} {
