@@ -172,7 +172,9 @@ func TestFlowNumbersAreTrue(t *testing.T) {
 		return err == nil && len(hist) > 0
 	}
 	a.pump(t, func() bool {
-		return rp.Stage() == replay.Done && strings.Contains(h.plain(), "now: DLQ backlog") && recorded()
+		s := h.plain()
+		return rp.Stage() == replay.Done && strings.Contains(s, "now: DLQ backlog") &&
+			strings.Contains(s, "since the run started") && recorded()
 	})
 	s = h.plain()
 	for _, want := range []string{"Replay complete in", fmt.Sprintf("moved %d · skipped 0 · failed 0", permanent),

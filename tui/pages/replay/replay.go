@@ -88,8 +88,12 @@ type Page struct {
 	cancelled, quitAsk, recorded bool
 	before                       *BeforeMsg
 	after                        *RereadMsg
-	started                      time.Time
-	w, h                         int
+	// The engine's result and the end of its events travel in separate commands; a run is
+	// finished only once both are in, so no event is counted after the summary.
+	eventsEnded bool
+	ended       *DoneMsg
+	started     time.Time
+	w, h        int
 }
 
 // New returns the screen for req; Init starts the preview.
@@ -116,6 +120,7 @@ func (p *Page) start(dry bool) tea.Cmd {
 	}
 	p.run++
 	p.prog, p.dests, p.why, p.recent, p.cancelled, p.err = replay.Progress{}, map[string]int64{}, map[string]int64{}, nil, false, nil
+	p.eventsEnded, p.ended = false, nil
 	req := p.req
 	req.DryRun = dry
 	var ctx context.Context
@@ -231,8 +236,16 @@ func (p *Page) Update(msg tea.Msg) (common.Page, tea.Cmd) {
 		if msg.Open {
 			return p, listen(msg.Run, msg.ch)
 		}
+		p.eventsEnded = true
+		if p.ended != nil {
+			return p, p.done(*p.ended)
+		}
 	case DoneMsg:
 		if msg.Run != p.run {
+			return p, nil
+		}
+		if !p.eventsEnded {
+			p.ended = &msg
 			return p, nil
 		}
 		return p, p.done(msg)
