@@ -19,14 +19,14 @@ func (c *conn) handleSend(cmd *pb.CommandSend, payload []byte) error {
 		return errProtocol("SEND for unknown producer")
 	}
 	if !p.ready {
-		c.sendSendError(cmd, pb.ServerError_NotAllowedError, "producer is waiting for exclusive access")
+		p.fail(cmd, pb.ServerError_NotAllowedError, "producer is waiting for exclusive access")
 		return nil
 	}
 	if payload == nil {
 		return errProtocol("SEND without a payload")
 	}
 	if len(payload)-10 > c.b.cfg.MaxMessageSize { // metadata + payload, as clients count it
-		c.sendSendError(cmd, pb.ServerError_NotAllowedError, "message exceeds the maximum message size")
+		p.fail(cmd, pb.ServerError_NotAllowedError, "message exceeds the maximum message size")
 		return nil
 	}
 	md, err := wire.DecodeMetadata(payload) // the reader verified the checksum

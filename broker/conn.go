@@ -361,25 +361,21 @@ func (c *conn) sendSuccess(requestID uint64) {
 
 func (c *conn) sendChecksumError(send *pb.CommandSend, err error) {
 	c.log.Warn("SEND with a bad payload", "producer_id", send.GetProducerId(), "err", err)
-	c.send(&pb.BaseCommand{
-		Type: pb.BaseCommand_SEND_ERROR.Enum(),
-		SendError: &pb.CommandSendError{
-			ProducerId: send.ProducerId,
-			SequenceId: send.SequenceId,
-			Error:      pb.ServerError_ChecksumError.Enum(),
-			Message:    ptr(err.Error()),
-		},
-	}, nil)
+	c.mu.Lock()
+	p := c.producers[send.GetProducerId()]
+	c.mu.Unlock()
+	if p == nil {
+		c.send(sendError(send, pb.ServerError_ChecksumError, err.Error()), nil)
+		return
+	}
+	p.fail(send, pb.ServerError_ChecksumError, err.Error())
 }
 
 // failCommand answers cmd with an error in the shape its sender waits for.
 func (c *conn) failCommand(cmd *pb.BaseCommand, code pb.ServerError, msg string) {
 	switch cmd.GetType() {
 	case pb.BaseCommand_SEND:
-		s := cmd.GetSend()
-		c.send(&pb.BaseCommand{Type: pb.BaseCommand_SEND_ERROR.Enum(), SendError: &pb.CommandSendError{
-			ProducerId: s.ProducerId, SequenceId: s.SequenceId, Error: code.Enum(), Message: &msg,
-		}}, nil)
+		c.send(sendError(cmd.GetSend(), code, msg), nil)
 	case pb.BaseCommand_PARTITIONED_METADATA:
 		c.sendPartitionedMetadataError(cmd.GetPartitionMetadata().GetRequestId(), code, msg)
 	case pb.BaseCommand_LOOKUP:

@@ -185,10 +185,16 @@ func (c *conn) sendCloseProducer(id uint64, allowReconnect bool, reason string) 
 	c.send(&pb.BaseCommand{Type: pb.BaseCommand_CLOSE_PRODUCER.Enum(), CloseProducer: cp}, nil)
 }
 
-func (c *conn) sendSendError(send *pb.CommandSend, code pb.ServerError, msg string) {
-	c.send(&pb.BaseCommand{Type: pb.BaseCommand_SEND_ERROR.Enum(), SendError: &pb.CommandSendError{
+// sendError builds the SEND_ERROR that answers send.
+func sendError(send *pb.CommandSend, code pb.ServerError, msg string) *pb.BaseCommand {
+	return &pb.BaseCommand{Type: pb.BaseCommand_SEND_ERROR.Enum(), SendError: &pb.CommandSendError{
 		ProducerId: send.ProducerId, SequenceId: send.SequenceId, Error: code.Enum(), Message: &msg,
-	}}, nil)
+	}}
+}
+
+// fail answers send with an error, after the answers to p's earlier SENDs.
+func (p *producer) fail(send *pb.CommandSend, code pb.ServerError, msg string) {
+	p.receipts.complete(p.conn, p.receipts.reserve(), sendError(send, code, msg))
 }
 
 // forgetProducer drops p from the connection so its id can be registered again.

@@ -112,18 +112,12 @@ func (r *schemaRegistry) add(topic topicName, s *pb.Schema, strategy schemacompa
 		}
 		return encodeSchemaVersion(len(versions) - 1), nil
 	}
-	// An already registered schema is its version, whatever the strategy, as upstream.
-	for i := len(versions) - 1; i >= 0; i-- {
-		if sameSchema(versions[i].schema, s) {
-			return encodeSchemaVersion(i), nil
-		}
-	}
-	existing := make([]schemacompat.Schema, len(versions))
-	for i, v := range versions {
-		existing[i] = schemacompat.FromPB(v.schema)
-	}
-	if err := schemacompat.Check(strategy, existing, schemacompat.FromPB(s)); err != nil {
+	i, err := admit(versions, s, strategy)
+	if err != nil {
 		return nil, errorf(pb.ServerError_IncompatibleSchema, "%v", err)
+	}
+	if i >= 0 {
+		return encodeSchemaVersion(i), nil
 	}
 	next := append(versions[:len(versions):len(versions)], schemaVersion{schema: proto.Clone(s).(*pb.Schema), created: time.Now()})
 	if err := r.persist(key, next); err != nil {
@@ -137,17 +131,23 @@ func (r *schemaRegistry) add(topic topicName, s *pb.Schema, strategy schemacompa
 func (r *schemaRegistry) check(topic topicName, s *pb.Schema, strategy schemacompat.Strategy) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	versions := r.byTopic[topic.base().String()]
-	for _, v := range versions {
-		if sameSchema(v.schema, s) {
-			return nil
+	_, err := admit(r.byTopic[topic.base().String()], s, strategy)
+	return err
+}
+
+// admit returns the version of s among versions (an already registered schema is its version
+// whatever the strategy, as upstream), or −1 when s is new and compatible under strategy.
+func admit(versions []schemaVersion, s *pb.Schema, strategy schemacompat.Strategy) (int, error) {
+	for i := len(versions) - 1; i >= 0; i-- {
+		if sameSchema(versions[i].schema, s) {
+			return i, nil
 		}
 	}
 	existing := make([]schemacompat.Schema, len(versions))
 	for i, v := range versions {
 		existing[i] = schemacompat.FromPB(v.schema)
 	}
-	return schemacompat.Check(strategy, existing, schemacompat.FromPB(s))
+	return -1, schemacompat.Check(strategy, existing, schemacompat.FromPB(s))
 }
 
 // has reports whether topic has a schema.

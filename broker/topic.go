@@ -141,10 +141,7 @@ func (t *topic) publish(p *producer, send *pb.CommandSend, meta storage.Meta, da
 	defer t.mu.Unlock()
 	if t.closed || t.b.isTerminated(t.full) {
 		// Through the receipt queue: earlier SENDs still being stored are answered first.
-		p.receipts.complete(p.conn, p.receipts.reserve(), &pb.BaseCommand{Type: pb.BaseCommand_SEND_ERROR.Enum(), SendError: &pb.CommandSendError{
-			ProducerId: send.ProducerId, SequenceId: send.SequenceId,
-			Error: pb.ServerError_TopicTerminatedError.Enum(), Message: ptr("Topic " + t.full + " was terminated"),
-		}})
+		p.fail(send, pb.ServerError_TopicTerminatedError, "Topic "+t.full+" was terminated")
 		return
 	}
 	t.stats.msgIn += int64(meta.NumMessages)
@@ -166,10 +163,7 @@ func (t *topic) publish(p *producer, send *pb.CommandSend, meta storage.Meta, da
 			if dedup != nil {
 				dedup.failed(meta.ProducerName)
 			}
-			p.receipts.complete(p.conn, slot, &pb.BaseCommand{Type: pb.BaseCommand_SEND_ERROR.Enum(), SendError: &pb.CommandSendError{
-				ProducerId: send.ProducerId, SequenceId: send.SequenceId,
-				Error: pb.ServerError_PersistenceError.Enum(), Message: ptr(err.Error()),
-			}})
+			p.receipts.complete(p.conn, slot, sendError(send, pb.ServerError_PersistenceError, err.Error()))
 			return
 		}
 		if dedup != nil {
