@@ -65,6 +65,10 @@ func TestDurableRestartKeepsState(t *testing.T) {
 	if err != nil || props["owner"] != "team-a" {
 		t.Fatalf("properties after restart: %v, %v", props, err)
 	}
+	// The backlog counts across the ledger the restart opened.
+	if st, err := b2.TopicStats(topic, broker.StatsOptions{}); err != nil || st.Subscriptions["s"].MsgBacklog != 5 {
+		t.Fatalf("backlog after restart: %+v, %v", st, err)
+	}
 	cons2 := subscribe(t, c2, pulsar.ConsumerOptions{Topic: topic, SubscriptionName: "s", Schema: schema})
 	got := payloads(receiveN(t, cons2, 5, 10*time.Second))
 	for i, want := range []string{"m5", "m6", "m7", "m8", "m9"} {

@@ -337,10 +337,6 @@ func (s *subscription) releaseDue(now time.Time) {
 // backlogEntries counts entries after the mark-delete position not yet acknowledged (upstream's
 // msgBacklog counts entries too).
 func (s *subscription) backlogEntries() int64 {
-	last := s.topic.log.Last()
-	if last.Ledger != s.markDelete.Ledger {
-		// One ledger per log in memory; durable logs report through their own counters.
-		return max(s.topic.log.Entries()-int64(len(s.acked)), 0)
-	}
-	return max(last.Entry-s.markDelete.Entry-int64(len(s.acked)), 0)
+	log := s.topic.log
+	return max(log.EntriesFrom(log.Next(s.markDelete))-int64(len(s.acked)), 0)
 }

@@ -181,6 +181,11 @@ func TestConformanceAppendRead(t *testing.T) {
 		if l.Entries() != 10 || l.Size() != size {
 			t.Errorf("Entries, Size = %d, %d; want 10, %d", l.Entries(), l.Size(), size)
 		}
+		for from, want := range map[Position]int64{{L, -1}: 10, {L - 1, 5}: 10, ps[0]: 10, ps[4]: 6, ps[9]: 1, {L, 10}: 0, {L + 1, 0}: 0} {
+			if got := l.EntriesFrom(from); got != want {
+				t.Errorf("EntriesFrom(%v) = %d, want %d", from, got, want)
+			}
+		}
 		got, err := l.Read(ps[0], 100)
 		if err != nil || len(got) != 10 {
 			t.Fatalf("Read = %d entries, %v", len(got), err)

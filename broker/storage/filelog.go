@@ -557,6 +557,16 @@ func (l *FileLog) TrimBefore(p Position) {
 	}
 }
 
+func (l *FileLog) EntriesFrom(p Position) int64 {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	si, i := l.seek(p)
+	if si == len(l.segs) {
+		return 0
+	}
+	return int64(l.entriesFrom(si, int(i)))
+}
+
 func (l *FileLog) Entries() int64 {
 	l.mu.RLock()
 	defer l.mu.RUnlock()

@@ -130,6 +130,12 @@ func TestFileRestartKeepsDataAndPositions(t *testing.T) {
 	if got, _ := l.Read(ps[18], 10); len(got) != 3 || got[2].Pos != p {
 		t.Errorf("Read across the restart = %v", got)
 	}
+	// Counting from a position spans the ledgers (a subscription's backlog).
+	for from, want := range map[Position]int64{ps[0]: 21, ps[5]: 16, ps[19]: 2, p: 1, l.Next(p): 0} {
+		if got := l.EntriesFrom(from); got != want {
+			t.Errorf("EntriesFrom(%v) = %d, want %d", from, got, want)
+		}
+	}
 	if got, err := e.s.Logs(); err != nil || !slices.Equal(got, []string{"persistent://public/default/other", testTopic}) {
 		t.Errorf("Logs = %q, %v", got, err)
 	}

@@ -129,6 +129,12 @@ func (m *Memory) TrimBefore(p Position) {
 	}
 }
 
+func (m *Memory) EntriesFrom(p Position) int64 {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return int64(len(m.entries) - m.index(p))
+}
+
 func (m *Memory) Entries() int64 {
 	m.mu.RLock()
 	defer m.mu.RUnlock()

@@ -73,8 +73,10 @@ type Log interface {
 	FindByTime(ms int64) Position
 	// TrimBefore drops entries before p (retention decides p).
 	TrimBefore(p Position)
-	// Entries and Size count what is stored.
+	// Entries and Size count what is stored; EntriesFrom counts the stored entries at or
+	// after p.
 	Entries() int64
+	EntriesFrom(p Position) int64
 	Size() int64
 	Close() error
 }
