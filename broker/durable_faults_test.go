@@ -37,6 +37,12 @@ func startStore(t *testing.T, dir string, opts storage.FileStoreOptions, mods ..
 
 // segmentFiles returns the paths of topic's segment files in data directory dir, oldest first.
 func segmentFiles(t *testing.T, dir, topic string) []string {
+	return topicFiles(t, dir, topic, "*.seg")
+}
+
+// topicFiles returns the paths of the files matching pattern in topic's directory in data
+// directory dir, sorted.
+func topicFiles(t *testing.T, dir, topic, pattern string) []string {
 	t.Helper()
 	var escaped strings.Builder
 	for _, c := range []byte(topic) {
@@ -46,7 +52,7 @@ func segmentFiles(t *testing.T, dir, topic string) []string {
 			fmt.Fprintf(&escaped, "%%%02X", c)
 		}
 	}
-	files, err := filepath.Glob(filepath.Join(dir, "topics", escaped.String(), "*.seg"))
+	files, err := filepath.Glob(filepath.Join(dir, "topics", escaped.String(), pattern))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,8 +8,10 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"syscall"
+	"time"
 )
 
 // FileLog is a durable Log: a topic's entries in segment files (see segment.go for the format)
@@ -48,7 +50,42 @@ type FileLog struct {
 	cur    *segment
 	broken bool // cur could not be cut back after a failed write: roll to a new segment
 	buf    []byte
+
+	// Trimmed segments wait in trash for the deleter goroutine, which deletes their files away
+	// from the caller's locks (TrimBefore is called under the topic's). dmu is taken after mu,
+	// never before it.
+	dmu      sync.Mutex
+	trash    []*segment
+	spareSeg *segment  // a trimmed segment's file, renamed, for the writer's next rollover
+	spareAt  time.Time // when it became the spare
+	dclosing bool
+	dwake    chan struct{}
+	dstopped chan struct{}
 }
+
+// Segment files are recycled: the deleter keeps one trimmed segment's file as a spare, and the
+// writer's next rollover writes the new ledger over it instead of creating a file. Writing over
+// blocks a file already has makes each fdatasync cheaper (the file's size and block map stay as
+// they are, so only data goes to the disk), and no blocks are freed, which on a file system that
+// discards freed blocks is what makes deleting slow (below). The old ledger's bytes past the new
+// one's end are told apart by the ledger id in every record's checksum (segment.go); a segment
+// sealed, or a log closed, cuts them off. A spare that no rollover takes within spareTTL is
+// deleted, so a topic that goes quiet gives its disk space back.
+const (
+	spareSuffix = ".spare"
+	spareTTL    = 5 * time.Second
+)
+
+// Deleting a segment file frees its blocks, and a file system mounted to discard freed blocks
+// does it there and then: unlinking a 64 MiB file keeps the disk busy for tens of milliseconds,
+// and every fdatasync waits behind it, which is every receipt of every topic. So the deleter
+// first renames the file out of the way (a crash part-way leaves no half-cut segment for
+// recovery to take for damage), then shrinks it a step at a time, so that a sync waits for one
+// step at most, and only then removes it.
+const (
+	deletingSuffix = ".deleting"
+	deleteStep     = 2 << 20
+)
 
 type pendingAppend struct {
 	meta Meta
@@ -65,12 +102,17 @@ func openFileLog(dir string, fs FS, log *slog.Logger, segSize int64, noSync bool
 	l := &FileLog{
 		dir: dir, fs: fs, log: log, segSize: segSize, noSync: noSync, alloc: alloc,
 		wake: make(chan struct{}, 1), stopped: make(chan struct{}),
+		dwake: make(chan struct{}, 1), dstopped: make(chan struct{}),
 	}
 	if err := l.recover(); err != nil {
 		l.closeFiles()
+		for _, s := range l.trash {
+			s.f.Close()
+		}
 		return nil, err
 	}
 	go l.run()
+	go l.deleter()
 	return l, nil
 }
 
@@ -81,8 +123,26 @@ func (l *FileLog) recover() error {
 	}
 	var ledgers []int64
 	for _, de := range des {
-		if ledger, ok := parseSegFileName(de.Name()); ok && de.Type().IsRegular() {
+		if !de.Type().IsRegular() {
+			continue
+		}
+		if ledger, ok := parseSegFileName(de.Name()); ok {
 			ledgers = append(ledgers, ledger)
+			continue
+		}
+		name, ok := strings.CutSuffix(de.Name(), deletingSuffix)
+		if !ok {
+			name, ok = strings.CutSuffix(de.Name(), spareSuffix)
+		}
+		if ledger, ok2 := parseSegFileName(name); ok && ok2 {
+			// A trimmed segment's file, left by a stop while it was being deleted or waited
+			// as the spare: delete it.
+			path := filepath.Join(l.dir, de.Name())
+			f, err := l.fs.OpenFile(path, os.O_RDWR, 0)
+			if err != nil {
+				return err
+			}
+			l.trash = append(l.trash, &segment{ledger: ledger, path: path, f: f})
 		}
 	}
 	slices.Sort(ledgers)
@@ -163,13 +223,22 @@ func (l *FileLog) recover() error {
 	return nil
 }
 
-// createSegment allocates a ledger and creates its file, durable before it is used.
+// createSegment allocates a ledger and gives it the spare file or a new one, durable before it
+// is used.
 func (l *FileLog) createSegment() (*segment, error) {
 	ledger, err := l.alloc()
 	if err != nil {
 		return nil, ioError(fmt.Errorf("storage: allocate ledger: %w", err))
 	}
 	path := filepath.Join(l.dir, segFileName(ledger))
+	if spare := l.takeSpare(); spare != nil {
+		s, err := l.reuse(spare, ledger, path)
+		if err == nil {
+			return s, nil
+		}
+		l.log.Warn("storage: could not reuse a segment file; creating one", "segment", spare.path, "error", err)
+		l.discard(spare)
+	}
 	f, err := l.fs.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
 		return nil, ioError(err)
@@ -185,7 +254,62 @@ func (l *FileLog) createSegment() (*segment, error) {
 		l.fs.Remove(path)
 		return nil, ioError(err)
 	}
-	return &segment{ledger: ledger, path: path, f: f, end: segHeaderSize}, nil
+	return &segment{ledger: ledger, seed: recordSeed(ledger), path: path, f: f, end: segHeaderSize}, nil
+}
+
+// reuse makes the spare file the segment of ledger at path. The new header is written and synced
+// while the file still has its spare name, so that a file named for a ledger always has that
+// ledger's header.
+func (l *FileLog) reuse(spare *segment, ledger int64, path string) (*segment, error) {
+	_, err := spare.f.WriteAt(segHeader(ledger), 0)
+	if err == nil && !l.noSync {
+		err = spare.f.Sync()
+	}
+	if err == nil {
+		err = l.fs.Rename(spare.path, path)
+	}
+	if err == nil && !l.noSync {
+		err = l.fs.SyncDir(l.dir)
+	}
+	if err != nil {
+		return nil, ioError(err)
+	}
+	return &segment{ledger: ledger, seed: recordSeed(ledger), path: path, f: spare.f, end: segHeaderSize, recycled: true}, nil
+}
+
+// takeSpare hands the spare file, if there is one, to the writer.
+func (l *FileLog) takeSpare() *segment {
+	l.dmu.Lock()
+	defer l.dmu.Unlock()
+	s := l.spareSeg
+	l.spareSeg = nil
+	return s
+}
+
+// discard queues s for deletion.
+func (l *FileLog) discard(s *segment) {
+	l.dmu.Lock()
+	l.trash = append(l.trash, s)
+	l.dmu.Unlock()
+	l.wakeDeleter()
+}
+
+// seal cuts a recycled segment's file to its end, so that no older ledger's bytes stay behind
+// it: a sealed segment, or the open one after a clean stop, then ends where its file does.
+func (l *FileLog) seal(s *segment) {
+	if !s.recycled {
+		return
+	}
+	err := s.f.Truncate(s.end)
+	if err == nil && !l.noSync {
+		err = s.f.Sync()
+	}
+	if err != nil {
+		// Recovery would take what lies past the end for damage; it still serves every entry.
+		l.log.Warn("storage: could not cut a recycled segment to its end", "segment", s.path, "offset", s.end, "error", err)
+		return
+	}
+	s.recycled = false
 }
 
 // ioError marks a full disk (or quota) so that callers can tell it from other failures.
@@ -260,7 +384,7 @@ func (l *FileLog) commit(batch []pendingAppend) {
 			if j > i && (cur.end+int64(len(buf)+n) > l.segSize || len(buf)+n > maxWrite) {
 				break
 			}
-			buf = appendRecord(buf, base+int64(j-i), &batch[j].meta, batch[j].data)
+			buf = appendRecord(buf, cur.seed, base+int64(j-i), &batch[j].meta, batch[j].data)
 		}
 		if cap(buf) <= maxWrite {
 			l.buf = buf
@@ -321,6 +445,9 @@ func (l *FileLog) write(cur *segment, buf []byte) error {
 
 // roll seals the open segment and opens a new one.
 func (l *FileLog) roll() error {
+	if !l.broken {
+		l.seal(l.cur)
+	}
 	s, err := l.createSegment()
 	if err != nil {
 		return err
@@ -383,7 +510,7 @@ func (l *FileLog) Read(from Position, maxEntries int) ([]Entry, error) {
 			out = make([]Entry, 0, min(maxEntries, l.entriesFrom(si, i)))
 		}
 		for k := i; k < j; k++ {
-			ent, err := decodeRecord(buf[s.idx[k].off-start:s.recordEnd(k)-start], s.ledger)
+			ent, err := s.decodeRecord(buf[s.idx[k].off-start : s.recordEnd(k)-start])
 			if err == nil && ent.Pos.Entry != int64(k) {
 				err = errCorrupt
 			}
@@ -480,7 +607,7 @@ func (l *FileLog) Get(p Position) (Entry, bool) {
 		l.log.Error("storage: read failed", "segment", s.path, "entry", i, "error", err)
 		return Entry{}, false
 	}
-	ent, err := decodeRecord(buf, s.ledger)
+	ent, err := s.decodeRecord(buf)
 	if err != nil || ent.Pos.Entry != p.Entry {
 		l.log.Error("storage: record fails its checksum", "segment", s.path, "entry", i, "offset", s.idx[i].off)
 		return Entry{}, false
@@ -515,10 +642,10 @@ func (l *FileLog) FindByTime(ms int64) Position {
 	return Position{Ledger: s.ledger, Entry: int64(i)}
 }
 
-// TrimBefore deletes the segment files wholly before p. Like upstream, which deletes whole
-// ledgers, it frees nothing inside a segment and never touches the open one: entries there stay
-// readable (Memory frees whole chunks for the same reason), and what is stored does not change
-// with a restart.
+// TrimBefore drops the segments wholly before p at once and leaves the deletion of their files
+// to the deleter goroutine (Close waits for it). Like upstream, which deletes whole ledgers, it frees
+// nothing inside a segment and never touches the open one: entries there stay readable (Memory
+// frees whole chunks for the same reason), and what is stored does not change with a restart.
 func (l *FileLog) TrimBefore(p Position) {
 	l.mu.Lock()
 	if l.closed || len(l.segs) == 0 {
@@ -533,27 +660,133 @@ func (l *FileLog) TrimBefore(p Position) {
 		}
 		k++
 	}
-	dead := slices.Clone(l.segs[:k])
-	for _, s := range dead {
+	if k == 0 {
+		l.mu.Unlock()
+		return
+	}
+	for _, s := range l.segs[:k] {
 		l.entries -= s.count()
 		for _, e := range s.idx {
 			l.size -= e.dataLen
 		}
 	}
+	// No reader can reach these segments once they leave the list under the lock. They go to
+	// the deleter before the lock is released, so that a Close, which takes the lock, either
+	// comes before this call (and nothing is trimmed) or finds them queued and waits for them.
+	l.dmu.Lock()
+	l.trash = append(l.trash, l.segs[:k]...)
+	l.dmu.Unlock()
 	l.segs = slices.Delete(l.segs, 0, k)
 	l.mu.Unlock()
+	l.wakeDeleter()
+}
 
-	// No reader can reach the dead segments any more: they left the list under the lock.
-	for _, s := range dead {
-		s.f.Close()
-		if err := l.fs.Remove(s.path); err != nil {
-			l.log.Error("storage: could not delete a trimmed segment", "segment", s.path, "error", err)
+func (l *FileLog) wakeDeleter() {
+	select {
+	case l.dwake <- struct{}{}:
+	default:
+	}
+}
+
+// deleter deletes trimmed segments, keeping one file as the spare, until the log is closed and
+// its trash is empty. A crash before a deletion is durable leaves a trimmed segment behind, which
+// the next start serves again until it is trimmed again: entries before a cursor are skipped,
+// not redelivered.
+func (l *FileLog) deleter() {
+	defer close(l.dstopped)
+	expiry := time.NewTimer(spareTTL)
+	defer expiry.Stop()
+	for {
+		l.dmu.Lock()
+		dead := l.trash
+		l.trash = nil
+		closing := l.dclosing
+		if l.spareSeg != nil && (closing || time.Since(l.spareAt) >= spareTTL) {
+			dead = append(dead, l.spareSeg)
+			l.spareSeg = nil
+		}
+		wantSpare := !closing && l.spareSeg == nil
+		l.dmu.Unlock()
+		if len(dead) == 0 && closing {
+			return
+		}
+		if wantSpare {
+			dead = l.keepSpare(dead)
+		}
+		for _, s := range dead {
+			l.delete(s)
+		}
+		if len(dead) > 0 && !l.noSync {
+			if err := l.fs.SyncDir(l.dir); err != nil {
+				l.log.Warn("storage: sync after trimming", "dir", l.dir, "error", err)
+			}
+		}
+		if len(dead) > 0 {
+			continue // more may have come meanwhile
+		}
+		l.dmu.Lock()
+		wait := time.Hour
+		if l.spareSeg != nil {
+			wait = max(spareTTL-time.Since(l.spareAt), time.Millisecond)
+		}
+		l.dmu.Unlock()
+		expiry.Reset(wait)
+		select {
+		case <-l.dwake:
+		case <-expiry.C:
 		}
 	}
-	if len(dead) > 0 && !l.noSync {
-		if err := l.fs.SyncDir(l.dir); err != nil {
-			l.log.Warn("storage: sync after trimming", "dir", l.dir, "error", err)
+}
+
+// keepSpare makes one of the trimmed segments in dead the spare (renamed, and the rename
+// durable before the writer may write over it) and returns the others.
+func (l *FileLog) keepSpare(dead []*segment) []*segment {
+	for i, s := range dead {
+		if s.path != filepath.Join(l.dir, segFileName(s.ledger)) {
+			continue // a leftover found at start, or a spare the writer gave back
 		}
+		path := s.path + spareSuffix
+		err := l.fs.Rename(s.path, path)
+		if err == nil && !l.noSync {
+			err = l.fs.SyncDir(l.dir)
+		}
+		if err != nil {
+			l.log.Warn("storage: could not keep a trimmed segment's file for reuse", "segment", s.path, "error", err)
+			if _, serr := os.Stat(path); serr == nil {
+				s.path = path
+			}
+			return dead
+		}
+		s.path = path
+		l.dmu.Lock()
+		l.spareSeg, l.spareAt = s, time.Now()
+		l.dmu.Unlock()
+		return slices.Delete(dead, i, i+1)
+	}
+	return dead
+}
+
+// delete renames a trimmed segment's file out of the way, shrinks it step by step and removes
+// it (see deleteStep).
+func (l *FileLog) delete(s *segment) {
+	defer s.f.Close()
+	path := filepath.Join(l.dir, segFileName(s.ledger)+deletingSuffix)
+	if s.path != path {
+		if err := l.fs.Rename(s.path, path); err != nil {
+			l.log.Error("storage: could not delete a trimmed segment", "segment", s.path, "error", err)
+			return
+		}
+	}
+	if size, err := s.f.Size(); err == nil {
+		for size > 0 {
+			size = max(0, size-deleteStep)
+			if err := s.f.Truncate(size); err != nil {
+				break // the removal frees the rest at once
+			}
+		}
+	}
+	if err := l.fs.Remove(path); err != nil {
+		l.log.Error("storage: could not delete a trimmed segment", "segment", path, "error", err)
 	}
 }
 
@@ -591,11 +824,22 @@ func (l *FileLog) Close() error {
 	}
 	<-l.stopped
 	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.closed {
+	already := l.closed
+	l.closed = true // from here on TrimBefore queues nothing
+	if !already && l.cur != nil && !l.broken {
+		l.seal(l.cur) // the writer has stopped
+	}
+	l.mu.Unlock()
+	l.dmu.Lock()
+	l.dclosing = true
+	l.dmu.Unlock()
+	l.wakeDeleter()
+	<-l.dstopped
+	if already {
 		return nil
 	}
-	l.closed = true
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	return l.closeFiles()
 }
 

@@ -68,6 +68,20 @@ func (e *fileEnv) log(topic string) Log {
 	return l
 }
 
+// settledSegments waits, for a few seconds at most, until topic has want segment files (the
+// files of trimmed segments are deleted in the background) and returns how many it has.
+func (e *fileEnv) settledSegments(topic string, want int) int {
+	e.t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		n := len(e.segments(topic))
+		if n == want || time.Now().After(deadline) {
+			return n
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
 // segments lists topic's segment files, oldest first.
 func (e *fileEnv) segments(topic string) []string {
 	e.t.Helper()
@@ -436,7 +450,7 @@ func TestFileRolloverAndTrim(t *testing.T) {
 	}
 	mid := Position{Ledger: ledgers[2], Entry: 1}
 	l.TrimBefore(mid)
-	if n := len(e.segments(testTopic)); n != len(segs)-2 {
+	if n := e.settledSegments(testTopic, len(segs)-2); n != len(segs)-2 {
 		t.Errorf("%d segment files after trimming two, had %d", n, len(segs))
 	}
 	if l.First() != (Position{ledgers[2], 0}) {
@@ -452,7 +466,7 @@ func TestFileRolloverAndTrim(t *testing.T) {
 
 	// Trimming everything keeps only the open segment.
 	l.TrimBefore(l.Next(l.Last()))
-	if n := len(e.segments(testTopic)); n != 1 {
+	if n := e.settledSegments(testTopic, 1); n != 1 {
 		t.Errorf("%d segment files after trimming all", n)
 	}
 	e.reopen()
@@ -662,5 +676,113 @@ func TestFileCutSegmentIsNotReused(t *testing.T) {
 	}
 	if q := mustAppend(t, l, testMeta(1), testData(1)); q.Ledger == p.Ledger {
 		t.Errorf("position %v handed out twice", q)
+	}
+}
+
+// Deleting a trimmed segment's file can take tens of milliseconds; TrimBefore is called under
+// the topic's lock, so it must not wait for it. Close does wait, so nothing is left half done.
+func TestFileTrimDeletesInBackground(t *testing.T) {
+	t.Parallel()
+	ffs := &FaultFS{}
+	e := newFileEnv(t, FileStoreOptions{SegmentSize: 4096, FS: ffs})
+	l := e.log(testTopic)
+	for range 20 {
+		mustAppend(t, l, Meta{}, make([]byte, 500))
+	}
+	before := len(e.segments(testTopic))
+	if before < 3 {
+		t.Fatalf("%d segments", before)
+	}
+	removing := make(chan string, before)
+	release := make(chan struct{})
+	ffs.BeforeRemove(func(name string) {
+		removing <- name
+		<-release
+	})
+
+	trimmed := make(chan struct{})
+	go func() {
+		l.TrimBefore(l.Next(l.Last()))
+		close(trimmed)
+	}()
+	select {
+	case <-trimmed:
+	case <-time.After(5 * time.Second):
+		close(release)
+		t.Fatal("TrimBefore waited for a file removal")
+	}
+	if first, last := l.First(), l.Last(); first.Ledger != last.Ledger {
+		t.Errorf("First = %v right after trimming everything; want the open segment's (%v)", first, last)
+	}
+	select {
+	case name := <-removing:
+		t.Logf("deleting %s in the background", filepath.Base(name))
+	case <-time.After(5 * time.Second):
+		close(release)
+		t.Fatal("no trimmed segment is being deleted")
+	}
+
+	closed := make(chan error, 1)
+	go func() { closed <- l.Close() }()
+	select {
+	case err := <-closed:
+		close(release)
+		t.Fatalf("Close returned (%v) while a trimmed segment was still being deleted", err)
+	case <-time.After(50 * time.Millisecond):
+	}
+	close(release)
+	select {
+	case err := <-closed:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Close did not return once the removal went on")
+	}
+	if n := len(e.segments(testTopic)); n != 1 {
+		t.Errorf("%d segment files after Close; want only the open one", n)
+	}
+}
+
+// A stop in the middle of deleting a trimmed segment leaves its renamed, half-shrunk file; the
+// next start finishes the deletion and does not take the file for a segment.
+func TestFileRecoveryFinishesDeletion(t *testing.T) {
+	t.Parallel()
+	e := newFileEnv(t, FileStoreOptions{SegmentSize: 4096})
+	l := e.log(testTopic)
+	for range 20 {
+		mustAppend(t, l, Meta{}, make([]byte, 500))
+	}
+	want := readAll(t, l)
+	e.s.Close()
+
+	segs := e.segments(testTopic)
+	leftover := filepath.Join(filepath.Dir(segs[0]), segFileName(1<<40)+deletingSuffix)
+	data, err := os.ReadFile(segs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(leftover, data[:len(data)/2], 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	e.open()
+	l = e.log(testTopic)
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		if _, err := os.Stat(leftover); errors.Is(err, os.ErrNotExist) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the leftover of an interrupted deletion is still there")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	got := readAll(t, l)
+	if len(got) != len(want) || got[len(got)-1].Pos != want[len(want)-1].Pos {
+		t.Errorf("after restart: %d entries up to %v; want %d up to %v", len(got), got[len(got)-1].Pos, len(want), want[len(want)-1].Pos)
+	}
+	if strings.Contains(e.logs.String(), "corrupt") || strings.Contains(e.logs.String(), "torn") {
+		t.Errorf("recovery reported damage:\n%s", e.logs)
 	}
 }

@@ -13,6 +13,7 @@ import (
 type FS interface {
 	OpenFile(name string, flag int, perm os.FileMode) (File, error)
 	Remove(name string) error
+	Rename(from, to string) error
 	// SyncDir makes a directory's entries (files created or removed in it) durable.
 	SyncDir(dir string) error
 }
@@ -43,6 +44,8 @@ func (OSFS) OpenFile(name string, flag int, perm os.FileMode) (File, error) {
 
 func (OSFS) Remove(name string) error { return os.Remove(name) }
 
+func (OSFS) Rename(from, to string) error { return os.Rename(from, to) }
+
 func (OSFS) SyncDir(dir string) error {
 	d, err := os.Open(dir)
 	if err != nil {
@@ -71,16 +74,18 @@ func (f osFile) Size() (int64, error) {
 // sets an error with FailWrites or FailSyncs (syscall.ENOSPC for a full disk, syscall.EIO for a
 // failing one) and clears it with Heal. A failing write first writes half of its bytes, as a
 // write that runs out of space part-way does. It counts syncs, and BeforeSync, when set, runs
-// before each sync (a test can block there to see that nothing is acknowledged before it).
+// before each sync (a test can block there to see that nothing is acknowledged before it);
+// BeforeRemove likewise runs before each file is removed.
 //
 // It is exported so that tests of the broker can simulate a full disk too.
 type FaultFS struct {
 	FS FS
 
-	mu         sync.Mutex
-	writeErr   error
-	syncErr    error
-	beforeSync func(name string)
+	mu           sync.Mutex
+	writeErr     error
+	syncErr      error
+	beforeSync   func(name string)
+	beforeRemove func(name string)
 
 	syncs  atomic.Int64
 	writes atomic.Int64
@@ -111,6 +116,13 @@ func (f *FaultFS) Heal() {
 func (f *FaultFS) BeforeSync(fn func(name string)) {
 	f.mu.Lock()
 	f.beforeSync = fn
+	f.mu.Unlock()
+}
+
+// BeforeRemove sets a hook run before every file removal (nil removes it).
+func (f *FaultFS) BeforeRemove(fn func(name string)) {
+	f.mu.Lock()
+	f.beforeRemove = fn
 	f.mu.Unlock()
 }
 
@@ -146,7 +158,17 @@ func (f *FaultFS) OpenFile(name string, flag int, perm os.FileMode) (File, error
 	return &faultFile{File: file, fs: f}, nil
 }
 
-func (f *FaultFS) Remove(name string) error { return f.inner().Remove(name) }
+func (f *FaultFS) Remove(name string) error {
+	f.mu.Lock()
+	hook := f.beforeRemove
+	f.mu.Unlock()
+	if hook != nil {
+		hook(name)
+	}
+	return f.inner().Remove(name)
+}
+
+func (f *FaultFS) Rename(from, to string) error { return f.inner().Rename(from, to) }
 
 func (f *FaultFS) SyncDir(dir string) error {
 	if _, _, serr := f.faults(); serr != nil {

@@ -2,10 +2,10 @@ package storage
 
 // Segment file format. A segment holds the entries of one ledger of one topic:
 //
-//	header  16 bytes: magic "LBXSEG1\n", ledger id (uint64)
+//	header  16 bytes: magic "LBXSEG2\n", ledger id (uint64)
 //	record  repeated:
 //	  0  4  body length L (uint32)
-//	  4  4  CRC-32C (Castagnoli) of the 4 length bytes followed by the body
+//	  4  4  CRC-32C (Castagnoli) of the ledger id (8 bytes), the 4 length bytes and the body
 //	  8  L  body:
 //	        entry id u64 · publish time i64 · deliver-at i64 · sequence id u64 ·
 //	        num messages i32 · flags u8 (bit 0: batched) · key length u32 ·
@@ -15,7 +15,12 @@ package storage
 // a record that passes its checksum in the wrong place is still caught. A record is valid only
 // if its length fits in the file, its checksum matches and its entry id is the next one; the
 // first invalid record ends what is served of the segment.
-
+//
+// The ledger id is in every record's checksum because segment files are recycled: a trimmed
+// segment's file is written over by a later ledger (see FileLog), so past the new ledger's last
+// record lie the old one's, whole and with good checksums of their own, entry ids and all. They
+// fail the new ledger's checksum. Version 1 ("LBXSEG1\n", written before files were recycled)
+// left the ledger out of the checksum; such files are still read.
 import (
 	"bufio"
 	"encoding/binary"
@@ -27,7 +32,8 @@ import (
 )
 
 const (
-	segMagic      = "LBXSEG1\n"
+	segMagic      = "LBXSEG2\n"
+	segMagicV1    = "LBXSEG1\n"
 	segHeaderSize = 16
 	recPrefix     = 8                             // length + crc
 	recFixed      = 8 + 8 + 8 + 8 + 4 + 1 + 4 + 4 // fixed part of the body
@@ -46,6 +52,11 @@ func segHeader(ledger int64) []byte {
 	copy(h, segMagic)
 	binary.LittleEndian.PutUint64(h[8:], uint64(ledger))
 	return h
+}
+
+// recordSeed is the checksum state every record of a version 2 segment of ledger starts from.
+func recordSeed(ledger int64) uint32 {
+	return crc32.Checksum(binary.LittleEndian.AppendUint64(nil, uint64(ledger)), castagnoli)
 }
 
 func segFileName(ledger int64) string { return fmt.Sprintf("%020d.seg", ledger) }
@@ -70,8 +81,8 @@ func recordSize(meta *Meta, data []byte) int {
 	return recPrefix + recFixed + len(meta.Key) + len(meta.ProducerName) + len(data)
 }
 
-// appendRecord encodes one record onto buf.
-func appendRecord(buf []byte, entry int64, meta *Meta, data []byte) []byte {
+// appendRecord encodes one record onto buf; seed is the segment's (recordSeed, or 0 in version 1).
+func appendRecord(buf []byte, seed uint32, entry int64, meta *Meta, data []byte) []byte {
 	start := len(buf)
 	body := recFixed + len(meta.Key) + len(meta.ProducerName) + len(data)
 	buf = binary.LittleEndian.AppendUint32(buf, uint32(body))
@@ -91,14 +102,14 @@ func appendRecord(buf []byte, entry int64, meta *Meta, data []byte) []byte {
 	buf = append(buf, meta.Key...)
 	buf = append(buf, meta.ProducerName...)
 	buf = append(buf, data...)
-	crc := crc32.Update(crc32.Checksum(buf[start:start+4], castagnoli), castagnoli, buf[start+recPrefix:])
+	crc := crc32.Update(crc32.Update(seed, castagnoli, buf[start:start+4]), castagnoli, buf[start+recPrefix:])
 	binary.LittleEndian.PutUint32(buf[start+4:], crc)
 	return buf
 }
 
-// checkRecord validates rec (prefix and body, exactly one record) and returns its entry id,
-// publish time and data length.
-func checkRecord(rec []byte) (entry, publish int64, dataLen int, err error) {
+// checkRecord validates rec (prefix and body, exactly one record) against the segment's seed
+// and returns its entry id, publish time and data length.
+func checkRecord(rec []byte, seed uint32) (entry, publish int64, dataLen int, err error) {
 	if len(rec) < recPrefix+recFixed {
 		return 0, 0, 0, errCorrupt
 	}
@@ -106,7 +117,7 @@ func checkRecord(rec []byte) (entry, publish int64, dataLen int, err error) {
 	if int(binary.LittleEndian.Uint32(rec)) != len(body) {
 		return 0, 0, 0, errCorrupt
 	}
-	crc := crc32.Update(crc32.Checksum(rec[:4], castagnoli), castagnoli, body)
+	crc := crc32.Update(crc32.Update(seed, castagnoli, rec[:4]), castagnoli, body)
 	if crc != binary.LittleEndian.Uint32(rec[4:]) {
 		return 0, 0, 0, errCorrupt
 	}
@@ -120,9 +131,10 @@ func checkRecord(rec []byte) (entry, publish int64, dataLen int, err error) {
 	return entry, publish, len(body) - recFixed - int(keyLen) - int(prodLen), nil
 }
 
-// decodeRecord validates rec and decodes it. Data aliases rec.
-func decodeRecord(rec []byte, ledger int64) (Entry, error) {
-	entry, _, _, err := checkRecord(rec)
+// decodeRecord validates rec as a record of segment s and decodes it. Data aliases rec.
+func (s *segment) decodeRecord(rec []byte) (Entry, error) {
+	ledger := s.ledger
+	entry, _, _, err := checkRecord(rec, s.seed)
 	if err != nil {
 		return Entry{}, err
 	}
@@ -155,8 +167,11 @@ type indexEntry struct {
 // segment is one segment file and its in-memory index.
 type segment struct {
 	ledger int64
+	seed   uint32 // of its records' checksums: recordSeed(ledger), or 0 in a version 1 file
 	path   string
 	f      File
+	// recycled: the file held an earlier segment, whose bytes may lie past end.
+	recycled bool
 	// end is the offset after the last good record: where the next record goes, and how far
 	// reads may go. Bytes past it (a torn tail not yet cut) are never served.
 	end int64
@@ -196,7 +211,15 @@ func (s *segment) scan() (scanResult, error) {
 	if _, err := s.f.ReadAt(h, 0); err != nil {
 		return res, err
 	}
-	if string(h[:8]) != segMagic || int64(binary.LittleEndian.Uint64(h[8:])) != s.ledger {
+	switch {
+	case int64(binary.LittleEndian.Uint64(h[8:])) != s.ledger:
+		res.badAt, res.reason = 0, "bad header"
+		return res, nil
+	case string(h[:8]) == segMagic:
+		s.seed = recordSeed(s.ledger)
+	case string(h[:8]) == segMagicV1:
+		s.seed = 0
+	default:
 		res.badAt, res.reason = 0, "bad header"
 		return res, nil
 	}
@@ -235,7 +258,7 @@ func (s *segment) scan() (scanResult, error) {
 				return res, err
 			}
 		}
-		entry, publish, dataLen, err := checkRecord(rec)
+		entry, publish, dataLen, err := checkRecord(rec, s.seed)
 		if err != nil {
 			res.badAt, res.reason = off, "bad checksum"
 			break

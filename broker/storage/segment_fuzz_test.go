@@ -37,7 +37,7 @@ func (f *memFile) Close() error              { return nil }
 func FuzzSegmentScan(f *testing.F) {
 	var body []byte
 	for i := range 5 {
-		body = appendRecord(body, int64(i), ptr(testMeta(i)), testData(i))
+		body = appendRecord(body, recordSeed(7), int64(i), ptr(testMeta(i)), testData(i))
 	}
 	f.Add(body)
 	f.Add(body[:len(body)-3])
@@ -55,7 +55,7 @@ func FuzzSegmentScan(f *testing.F) {
 		}
 		for i, e := range s.idx {
 			rec := file.b[e.off:s.recordEnd(i)]
-			ent, err := decodeRecord(rec, 7)
+			ent, err := s.decodeRecord(rec)
 			if err != nil || ent.Pos.Entry != int64(i) || int64(len(ent.Data)) != e.dataLen || ent.Meta.PublishTime != e.publish {
 				t.Fatalf("indexed record %d does not decode: %v", i, err)
 			}
