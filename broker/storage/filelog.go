@@ -45,6 +45,14 @@ type FileLog struct {
 	entries int64      // stored entries
 	size    int64      // their data bytes
 	closed  bool
+	// tail holds the newest stored entries, tail[tailHead:], consecutive up to the last one,
+	// as they were appended (their data is the appender's, which it no longer changes): a
+	// consumer that keeps up is served from here without reading the file back and checking
+	// it again. At most tailMax bytes of data, and never a trimmed entry.
+	tailMax   int
+	tail      []Entry
+	tailHead  int
+	tailBytes int
 
 	// Writer-owned.
 	cur    *segment
@@ -98,9 +106,9 @@ const maxWrite = 8 << 20
 
 // openFileLog recovers the log in dir (creating nothing but its open segment) and starts its
 // writer.
-func openFileLog(dir string, fs FS, log *slog.Logger, segSize int64, noSync bool, alloc func() (int64, error)) (*FileLog, error) {
+func openFileLog(dir string, opts FileStoreOptions, log *slog.Logger, alloc func() (int64, error)) (*FileLog, error) {
 	l := &FileLog{
-		dir: dir, fs: fs, log: log, segSize: segSize, noSync: noSync, alloc: alloc,
+		dir: dir, fs: opts.FS, log: log, segSize: opts.SegmentSize, noSync: opts.NoSync, tailMax: opts.TailCache, alloc: alloc,
 		wake: make(chan struct{}, 1), stopped: make(chan struct{}),
 		dwake: make(chan struct{}, 1), dstopped: make(chan struct{}),
 	}
@@ -403,12 +411,52 @@ func (l *FileLog) commit(batch []pendingAppend) {
 		}
 		l.entries += int64(j - i)
 		cur.end = off
+		for k := i; k < j; k++ {
+			l.cacheTail(Entry{Pos: Position{Ledger: cur.ledger, Entry: base + int64(k-i)}, Meta: batch[k].meta, Data: batch[k].data})
+		}
 		l.mu.Unlock()
 		for k := i; k < j; k++ {
 			batch[k].done(Position{Ledger: cur.ledger, Entry: base + int64(k-i)}, nil)
 		}
 		i = j
 	}
+}
+
+// cacheTail adds the newest stored entry to the tail and drops the oldest ones over the
+// budget. Called with mu held.
+func (l *FileLog) cacheTail(e Entry) {
+	if l.tailMax == 0 {
+		return
+	}
+	l.tail = append(l.tail, e)
+	l.tailBytes += len(e.Data)
+	for l.tailBytes > l.tailMax && l.tailHead < len(l.tail) {
+		l.dropTailHead()
+	}
+}
+
+func (l *FileLog) dropTailHead() {
+	l.tailBytes -= len(l.tail[l.tailHead].Data)
+	l.tail[l.tailHead] = Entry{} // release the data
+	l.tailHead++
+	if l.tailHead >= 64 && l.tailHead > len(l.tail)/2 {
+		n := copy(l.tail, l.tail[l.tailHead:])
+		clear(l.tail[n:])
+		l.tail, l.tailHead = l.tail[:n], 0
+	}
+}
+
+// fromTail returns up to max entries from p on if the tail has p. Called with mu held.
+func (l *FileLog) fromTail(p Position, max int) ([]Entry, bool) {
+	t := l.tail[l.tailHead:]
+	if len(t) == 0 || p.Less(t[0].Pos) {
+		return nil, false
+	}
+	i := sort.Search(len(t), func(k int) bool { return !t[k].Pos.Less(p) })
+	if i == len(t) || t[i].Pos != p {
+		return nil, false
+	}
+	return slices.Clone(t[i:min(len(t), i+max)]), true
 }
 
 func (l *FileLog) fail(batch []pendingAppend, err error) {
@@ -487,6 +535,14 @@ func (l *FileLog) Read(from Position, maxEntries int) ([]Entry, error) {
 		return nil, nil
 	}
 	si, e := l.seek(from)
+	for si < len(l.segs) && e >= l.segs[si].count() && si < len(l.segs)-1 {
+		si, e = si+1, 0
+	}
+	if si < len(l.segs) {
+		if out, ok := l.fromTail(Position{Ledger: l.segs[si].ledger, Entry: e}, maxEntries); ok {
+			return out, nil
+		}
+	}
 	var out []Entry
 	for si < len(l.segs) && len(out) < maxEntries {
 		s := l.segs[si]
@@ -601,6 +657,9 @@ func (l *FileLog) Get(p Position) (Entry, bool) {
 	if p.Entry < 0 || p.Entry >= s.count() {
 		return Entry{}, false
 	}
+	if es, ok := l.fromTail(p, 1); ok {
+		return es[0], true
+	}
 	i := int(p.Entry)
 	buf := make([]byte, s.recordEnd(i)-s.idx[i].off)
 	if _, err := s.f.ReadAt(buf, s.idx[i].off); err != nil {
@@ -677,6 +736,9 @@ func (l *FileLog) TrimBefore(p Position) {
 	l.trash = append(l.trash, l.segs[:k]...)
 	l.dmu.Unlock()
 	l.segs = slices.Delete(l.segs, 0, k)
+	for l.tailHead < len(l.tail) && l.tail[l.tailHead].Pos.Ledger < l.segs[0].ledger {
+		l.dropTailHead()
+	}
 	l.mu.Unlock()
 	l.wakeDeleter()
 }
@@ -858,5 +920,6 @@ func (l *FileLog) closeFiles() error {
 	}
 	l.segs = nil
 	l.entries, l.size = 0, 0
+	l.tail, l.tailHead, l.tailBytes = nil, 0, 0
 	return errors.Join(errs...)
 }

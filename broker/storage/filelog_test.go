@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"bytes"
 	"errors"
 	"log/slog"
 	"os"
@@ -251,7 +252,7 @@ func TestFileCorruptSealedSegmentIsServedUpToTheDamage(t *testing.T) {
 
 func TestFileReadVerifiesChecksum(t *testing.T) {
 	t.Parallel()
-	e := newFileEnv(t, FileStoreOptions{})
+	e := newFileEnv(t, FileStoreOptions{TailCache: -1}) // every read from the file
 	l := e.log(testTopic)
 	ps := fill(t, l, 0, 5)
 	seg := e.segments(testTopic)[0]
@@ -784,5 +785,51 @@ func TestFileRecoveryFinishesDeletion(t *testing.T) {
 	}
 	if strings.Contains(e.logs.String(), "corrupt") || strings.Contains(e.logs.String(), "torn") {
 		t.Errorf("recovery reported damage:\n%s", e.logs)
+	}
+}
+
+// The newest entries are served from memory as they were appended; older ones are read back from
+// the file and checked. A byte flipped on disk shows which path a read took.
+func TestFileTailCache(t *testing.T) {
+	t.Parallel()
+	e := newFileEnv(t, FileStoreOptions{TailCache: 3 * 100})
+	l := e.log(testTopic)
+	var ps []Position
+	for i := range 10 {
+		ps = append(ps, mustAppend(t, l, Meta{PublishTime: int64(i)}, bytes.Repeat([]byte{byte('a' + i)}, 100)))
+	}
+	seg := e.segments(testTopic)[0]
+	for _, i := range []int{8, 2} { // the later first: an offset is found by scanning
+		flip(t, seg, recordOffset(t, seg, i)+recPrefix+recFixed+1)
+	}
+	got, err := l.Read(ps[7], 10)
+	if err != nil || len(got) != 3 {
+		t.Fatalf("Read of the cached tail: %d entries, %v", len(got), err)
+	}
+	for k, en := range got {
+		if en.Pos != ps[7+k] || !bytes.Equal(en.Data, bytes.Repeat([]byte{byte('a' + 7 + k)}, 100)) {
+			t.Errorf("cached entry %d: %v %q", k, en.Pos, en.Data)
+		}
+	}
+	if _, ok := l.Get(ps[8]); !ok {
+		t.Error("Get of a cached entry failed")
+	}
+	if got, err := l.Read(ps[0], 10); err == nil || len(got) != 2 {
+		t.Errorf("Read from the file over a bad record: %d entries, %v", len(got), err)
+	}
+	if _, ok := l.Get(ps[2]); ok {
+		t.Error("Get served a bad record from the file")
+	}
+
+	// Trimmed entries leave the cache with their segment.
+	e2 := newFileEnv(t, FileStoreOptions{SegmentSize: 4096})
+	l2 := e2.log(testTopic)
+	ps2 := sameSize(t, l2, 0, 20)
+	l2.TrimBefore(ps2[19])
+	if got, _ := l2.Read(ps2[0], 1); len(got) != 1 || got[0].Pos != l2.First() || got[0].Pos.Ledger != ps2[19].Ledger {
+		t.Errorf("Read from a trimmed position gave %v; first is %v", got, l2.First())
+	}
+	if _, ok := l2.Get(ps2[0]); ok {
+		t.Error("Get served a trimmed entry")
 	}
 }

@@ -25,10 +25,18 @@ type FileStoreOptions struct {
 	Logger *slog.Logger
 	// FS is the file layer segments are written through (OSFS if nil); tests pass a FaultFS.
 	FS FS
+	// TailCache is how many bytes of each log's newest entries stay in memory, so that
+	// consumers that keep up are served without reading the file back (DefaultTailCache if 0;
+	// none if negative).
+	TailCache int
 }
 
 // DefaultSegmentSize is the rollover size when FileStoreOptions.SegmentSize is 0.
 const DefaultSegmentSize = 64 << 20
+
+// DefaultTailCache is each log's tail cache when FileStoreOptions.TailCache is 0: a few hundred
+// milliseconds of a busy topic, enough for consumers that keep up, whose lag is their permits.
+const DefaultTailCache = 4 << 20
 
 // FileStore is the durable Store: in one data directory,
 //
@@ -61,6 +69,12 @@ const internalBucket = "_storage"
 func OpenFileStore(dir string, opts FileStoreOptions) (*FileStore, error) {
 	if opts.SegmentSize <= 0 {
 		opts.SegmentSize = DefaultSegmentSize
+	}
+	switch {
+	case opts.TailCache == 0:
+		opts.TailCache = DefaultTailCache
+	case opts.TailCache < 0:
+		opts.TailCache = 0
 	}
 	if opts.FS == nil {
 		opts.FS = OSFS{}
@@ -187,7 +201,7 @@ func (s *FileStore) OpenLog(topic string) (Log, error) {
 			}
 		}
 	}
-	l, err := openFileLog(dir, s.opts.FS, s.log.With("topic", topic), s.opts.SegmentSize, s.opts.NoSync, s.allocLedger)
+	l, err := openFileLog(dir, s.opts, s.log.With("topic", topic), s.allocLedger)
 	if err != nil {
 		return nil, err
 	}
