@@ -35,6 +35,7 @@ type durableReport struct {
 	stored   int64
 	topics   int
 	recovery time.Duration
+	disk     *diskSync // nil if not measured
 }
 
 // durableBench is a `letterbox broker --data DIR` process on a fresh directory.
@@ -47,7 +48,7 @@ type durableBench struct {
 
 // startDurable starts the durable broker; on failure it records it and returns a bench whose
 // runs do nothing.
-func startDurable(ctx context.Context, bin string, progress func(string, ...any), failed func(string, error)) *durableBench {
+func startDurable(ctx context.Context, bin string, r *durableReport, progress func(string, ...any), failed func(string, error)) *durableBench {
 	d := &durableBench{bin: bin, progress: progress, failed: failed}
 	dir, err := os.MkdirTemp("", "letterbox-bench-data-")
 	if err != nil {
@@ -55,6 +56,10 @@ func startDurable(ctx context.Context, bin string, progress func(string, ...any)
 		return d
 	}
 	d.dir = dir
+	progress("timing write + fdatasync on the data directory's disk")
+	if r.disk, err = measureDiskSync(dir); err != nil {
+		failed("timing fdatasync", err)
+	}
 	if d.proc, err = startBroker(ctx, bin, "--data", dir); err != nil {
 		failed("letterbox broker --data", err)
 	}
@@ -241,6 +246,9 @@ func (d *durableReport) markdown(b *strings.Builder, r *report) {
 		fillNotes = fmt.Sprintf("%v window; a subscription that never reads keeps it all; then SIGKILL and restart (recovery above)", res.window.Round(100*time.Millisecond))
 	}
 	run("letterbox --data: producer only, kept", d.fill, fillNotes)
+	if d.disk != nil {
+		p("\n%s", d.disk.markdown())
+	}
 	p("\nRecovery: from exec of the new process to its ready line, after SIGKILL of the one that wrote the log; before the ready line the " +
 		"broker opens every topic's log, reading and checksumming every record of every segment (from the page cache, which the kill " +
 		"leaves warm). The storage package's `BenchmarkFileLogRecovery` (`LETTERBOX_RECOVERY_COLD=1`, as root) measures it from a cold cache.\n")

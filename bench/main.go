@@ -146,7 +146,7 @@ func measure(ctx context.Context, o options, progress func(string, ...any)) *rep
 
 	var dur *durableBench
 	if b != nil && o.part("broker") {
-		dur = startDurable(ctx, filepath.Join(binDir, "letterbox"), progress, failed)
+		dur = startDurable(ctx, filepath.Join(binDir, "letterbox"), &rep.durable, progress, failed)
 		defer dur.close()
 	}
 
