@@ -7,6 +7,7 @@ import (
 	"context"
 	"os"
 	"os/signal"
+	"runtime"
 	"syscall"
 
 	"github.com/letterbox-dev/letterbox/internal/cli"
@@ -20,7 +21,7 @@ func main() {
 		<-ctx.Done()
 		stop()
 	}()
-	code := cli.Run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	code := cli.RunProcess(ctx, cli.Process{SetProcs: func(n int) { runtime.GOMAXPROCS(n) }}, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
 }

@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -129,6 +130,10 @@ func TestBrokerCommand(t *testing.T) {
 		t.Fatalf("no ready line within 30s; stderr:\n%s", stderr)
 	}
 	pulsarAddr, httpURL := m[1], m[2]
+	// The broker runs Go code on one CPU unless told otherwise (`letterbox broker --procs`).
+	if want := "procs=1 "; os.Getenv("GOMAXPROCS") == "" && !strings.Contains(stderr.String(), want) {
+		t.Errorf("stderr does not log %q:\n%s", want, stderr)
+	}
 
 	client := &http.Client{Timeout: 10 * time.Second}
 	resp, err := client.Get(httpURL + "/admin/v2/brokers/health")

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime"
 
 	"github.com/letterbox-dev/letterbox/broker"
 	"github.com/letterbox-dev/letterbox/broker/storage"
@@ -28,11 +29,12 @@ type brokerFlags struct {
 	inMemory bool
 	config   string
 	compat   string
+	procs    int
 	security securityFlags // broker_security.go
 }
 
 // brokerFlagNames lists the broker flags in the order of the help.
-var brokerFlagNames = append([]string{"listen", "http", "data", "in-memory", "config", "compat"}, securityFlagNames...)
+var brokerFlagNames = append([]string{"listen", "http", "data", "in-memory", "config", "compat", "procs"}, securityFlagNames...)
 
 func (f *brokerFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.listen, "listen", defaultListen, "binary protocol listener `ADDR`, host:port (port 0: a free one)")
@@ -41,11 +43,30 @@ func (f *brokerFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.inMemory, "in-memory", false, "keep everything in memory, lost when the broker stops")
 	fs.StringVar(&f.config, "config", "", "settings from `FILE`, in broker.conf key=value syntax; flags win")
 	fs.StringVar(&f.compat, "compat", "", "act as an `upstream` broker would: protocol v20, no extension fields")
+	fs.IntVar(&f.procs, "procs", 1, "run Go code on at most `N` CPUs at once, 0: all (without the flag, GOMAXPROCS if set replaces the default)")
 	f.security.register(fs)
 }
 
+// procsFor returns how many CPUs the broker process should run Go code on, and false when the
+// runtime's own choice (the GOMAXPROCS variable) stands. The default is one: a local broker
+// shares its machine with the clients it serves, and with one P the Go scheduler never hands a
+// connection's work from one core to another, each hand-off a thread wake-up and the frame's
+// bytes moving between caches. On two CPUs that costs a third of the broker's CPU per message
+// (docs/performance.md); one core still moves several hundred thousand messages a second.
+func (f *brokerFlags) procsFor(given map[string]bool, getenv func(string) string) (int, bool) {
+	switch {
+	case given["procs"] && f.procs == 0:
+		return runtime.NumCPU(), true
+	case given["procs"]:
+		return f.procs, true
+	case getenv("GOMAXPROCS") != "":
+		return 0, false
+	}
+	return 1, true
+}
+
 const brokerUsageText = `Usage: letterbox broker [--listen ADDR] [--http ADDR] [--data DIR | --in-memory] [--config FILE]
-                        [--compat upstream] [--token-secret-key KEY | --token-public-key KEY]
+                        [--compat upstream] [--procs N] [--token-secret-key KEY | --token-public-key KEY]
                         [--superuser-roles ROLES] [--tls-cert-file FILE --tls-key-file FILE]
 
 Runs the embedded broker without the TUI. Once both listeners accept connections it prints
@@ -68,7 +89,7 @@ func brokerUsage(w io.Writer) {
 }
 
 // runBroker is `letterbox broker`: it runs until ctx is cancelled.
-func runBroker(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+func runBroker(ctx context.Context, p Process, args []string, stdout, stderr io.Writer) int {
 	const name = "letterbox broker"
 	var f brokerFlags
 	fs := newFlagSet(name)
@@ -91,9 +112,15 @@ func runBroker(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return usageError(stderr, name, errors.New("--data and --in-memory exclude each other"))
 	case given["compat"] && f.compat != "upstream":
 		return usageError(stderr, name, fmt.Errorf("--compat %q: the only mode is upstream", f.compat))
+	case f.procs < 0:
+		return usageError(stderr, name, fmt.Errorf("--procs %d: want 0 (all CPUs) or more", f.procs))
+	}
+	if n, ok := f.procsFor(given, os.Getenv); ok && p.SetProcs != nil {
+		p.SetProcs(n)
 	}
 
 	log := slog.New(slog.NewTextHandler(stderr, nil))
+	log.Info("go scheduler", "procs", runtime.GOMAXPROCS(0), "cpus", runtime.NumCPU())
 	cfg := broker.DefaultConfig()
 	cfg.ListenAddr = f.listen
 	cfg.Logger = log

@@ -25,9 +25,22 @@ const (
 // When empty it comes from the module's build information.
 var Version = ""
 
+// Process is what the process running the command line lets it change about itself.
+type Process struct {
+	// SetProcs sets how many CPUs may run Go code at once (runtime.GOMAXPROCS). Nil leaves the
+	// runtime as it is: tests run commands inside their own process.
+	SetProcs func(n int)
+}
+
 // Run runs the command line args (without the program name), writing results to stdout and
 // diagnostics to stderr, until the command ends or ctx is cancelled, and returns the exit code.
+// It changes nothing about the process; main uses RunProcess.
 func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	return RunProcess(ctx, Process{}, args, stdout, stderr)
+}
+
+// RunProcess is Run for the letterbox process itself, which commands may tune (p).
+func RunProcess(ctx context.Context, p Process, args []string, stdout, stderr io.Writer) int {
 	var client clientFlags
 	var tf tuiFlags
 	fs := newFlagSet("letterbox")
@@ -60,7 +73,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	switch cmd {
 	case "broker":
-		return runBroker(ctx, rest, stdout, stderr)
+		return runBroker(ctx, p, rest, stdout, stderr)
 	case "token":
 		return runToken(rest, stdout, stderr)
 	case "demo":

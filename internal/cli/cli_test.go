@@ -37,7 +37,7 @@ func TestHelp(t *testing.T) {
 		}
 	}
 	code, out, _ := run(t, "broker", "--help")
-	for _, want := range []string{"ready pulsar://HOST:PORT http://HOST:PORT", "--listen ADDR", "(default 127.0.0.1:6650)", "--http ADDR", "(default 127.0.0.1:8080)", "--data DIR", "--in-memory", "--config FILE", "--compat upstream"} {
+	for _, want := range []string{"ready pulsar://HOST:PORT http://HOST:PORT", "--listen ADDR", "(default 127.0.0.1:6650)", "--http ADDR", "(default 127.0.0.1:8080)", "--data DIR", "--in-memory", "--config FILE", "--compat upstream", "--procs N"} {
 		if code != ExitOK || !strings.Contains(out, want) {
 			t.Errorf("broker --help: code %d, output lacks %q:\n%s", code, want, out)
 		}
@@ -83,6 +83,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"broker", "extra"}, `unexpected argument "extra"`},
 		{[]string{"broker", "--data", "d", "--in-memory"}, "--data and --in-memory exclude each other"},
 		{[]string{"broker", "--compat", "v2"}, "--compat"},
+		{[]string{"broker", "--procs", "-1"}, "--procs -1"},
 		{[]string{"broker", "--in-memory", "--config", filepath.Join(dir, "missing.conf")}, "missing.conf"},
 		{[]string{"broker", "--in-memory", "--config", bad}, "bad.conf:1: maxMessageSize"},
 	} {
