@@ -20,7 +20,7 @@ func (pc *partitionConsumer) message(cmd *pb.CommandMessage, payload []byte) {
 		return
 	}
 	epoch := pc.epoch.Load()
-	msgs, skipped, err := pc.decode(cmd, payload)
+	msgs, skipped, err := pc.decode(cmd, payload, epoch)
 	if err != nil {
 		pc.log.Warn("discarding undecodable message", "id", cmd.GetMessageId(), "err", err)
 		pc.discard(cmd.GetMessageId())
@@ -61,7 +61,7 @@ func (pc *partitionConsumer) discard(id *pb.MessageIdData) {
 
 // decode turns one entry into messages, returning also how many of its messages were
 // skipped (already acknowledged, or before a reader's start).
-func (pc *partitionConsumer) decode(cmd *pb.CommandMessage, payload []byte) ([]*Message, int, error) {
+func (pc *partitionConsumer) decode(cmd *pb.CommandMessage, payload []byte, epoch uint64) ([]*Message, int, error) {
 	if payload == nil {
 		return nil, 0, wire.ErrChecksumMismatch
 	}
@@ -87,7 +87,7 @@ func (pc *partitionConsumer) decode(cmd *pb.CommandMessage, payload []byte) ([]*
 		consumer:        pc,
 		schema:          pc.parent.opts.Schema,
 	}
-	if pc.beforeTime(common.PublishTime) {
+	if pc.beforeTime(common.PublishTime, epoch) {
 		return nil, max(int(meta.GetNumMessagesInBatch()), 1), nil
 	}
 	if meta.NumMessagesInBatch == nil {
@@ -164,14 +164,16 @@ func (pc *partitionConsumer) beforeStart(id MessageID) bool {
 }
 
 // beforeTime reports whether a reader that sought by time must skip a message published at
-// t; the first message at or after the time ends the filter.
-func (pc *partitionConsumer) beforeTime(t time.Time) bool {
+// t, received on the subscription of epoch; the first message at or after the time ends the
+// filter. A message of an earlier subscription is skipped (it is stale anyway) and leaves
+// the filter alone.
+func (pc *partitionConsumer) beforeTime(t time.Time, epoch uint64) bool {
 	pc.mu.Lock()
 	defer pc.mu.Unlock()
 	if pc.minPublish.IsZero() {
 		return false
 	}
-	if t.Before(pc.minPublish) {
+	if epoch != pc.minPublishEpoch || t.Before(pc.minPublish) {
 		return true
 	}
 	pc.minPublish = time.Time{}

@@ -68,7 +68,7 @@ func (c *Consumer) seekPartition(ctx context.Context, pc *partitionConsumer, id 
 	}
 	pc.mu.Lock()
 	pc.seeking = true
-	pc.minPublish = time.Time{}
+	pc.minPublish, pc.seekTime = time.Time{}, time.Time{}
 	if c.opts.nonDurable {
 		pc.startID, pc.startInclusive, pc.hasStart = id, true, !id.isEarliest() && !id.isLatest()
 	}
@@ -94,7 +94,7 @@ func (c *Consumer) SeekByTime(ctx context.Context, t time.Time) error {
 			// and a start id cannot say "from this time": resubscribe from the earliest and
 			// skip what was published before t.
 			pc.startID, pc.startInclusive, pc.hasStart = EarliestMessageID(), false, false
-			pc.minPublish = t.Truncate(time.Millisecond)
+			pc.minPublish, pc.seekTime = time.Time{}, t.Truncate(time.Millisecond)
 		}
 		pc.mu.Unlock()
 		if _, err := pc.request(ctx, &pb.BaseCommand{Type: pb.BaseCommand_SEEK.Enum(),

@@ -46,7 +46,13 @@ type partitionConsumer struct {
 	reachedEnd     bool
 	baseline       MessageID // readers from latest: the last id when created
 	seeking        bool      // a SEEK was sent; cleared by the resubscribe that follows
-	minPublish     time.Time // readers after SeekByTime: skip messages published before
+	// Readers after SeekByTime skip messages published before minPublish, on the subscription
+	// of epoch minPublishEpoch only: seekTime waits for the resubscribe that follows the seek,
+	// so that a message of the old subscription still being decoded can neither pass the
+	// filter nor end it.
+	seekTime        time.Time
+	minPublish      time.Time
+	minPublishEpoch uint64
 
 	acks ackTracker
 }
@@ -138,9 +144,12 @@ func (pc *partitionConsumer) connect(ctx context.Context, assigned string) error
 			sub.StartMessageId = wire.LatestID()
 		}
 	}
-	pc.mu.Unlock()
+	if !pc.seekTime.IsZero() {
+		pc.minPublish, pc.seekTime = pc.seekTime, time.Time{}
+	}
 	// Messages queued from the previous subscription are now stale.
-	pc.epoch.Add(1)
+	pc.minPublishEpoch = pc.epoch.Add(1)
+	pc.mu.Unlock()
 	if err := c.addConsumer(pc.id, pc); err != nil {
 		return err
 	}
