@@ -274,7 +274,10 @@ func (l *FileLog) reuse(spare *segment, ledger int64, path string) (*segment, er
 		err = spare.f.Sync()
 	}
 	if err == nil {
-		err = l.fs.Rename(spare.path, path)
+		if err = l.fs.Rename(spare.path, path); err == nil {
+			// Should the directory sync fail, the caller deletes the file under its new name.
+			spare.path, spare.ledger = path, ledger
+		}
 	}
 	if err == nil && !l.noSync {
 		err = l.fs.SyncDir(l.dir)
@@ -701,10 +704,11 @@ func (l *FileLog) FindByTime(ms int64) Position {
 	return Position{Ledger: s.ledger, Entry: int64(i)}
 }
 
-// TrimBefore drops the segments wholly before p at once and leaves the deletion of their files
-// to the deleter goroutine (Close waits for it). Like upstream, which deletes whole ledgers, it frees
-// nothing inside a segment and never touches the open one: entries there stay readable (Memory
-// frees whole chunks for the same reason), and what is stored does not change with a restart.
+// TrimBefore drops the segments wholly before p at once and leaves the deletion of their
+// files to the deleter goroutine (Close waits for it). Like upstream, which deletes whole
+// ledgers, it frees nothing inside a segment and never touches the open one: entries there
+// stay readable (Memory frees whole chunks for the same reason), and what is stored does not
+// change with a restart.
 func (l *FileLog) TrimBefore(p Position) {
 	l.mu.Lock()
 	if l.closed || len(l.segs) == 0 {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -220,5 +221,49 @@ func TestFileReadsVersion1Segments(t *testing.T) {
 	}
 	if _, _, _, err := checkRecord(rec, recordSeed(ledger+1)); !errors.Is(err, errCorrupt) {
 		t.Errorf("a record passes another ledger's check: %v", err)
+	}
+}
+
+// A rollover that cannot reuse the spare (a failing disk) fails its entries like any failed
+// write, deletes the spare, and leaves nothing that a restart would take for a damaged segment.
+func TestFileSpareReuseFails(t *testing.T) {
+	t.Parallel()
+	ffs := &FaultFS{}
+	e := newFileEnv(t, FileStoreOptions{SegmentSize: 4096, FS: ffs})
+	l := e.log(testTopic)
+	first := sameSize(t, l, 0, 20)
+	l.TrimBefore(l.Next(first[len(first)-1]))
+	dir := filepath.Dir(e.segments(testTopic)[0])
+	waitForFiles(t, dir, "*"+spareSuffix, 1)
+
+	// Fill the open segment, then fail every sync: the next append needs a rollover.
+	perSegment, inOpen := 0, int(first[len(first)-1].Entry)+1
+	for _, p := range first {
+		if p.Ledger == first[0].Ledger {
+			perSegment++
+		}
+	}
+	sameSize(t, l, 20, perSegment-inOpen)
+	ffs.FailSyncs(syscall.EIO)
+	errc := make(chan error, 1)
+	l.Append(Meta{}, make([]byte, 500), func(_ Position, err error) { errc <- err })
+	if err := <-errc; err == nil {
+		t.Fatal("an append whose rollover could not sync succeeded")
+	}
+	ffs.Heal()
+	after := mustAppend(t, l, Meta{PublishTime: 99}, fmt.Appendf(nil, "%0500d", 99))
+	waitForFiles(t, dir, "*"+spareSuffix, 0)
+	want := readAll(t, l)
+	if got := want[len(want)-1]; got.Pos != after {
+		t.Fatalf("last entry %v, want %v", got.Pos, after)
+	}
+
+	e.reopen()
+	got := readAll(t, e.log(testTopic))
+	if len(got) != len(want) || got[len(got)-1].Pos != after {
+		t.Errorf("after restart: %d entries up to %v, want %d up to %v", len(got), got[len(got)-1].Pos, len(want), after)
+	}
+	if strings.Contains(e.logs.String(), "sealed segment") || strings.Contains(e.logs.String(), "header") {
+		t.Errorf("the restart found damage:\n%s", e.logs)
 	}
 }
