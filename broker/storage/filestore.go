@@ -43,6 +43,8 @@ const DefaultTailCache = 4 << 20
 //	LOCK                    flock'ed while open; holds the pid of the process that has it
 //	meta.db                 bbolt: the Metadata buckets, plus the ledger id sequence
 //	topics/<escaped topic>/<ledger, 20 digits>.seg
+//	topics/<escaped topic>/<ledger>.seg.spare     a trimmed segment's file kept for reuse
+//	topics/<escaped topic>/<ledger>.seg.deleting  a trimmed segment's file being deleted
 //
 // Ledger ids come from one bbolt sequence, so they are unique across topics and restarts.
 type FileStore struct {
