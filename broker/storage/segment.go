@@ -21,6 +21,7 @@ package storage
 // record lie the old one's, whole and with good checksums of their own, entry ids and all. They
 // fail the new ledger's checksum. Version 1 ("LBXSEG1\n", written before files were recycled)
 // left the ledger out of the checksum; such files are still read.
+
 import (
 	"bufio"
 	"encoding/binary"
