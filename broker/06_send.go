@@ -54,7 +54,10 @@ func (c *conn) handleSend(cmd *pb.CommandSend, payload []byte) error {
 	} else {
 		meta.Key = md.GetPartitionKey()
 	}
-	// The reader detached this frame's buffer (conn.readLoop): the log keeps it as it is.
-	p.topic.publish(p, cmd, meta, payload)
+	// The reader detached this frame's buffer (conn.readLoop): the log keeps it as it is, and
+	// holds it if it is a pooled one.
+	hold := c.sendHold
+	c.sendHold = nil
+	p.topic.publish(p, cmd, meta, payload, hold)
 	return nil
 }

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/letterbox-dev/letterbox/broker/storage"
+	"github.com/letterbox-dev/letterbox/client/wire"
 	"github.com/letterbox-dev/letterbox/client/wire/pb"
 )
 
@@ -45,6 +46,7 @@ type Broker struct {
 	closeOnce  sync.Once
 	closeStore sync.Once
 
+	bufs      *wire.BufferPool // SEND frames' buffers (conn.readLoop)
 	intercept atomic.Pointer[Interceptor]
 	nextID    atomic.Uint64 // producer name counter and ledger ids
 	started   time.Time
@@ -87,6 +89,7 @@ func New(opts ...Option) (*Broker, error) {
 		conns:   make(map[*conn]struct{}),
 		stop:    make(chan struct{}),
 		started: time.Now(),
+		bufs:    wire.NewBufferPool(cfg.FrameBufferPool, cfg.PoisonFrameBuffers),
 	}
 	b.store = cfg.Store
 	b.topics = newTopicRegistry(b)

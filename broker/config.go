@@ -35,6 +35,12 @@ type Config struct {
 	Store storage.Store
 	// CursorFlushInterval batches cursor updates into one metadata write per interval.
 	CursorFlushInterval time.Duration
+	// FrameBufferPool bounds the idle frame buffers kept for reuse: large SEND frames are read
+	// into pooled buffers, stored as they are and reused once trimmed and written to every
+	// consumer (0: none kept). PoisonFrameBuffers overwrites a buffer as it goes back, so that
+	// a buffer reused too early shows as corrupt messages: for tests.
+	FrameBufferPool    int64
+	PoisonFrameBuffers bool
 
 	// BrokerDeduplicationEnabled turns deduplication on for namespaces without a policy.
 	BrokerDeduplicationEnabled bool
@@ -82,6 +88,7 @@ func DefaultConfig() Config {
 		AcknowledgmentAtBatchIndexLevelEnabled: true,
 		MaxUnackedMessagesPerConsumer:          50000,
 		CursorFlushInterval:                    100 * time.Millisecond,
+		FrameBufferPool:                        32 << 20,
 		TopicTombstoneTTL:                      60 * time.Second,
 		Logger:                                 slog.Default(),
 	}

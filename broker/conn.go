@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/letterbox-dev/letterbox/broker/storage"
 	"github.com/letterbox-dev/letterbox/client/wire"
 	"github.com/letterbox-dev/letterbox/client/wire/pb"
 )
@@ -41,6 +42,7 @@ type conn struct {
 	wmu     sync.Mutex
 	wbuf    []byte
 	wvec    [][]byte
+	wholds  []storage.Holder // of the payloads queued in wvec
 	wmark   int
 	wclosed bool
 	wsignal chan struct{}
@@ -50,6 +52,10 @@ type conn struct {
 	wg        sync.WaitGroup
 
 	lastRecv atomic.Int64 // unix nanos of the last frame received
+
+	// sendHold is the pooled buffer of the SEND frame being handled (readLoop-owned):
+	// handleSend takes it over for the log; the readLoop releases it if nobody did.
+	sendHold *wire.Buffer
 }
 
 func newConn(b *Broker, nc net.Conn) *conn {
@@ -109,7 +115,7 @@ func (c *conn) close(reason string) {
 
 func (c *conn) readLoop() {
 	defer c.wg.Done()
-	r := wire.NewReader(c.nc, wire.MaxFrameSize(c.b.cfg.MaxMessageSize))
+	r := wire.NewPooledReader(c.nc, wire.MaxFrameSize(c.b.cfg.MaxMessageSize), c.b.bufs)
 	for {
 		f, err := r.Next()
 		if err != nil {
@@ -128,9 +134,14 @@ func (c *conn) readLoop() {
 		}
 		c.lastRecv.Store(time.Now().UnixNano())
 		if f.Cmd.GetType() == pb.BaseCommand_SEND {
-			r.Detach() // the payload is stored as it lies, not copied
+			c.sendHold = r.Detach() // the payload is stored as it lies, not copied
 		}
-		if !c.handleFrame(f) {
+		ok := c.handleFrame(f)
+		if c.sendHold != nil {
+			c.sendHold.Release() // the SEND was refused or dropped
+			c.sendHold = nil
+		}
+		if !ok {
 			return
 		}
 	}
@@ -233,26 +244,40 @@ func (c *conn) dispatch(cmd *pb.BaseCommand, payload []byte) error {
 }
 
 // send queues cmd (and a payload for MESSAGE) for the writer. It never blocks on the network.
-func (c *conn) send(cmd *pb.BaseCommand, payload []byte) {
+func (c *conn) send(cmd *pb.BaseCommand, payload []byte) { c.sendHeld(cmd, payload, nil) }
+
+// sendHeld is send for a payload in a reusable buffer the caller holds once (hold, nil if it
+// is not one): the connection takes the hold over and releases it once the payload is written,
+// copied into the write buffer, or dropped.
+func (c *conn) sendHeld(cmd *pb.BaseCommand, payload []byte, hold storage.Holder) {
 	if v := c.b.verdict(Outbound, cmd); v != (Verdict{}) {
 		switch {
 		case v.Disconnect:
+			releaseHold(hold)
 			go c.close("interceptor disconnected the connection")
 			return
 		case v.Drop:
+			releaseHold(hold)
 			return
 		case v.Delay > 0:
-			time.AfterFunc(v.Delay, func() { c.enqueue(cmd, payload) })
+			time.AfterFunc(v.Delay, func() { c.enqueue(cmd, payload, hold) })
 			return
 		}
 	}
-	c.enqueue(cmd, payload)
+	c.enqueue(cmd, payload, hold)
 }
 
-func (c *conn) enqueue(cmd *pb.BaseCommand, payload []byte) {
+func releaseHold(h storage.Holder) {
+	if h != nil {
+		h.Release()
+	}
+}
+
+func (c *conn) enqueue(cmd *pb.BaseCommand, payload []byte, hold storage.Holder) {
 	c.wmu.Lock()
 	if c.wclosed {
 		c.wmu.Unlock()
+		releaseHold(hold)
 		return
 	}
 	var err error
@@ -261,11 +286,16 @@ func (c *conn) enqueue(cmd *pb.BaseCommand, payload []byte) {
 		if err == nil {
 			c.wvec = append(c.wvec, c.wbuf[c.wmark:], payload)
 			c.wmark = len(c.wbuf)
+			if hold != nil {
+				c.wholds = append(c.wholds, hold) // released once the writer has written it
+				hold = nil
+			}
 		}
 	} else {
 		c.wbuf, err = wire.AppendCommand(c.wbuf, cmd, payload)
 	}
 	c.wmu.Unlock()
+	releaseHold(hold) // copied, or not encoded
 	if err != nil {
 		// Only a handler bug can produce an unencodable command; say which.
 		c.log.Error("cannot encode command", "type", cmd.GetType().String(), "err", err)
@@ -285,6 +315,7 @@ func (c *conn) writeLoop() {
 	defer c.wg.Done()
 	var spare []byte
 	var spareVec [][]byte
+	var spareHolds []storage.Holder
 	for {
 		select {
 		case <-c.done:
@@ -292,23 +323,30 @@ func (c *conn) writeLoop() {
 		case <-c.wsignal:
 		}
 		c.wmu.Lock()
-		buf, vec := c.wbuf, c.wvec
+		buf, vec, holds := c.wbuf, c.wvec, c.wholds
 		if len(buf) > c.wmark {
 			vec = append(vec, buf[c.wmark:])
 		}
-		c.wbuf, c.wvec, c.wmark = spare[:0], spareVec[:0], 0
+		c.wbuf, c.wvec, c.wholds, c.wmark = spare[:0], spareVec[:0], spareHolds[:0], 0
 		c.wmu.Unlock()
 		if len(vec) == 0 {
-			spare, spareVec = buf, vec
+			spare, spareVec, spareHolds = buf, vec, holds
 			continue
 		}
 		nb := net.Buffers(vec)
 		if _, err := nb.WriteTo(c.nc); err != nil {
+			for _, h := range holds {
+				h.Release()
+			}
 			c.close("write failed: " + err.Error())
 			return
 		}
+		for _, h := range holds {
+			h.Release()
+		}
+		clear(holds)
 		clear(vec) // drop the references to delivered payloads
-		spare, spareVec = buf, vec[:0]
+		spare, spareVec, spareHolds = buf, vec[:0], holds[:0]
 		// Do not pin a large buffer after a burst of big messages.
 		if cap(spare) > 4<<20 {
 			spare = nil

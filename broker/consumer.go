@@ -1,6 +1,7 @@
 package broker
 
 import (
+	"github.com/letterbox-dev/letterbox/broker/storage"
 	"time"
 
 	"github.com/letterbox-dev/letterbox/client/wire/pb"
@@ -36,7 +37,7 @@ type consumer struct {
 }
 
 // sendMessage writes one MESSAGE for entry data at pos.
-func (cs *consumer) sendMessage(id *pb.MessageIdData, redeliveries uint32, ackSet []int64, data []byte) {
+func (cs *consumer) sendMessage(id *pb.MessageIdData, redeliveries uint32, ackSet []int64, data []byte, hold storage.Holder) {
 	m := &pb.CommandMessage{ConsumerId: &cs.id, MessageId: id, AckSet: ackSet}
 	if redeliveries > 0 {
 		m.RedeliveryCount = &redeliveries
@@ -44,7 +45,7 @@ func (cs *consumer) sendMessage(id *pb.MessageIdData, redeliveries uint32, ackSe
 	if cs.epoch != nil {
 		m.ConsumerEpoch = cs.epoch
 	}
-	cs.conn.send(&pb.BaseCommand{Type: pb.BaseCommand_MESSAGE.Enum(), Message: m}, data)
+	cs.conn.sendHeld(&pb.BaseCommand{Type: pb.BaseCommand_MESSAGE.Enum(), Message: m}, data, hold)
 }
 
 // sendCloseConsumer tells the client the broker closed its consumer. allowReconnect=false is

@@ -25,20 +25,31 @@ func (s *subscription) dispatch(now time.Time) {
 	delayOK := s.shared() && s.topic.b.cfg.DelayedDeliveryEnabled
 	nowMs := now.UnixMilli()
 
+	// Entries come with a hold on their buffer (storage.Holder): deliver hands it to the
+	// consumer's connection; every entry not delivered releases it.
+
 	// Replayed entries. Key_Shared may leave some behind for a consumer without permits.
 	for i := 0; i < len(s.replay) && budget > 0; {
 		p := s.replay[i]
-		e, ok := s.topic.log.Get(p)
-		if !ok || s.isAcked(p) {
+		if s.isAcked(p) {
+			s.replay = append(s.replay[:i], s.replay[i+1:]...)
+			continue
+		}
+		e, ok := s.topic.log.GetHeld(p)
+		if !ok {
 			s.replay = append(s.replay[:i], s.replay[i+1:]...)
 			continue
 		}
 		if delayOK && e.Meta.DeliverAt > nowMs {
+			releaseHold(e.Hold)
 			s.replay = append(s.replay[:i], s.replay[i+1:]...)
 			s.delay(e.Meta.DeliverAt, p)
 			continue
 		}
 		cs, stop := s.pick(e)
+		if stop || cs == nil {
+			releaseHold(e.Hold)
+		}
 		if stop {
 			return
 		}
@@ -53,31 +64,12 @@ func (s *subscription) dispatch(now time.Time) {
 
 	// New entries.
 	for budget > 0 {
-		entries, err := s.topic.log.Read(s.readPos, min(budget, 100))
+		entries, err := s.topic.log.ReadHeld(s.readPos, min(budget, 100))
 		if err != nil || len(entries) == 0 {
 			break
 		}
-		for _, e := range entries {
-			if s.isAcked(e.Pos) {
-				s.readPos = s.topic.log.Next(e.Pos)
-				continue
-			}
-			if delayOK && e.Meta.DeliverAt > nowMs {
-				s.delay(e.Meta.DeliverAt, e.Pos)
-				s.readPos = s.topic.log.Next(e.Pos)
-				continue
-			}
-			cs, stop := s.pick(e)
-			if stop {
-				return
-			}
-			s.readPos = s.topic.log.Next(e.Pos)
-			if cs == nil {
-				s.addReplay(e.Pos) // Key_Shared: its consumer has no permits yet
-				continue
-			}
-			s.deliver(cs, e)
-			budget--
+		if !s.dispatchNew(entries, delayOK, nowMs, &budget) {
+			return
 		}
 	}
 	if budget == 0 {
@@ -85,6 +77,40 @@ func (s *subscription) dispatch(now time.Time) {
 		return
 	}
 	s.notifyEndOfTopic()
+}
+
+// dispatchNew delivers entries read from the subscription's read position, releasing the hold
+// of each one it does not deliver; false means no consumer can take anything now.
+func (s *subscription) dispatchNew(entries []storage.Entry, delayOK bool, nowMs int64, budget *int) bool {
+	for k, e := range entries {
+		if s.isAcked(e.Pos) {
+			releaseHold(e.Hold)
+			s.readPos = s.topic.log.Next(e.Pos)
+			continue
+		}
+		if delayOK && e.Meta.DeliverAt > nowMs {
+			releaseHold(e.Hold)
+			s.delay(e.Meta.DeliverAt, e.Pos)
+			s.readPos = s.topic.log.Next(e.Pos)
+			continue
+		}
+		cs, stop := s.pick(e)
+		if stop {
+			for _, rest := range entries[k:] {
+				releaseHold(rest.Hold)
+			}
+			return false
+		}
+		s.readPos = s.topic.log.Next(e.Pos)
+		if cs == nil {
+			releaseHold(e.Hold)
+			s.addReplay(e.Pos) // Key_Shared: its consumer has no permits yet
+			continue
+		}
+		s.deliver(cs, e)
+		*budget--
+	}
+	return true
 }
 
 // notifyEndOfTopic tells consumers of a terminated topic that they have everything, once. The
@@ -157,7 +183,7 @@ func (s *subscription) anyPermits() bool {
 	return false
 }
 
-// deliver sends e to cs and records it as pending.
+// deliver sends e to cs and records it as pending; cs's connection takes over e's hold.
 func (s *subscription) deliver(cs *consumer, e storage.Entry) {
 	n := int64(e.Meta.NumMessages)
 	cs.permits -= n
@@ -175,5 +201,5 @@ func (s *subscription) deliver(cs *consumer, e storage.Entry) {
 	if s.topic.name.Partition >= 0 {
 		id.Partition = ptr(int32(s.topic.name.Partition))
 	}
-	cs.sendMessage(id, s.redeliver[e.Pos], s.partial[e.Pos], e.Data)
+	cs.sendMessage(id, s.redeliver[e.Pos], s.partial[e.Pos], e.Data, e.Hold)
 }

@@ -1,6 +1,8 @@
 package broker_test
 
 import (
+	"bytes"
+	"context"
 	"fmt"
 	"strconv"
 	"strings"
@@ -261,4 +263,55 @@ func TestOfficialDeliverAfter(t *testing.T) {
 		t.Fatalf("delayed message arrived %v after send, want >= %v", arrived.Sub(sent), delay)
 	}
 	cons.Ack(second)
+}
+
+// Batches of 128 KiB arrive in pooled frame buffers that go back to the pool once the entry is
+// trimmed and written to every consumer. With the test brokers' poisoned pool, a buffer reused
+// too early turns into 0xEE bytes that the official consumer's checksum rejects: every message
+// must arrive intact, on a non-persistent topic (trimmed right after dispatch) and on a
+// persistent one with two subscriptions acknowledging as they go.
+func TestOfficialLargeBatchesFromPooledBuffers(t *testing.T) {
+	t.Parallel()
+	const n = 8000 // about 8 MiB: past the point where the in-memory log trims at once
+	b := startBroker(t)
+	c := newClient(t, b)
+	payload := func(i int) []byte { return fmt.Appendf(make([]byte, 0, 1024), "%-1024d", i) }
+	for _, topic := range []string{"non-persistent://public/default/" + localName(t), topicName(t)} {
+		var subs []pulsar.Consumer
+		for _, name := range []string{"a", "b"} {
+			subs = append(subs, subscribe(t, c, pulsar.ConsumerOptions{Topic: topic, SubscriptionName: name, ReceiverQueueSize: 2 * n}))
+		}
+		p := createProducer(t, c, pulsar.ProducerOptions{Topic: topic})
+		got := make([]chan error, len(subs))
+		for k, cons := range subs {
+			got[k] = make(chan error, 1)
+			go func() {
+				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+				defer cancel()
+				for i := range n {
+					m, err := cons.Receive(ctx)
+					if err != nil {
+						got[k] <- fmt.Errorf("received %d of %d: %w", i, n, err)
+						return
+					}
+					if !bytes.Equal(m.Payload(), payload(i)) {
+						got[k] <- fmt.Errorf("message #%d is %.20q", i, m.Payload())
+						return
+					}
+					cons.Ack(m)
+				}
+				got[k] <- nil
+			}()
+		}
+		msgs := make([]*pulsar.ProducerMessage, n)
+		for i := range msgs {
+			msgs[i] = &pulsar.ProducerMessage{Payload: payload(i)}
+		}
+		sendAll(t, p, msgs, 30*time.Second)
+		for k := range subs {
+			if err := <-got[k]; err != nil {
+				t.Fatalf("%s, subscription %d: %v", topic, k, err)
+			}
+		}
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/letterbox-dev/letterbox/broker/storage"
+	"github.com/letterbox-dev/letterbox/client/wire"
 	"github.com/letterbox-dev/letterbox/client/wire/pb"
 )
 
@@ -135,11 +136,17 @@ func (t *topic) trim() {
 	}
 }
 
-// publish stores one entry and sends the producer's receipt once it is stored.
-func (t *topic) publish(p *producer, send *pb.CommandSend, meta storage.Meta, data []byte) {
+// publish stores one entry and sends the producer's receipt once it is stored. The log takes
+// over the hold of data's buffer (nil: not a pooled one).
+func (t *topic) publish(p *producer, send *pb.CommandSend, meta storage.Meta, data []byte, hold *wire.Buffer) {
+	var h storage.Holder
+	if hold != nil {
+		h = hold
+	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.closed || t.b.isTerminated(t.full) {
+		releaseHold(h)
 		// Through the receipt queue: earlier SENDs still being stored are answered first.
 		p.fail(send, pb.ServerError_TopicTerminatedError, "Topic "+t.full+" was terminated")
 		return
@@ -155,10 +162,11 @@ func (t *topic) publish(p *producer, send *pb.CommandSend, meta storage.Meta, da
 	slot := p.receipts.reserve()
 	dedup := t.dedupFor()
 	if dedup != nil && meta.ProducerName != "" && !dedup.accept(meta.ProducerName, int64(meta.SequenceID)) {
+		releaseHold(h)
 		p.receipts.complete(p.conn, slot, duplicateReceipt(p, send))
 		return
 	}
-	t.log.Append(meta, data, func(pos storage.Position, err error) {
+	t.log.Append(meta, data, h, func(pos storage.Position, err error) {
 		if err != nil {
 			if dedup != nil {
 				dedup.failed(meta.ProducerName)
@@ -219,8 +227,13 @@ func (t *topic) close() {
 func (t *topic) lastMessageID() *pb.MessageIdData {
 	last := t.log.Last()
 	id := &pb.MessageIdData{LedgerId: ptr(uint64(last.Ledger)), EntryId: ptr(uint64(last.Entry))}
-	if e, ok := t.log.Get(last); ok && e.Meta.Batched {
-		id.BatchIndex = ptr(e.Meta.NumMessages - 1)
+	// GetHeld, not Get: readers ask this often, and Get would keep the entry's buffer from
+	// ever being reused.
+	if e, ok := t.log.GetHeld(last); ok {
+		releaseHold(e.Hold)
+		if e.Meta.Batched {
+			id.BatchIndex = ptr(e.Meta.NumMessages - 1)
+		}
 	}
 	if t.name.Partition >= 0 {
 		id.Partition = ptr(int32(t.name.Partition))

@@ -46,7 +46,7 @@ func benchAppend(b *testing.B, appenders int) {
 			done := make(chan error, 1)
 			cb := func(_ Position, err error) { done <- err }
 			for left.Add(-1) >= 0 {
-				l.Append(meta, data, cb)
+				l.Append(meta, data, nil, cb)
 				if err := <-done; err != nil {
 					b.Error(err)
 					return
@@ -81,7 +81,7 @@ func buildLog(tb testing.TB, dir string, mb int) int64 {
 	wg.Add(n)
 	for i := range n {
 		meta := Meta{PublishTime: int64(i), NumMessages: 1, ProducerName: "bench", SequenceID: uint64(i)}
-		l.Append(meta, data, func(_ Position, err error) {
+		l.Append(meta, data, nil, func(_ Position, err error) {
 			if err != nil {
 				tb.Error(err)
 			}

@@ -51,7 +51,7 @@ func appendSync(t *testing.T, l Log, meta Meta, data []byte) (Position, error) {
 		err error
 	}
 	ch := make(chan res, 1)
-	l.Append(meta, data, func(p Position, err error) { ch <- res{p, err} })
+	l.Append(meta, data, nil, func(p Position, err error) { ch <- res{p, err} })
 	select {
 	case r := <-ch:
 		return r.p, r.err
@@ -92,7 +92,7 @@ func fill(t *testing.T, l Log, from, n int) []Position {
 	var wg sync.WaitGroup
 	wg.Add(n)
 	for i := from; i < from+n; i++ {
-		l.Append(testMeta(i), testData(i), func(p Position, err error) {
+		l.Append(testMeta(i), testData(i), nil, func(p Position, err error) {
 			if err != nil {
 				t.Errorf("append %d: %v", i, err)
 			}
@@ -406,7 +406,7 @@ func TestConformanceConcurrentAppends(t *testing.T) {
 				for i := range each {
 					// Appends are sequenced under mu so done order can be compared to append order.
 					mu.Lock()
-					l.Append(testMeta(i), testData(w), func(p Position, err error) {
+					l.Append(testMeta(i), testData(w), nil, func(p Position, err error) {
 						if err != nil {
 							t.Error(err)
 						}

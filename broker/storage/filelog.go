@@ -98,6 +98,7 @@ const (
 type pendingAppend struct {
 	meta Meta
 	data []byte
+	hold Holder
 	done func(Position, error)
 }
 
@@ -332,18 +333,20 @@ func ioError(err error) error {
 }
 
 // Append queues the entry; done runs on the writer goroutine once it is durable.
-func (l *FileLog) Append(meta Meta, data []byte, done func(Position, error)) {
+func (l *FileLog) Append(meta Meta, data []byte, hold Holder, done func(Position, error)) {
 	if n := recordSize(&meta, data) - recPrefix; n > maxRecordBody {
+		release(hold)
 		done(Position{}, fmt.Errorf("storage: entry of %d bytes is over the %d-byte limit", n, maxRecordBody))
 		return
 	}
 	l.qmu.Lock()
 	if l.closing {
 		l.qmu.Unlock()
+		release(hold)
 		done(Position{}, ErrClosed)
 		return
 	}
-	l.queue = append(l.queue, pendingAppend{meta: meta, data: data, done: done})
+	l.queue = append(l.queue, pendingAppend{meta: meta, data: data, hold: hold, done: done})
 	l.qmu.Unlock()
 	select {
 	case l.wake <- struct{}{}:
@@ -415,7 +418,8 @@ func (l *FileLog) commit(batch []pendingAppend) {
 		l.entries += int64(j - i)
 		cur.end = off
 		for k := i; k < j; k++ {
-			l.cacheTail(Entry{Pos: Position{Ledger: cur.ledger, Entry: base + int64(k-i)}, Meta: batch[k].meta, Data: batch[k].data})
+			l.cacheTail(Entry{Pos: Position{Ledger: cur.ledger, Entry: base + int64(k-i)}, Meta: batch[k].meta, Data: batch[k].data, Hold: batch[k].hold})
+			batch[k].hold = nil // the tail's now
 		}
 		l.mu.Unlock()
 		for k := i; k < j; k++ {
@@ -425,10 +429,11 @@ func (l *FileLog) commit(batch []pendingAppend) {
 	}
 }
 
-// cacheTail adds the newest stored entry to the tail and drops the oldest ones over the
-// budget. Called with mu held.
+// cacheTail adds the newest stored entry, and its hold, to the tail and drops the oldest ones
+// over the budget. Called with mu held.
 func (l *FileLog) cacheTail(e Entry) {
 	if l.tailMax == 0 {
+		release(e.Hold)
 		return
 	}
 	l.tail = append(l.tail, e)
@@ -440,6 +445,7 @@ func (l *FileLog) cacheTail(e Entry) {
 
 func (l *FileLog) dropTailHead() {
 	l.tailBytes -= len(l.tail[l.tailHead].Data)
+	release(l.tail[l.tailHead].Hold)
 	l.tail[l.tailHead] = Entry{} // release the data
 	l.tailHead++
 	if l.tailHead >= 64 && l.tailHead > len(l.tail)/2 {
@@ -449,8 +455,9 @@ func (l *FileLog) dropTailHead() {
 	}
 }
 
-// fromTail returns up to max entries from p on if the tail has p. Called with mu held.
-func (l *FileLog) fromTail(p Position, max int) ([]Entry, bool) {
+// fromTail returns up to max entries from p on if the tail has p, their holds handed out as
+// handOut says. Called with mu held.
+func (l *FileLog) fromTail(p Position, max int, held bool) ([]Entry, bool) {
 	t := l.tail[l.tailHead:]
 	if len(t) == 0 || p.Less(t[0].Pos) {
 		return nil, false
@@ -459,11 +466,16 @@ func (l *FileLog) fromTail(p Position, max int) ([]Entry, bool) {
 	if i == len(t) || t[i].Pos != p {
 		return nil, false
 	}
-	return slices.Clone(t[i:min(len(t), i+max)]), true
+	out := slices.Clone(t[i:min(len(t), i+max)])
+	for k := range out {
+		out[k].Hold = handOut(out[k].Hold, held)
+	}
+	return out, true
 }
 
 func (l *FileLog) fail(batch []pendingAppend, err error) {
 	for _, p := range batch {
+		release(p.hold)
 		p.done(Position{}, err)
 	}
 }
@@ -529,6 +541,14 @@ func (l *FileLog) seek(p Position) (int, int64) {
 const maxRead = 4 << 20
 
 func (l *FileLog) Read(from Position, maxEntries int) ([]Entry, error) {
+	return l.read(from, maxEntries, false)
+}
+
+func (l *FileLog) ReadHeld(from Position, maxEntries int) ([]Entry, error) {
+	return l.read(from, maxEntries, true)
+}
+
+func (l *FileLog) read(from Position, maxEntries int, held bool) ([]Entry, error) {
 	l.mu.RLock()
 	defer l.mu.RUnlock()
 	if l.closed {
@@ -542,7 +562,7 @@ func (l *FileLog) Read(from Position, maxEntries int) ([]Entry, error) {
 		si, e = si+1, 0
 	}
 	if si < len(l.segs) {
-		if out, ok := l.fromTail(Position{Ledger: l.segs[si].ledger, Entry: e}, maxEntries); ok {
+		if out, ok := l.fromTail(Position{Ledger: l.segs[si].ledger, Entry: e}, maxEntries, held); ok {
 			return out, nil
 		}
 	}
@@ -649,7 +669,11 @@ func (l *FileLog) next(p Position) Position {
 	return Position{Ledger: l.segs[si].ledger, Entry: e}
 }
 
-func (l *FileLog) Get(p Position) (Entry, bool) {
+func (l *FileLog) Get(p Position) (Entry, bool) { return l.get(p, false) }
+
+func (l *FileLog) GetHeld(p Position) (Entry, bool) { return l.get(p, true) }
+
+func (l *FileLog) get(p Position, held bool) (Entry, bool) {
 	l.mu.RLock()
 	defer l.mu.RUnlock()
 	si := sort.Search(len(l.segs), func(i int) bool { return l.segs[i].ledger >= p.Ledger })
@@ -660,7 +684,7 @@ func (l *FileLog) Get(p Position) (Entry, bool) {
 	if p.Entry < 0 || p.Entry >= s.count() {
 		return Entry{}, false
 	}
-	if es, ok := l.fromTail(p, 1); ok {
+	if es, ok := l.fromTail(p, 1, held); ok {
 		return es[0], true
 	}
 	i := int(p.Entry)
@@ -924,6 +948,9 @@ func (l *FileLog) closeFiles() error {
 	}
 	l.segs = nil
 	l.entries, l.size = 0, 0
+	for _, e := range l.tail[l.tailHead:] {
+		release(e.Hold)
+	}
 	l.tail, l.tailHead, l.tailBytes = nil, 0, 0
 	return errors.Join(errs...)
 }

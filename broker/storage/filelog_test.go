@@ -288,7 +288,7 @@ func TestFileGroupCommit(t *testing.T) {
 	var wg sync.WaitGroup
 	wg.Add(n)
 	for i := range n {
-		l.Append(testMeta(i), testData(i), func(p Position, err error) {
+		l.Append(testMeta(i), testData(i), nil, func(p Position, err error) {
 			if err != nil {
 				t.Error(err)
 			}
@@ -340,7 +340,7 @@ func TestFileNoSpace(t *testing.T) {
 	var errs []error
 	var mu sync.Mutex
 	for i := range 5 {
-		l.Append(testMeta(3+i), testData(3+i), func(p Position, err error) {
+		l.Append(testMeta(3+i), testData(3+i), nil, func(p Position, err error) {
 			mu.Lock()
 			errs = append(errs, err)
 			mu.Unlock()
@@ -543,7 +543,7 @@ func TestFileCloseWritesQueued(t *testing.T) {
 	var wg sync.WaitGroup
 	wg.Add(100)
 	for i := range 100 {
-		l.Append(testMeta(i), testData(i), func(_ Position, err error) {
+		l.Append(testMeta(i), testData(i), nil, func(_ Position, err error) {
 			if err != nil {
 				t.Error(err)
 			}

@@ -177,7 +177,7 @@ func TestFileKillChild(t *testing.T) {
 			return
 		}
 		seq := base + i
-		l.Append(Meta{SequenceID: seq}, []byte(killData(seq)), func(p Position, err error) {
+		l.Append(Meta{SequenceID: seq}, []byte(killData(seq)), nil, func(p Position, err error) {
 			<-inflight
 			if err != nil {
 				return

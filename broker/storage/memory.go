@@ -7,29 +7,37 @@ import (
 
 // Memory is a Log held in memory: one ledger, entries in a slice. Like segment files, it frees
 // entries in whole chunks of memoryChunk entries, so trimming is cheap and the newest entries
-// stay readable after everything was acknowledged, as in a durable log's open segment.
+// stay readable after everything was acknowledged, as in a durable log's open segment. Entries
+// in reusable buffers (Entry.Hold) are the exception once they add up to memoryHeldTrim: those
+// buffers are freed as soon as they may be, all but the newest entry, so that the pool gets
+// them back while they are warm.
 type Memory struct {
 	mu      sync.RWMutex
 	ledger  int64
 	base    int64 // entry id of entries[0]
 	entries []Entry
 	size    int64
+	held    int64 // bytes of entries in reusable buffers (Entry.Hold)
 	closed  bool
 }
 
 // NewMemory returns an empty in-memory log whose entries live in ledger.
 func NewMemory(ledger int64) *Memory { return &Memory{ledger: ledger} }
 
-func (m *Memory) Append(meta Meta, data []byte, done func(Position, error)) {
+func (m *Memory) Append(meta Meta, data []byte, hold Holder, done func(Position, error)) {
 	m.mu.Lock()
 	if m.closed {
 		m.mu.Unlock()
+		release(hold)
 		done(Position{}, ErrClosed)
 		return
 	}
 	pos := Position{Ledger: m.ledger, Entry: m.base + int64(len(m.entries))}
-	m.entries = append(m.entries, Entry{Pos: pos, Meta: meta, Data: data})
+	m.entries = append(m.entries, Entry{Pos: pos, Meta: meta, Data: data, Hold: hold})
 	m.size += int64(len(data))
+	if hold != nil {
+		m.held += int64(len(data))
+	}
 	m.mu.Unlock()
 	done(pos, nil)
 }
@@ -53,6 +61,14 @@ func (m *Memory) index(p Position) int {
 }
 
 func (m *Memory) Read(from Position, maxEntries int) ([]Entry, error) {
+	return m.read(from, maxEntries, false)
+}
+
+func (m *Memory) ReadHeld(from Position, maxEntries int) ([]Entry, error) {
+	return m.read(from, maxEntries, true)
+}
+
+func (m *Memory) read(from Position, maxEntries int, held bool) ([]Entry, error) {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	if m.closed {
@@ -65,7 +81,26 @@ func (m *Memory) Read(from Position, maxEntries int) ([]Entry, error) {
 	}
 	out := make([]Entry, j-i)
 	copy(out, m.entries[i:j])
+	for k := range out {
+		out[k].Hold = handOut(out[k].Hold, held)
+	}
 	return out, nil
+}
+
+// handOut gives a caller an entry's holder: another hold if the caller counts (held), else
+// none, and the buffer is kept for good. Called with the log's lock held, while the log still
+// holds the entry.
+func handOut(h Holder, held bool) Holder {
+	switch {
+	case h == nil:
+		return nil
+	case held:
+		h.Retain()
+		return h
+	default:
+		h.Keep()
+		return nil
+	}
 }
 
 func (m *Memory) First() Position {
@@ -87,13 +122,19 @@ func (m *Memory) Next(p Position) Position {
 	return Position{Ledger: p.Ledger, Entry: p.Entry + 1}
 }
 
-func (m *Memory) Get(p Position) (Entry, bool) {
+func (m *Memory) Get(p Position) (Entry, bool) { return m.get(p, false) }
+
+func (m *Memory) GetHeld(p Position) (Entry, bool) { return m.get(p, true) }
+
+func (m *Memory) get(p Position, held bool) (Entry, bool) {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	if p.Ledger != m.ledger || p.Entry < m.base || p.Entry >= m.base+int64(len(m.entries)) {
 		return Entry{}, false
 	}
-	return m.entries[p.Entry-m.base], true
+	e := m.entries[p.Entry-m.base]
+	e.Hold = handOut(e.Hold, held)
+	return e, true
 }
 
 func (m *Memory) FindByTime(ms int64) Position {
@@ -108,17 +149,30 @@ func (m *Memory) FindByTime(ms int64) Position {
 // memoryChunk is how many entries Memory frees at once.
 const memoryChunk = 1000
 
+// memoryHeldTrim is how much data in reusable buffers Memory frees as soon as it may, chunk or
+// not, so that the buffers go back to their pool while it still has room for them.
+const memoryHeldTrim = 4 << 20
+
 func (m *Memory) TrimBefore(p Position) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	n := m.index(p)
-	n -= int((m.base + int64(n)) % memoryChunk)
+	if m.held < memoryHeldTrim {
+		n -= int((m.base + int64(n)) % memoryChunk)
+	} else {
+		n = min(n, len(m.entries)-1) // the newest entry stays, as in a segment (lastMessageID)
+	}
 	if n <= 0 {
 		return
 	}
 	for i := range m.entries[:n] {
-		m.size -= int64(len(m.entries[i].Data))
-		m.entries[i] = Entry{} // release the payload now
+		e := &m.entries[i]
+		m.size -= int64(len(e.Data))
+		if e.Hold != nil {
+			m.held -= int64(len(e.Data))
+			e.Hold.Release()
+		}
+		*e = Entry{} // release the payload now
 	}
 	m.entries = m.entries[n:]
 	m.base += int64(n)
@@ -157,6 +211,10 @@ func (m *Memory) Close() error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.closed = true
+	for _, e := range m.entries {
+		release(e.Hold)
+	}
 	m.entries = nil
+	m.held = 0
 	return nil
 }

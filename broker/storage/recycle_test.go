@@ -246,7 +246,7 @@ func TestFileSpareReuseFails(t *testing.T) {
 	sameSize(t, l, 20, perSegment-inOpen)
 	ffs.FailSyncs(syscall.EIO)
 	errc := make(chan error, 1)
-	l.Append(Meta{}, make([]byte, 500), func(_ Position, err error) { errc <- err })
+	l.Append(Meta{}, make([]byte, 500), nil, func(_ Position, err error) { errc <- err })
 	if err := <-errc; err == nil {
 		t.Fatal("an append whose rollover could not sync succeeded")
 	}

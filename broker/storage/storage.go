@@ -48,6 +48,27 @@ type Entry struct {
 	// Data is headersAndPayload from the 0x0e01 magic to the end, exactly as received. Callers
 	// must not modify it.
 	Data []byte
+	// Hold, when not nil, counts who holds Data, whose buffer is reused once nobody does (see
+	// Holder). Entries from Read and Get never have one: their data is theirs for good.
+	Hold Holder
+}
+
+// A Holder counts the holders of a reusable buffer: the broker reads large frames into pooled
+// buffers and stores their payloads without copying. A log holds each entry's buffer from Append
+// until the entry is trimmed (or no longer kept in memory); ReadHeld and GetHeld add a holder
+// for the caller, who must Release it; Read and Get Keep the buffer, which is then never reused,
+// since their callers do not count.
+type Holder interface {
+	Retain()
+	Release()
+	Keep()
+}
+
+// release releases h if there is one.
+func release(h Holder) {
+	if h != nil {
+		h.Release()
+	}
 }
 
 // ErrClosed is returned by a Log used after Close.
@@ -56,11 +77,15 @@ var ErrClosed = errors.New("storage: log closed")
 // Log is one topic's (or partition's) entries.
 //
 // Append hands the entry over and calls done once it is durable (for Memory: at once), in
-// append order; a caller sends the producer's receipt from done. Read returns entries at or
-// after from, in order. Implementations are safe for concurrent use.
+// append order; a caller sends the producer's receipt from done. The log takes over the
+// caller's hold of hold (nil: data is the garbage collector's) and releases it when done with
+// it, also when the append fails. Read returns entries at or after from, in order; ReadHeld
+// and GetHeld are Read and Get for a caller that releases each returned entry's Hold.
+// Implementations are safe for concurrent use.
 type Log interface {
-	Append(meta Meta, data []byte, done func(Position, error))
+	Append(meta Meta, data []byte, hold Holder, done func(Position, error))
 	Read(from Position, maxEntries int) ([]Entry, error)
+	ReadHeld(from Position, maxEntries int) ([]Entry, error)
 	// First is the position of the oldest stored entry; Last of the newest. With no entries,
 	// First is Next(Last) and Last is (ledger, −1) of the current ledger.
 	First() Position
@@ -69,6 +94,7 @@ type Log interface {
 	Next(p Position) Position
 	// Get returns the entry at p.
 	Get(p Position) (Entry, bool)
+	GetHeld(p Position) (Entry, bool)
 	// FindByTime returns the first position whose publish time is ≥ ms (Next(Last) if none).
 	FindByTime(ms int64) Position
 	// TrimBefore drops entries before p (retention decides p).

@@ -49,6 +49,7 @@ func newEnv(t *testing.T, dedup bool) *env {
 	cfg := broker.DefaultConfig()
 	cfg.Logger = testLogger(t)
 	cfg.BrokerDeduplicationEnabled = dedup
+	cfg.PoisonFrameBuffers = true // a buffer reused too early fails the clients' checksums
 	b, err := broker.New(broker.WithConfig(cfg))
 	if err != nil {
 		t.Fatal(err)

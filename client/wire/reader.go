@@ -13,6 +13,8 @@ type Reader struct {
 	r        *bufio.Reader
 	maxFrame int
 	buf      []byte
+	pool     *BufferPool // for frames of PooledFrameSize and more; nil: none
+	pooled   *Buffer     // the frame last returned, when it came from pool
 }
 
 // NewReader reads frames of at most maxFrame bytes (after the size prefix) from r.
@@ -20,9 +22,21 @@ func NewReader(r io.Reader, maxFrame int) *Reader {
 	return &Reader{r: bufio.NewReaderSize(r, 64<<10), maxFrame: maxFrame}
 }
 
+// NewPooledReader is NewReader reading frames of PooledFrameSize and more into buffers from
+// pool; Detach hands them over with their reference count.
+func NewPooledReader(r io.Reader, maxFrame int, pool *BufferPool) *Reader {
+	rd := NewReader(r, maxFrame)
+	rd.pool = pool
+	return rd
+}
+
 // Next reads and decodes the next frame. The returned frame's Payload aliases an internal
-// buffer that the following call to Next overwrites; copy what must outlive it.
+// buffer that the following call to Next overwrites; copy what must outlive it, or Detach.
 func (r *Reader) Next() (Frame, error) {
+	if r.pooled != nil {
+		r.pooled.Release() // the previous frame was not detached
+		r.pooled = nil
+	}
 	var size [4]byte
 	if _, err := io.ReadFull(r.r, size[:]); err != nil {
 		return Frame{}, err
@@ -31,10 +45,16 @@ func (r *Reader) Next() (Frame, error) {
 	if err != nil {
 		return Frame{}, err
 	}
-	if cap(r.buf) < n {
-		r.buf = make([]byte, n)
+	var buf []byte
+	if r.pool != nil && n >= PooledFrameSize {
+		r.pooled = r.pool.Get(n)
+		buf = r.pooled.B
+	} else {
+		if cap(r.buf) < n {
+			r.buf = make([]byte, n)
+		}
+		buf = r.buf[:n]
 	}
-	buf := r.buf[:n]
 	copy(buf, size[:])
 	if _, err := io.ReadFull(r.r, buf[4:]); err != nil {
 		if err == io.EOF {
@@ -50,6 +70,14 @@ func (r *Reader) Next() (Frame, error) {
 }
 
 // Detach hands the buffer of the frame last returned by Next to the caller, who may keep its
-// Payload for good: the next frame is read into a new buffer. It saves copying a payload that
-// is to be stored.
-func (r *Reader) Detach() { r.buf = nil }
+// Payload: the next frame is read into a new buffer. It saves copying a payload that is to be
+// stored. A frame read into a pooled buffer comes with it, held once by the caller, who must
+// Release it; otherwise Detach returns nil and the bytes are the garbage collector's.
+func (r *Reader) Detach() *Buffer {
+	if b := r.pooled; b != nil {
+		r.pooled = nil
+		return b
+	}
+	r.buf = nil
+	return nil
+}

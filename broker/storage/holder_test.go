@@ -1,0 +1,167 @@
+package storage
+
+import (
+	"sync"
+	"testing"
+)
+
+// countHolder counts holds the way wire.Buffer does, and remembers whether it was kept.
+type countHolder struct {
+	mu    sync.Mutex
+	t     *testing.T
+	refs  int
+	kept  bool
+	freed bool // the count reached zero: a pooled buffer would be reused now
+}
+
+func newCountHolder(t *testing.T) *countHolder { return &countHolder{t: t, refs: 1} }
+
+func (h *countHolder) Retain() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.freed {
+		h.t.Error("Retain after the last Release")
+	}
+	h.refs++
+}
+
+func (h *countHolder) Release() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.refs--
+	switch {
+	case h.refs < 0:
+		h.t.Error("released more often than held")
+	case h.refs == 0:
+		h.freed = true
+	}
+}
+
+func (h *countHolder) Keep() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.kept = true
+}
+
+func (h *countHolder) state() (refs int, kept, freed bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.refs, h.kept, h.freed
+}
+
+// appendHeld appends with a holder the log takes over and waits for the result.
+func appendHeld(t *testing.T, l Log, meta Meta, data []byte, h Holder) Position {
+	t.Helper()
+	type res struct {
+		p   Position
+		err error
+	}
+	ch := make(chan res, 1)
+	l.Append(meta, data, h, func(p Position, err error) { ch <- res{p, err} })
+	r := <-ch
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	return r.p
+}
+
+// Both logs hold an appended entry's buffer while they keep it in memory, give callers of
+// ReadHeld and GetHeld a hold of their own, mark a buffer handed to Read or Get as kept for
+// good, and release their own hold when the entry is trimmed or the log closed.
+func TestConformanceHolders(t *testing.T) {
+	forEachStore(t, func(t *testing.T, s Store) {
+		l, err := s.OpenLog(testTopic)
+		if err != nil {
+			t.Fatal(err)
+		}
+		const n = 3 * memoryChunk // enough for Memory to free whole chunks
+		hs := make([]*countHolder, n)
+		var ps []Position
+		for i := range n {
+			hs[i] = newCountHolder(t)
+			ps = append(ps, appendHeld(t, l, testMeta(i), testData(i), hs[i]))
+		}
+		if refs, _, freed := hs[n-1].state(); refs != 1 || freed {
+			t.Fatalf("newest entry: %d holds (freed %v), want the log's one", refs, freed)
+		}
+
+		got, err := l.ReadHeld(ps[n-3], 3)
+		if err != nil || len(got) != 3 {
+			t.Fatalf("ReadHeld: %d entries, %v", len(got), err)
+		}
+		for k, e := range got {
+			if e.Hold != Holder(hs[n-3+k]) {
+				t.Fatalf("ReadHeld entry %d carries another holder", k)
+			}
+			if refs, _, _ := hs[n-3+k].state(); refs != 2 {
+				t.Errorf("after ReadHeld: %d holds, want 2", refs)
+			}
+			e.Hold.Release()
+		}
+		if e, ok := l.GetHeld(ps[n-1]); !ok || e.Hold == nil {
+			t.Fatal("GetHeld: no holder")
+		} else {
+			e.Hold.Release()
+		}
+
+		if got, _ := l.Read(ps[n-2], 1); len(got) != 1 || got[0].Hold != nil {
+			t.Fatalf("Read: %v", got)
+		}
+		if e, ok := l.Get(ps[n-1]); !ok || e.Hold != nil {
+			t.Fatal("Get handed out a holder")
+		}
+		for _, i := range []int{n - 2, n - 1} {
+			if _, kept, _ := hs[i].state(); !kept {
+				t.Errorf("entry %d, read with Read or Get, was not kept", i)
+			}
+		}
+
+		// Trimming everything but the newest entries releases the log's holds on what it
+		// drops (Memory frees whole chunks, files keep their open segment's tail in memory).
+		l.TrimBefore(ps[n-1])
+		released := 0
+		for i := range n - memoryChunk {
+			if _, _, freed := hs[i].state(); freed {
+				released++
+			}
+		}
+		if _, memory := s.(*MemoryStore); memory && released != n-memoryChunk {
+			t.Errorf("trimming two chunks released %d holds, want %d", released, n-memoryChunk)
+		}
+		if err := l.Close(); err != nil {
+			t.Fatal(err)
+		}
+		for i, h := range hs {
+			if refs, _, _ := h.state(); refs != 0 {
+				t.Fatalf("entry %d: %d holds left after Close", i, refs)
+			}
+		}
+	})
+}
+
+// A durable log holds a buffer only while the entry waits to be written or sits in the tail
+// cache; an entry evicted from the tail, or appended after Close, is released.
+func TestFileHoldsOnlyTheTail(t *testing.T) {
+	t.Parallel()
+	e := newFileEnv(t, FileStoreOptions{TailCache: 3 * 100})
+	l := e.log(testTopic)
+	hs := make([]*countHolder, 10)
+	for i := range hs {
+		hs[i] = newCountHolder(t)
+		appendHeld(t, l, Meta{}, make([]byte, 100), hs[i])
+	}
+	for i, h := range hs {
+		refs, _, _ := h.state()
+		if want := map[bool]int{true: 1, false: 0}[i >= len(hs)-3]; refs != want {
+			t.Errorf("entry %d: %d holds, want %d", i, refs, want)
+		}
+	}
+	l.Close()
+	late := newCountHolder(t)
+	l.Append(Meta{}, make([]byte, 100), late, func(Position, error) {})
+	for i, h := range append(hs, late) {
+		if refs, _, _ := h.state(); refs != 0 {
+			t.Errorf("entry %d: %d holds after Close", i, refs)
+		}
+	}
+}
