@@ -27,7 +27,7 @@ test:
 
 # Benchmarks report numbers; they never assert on time. bench/ measures the broker (in memory
 # and durable), our client, replay and the TUI beside the ceiling a null broker allows, in
-# about four minutes, and writes docs/performance.md (`go run ./bench -only ...` for parts).
+# about five minutes, and writes docs/performance.md (`go run ./bench -only ...` for parts).
 bench:
 	$(GO) run ./bench -out docs/performance.md
 

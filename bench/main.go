@@ -54,7 +54,7 @@ func main() {
 	flag.DurationVar(&o.warmup, "warmup", time.Second, "unmeasured warm-up before each window")
 	flag.IntVar(&o.rate, "rate", 50_000, "publish rate of the latency runs, msg/s")
 	flag.IntVar(&o.starts, "starts", 5, "broker starts to time")
-	flag.IntVar(&o.rounds, "rounds", 2, "headline runs on each broker, alternating; the best counts")
+	flag.IntVar(&o.rounds, "rounds", 3, "headline runs on each broker, alternating; the best counts")
 	flag.StringVar(&o.subType, "subscription", "shared", "consumer subscription type: shared or exclusive")
 	flag.IntVar(&o.nullBatch, "null-batch", 127, "messages in the batch entry the null broker replays (127: what the default producer batches of 1 KiB messages into 128 KiB)")
 	flag.IntVar(&o.replayN, "replay", 100_000, "dead letters of the replay run")
@@ -76,7 +76,7 @@ func main() {
 	}
 	if flag.NArg() > 0 || o.replayN <= 0 || o.dlqN <= 0 || o.window <= 0 || o.warmup < 0 || o.rate <= 0 || o.starts <= 0 || o.rounds <= 0 || o.nullBatch <= 0 ||
 		(o.subType != "shared" && o.subType != "exclusive") {
-		fmt.Fprintln(os.Stderr, "usage: go run ./bench [-out FILE] [-duration 10s] [-warmup 1s] [-rate 50000] [-starts 5] [-rounds 2] [-subscription shared|exclusive] [-null-batch 127] [-replay 100000] [-dlq 1000000] [-only PARTS]")
+		fmt.Fprintln(os.Stderr, "usage: go run ./bench [-out FILE] [-duration 10s] [-warmup 1s] [-rate 50000] [-starts 5] [-rounds 3] [-subscription shared|exclusive] [-null-batch 127] [-replay 100000] [-dlq 1000000] [-only PARTS]")
 		os.Exit(2)
 	}
 
