@@ -37,8 +37,9 @@ type Config struct {
 	CursorFlushInterval time.Duration
 	// FrameBufferPool bounds the idle frame buffers kept for reuse: large SEND frames are read
 	// into pooled buffers, stored as they are and reused once trimmed and written to every
-	// consumer (0: none kept). PoisonFrameBuffers overwrites a buffer as it goes back, so that
-	// a buffer reused too early shows as corrupt messages: for tests.
+	// consumer (0: none kept); a pool unused for 10 s gives them back. PoisonFrameBuffers
+	// overwrites a buffer as it goes back, so that a buffer reused too early shows as corrupt
+	// messages: for tests.
 	FrameBufferPool    int64
 	PoisonFrameBuffers bool
 

@@ -216,12 +216,17 @@ func (b *Broker) flushLoop() {
 	defer b.wg.Done()
 	t := time.NewTicker(b.cfg.CursorFlushInterval)
 	defer t.Stop()
+	// The frame buffer pool gives its idle buffers back once the broker goes quiet.
+	trim := time.NewTicker(10 * time.Second)
+	defer trim.Stop()
 	for {
 		select {
 		case <-b.stop:
 			return
 		case <-t.C:
 			b.flushCursors()
+		case <-trim.C:
+			b.bufs.Trim()
 		}
 	}
 }

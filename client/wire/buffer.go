@@ -18,6 +18,7 @@ type BufferPool struct {
 	mu    sync.Mutex
 	idle  map[int][]*Buffer // by size class
 	bytes int64
+	gets  int64 // buffers handed out since the last Trim
 }
 
 // PooledFrameSize is the smallest frame a BufferPool serves: below it Go's allocator is cheap.
@@ -37,6 +38,7 @@ func NewBufferPool(maxBytes int64, poison bool) *BufferPool {
 func (p *BufferPool) Get(n int) *Buffer {
 	class := (n + bufferClass - 1) / bufferClass
 	p.mu.Lock()
+	p.gets++
 	if list := p.idle[class]; len(list) > 0 {
 		b := list[len(list)-1]
 		list[len(list)-1] = nil
@@ -68,6 +70,18 @@ func (p *BufferPool) put(b *Buffer) {
 	}
 	p.idle[class] = append(p.idle[class], b)
 	p.bytes += int64(cap(b.b))
+}
+
+// Trim lets the garbage collector have the idle buffers if none was asked for since the last
+// Trim: a broker that has gone quiet gives the memory back. Call it every few seconds.
+func (p *BufferPool) Trim() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.gets == 0 {
+		clear(p.idle)
+		p.bytes = 0
+	}
+	p.gets = 0
 }
 
 // Idle is the number of bytes of buffers waiting for reuse.

@@ -60,3 +60,17 @@ func TestBufferOverRelease(t *testing.T) {
 	}()
 	b.Release()
 }
+
+// An idle pool gives its buffers back after two Trims with no Get between them.
+func TestBufferPoolTrim(t *testing.T) {
+	p := NewBufferPool(1<<20, false)
+	p.Get(64 << 10).Release()
+	p.Trim() // a Get happened since the last Trim: kept
+	if p.Idle() == 0 {
+		t.Fatal("a pool in use was trimmed")
+	}
+	p.Trim()
+	if p.Idle() != 0 {
+		t.Fatalf("%d bytes still idle after a quiet interval", p.Idle())
+	}
+}
