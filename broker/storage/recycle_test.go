@@ -46,6 +46,17 @@ func sameSize(t *testing.T, l Log, from, n int) []Position {
 	return ps
 }
 
+// segmentFill returns how many entries of ps filled the first segment and how many the
+// open (last) one holds.
+func segmentFill(ps []Position) (perSegment, inOpen int) {
+	for _, p := range ps {
+		if p.Ledger == ps[0].Ledger {
+			perSegment++
+		}
+	}
+	return perSegment, int(ps[len(ps)-1].Entry) + 1
+}
+
 // copyDir copies every regular file of src into dst (a snapshot of a running store: what a
 // crash at this moment could leave, since everything was synced).
 func copyDir(t *testing.T, src, dst string) {
@@ -106,12 +117,7 @@ func TestFileRecyclesTrimmedSegments(t *testing.T) {
 
 	// Fill the open segment and roll into the spare, then write a little there: the rest of
 	// the file is the older ledger's records.
-	perSegment, inOpen := 0, int(first[len(first)-1].Entry)+1
-	for _, p := range first {
-		if p.Ledger == first[0].Ledger {
-			perSegment++
-		}
-	}
+	perSegment, inOpen := segmentFill(first)
 	more := sameSize(t, l, 20, perSegment-inOpen+3)
 	segs = e.segments(testTopic)
 	newest := segs[len(segs)-1]
@@ -237,12 +243,7 @@ func TestFileSpareReuseFails(t *testing.T) {
 	waitForFiles(t, dir, "*"+spareSuffix, 1)
 
 	// Fill the open segment, then fail every sync: the next append needs a rollover.
-	perSegment, inOpen := 0, int(first[len(first)-1].Entry)+1
-	for _, p := range first {
-		if p.Ledger == first[0].Ledger {
-			perSegment++
-		}
-	}
+	perSegment, inOpen := segmentFill(first)
 	sameSize(t, l, 20, perSegment-inOpen)
 	ffs.FailSyncs(syscall.EIO)
 	errc := make(chan error, 1)
