@@ -1,6 +1,7 @@
 package broker
 
 import (
+	"math"
 	"time"
 
 	"github.com/letterbox-dev/letterbox/broker/storage"
@@ -10,6 +11,16 @@ import (
 // dispatchBatch bounds one dispatch round so a deep backlog does not hold the topic lock for
 // long; the dispatcher signals itself to continue.
 const dispatchBatch = 500
+
+// Reads of new entries are sized to what the consumers can take, as upstream's dispatcher does
+// (permits over the average messages per entry it has seen, and dispatcherMaxReadSizeBytes):
+// a consumer with room for four batches must not make a durable log read and checksum a
+// hundred from disk only for most of them to be dropped. maxReadEntries and maxReadBytes bound
+// one read.
+const (
+	maxReadEntries = 100
+	maxReadBytes   = 5 << 20
+)
 
 // dispatch delivers entries to consumers with permits: replayed entries first, then new ones.
 // Called with the topic's mutex held.
@@ -64,7 +75,11 @@ func (s *subscription) dispatch(now time.Time) {
 
 	// New entries.
 	for budget > 0 {
-		entries, err := s.topic.log.ReadHeld(s.readPos, min(budget, 100))
+		n := s.readSize(budget)
+		if n == 0 {
+			break // no consumer can take anything; FLOW dispatches again
+		}
+		entries, err := s.topic.log.ReadHeld(s.readPos, n)
 		if err != nil || len(entries) == 0 {
 			break
 		}
@@ -174,6 +189,48 @@ func (s *subscription) pick(e storage.Entry) (cs *consumer, stop bool) {
 	return nil, true
 }
 
+// readSize is how many new entries to read: enough for the consumers' permits at the average
+// messages and bytes per entry delivered so far, at least one while any consumer has permits
+// (0: none has), at most budget.
+func (s *subscription) readSize(budget int) int {
+	var permits int64
+	switch s.subType {
+	case pb.CommandSubscribe_Exclusive, pb.CommandSubscribe_Failover:
+		if s.active != nil {
+			permits = max(s.active.permits, 0)
+		}
+	default:
+		limit := int64(s.topic.b.cfg.MaxUnackedMessagesPerConsumer)
+		for _, c := range s.consumers {
+			if c.permits > 0 && (s.subType != pb.CommandSubscribe_Shared || limit <= 0 || c.unacked < limit) {
+				permits += c.permits
+			}
+		}
+	}
+	if permits == 0 {
+		return 0
+	}
+	n := int64(min(budget, maxReadEntries))
+	if s.entryMsgs > 0 {
+		n = min(n, int64(math.Ceil(float64(permits)/s.entryMsgs)))
+	}
+	if s.entryBytes > 0 {
+		n = min(n, int64(maxReadBytes/s.entryBytes))
+	}
+	return int(max(n, 1))
+}
+
+// noteEntry folds a delivered entry into the averages readSize works with (the first entry
+// sets them; then each entry weighs an eighth).
+func (s *subscription) noteEntry(msgs, bytes int64) {
+	if s.entryMsgs == 0 {
+		s.entryMsgs, s.entryBytes = float64(msgs), float64(bytes)
+		return
+	}
+	s.entryMsgs += (float64(msgs) - s.entryMsgs) / 8
+	s.entryBytes += (float64(bytes) - s.entryBytes) / 8
+}
+
 func (s *subscription) anyPermits() bool {
 	for _, c := range s.consumers {
 		if c.permits > 0 {
@@ -193,6 +250,7 @@ func (s *subscription) deliver(cs *consumer, e storage.Entry) {
 	cs.lastConsumed = time.Now()
 	s.msgOut += n
 	s.bytesOut += int64(len(e.Data))
+	s.noteEntry(n, int64(len(e.Data)))
 	s.lastConsumed = cs.lastConsumed
 	s.topic.stats.msgOut += n
 	s.topic.stats.bytesOut += int64(len(e.Data))

@@ -43,6 +43,9 @@ type subscription struct {
 	// dirty: the cursor changed since it was last persisted.
 	dirty bool
 
+	// entryMsgs and entryBytes average the entries delivered (0: none yet), to size reads.
+	entryMsgs, entryBytes float64
+
 	msgOut, bytesOut, msgRedeliver int64
 	msgAcked                       int64 // messages acknowledged, for the ack rate
 	lastConsumed, lastAck          time.Time

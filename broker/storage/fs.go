@@ -73,7 +73,7 @@ func (f osFile) Size() (int64, error) {
 // FaultFS wraps a file layer (OSFS if FS is nil) and injects write and sync failures: a test
 // sets an error with FailWrites or FailSyncs (syscall.ENOSPC for a full disk, syscall.EIO for a
 // failing one) and clears it with Heal. A failing write first writes half of its bytes, as a
-// write that runs out of space part-way does. It counts syncs, and BeforeSync, when set, runs
+// write that runs out of space part-way does. It counts syncs, writes and bytes read, and BeforeSync, when set, runs
 // before each sync (a test can block there to see that nothing is acknowledged before it);
 // BeforeRemove likewise runs before each file is removed.
 //
@@ -87,8 +87,9 @@ type FaultFS struct {
 	beforeSync   func(name string)
 	beforeRemove func(name string)
 
-	syncs  atomic.Int64
-	writes atomic.Int64
+	syncs     atomic.Int64
+	writes    atomic.Int64
+	readBytes atomic.Int64
 }
 
 // FailWrites makes every later write fail with err (nil: writes succeed again).
@@ -131,6 +132,9 @@ func (f *FaultFS) Syncs() int64 { return f.syncs.Load() }
 
 // Writes is the number of writes that succeeded.
 func (f *FaultFS) Writes() int64 { return f.writes.Load() }
+
+// ReadBytes is the number of bytes read from files.
+func (f *FaultFS) ReadBytes() int64 { return f.readBytes.Load() }
 
 func (f *FaultFS) inner() FS {
 	if f.FS == nil {
@@ -191,6 +195,12 @@ func (f *faultFile) WriteAt(p []byte, off int64) (int, error) {
 	if err == nil {
 		f.fs.writes.Add(1)
 	}
+	return n, err
+}
+
+func (f *faultFile) ReadAt(p []byte, off int64) (int, error) {
+	n, err := f.File.ReadAt(p, off)
+	f.fs.readBytes.Add(int64(n))
 	return n, err
 }
 
