@@ -1,6 +1,7 @@
 package broker
 
 import (
+	"math"
 	"sort"
 	"strings"
 	"time"
@@ -383,6 +384,7 @@ func (b *Broker) subscriptionStats(s *subscription, opts StatsOptions, now time.
 		}
 		c := ConsumerStats{
 			ConsumerName:              cs.name,
+			AvgMessagesPerEntry:       int(math.Round(float64(cs.avgMsgsPerEntry))),
 			MsgOutCounter:             cs.msgOut,
 			BytesOutCounter:           cs.bytesOut,
 			AvailablePermits:          cs.permits,
@@ -397,9 +399,6 @@ func (b *Broker) subscriptionStats(s *subscription, opts StatsOptions, now time.
 		}
 		limit := int64(b.cfg.MaxUnackedMessagesPerConsumer)
 		c.BlockedConsumerOnUnackedMsgs = s.shared() && limit > 0 && cs.unacked >= limit
-		if cs.msgOut > 0 {
-			c.AvgMessagesPerEntry = 1
-		}
 		cc := counters{msgs: cs.msgOut, bytes: cs.bytesOut, redeliver: cs.msgRedeliver, acks: cs.msgAcked}
 		c.MsgRateOut, c.MsgThroughputOut, c.MsgRateRedeliver = b.rates(cs, cc, now)
 		c.MessageAckRate = b.ackRate(cs, cc, now)

@@ -28,6 +28,9 @@ type consumer struct {
 	hasSchema  bool
 	hashRanges [][2]int32 // Key_Shared STICKY ranges, inclusive
 
+	// avgMsgsPerEntry is the messages per entry delivered (admin stats' avgMessagesPerEntry).
+	avgMsgsPerEntry movingAvg
+
 	msgOut, bytesOut                int64
 	msgAcked                        int64 // messages acknowledged, for the ack rate
 	msgRedeliver                    int64 // messages put back for redelivery (admin stats)

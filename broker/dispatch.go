@@ -212,23 +212,24 @@ func (s *subscription) readSize(budget int) int {
 	}
 	n := int64(min(budget, maxReadEntries))
 	if s.entryMsgs > 0 {
-		n = min(n, int64(math.Ceil(float64(permits)/s.entryMsgs)))
+		n = min(n, int64(math.Ceil(float64(permits)/float64(s.entryMsgs))))
 	}
 	if s.entryBytes > 0 {
-		n = min(n, int64(maxReadBytes/s.entryBytes))
+		n = min(n, int64(maxReadBytes/float64(s.entryBytes)))
 	}
 	return int(max(n, 1))
 }
 
-// noteEntry folds a delivered entry into the averages readSize works with (the first entry
-// sets them; then each entry weighs an eighth).
-func (s *subscription) noteEntry(msgs, bytes int64) {
-	if s.entryMsgs == 0 {
-		s.entryMsgs, s.entryBytes = float64(msgs), float64(bytes)
+// movingAvg is a moving average as upstream keeps avgMessagesPerEntry: 0 until the first
+// value, which sets it; then each value weighs a tenth.
+type movingAvg float64
+
+func (a *movingAvg) add(v float64) {
+	if *a == 0 {
+		*a = movingAvg(v)
 		return
 	}
-	s.entryMsgs += (float64(msgs) - s.entryMsgs) / 8
-	s.entryBytes += (float64(bytes) - s.entryBytes) / 8
+	*a = *a*0.9 + movingAvg(v)*0.1
 }
 
 func (s *subscription) anyPermits() bool {
@@ -247,10 +248,12 @@ func (s *subscription) deliver(cs *consumer, e storage.Entry) {
 	cs.unacked += n
 	cs.msgOut += n
 	cs.bytesOut += int64(len(e.Data))
+	cs.avgMsgsPerEntry.add(float64(n))
 	cs.lastConsumed = time.Now()
 	s.msgOut += n
 	s.bytesOut += int64(len(e.Data))
-	s.noteEntry(n, int64(len(e.Data)))
+	s.entryMsgs.add(float64(n))
+	s.entryBytes.add(float64(len(e.Data)))
 	s.lastConsumed = cs.lastConsumed
 	s.topic.stats.msgOut += n
 	s.topic.stats.bytesOut += int64(len(e.Data))

@@ -43,8 +43,8 @@ type subscription struct {
 	// dirty: the cursor changed since it was last persisted.
 	dirty bool
 
-	// entryMsgs and entryBytes average the entries delivered (0: none yet), to size reads.
-	entryMsgs, entryBytes float64
+	// entryMsgs and entryBytes average the entries delivered, to size reads.
+	entryMsgs, entryBytes movingAvg
 
 	msgOut, bytesOut, msgRedeliver int64
 	msgAcked                       int64 // messages acknowledged, for the ack rate

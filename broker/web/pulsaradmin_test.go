@@ -401,6 +401,59 @@ func TestPulsarAdminStatsAfterProduceAndConsume(t *testing.T) {
 	}
 }
 
+// avgMessagesPerEntry is 0 until a consumer got an entry, then the messages per entry it got
+// (upstream's moving average; here every batch has five).
+func TestPulsarAdminAvgMessagesPerEntry(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	topic := "persistent://public/default/avg-per-entry"
+	tn := *topicName(t, topic)
+	c := e.client(t)
+	cons, err := c.Subscribe(pulsar.ConsumerOptions{Topic: topic, SubscriptionName: "s", Name: "c"})
+	must(t, err)
+	defer cons.Close()
+	avg := func() (int, error) {
+		st, err := e.adm.Topics().GetStats(tn)
+		if err != nil {
+			return 0, err
+		}
+		cs := st.Subscriptions["s"].Consumers
+		if len(cs) != 1 {
+			return 0, fmt.Errorf("consumers %+v", cs)
+		}
+		return cs[0].AvgMessagesPerEntry, nil
+	}
+	got, err := avg()
+	must(t, err)
+	if got != 0 {
+		t.Fatalf("avgMessagesPerEntry before any message = %d, want 0", got)
+	}
+	p, err := c.CreateProducer(pulsar.ProducerOptions{Topic: topic, BatchingMaxMessages: 5, BatchingMaxPublishDelay: time.Hour})
+	must(t, err)
+	defer p.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	const n = 20
+	errs := make(chan error, n)
+	for i := range n {
+		p.SendAsync(ctx, &pulsar.ProducerMessage{Payload: fmt.Appendf(nil, "m%d", i)}, func(_ pulsar.MessageID, _ *pulsar.ProducerMessage, err error) { errs <- err })
+	}
+	must(t, p.FlushWithCtx(ctx)) // the last batch is full, but only the next message would send it
+	for range n {
+		must(t, <-errs)
+	}
+	for range n {
+		msg, err := cons.Receive(ctx)
+		must(t, err)
+		must(t, cons.Ack(msg))
+	}
+	got, err = avg()
+	must(t, err)
+	if got != 5 {
+		t.Fatalf("avgMessagesPerEntry after batches of 5 = %d, want 5", got)
+	}
+}
+
 func TestPulsarAdminPartitionedStats(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
