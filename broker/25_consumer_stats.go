@@ -6,8 +6,10 @@ import (
 	"github.com/letterbox-dev/letterbox/client/wire/pb"
 )
 
-// CONSUMER_STATS → CONSUMER_STATS_RESPONSE with what the broker knows of that consumer. Rates
-// are not tracked yet and are reported as zero.
+// CONSUMER_STATS → CONSUMER_STATS_RESPONSE with what the broker knows of that consumer: the
+// same figures as the consumer's entry in the admin topic stats (rates from the same sampler,
+// which the first request starts, so that one's rates are zero). msgBacklog counts entries, as
+// upstream's does. Messages do not expire here (no TTL), so msgRateExpired is zero.
 
 func (c *conn) handleConsumerStats(cmd *pb.CommandConsumerStats) error {
 	reqID := cmd.GetRequestId()
@@ -18,6 +20,8 @@ func (c *conn) handleConsumerStats(cmd *pb.CommandConsumerStats) error {
 		resp.ErrorMessage = ptr("Consumer not found")
 	} else {
 		t := cs.sub.topic
+		c.b.startSampler()
+		now := time.Now()
 		t.mu.Lock()
 		resp.ConsumerName = &cs.name
 		resp.AvailablePermits = ptr(uint64(max(cs.permits, 0)))
@@ -25,8 +29,11 @@ func (c *conn) handleConsumerStats(cmd *pb.CommandConsumerStats) error {
 		resp.Address = &c.remote
 		resp.ConnectedSince = ptr(cs.since.UTC().Format(time.RFC3339Nano))
 		resp.Type = ptr(cs.sub.subType.String())
-		resp.MsgRateOut, resp.MsgThroughputOut, resp.MsgRateRedeliver = ptr(0.0), ptr(0.0), ptr(0.0)
-		resp.MsgRateExpired, resp.MessageAckRate = ptr(0.0), ptr(0.0)
+		cc := counters{msgs: cs.msgOut, bytes: cs.bytesOut, redeliver: cs.msgRedeliver, acks: cs.msgAcked}
+		out, bytes, redeliver := c.b.rates(cs, cc, now)
+		resp.MsgRateOut, resp.MsgThroughputOut, resp.MsgRateRedeliver = &out, &bytes, &redeliver
+		resp.MessageAckRate = ptr(c.b.ackRate(cs, cc, now))
+		resp.MsgRateExpired = ptr(0.0)
 		resp.MsgBacklog = ptr(uint64(cs.sub.backlogEntries()))
 		t.mu.Unlock()
 	}

@@ -313,6 +313,72 @@ func TestRawAckWithResponse(t *testing.T) {
 	}
 }
 
+// CONSUMER_STATS answers with the consumer's figures: permits, unacknowledged messages, the
+// subscription's backlog in entries, and rates from the broker's sampler.
+func TestRawConsumerStats(t *testing.T) {
+	t.Parallel()
+	b := startRawBroker(t, nil)
+	c, _ := connectRaw(t, b, javaClientVersion, 21)
+	// Produced on a connection of its own, so that MESSAGEs and receipts do not interleave.
+	prod, _ := connectRaw(t, b, javaClientVersion, 21)
+	topic := rawTopic(t)
+	prod.produce(topic, "a", "b", "c")
+	consumerID := c.id()
+	c.subscribe(&pb.CommandSubscribe{Topic: proto.String(topic), Subscription: proto.String("stats"),
+		SubType: pb.CommandSubscribe_Shared.Enum(), ConsumerId: proto.Uint64(consumerID),
+		ConsumerName: proto.String("worker"), InitialPosition: pb.CommandSubscribe_Earliest.Enum()})
+	c.flow(consumerID, 10)
+	var got []rawMessage
+	for range 3 {
+		got = append(got, c.expectMessage())
+	}
+	ack := func(m rawMessage) {
+		c.send(&pb.BaseCommand{Type: pb.BaseCommand_ACK.Enum(), Ack: &pb.CommandAck{
+			ConsumerId: proto.Uint64(consumerID), AckType: pb.CommandAck_Individual.Enum(),
+			MessageId: []*pb.MessageIdData{{LedgerId: m.Cmd.GetMessageId().LedgerId, EntryId: m.Cmd.GetMessageId().EntryId}},
+		}})
+	}
+	ack(got[0])
+	stats := func() *pb.CommandConsumerStatsResponse {
+		t.Helper()
+		reqID := c.id()
+		r := c.request(&pb.BaseCommand{Type: pb.BaseCommand_CONSUMER_STATS.Enum(), ConsumerStats: &pb.CommandConsumerStats{
+			ConsumerId: proto.Uint64(consumerID), RequestId: proto.Uint64(reqID),
+		}}, pb.BaseCommand_CONSUMER_STATS_RESPONSE).GetConsumerStatsResponse()
+		if r.GetRequestId() != reqID || r.ErrorCode != nil {
+			t.Fatalf("CONSUMER_STATS_RESPONSE %v, want request %d and no error", r, reqID)
+		}
+		return r
+	}
+	// The ACK has no answer; the stats follow it on the same connection, so they see it.
+	r := stats()
+	if r.GetConsumerName() != "worker" || r.GetType() != "Shared" || r.GetAvailablePermits() != 7 ||
+		r.GetUnackedMessages() != 2 || r.GetMsgBacklog() != 2 || r.GetConnectedSince() == "" {
+		t.Fatalf("CONSUMER_STATS_RESPONSE %v, want worker, Shared, 7 permits, 2 unacked, backlog 2", r)
+	}
+	// Rates: the first request started the sampler; what is delivered and acknowledged after
+	// its first sample shows as a rate.
+	prod.produce(topic, "d", "e")
+	got = append(got, c.expectMessage(), c.expectMessage())
+	for _, m := range got[1:] {
+		ack(m)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		time.Sleep(150 * time.Millisecond)
+		r = stats()
+		if r.GetMsgRateOut() > 0 && r.GetMsgThroughputOut() > 0 && r.GetMessageAckRate() > 0 && r.GetMsgBacklog() == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("CONSUMER_STATS_RESPONSE %v, want positive out and ack rates and no backlog", r)
+		}
+	}
+	if r.GetMsgRateRedeliver() != 0 || r.GetMsgRateExpired() != 0 {
+		t.Fatalf("CONSUMER_STATS_RESPONSE %v: nothing was redelivered or expired", r)
+	}
+}
+
 // createProducer registers a producer on topic and returns the name the broker gave it.
 func (c *rawConn) createProducer(topic string, producerID uint64) string {
 	c.t.Helper()
