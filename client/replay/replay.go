@@ -71,9 +71,14 @@ type Options struct {
 	// Total is the expected number of messages to consider (the subscription's backlog),
 	// for the ETA; 0 when unknown.
 	Total int64
-	// IdleTimeout ends the replay when no message arrived for this long before the DLQ's
-	// last message was seen (it was acknowledged earlier). Default 2s.
+	// IdleTimeout is how long without a message before the DLQ's last one makes the run ask
+	// the broker whether anything is still to come: if the subscription's backlog is only
+	// what this run holds (skipped, or on its way), the rest was acknowledged earlier and the
+	// replay is complete. Default 2s.
 	IdleTimeout time.Duration
+	// StallTimeout ends the run with an error, not complete (a later run resumes it), when
+	// the broker still has dead letters for it but none arrived for this long. Default 30s.
+	StallTimeout time.Duration
 
 	// Events, when set, receives one Event per message considered, in read order. Run
 	// blocks until each is received and closes Events before it returns, so receive until
@@ -158,10 +163,13 @@ func Run(ctx context.Context, cl *client.Client, opts Options) (Summary, error) 
 	if opts.IdleTimeout <= 0 {
 		opts.IdleTimeout = 2 * time.Second
 	}
+	if opts.StallTimeout <= 0 {
+		opts.StallTimeout = 30 * time.Second
+	}
 	if opts.To != "" {
 		opts.To = qualify(opts.To)
 	}
-	e := &engine{cl: cl, opts: opts, producers: map[string]*producerEntry{}, started: time.Now()}
+	e := &engine{cl: cl, opts: opts, producers: map[string]*producerEntry{}, started: time.Now(), held: map[client.MessageID]int{}}
 	e.sum.DryRun = opts.DryRun
 	e.sum.ExactlyOnce = opts.Deduplication && !opts.DryRun
 	e.sum.Total = opts.Total
@@ -196,6 +204,11 @@ type engine struct {
 	sum Summary // owned by the completer while it runs
 
 	crashed atomic.Bool
+
+	// held counts, per entry, the messages this run received and has not acknowledged
+	// (skipped ones stay): what of the subscription's backlog is not still to come.
+	heldMu sync.Mutex
+	held   map[client.MessageID]int
 }
 
 // errCrashed ends a run that simulated a crash (Options.crashAfter).
@@ -343,6 +356,7 @@ func (e *engine) read(ctx context.Context, last client.MessageID, items chan<- i
 	rl.init(e.opts.Rate)
 	var prev client.MessageID
 	seen := false
+	lastMsg := time.Now()
 	for {
 		if e.crashed.Load() {
 			return false, nil
@@ -360,11 +374,26 @@ func (e *engine) read(ctx context.Context, last client.MessageID, items chan<- i
 			if ctx.Err() != nil {
 				return false, nil
 			}
-			if errors.Is(err, context.DeadlineExceeded) {
+			if !errors.Is(err, context.DeadlineExceeded) {
+				return false, fmt.Errorf("replay: receive from %s: %w", e.opts.DLQ, err)
+			}
+			coming, err := e.stillToCome(ctx)
+			if err != nil {
+				if ctx.Err() != nil {
+					return false, nil
+				}
+				return false, err
+			}
+			if coming == 0 {
 				return true, nil // nothing more up to the end: the rest was acknowledged before
 			}
-			return false, fmt.Errorf("replay: receive from %s: %w", e.opts.DLQ, err)
+			if stalled := time.Since(lastMsg); stalled >= e.opts.StallTimeout {
+				return false, fmt.Errorf("replay: %s has %d more entries for %s, but none arrived for %v",
+					e.opts.DLQ, coming, e.opts.Subscription, stalled.Round(time.Second))
+			}
+			continue
 		}
+		lastMsg = time.Now()
 		// A redelivery (after a reconnect) of something this run already handled.
 		if seen && m.ID.Compare(prev) <= 0 {
 			continue
@@ -373,6 +402,7 @@ func (e *engine) read(ctx context.Context, last client.MessageID, items chan<- i
 			return true, nil // published after the replay started
 		}
 		prev, seen = m.ID, true
+		e.hold(m.ID, 1)
 		it := e.decide(m)
 		if it.action == "" {
 			for _, id := range sel.IDs {
@@ -400,6 +430,35 @@ func (e *engine) read(ctx context.Context, last client.MessageID, items chan<- i
 			return true, nil
 		}
 	}
+}
+
+// hold counts n more (or, negative, fewer) unacknowledged messages of id's entry.
+func (e *engine) hold(id client.MessageID, n int) {
+	id.BatchIndex, id.BatchSize = -1, 0
+	e.heldMu.Lock()
+	defer e.heldMu.Unlock()
+	if e.held[id] += n; e.held[id] <= 0 {
+		delete(e.held, id)
+	}
+}
+
+// stillToCome asks the broker how many entries of the subscription's backlog this run has not
+// received: its acknowledgements are flushed first, so that the backlog has them. An ack that
+// leaves after the flush makes the answer too high once, never too low.
+func (e *engine) stillToCome(ctx context.Context) (int64, error) {
+	if !e.opts.DryRun {
+		if err := e.cons.FlushAcks(ctx); err != nil {
+			return 0, fmt.Errorf("replay: acknowledge in %s: %w", e.opts.DLQ, err)
+		}
+	}
+	st, err := e.cons.BrokerStats(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("replay: backlog of %s: %w", e.opts.DLQ, err)
+	}
+	e.heldMu.Lock()
+	held := int64(len(e.held))
+	e.heldMu.Unlock()
+	return max(st.BacklogEntries-held, 0), nil
 }
 
 // decide classifies m: skipped (unselected, loop guard), failed (no destination), or to move
@@ -534,6 +593,7 @@ func (e *engine) complete(items <-chan item, stateErr chan<- error) {
 				it.action, it.reason = Failed, "republished, but not acknowledged in the DLQ: "+err.Error()
 			} else {
 				it.action = Moved
+				e.hold(it.m.ID, -1)
 				e.stMu.Lock()
 				e.st.LastSequenceID = max(e.st.LastSequenceID, it.seq)
 				e.stMu.Unlock()

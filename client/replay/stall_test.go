@@ -1,0 +1,69 @@
+package replay
+
+import (
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/letterbox-dev/letterbox/broker"
+	"github.com/letterbox-dev/letterbox/client"
+	"github.com/letterbox-dev/letterbox/client/wire/pb"
+)
+
+// A pause longer than IdleTimeout in the middle of the dead letters does not end the run as
+// complete: the broker still has some for it, so it waits.
+func TestPauseIsNotTheEnd(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, false)
+	const n = 2000
+	e.fillDLQ(t, dlq, dsub, n, func(i int) *client.Message { return deadLetter(origin, i, nil) })
+	// The consumer's second FLOW (sent once it has taken half of its first 1000) waits 1.5 s
+	// in the broker, and the connection with it: the run has started and has dead letters
+	// to work on, then none come for a while.
+	var flows atomic.Int32
+	e.b.Intercept(func(dir broker.Direction, cmd *pb.BaseCommand) broker.Verdict {
+		if dir == broker.Inbound && cmd.GetType() == pb.BaseCommand_FLOW && flows.Add(1) == 2 {
+			return broker.Verdict{Delay: 1500 * time.Millisecond}
+		}
+		return broker.Verdict{}
+	})
+	sum, err := Run(testCtx(t, 30*time.Second), e.cl, Options{DLQ: dlq, Subscription: dsub, StateDir: e.state,
+		IdleTimeout: 300 * time.Millisecond})
+	if err != nil || !sum.OK() || sum.Moved != n {
+		t.Fatalf("summary %+v, %v; want all %d moved and complete", sum, err, n)
+	}
+	if flows.Load() < 2 {
+		t.Fatal("no FLOW was delayed")
+	}
+	if b := e.backlog(t, dlq, dsub); b != 0 {
+		t.Errorf("DLQ backlog %d after the replay, want 0", b)
+	}
+}
+
+// When the dead letters stop coming, the run ends after StallTimeout with an error and is not
+// complete; the next run resumes and moves the rest.
+func TestStallEndsRunIncomplete(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, false)
+	const n = 2000
+	e.fillDLQ(t, dlq, dsub, n, func(i int) *client.Message { return deadLetter(origin, i, nil) })
+	// Only the consumer's first FLOW (its receiver queue, 1000) reaches the broker.
+	var flows atomic.Int32
+	e.b.Intercept(func(dir broker.Direction, cmd *pb.BaseCommand) broker.Verdict {
+		return broker.Verdict{Drop: dir == broker.Inbound && cmd.GetType() == pb.BaseCommand_FLOW && flows.Add(1) > 1}
+	})
+	opts := Options{DLQ: dlq, Subscription: dsub, StateDir: e.state, IdleTimeout: 200 * time.Millisecond, StallTimeout: time.Second}
+	sum, err := Run(testCtx(t, 30*time.Second), e.cl, opts)
+	if err == nil || !strings.Contains(err.Error(), "1000 more entries") || sum.Complete || sum.Moved != 1000 {
+		t.Fatalf("summary %+v, %v; want 1000 moved, an error about the 1000 that did not come, not complete", sum, err)
+	}
+	e.b.Intercept(nil)
+	sum, err = Run(testCtx(t, 30*time.Second), e.cl, opts)
+	if err != nil || !sum.OK() || sum.Moved != n-1000 || !sum.Resumed {
+		t.Fatalf("second run: summary %+v, %v; want the run resumed and the other %d moved", sum, err, n-1000)
+	}
+	if b := e.backlog(t, dlq, dsub); b != 0 {
+		t.Errorf("DLQ backlog %d after the second run, want 0", b)
+	}
+}
