@@ -207,10 +207,7 @@ func TestResume(t *testing.T) {
 			const n = 2000
 			app := subscribe(t, e.cl, origin, "app")
 			e.fillDLQ(t, dlq, dsub, n, func(i int) *client.Message { return deadLetter(origin, i, nil) })
-			// Every run here reaches the DLQ's last message or crashes first; the idle timeout
-			// only ends one early when the machine stalls (go test -race of several packages
-			// at once once stalled the final run past the default 2 s, leaving 709 behind).
-			opts := Options{DLQ: dlq, Subscription: dsub, StateDir: e.state, Deduplication: dedup, IdleTimeout: 15 * time.Second}
+			opts := Options{DLQ: dlq, Subscription: dsub, StateDir: e.state, Deduplication: dedup}
 			var runs []string
 			for _, at := range []int64{300, 400, 500} {
 				o := opts
