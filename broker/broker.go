@@ -218,9 +218,11 @@ const (
 
 // Verdict is what an Interceptor decides for one command.
 type Verdict struct {
-	Drop       bool          // do not handle (inbound) or do not send (outbound)
-	Disconnect bool          // close the connection instead
-	Delay      time.Duration // wait before handling or sending (blocks that connection)
+	Drop       bool // do not handle (inbound) or do not send (outbound)
+	Disconnect bool // close the connection instead
+	// Delay waits before handling an inbound command, which blocks that connection's reading;
+	// an outbound command alone is sent later, so frames sent after it can overtake it.
+	Delay time.Duration
 	// Fail answers an inbound command with this error instead of handling it: SEND_ERROR for
 	// SEND, ERROR (or the typed response) for requests.
 	Fail *pb.ServerError
