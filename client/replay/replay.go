@@ -209,6 +209,9 @@ type engine struct {
 	// (skipped ones stay): what of the subscription's backlog is not still to come.
 	heldMu sync.Mutex
 	held   map[client.MessageID]int
+	// inflight counts the items the reader has handed to the completer and it has not
+	// finished.
+	inflight atomic.Int64
 }
 
 // errCrashed ends a run that simulated a crash (Options.crashAfter).
@@ -356,6 +359,7 @@ func (e *engine) read(ctx context.Context, last client.MessageID, items chan<- i
 	rl.init(e.opts.Rate)
 	var prev client.MessageID
 	seen := false
+	reachedEnd := false
 	lastMsg := time.Now()
 	for {
 		if e.crashed.Load() {
@@ -377,11 +381,8 @@ func (e *engine) read(ctx context.Context, last client.MessageID, items chan<- i
 			if !errors.Is(err, context.DeadlineExceeded) {
 				return false, fmt.Errorf("replay: receive from %s: %w", e.opts.DLQ, err)
 			}
-			coming, err := e.stillToCome(ctx)
-			if err != nil {
-				if ctx.Err() != nil {
-					return false, nil
-				}
+			coming, err := e.settle(ctx)
+			if err != nil || e.crashed.Load() {
 				return false, err
 			}
 			if coming == 0 {
@@ -394,8 +395,13 @@ func (e *engine) read(ctx context.Context, last client.MessageID, items chan<- i
 			continue
 		}
 		lastMsg = time.Now()
-		// A redelivery (after a reconnect) of something this run already handled.
+		// A redelivery (after a reconnect) of something this run already handled. If it moved,
+		// its acknowledgement may have been lost with the connection: it is sent again.
+		// Skipped ones, and those still waiting for their receipt, are held and left alone.
 		if seen && m.ID.Compare(prev) <= 0 {
+			if !e.opts.DryRun && !e.holds(m.ID) {
+				_ = e.cons.Ack(m)
+			}
 			continue
 		}
 		if entryCompare(m.ID, last) > 0 {
@@ -425,9 +431,17 @@ func (e *engine) read(ctx context.Context, last client.MessageID, items chan<- i
 				}
 			}
 		}
+		e.inflight.Add(1)
 		items <- it
-		if atEnd(m.ID, last) {
-			return true, nil
+		if atEnd(m.ID, last) || reachedEnd {
+			// Everything up to the DLQ's last message was received. It is complete once the
+			// broker agrees: acknowledgements lost with a connection leave messages that
+			// moved in the backlog, and the broker redelivers them, to be acknowledged again.
+			reachedEnd = true
+			coming, err := e.settle(ctx)
+			if err != nil || coming == 0 || e.crashed.Load() {
+				return err == nil && !e.crashed.Load(), err
+			}
 		}
 	}
 }
@@ -440,6 +454,31 @@ func (e *engine) hold(id client.MessageID, n int) {
 	if e.held[id] += n; e.held[id] <= 0 {
 		delete(e.held, id)
 	}
+}
+
+// holds reports whether the run holds id's entry unacknowledged.
+func (e *engine) holds(id client.MessageID) bool {
+	id.BatchIndex, id.BatchSize = -1, 0
+	e.heldMu.Lock()
+	defer e.heldMu.Unlock()
+	return e.held[id] > 0
+}
+
+// settle waits until the completer has finished every item handed to it (their receipts
+// came, what moved is acknowledged), then asks the broker what is still to come. A cancelled
+// ctx or a simulated crash ends the wait with nothing to come and no error.
+func (e *engine) settle(ctx context.Context) (int64, error) {
+	for e.inflight.Load() > 0 {
+		if ctx.Err() != nil || e.crashed.Load() {
+			return 0, nil
+		}
+		time.Sleep(time.Millisecond)
+	}
+	coming, err := e.stillToCome(ctx)
+	if err != nil && ctx.Err() != nil {
+		return 0, nil
+	}
+	return coming, err
 }
 
 // stillToCome asks the broker how many entries of the subscription's backlog this run has not
@@ -570,60 +609,67 @@ func (e *engine) producer(ctx context.Context, dest string) (*client.Producer, e
 func (e *engine) complete(items <-chan item, stateErr chan<- error) {
 	lastSave := time.Now()
 	for it := range items {
-		if e.opts.crashAfter > 0 && e.sum.Moved >= e.opts.crashAfter {
-			e.crashed.Store(true)
-			continue
-		}
-		if it.fut != nil {
-			if _, err := it.fut.Result(); err != nil {
-				it.action, it.reason = Failed, err.Error()
-				// Later messages of the run may be stored already, with higher sequence
-				// ids: resending this one under the same name would be dropped as a
-				// duplicate. The name is retired at once.
-				e.stMu.Lock()
-				e.st.Retired = true
-				if err := e.st.save(e.statePath); err != nil {
-					select {
-					case stateErr <- err:
-					default:
-					}
-				}
-				e.stMu.Unlock()
-			} else if err := e.cons.Ack(it.m); err != nil {
-				it.action, it.reason = Failed, "republished, but not acknowledged in the DLQ: "+err.Error()
-			} else {
-				it.action = Moved
-				e.hold(it.m.ID, -1)
-				e.stMu.Lock()
-				e.st.LastSequenceID = max(e.st.LastSequenceID, it.seq)
-				e.stMu.Unlock()
-			}
-		}
-		e.sum.Considered++
-		switch it.action {
-		case Moved:
-			e.sum.Moved++
-		case WouldMove:
-			e.sum.WouldMove++
-		case Skipped:
-			e.sum.Skipped++
-			if it.guarded {
-				e.sum.Guarded++
-			}
-		case Failed:
-			e.sum.Failed++
-		}
-		e.snapshot()
-		if e.opts.Events != nil {
-			e.opts.Events <- Event{ID: it.m.ID, Key: it.m.Key, Destination: it.dest, Action: it.action, Reason: it.reason, Progress: e.sum.Progress}
-		}
-		if !e.opts.DryRun && time.Since(lastSave) > 250*time.Millisecond {
-			lastSave = time.Now()
-			if err := e.saveState(); err != nil {
+		e.completeOne(it, stateErr, &lastSave)
+		e.inflight.Add(-1)
+	}
+}
+
+// completeOne waits for the receipt of it, acknowledges it if it moved, counts, reports and
+// records progress.
+func (e *engine) completeOne(it item, stateErr chan<- error, lastSave *time.Time) {
+	if e.opts.crashAfter > 0 && e.sum.Moved >= e.opts.crashAfter {
+		e.crashed.Store(true)
+		return
+	}
+	if it.fut != nil {
+		if _, err := it.fut.Result(); err != nil {
+			it.action, it.reason = Failed, err.Error()
+			// Later messages of the run may be stored already, with higher sequence
+			// ids: resending this one under the same name would be dropped as a
+			// duplicate. The name is retired at once.
+			e.stMu.Lock()
+			e.st.Retired = true
+			if err := e.st.save(e.statePath); err != nil {
 				select {
 				case stateErr <- err:
 				default:
 				}
+			}
+			e.stMu.Unlock()
+		} else if err := e.cons.Ack(it.m); err != nil {
+			it.action, it.reason = Failed, "republished, but not acknowledged in the DLQ: "+err.Error()
+		} else {
+			it.action = Moved
+			e.hold(it.m.ID, -1)
+			e.stMu.Lock()
+			e.st.LastSequenceID = max(e.st.LastSequenceID, it.seq)
+			e.stMu.Unlock()
+		}
+	}
+	e.sum.Considered++
+	switch it.action {
+	case Moved:
+		e.sum.Moved++
+	case WouldMove:
+		e.sum.WouldMove++
+	case Skipped:
+		e.sum.Skipped++
+		if it.guarded {
+			e.sum.Guarded++
+		}
+	case Failed:
+		e.sum.Failed++
+	}
+	e.snapshot()
+	if e.opts.Events != nil {
+		e.opts.Events <- Event{ID: it.m.ID, Key: it.m.Key, Destination: it.dest, Action: it.action, Reason: it.reason, Progress: e.sum.Progress}
+	}
+	if !e.opts.DryRun && time.Since(*lastSave) > 250*time.Millisecond {
+		*lastSave = time.Now()
+		if err := e.saveState(); err != nil {
+			select {
+			case stateErr <- err:
+			default:
 			}
 		}
 	}

@@ -67,3 +67,41 @@ func TestStallEndsRunIncomplete(t *testing.T) {
 		t.Errorf("DLQ backlog %d after the second run, want 0", b)
 	}
 }
+
+// Acknowledgements lost with a connection: after the reconnect the broker redelivers what
+// moved but was never acknowledged, and the run acknowledges it again rather than leaving it
+// in the DLQ.
+func TestLostAcksAreSentAgain(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, false)
+	const n = 2000
+	e.fillDLQ(t, dlq, dsub, n, func(i int) *client.Message { return deadLetter(origin, i, nil) })
+	// ACKs are dropped until 300 message ids are lost; the next command from the client
+	// then closes its connection, and from there on everything goes through.
+	var lost atomic.Int32
+	var cut atomic.Bool
+	e.b.Intercept(func(dir broker.Direction, cmd *pb.BaseCommand) broker.Verdict {
+		if dir != broker.Inbound || cut.Load() {
+			return broker.Verdict{}
+		}
+		if lost.Load() >= 300 {
+			cut.Store(true)
+			return broker.Verdict{Disconnect: true}
+		}
+		if cmd.GetType() == pb.BaseCommand_ACK {
+			lost.Add(int32(len(cmd.GetAck().GetMessageId())))
+			return broker.Verdict{Drop: true}
+		}
+		return broker.Verdict{}
+	})
+	sum, err := Run(testCtx(t, 60*time.Second), e.cl, Options{DLQ: dlq, Subscription: dsub, StateDir: e.state})
+	if err != nil || !sum.OK() {
+		t.Fatalf("summary %+v, %v; want complete", sum, err)
+	}
+	if !cut.Load() {
+		t.Fatal("the connection was never cut")
+	}
+	if b := e.backlog(t, dlq, dsub); b != 0 {
+		t.Errorf("DLQ backlog %d after the replay, want 0 (acknowledgements lost with the connection)", b)
+	}
+}
