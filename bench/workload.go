@@ -31,6 +31,8 @@ type workload struct {
 	consume bool
 	// keep subscribes without reading, so that retention keeps everything produced.
 	keep bool
+	// topic is the topic to use; empty: a new one.
+	topic string
 	// rate paces the producer at this many messages per second and records publish latency;
 	// 0 publishes as fast as the client allows.
 	rate   int
@@ -99,7 +101,10 @@ func (w workload) run(ctx context.Context) (res result, err error) {
 			res, err = fail(cerr)
 		}
 	}()
-	topic := fmt.Sprintf("persistent://public/default/bench-%d", time.Now().UnixNano())
+	topic := w.topic
+	if topic == "" {
+		topic = fmt.Sprintf("persistent://public/default/bench-%d", time.Now().UnixNano())
+	}
 
 	var received, sent, outstanding atomic.Int64
 	var errMu sync.Mutex
