@@ -73,9 +73,9 @@ func (f osFile) Size() (int64, error) {
 // FaultFS wraps a file layer (OSFS if FS is nil) and injects write and sync failures: a test
 // sets an error with FailWrites or FailSyncs (syscall.ENOSPC for a full disk, syscall.EIO for a
 // failing one) and clears it with Heal. A failing write first writes half of its bytes, as a
-// write that runs out of space part-way does. It counts syncs, writes and bytes read, and BeforeSync, when set, runs
-// before each sync (a test can block there to see that nothing is acknowledged before it);
-// BeforeRemove likewise runs before each file is removed.
+// write that runs out of space part-way does. It counts syncs, writes and bytes read.
+// BeforeSync, when set, runs before each sync (a test can block there to see that nothing is
+// acknowledged before it); BeforeRemove likewise runs before each file is removed.
 //
 // It is exported so that tests of the broker can simulate a full disk too.
 type FaultFS struct {
