@@ -208,9 +208,15 @@ func TestSeedDLQPurposeAndNoDLQOfDLQ(t *testing.T) {
 	sendN(t, p, "m", 1)
 	cons.Nack(receiveOne(t, cons, 10*time.Second))
 	dlq := topic + "-s-DLQ"
+	// Until the dead letter is stored: the official client's DLQ producer is then fully built.
+	// Closing the client while it is still being built is a data race inside that client.
 	waitFor(t, 10*time.Second, func() bool {
 		props, err := b.TopicProperties(dlq)
-		return err == nil && props[broker.PropertyTopicPurpose] == broker.PurposeDeadLetter
+		if err != nil || props[broker.PropertyTopicPurpose] != broker.PurposeDeadLetter {
+			return false
+		}
+		st, err := b.TopicStats(dlq, broker.StatsOptions{})
+		return err == nil && st.MsgInCounter == 1
 	})
 
 	rc, _ := connectRaw(t, b, "Pulsar-Java-v4.0.0", 21)
