@@ -29,7 +29,7 @@ func (c *conn) handleConsumerStats(cmd *pb.CommandConsumerStats) error {
 		resp.Address = &c.remote
 		resp.ConnectedSince = ptr(cs.since.UTC().Format(time.RFC3339Nano))
 		resp.Type = ptr(cs.sub.subType.String())
-		cc := counters{msgs: cs.msgOut, bytes: cs.bytesOut, redeliver: cs.msgRedeliver, acks: cs.msgAcked}
+		cc := cs.counters()
 		out, bytes, redeliver := c.b.rates(cs, cc, now)
 		resp.MsgRateOut, resp.MsgThroughputOut, resp.MsgRateRedeliver = &out, &bytes, &redeliver
 		resp.MessageAckRate = ptr(c.b.ackRate(cs, cc, now))

@@ -237,7 +237,7 @@ func (b *Broker) sample(now time.Time) {
 		for _, s := range t.subs {
 			cur[s] = counters{msgs: s.msgOut, bytes: s.bytesOut, redeliver: s.msgRedeliver, acks: s.msgAcked}
 			for _, cs := range s.consumers {
-				cur[cs] = counters{msgs: cs.msgOut, bytes: cs.bytesOut, redeliver: cs.msgRedeliver, acks: cs.msgAcked}
+				cur[cs] = cs.counters()
 			}
 		}
 		t.mu.Unlock()
@@ -399,7 +399,7 @@ func (b *Broker) subscriptionStats(s *subscription, opts StatsOptions, now time.
 		}
 		limit := int64(b.cfg.MaxUnackedMessagesPerConsumer)
 		c.BlockedConsumerOnUnackedMsgs = s.shared() && limit > 0 && cs.unacked >= limit
-		cc := counters{msgs: cs.msgOut, bytes: cs.bytesOut, redeliver: cs.msgRedeliver, acks: cs.msgAcked}
+		cc := cs.counters()
 		c.MsgRateOut, c.MsgThroughputOut, c.MsgRateRedeliver = b.rates(cs, cc, now)
 		c.MessageAckRate = b.ackRate(cs, cc, now)
 		if !b.cfg.CompatUpstream {

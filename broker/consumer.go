@@ -39,6 +39,11 @@ type consumer struct {
 	reachedEnd                      bool // REACHED_END_OF_TOPIC was sent
 }
 
+// counters are what the consumer's rates are measured from.
+func (cs *consumer) counters() counters {
+	return counters{msgs: cs.msgOut, bytes: cs.bytesOut, redeliver: cs.msgRedeliver, acks: cs.msgAcked}
+}
+
 // sendMessage writes one MESSAGE for entry data at pos.
 func (cs *consumer) sendMessage(id *pb.MessageIdData, redeliveries uint32, ackSet []int64, data []byte, hold storage.Holder) {
 	m := &pb.CommandMessage{ConsumerId: &cs.id, MessageId: id, AckSet: ackSet}

@@ -167,11 +167,10 @@ func (s *subscription) pick(e storage.Entry) (cs *consumer, stop bool) {
 		}
 		return s.active, false
 	case pb.CommandSubscribe_Shared:
-		limit := int64(s.topic.b.cfg.MaxUnackedMessagesPerConsumer)
 		for range len(s.consumers) {
 			s.rr = (s.rr + 1) % len(s.consumers)
 			c := s.consumers[s.rr]
-			if c.permits > 0 && (limit <= 0 || c.unacked < limit) {
+			if s.canTake(c) {
 				return c, false
 			}
 		}
@@ -200,9 +199,8 @@ func (s *subscription) readSize(budget int) int {
 			permits = max(s.active.permits, 0)
 		}
 	default:
-		limit := int64(s.topic.b.cfg.MaxUnackedMessagesPerConsumer)
 		for _, c := range s.consumers {
-			if c.permits > 0 && (s.subType != pb.CommandSubscribe_Shared || limit <= 0 || c.unacked < limit) {
+			if s.canTake(c) {
 				permits += c.permits
 			}
 		}
@@ -230,6 +228,16 @@ func (a *movingAvg) add(v float64) {
 		return
 	}
 	*a = *a*0.9 + movingAvg(v)*0.1
+}
+
+// canTake reports whether c has permits and, on a Shared subscription, is under the broker's
+// unacknowledged-messages limit per consumer.
+func (s *subscription) canTake(c *consumer) bool {
+	if c.permits <= 0 {
+		return false
+	}
+	limit := int64(s.topic.b.cfg.MaxUnackedMessagesPerConsumer)
+	return s.subType != pb.CommandSubscribe_Shared || limit <= 0 || c.unacked < limit
 }
 
 func (s *subscription) anyPermits() bool {

@@ -448,20 +448,25 @@ func (e *engine) read(ctx context.Context, last client.MessageID, items chan<- i
 
 // hold counts n more (or, negative, fewer) unacknowledged messages of id's entry.
 func (e *engine) hold(id client.MessageID, n int) {
-	id.BatchIndex, id.BatchSize = -1, 0
+	key := entryOf(id)
 	e.heldMu.Lock()
 	defer e.heldMu.Unlock()
-	if e.held[id] += n; e.held[id] <= 0 {
-		delete(e.held, id)
+	if e.held[key] += n; e.held[key] <= 0 {
+		delete(e.held, key)
 	}
 }
 
 // holds reports whether the run holds id's entry unacknowledged.
 func (e *engine) holds(id client.MessageID) bool {
-	id.BatchIndex, id.BatchSize = -1, 0
 	e.heldMu.Lock()
 	defer e.heldMu.Unlock()
-	return e.held[id] > 0
+	return e.held[entryOf(id)] > 0
+}
+
+// entryOf is the id of the entry that holds id's message: the key of held.
+func entryOf(id client.MessageID) client.MessageID {
+	id.BatchIndex, id.BatchSize = -1, 0
+	return id
 }
 
 // settle waits until the completer has finished every item handed to it (their receipts

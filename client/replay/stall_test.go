@@ -15,9 +15,8 @@ import (
 // complete: the broker still has some for it, so it waits.
 func TestPauseIsNotTheEnd(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, false)
 	const n = 2000
-	e.fillDLQ(t, dlq, dsub, n, func(i int) *client.Message { return deadLetter(origin, i, nil) })
+	e := newFilledEnv(t, n)
 	// The consumer's second FLOW (sent once it has taken half of its first 1000) waits 1.5 s
 	// in the broker, and the connection with it: the run has started and has dead letters
 	// to work on, then none come for a while.
@@ -45,9 +44,8 @@ func TestPauseIsNotTheEnd(t *testing.T) {
 // complete; the next run resumes and moves the rest.
 func TestStallEndsRunIncomplete(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, false)
 	const n = 2000
-	e.fillDLQ(t, dlq, dsub, n, func(i int) *client.Message { return deadLetter(origin, i, nil) })
+	e := newFilledEnv(t, n)
 	// Only the consumer's first FLOW (its receiver queue, 1000) reaches the broker.
 	var flows atomic.Int32
 	e.b.Intercept(func(dir broker.Direction, cmd *pb.BaseCommand) broker.Verdict {
@@ -73,9 +71,8 @@ func TestStallEndsRunIncomplete(t *testing.T) {
 // in the DLQ.
 func TestLostAcksAreSentAgain(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, false)
 	const n = 2000
-	e.fillDLQ(t, dlq, dsub, n, func(i int) *client.Message { return deadLetter(origin, i, nil) })
+	e := newFilledEnv(t, n)
 	// ACKs are dropped until 300 message ids are lost; the next command from the client
 	// then closes its connection, and from there on everything goes through.
 	var lost atomic.Int32
@@ -104,4 +101,12 @@ func TestLostAcksAreSentAgain(t *testing.T) {
 	if b := e.backlog(t, dlq, dsub); b != 0 {
 		t.Errorf("DLQ backlog %d after the replay, want 0 (acknowledgements lost with the connection)", b)
 	}
+}
+
+// newFilledEnv is a broker whose DLQ holds n dead letters of origin, its subscription first.
+func newFilledEnv(t *testing.T, n int) *env {
+	t.Helper()
+	e := newEnv(t, false)
+	e.fillDLQ(t, dlq, dsub, n, func(i int) *client.Message { return deadLetter(origin, i, nil) })
+	return e
 }
