@@ -9,7 +9,7 @@ import (
 // CONSUMER_STATS → CONSUMER_STATS_RESPONSE with what the broker knows of that consumer: the
 // same figures as the consumer's entry in the admin topic stats (rates from the same sampler,
 // which the first request starts, so that one's rates are zero). msgBacklog counts entries, as
-// upstream's does. Messages do not expire here (no TTL), so msgRateExpired is zero.
+// upstream's does; msgRateExpired is the subscription's, as upstream's.
 
 func (c *conn) handleConsumerStats(cmd *pb.CommandConsumerStats) error {
 	reqID := cmd.GetRequestId()
@@ -33,7 +33,7 @@ func (c *conn) handleConsumerStats(cmd *pb.CommandConsumerStats) error {
 		out, bytes, redeliver := c.b.rates(cs, cc, now)
 		resp.MsgRateOut, resp.MsgThroughputOut, resp.MsgRateRedeliver = &out, &bytes, &redeliver
 		resp.MessageAckRate = ptr(c.b.ackRate(cs, cc, now))
-		resp.MsgRateExpired = ptr(0.0)
+		resp.MsgRateExpired = ptr(c.b.rateOf(cs.sub, cs.sub.counters(), now).expired)
 		resp.MsgBacklog = ptr(uint64(cs.sub.backlogEntries()))
 		t.mu.Unlock()
 	}

@@ -8,9 +8,10 @@ import (
 )
 
 // Namespaces and their policies, as upstream's /admin/v2/namespaces. Policies are stored whole
-// (upstream's JSON field names); the broker enforces autoTopicCreationOverride and
-// autoSubscriptionCreationOverride; retention, deduplication, schema compatibility strategy and
-// permissions are stored and reported but not enforced yet.
+// (upstream's JSON field names) and enforced: autoTopicCreationOverride and
+// autoSubscriptionCreationOverride (below), retention (retention.go), message TTL (ttl.go),
+// deduplication (dedup.go), the schema compatibility strategy (schema.go) and permissions
+// (auth_check.go).
 
 // Policies is upstream's namespace Policies JSON, the part this broker knows.
 type Policies struct {
@@ -155,6 +156,9 @@ func (b *Broker) checkPolicies(p *Policies) error {
 	}
 	if !validStrategy(p.SchemaCompatibilityStrategy) {
 		return adminErr(ErrInvalidArgument, "Invalid schema compatibility strategy %q", p.SchemaCompatibilityStrategy)
+	}
+	if p.MessageTTLInSeconds != nil && *p.MessageTTLInSeconds < 0 {
+		return adminErr(ErrPreconditionFailed, "Invalid value for message TTL, message TTL must >= 0")
 	}
 	return nil
 }

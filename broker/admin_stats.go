@@ -13,7 +13,7 @@ import (
 // /admin/v2/broker-stats/topics, with upstream's JSON field names. Counters are exact; rates
 // are per second over a sliding window of rateWindow, from samples the sampler takes every
 // rateTick (started with the first stats request). Backlogs count entries, as upstream.
-// Not tracked (always 0): chunked message rates, expiry rates.
+// Not tracked (always 0): chunked message rates.
 
 const (
 	rateTick   = time.Second
@@ -160,7 +160,7 @@ type counterSample struct {
 }
 
 // counters are the cumulative values rates are derived from.
-type counters struct{ msgs, bytes, redeliver, acks int64 }
+type counters struct{ msgs, bytes, redeliver, acks, expired int64 }
 
 // rates returns per-second rates of cur against the oldest sample in the window.
 func (b *Broker) rates(key any, cur counters, now time.Time) (msgs, bytes, redeliver float64) {
@@ -173,7 +173,7 @@ func (b *Broker) ackRate(key any, cur counters, now time.Time) float64 {
 	return b.rateOf(key, cur, now).acks
 }
 
-type rateSet struct{ msgs, bytes, redeliver, acks float64 }
+type rateSet struct{ msgs, bytes, redeliver, acks, expired float64 }
 
 func (b *Broker) rateOf(key any, cur counters, now time.Time) rateSet {
 	a, unlock := b.adminLocked()
@@ -191,6 +191,7 @@ func (b *Broker) rateOf(key any, cur counters, now time.Time) rateSet {
 	return rateSet{
 		msgs: per(cur.msgs, old.vals.msgs), bytes: per(cur.bytes, old.vals.bytes),
 		redeliver: per(cur.redeliver, old.vals.redeliver), acks: per(cur.acks, old.vals.acks),
+		expired: per(cur.expired, old.vals.expired),
 	}
 }
 
@@ -235,7 +236,7 @@ func (b *Broker) sample(now time.Time) {
 			cur[p] = counters{msgs: p.msgIn, bytes: p.bytesIn}
 		}
 		for _, s := range t.subs {
-			cur[s] = counters{msgs: s.msgOut, bytes: s.bytesOut, redeliver: s.msgRedeliver, acks: s.msgAcked}
+			cur[s] = s.counters()
 			for _, cs := range s.consumers {
 				cur[cs] = cs.counters()
 			}
@@ -360,9 +361,10 @@ func (b *Broker) subscriptionStats(s *subscription, opts StatsOptions, now time.
 		SubscriptionProperties:           nonNil(s.props),
 	}
 	ss.MsgBacklogNoDelayed = max(ss.MsgBacklog-ss.MsgDelayed, 0)
-	sc := counters{msgs: s.msgOut, bytes: s.bytesOut, redeliver: s.msgRedeliver, acks: s.msgAcked}
-	ss.MsgRateOut, ss.MsgThroughputOut, ss.MsgRateRedeliver = b.rates(s, sc, now)
-	ss.MessageAckRate = b.ackRate(s, sc, now)
+	r := b.rateOf(s, s.counters(), now)
+	ss.MsgRateOut, ss.MsgThroughputOut, ss.MsgRateRedeliver = r.msgs, r.bytes, r.redeliver
+	ss.MessageAckRate, ss.MsgRateExpired = r.acks, r.expired
+	ss.TotalMsgExpired, ss.LastExpireTimestamp = s.msgExpired, millis(s.lastExpire)
 	if s.active != nil {
 		ss.ActiveConsumerName = s.active.name
 	}
@@ -515,6 +517,9 @@ func (b *Broker) PartitionedTopicStats(tname string, perPartition bool, opts Sta
 			a.MsgRateOut += ss.MsgRateOut
 			a.MsgThroughputOut += ss.MsgThroughputOut
 			a.MsgRateRedeliver += ss.MsgRateRedeliver
+			a.MsgRateExpired += ss.MsgRateExpired
+			a.TotalMsgExpired += ss.TotalMsgExpired
+			a.LastExpireTimestamp = max(a.LastExpireTimestamp, ss.LastExpireTimestamp)
 			a.MsgOutCounter += ss.MsgOutCounter
 			a.BytesOutCounter += ss.BytesOutCounter
 			a.MsgBacklog += ss.MsgBacklog

@@ -195,7 +195,8 @@ func (b *Broker) ClearBacklog(tname, sub string) error {
 // ExpireMessages acknowledges sub's entries published more than seconds ago.
 func (b *Broker) ExpireMessages(tname, sub string, seconds int64) error {
 	return b.withSubscription(tname, sub, func(t *topic, s *subscription) error {
-		s.expire(time.Now().Add(-time.Duration(seconds) * time.Second))
+		now := time.Now()
+		s.expire(now.Add(-time.Duration(seconds)*time.Second), now)
 		return nil
 	})
 }
@@ -210,25 +211,17 @@ func (b *Broker) ExpireAllSubscriptions(tname string, seconds int64) error {
 	if err != nil {
 		return err
 	}
-	before := time.Now().Add(-time.Duration(seconds) * time.Second)
+	now := time.Now()
+	before := now.Add(-time.Duration(seconds) * time.Second)
 	for _, t := range ts {
 		t.mu.Lock()
 		for _, s := range t.subs {
-			s.expire(before)
+			s.expire(before, now)
 		}
 		t.mu.Unlock()
 		t.signal()
 	}
 	return nil
-}
-
-// expire acknowledges entries published before the given time. Called with t.mu held.
-func (s *subscription) expire(before time.Time) {
-	p := s.topic.log.FindByTime(before.UnixMilli())
-	upTo := storage.Position{Ledger: p.Ledger, Entry: p.Entry - 1}
-	if _, ok := s.topic.log.Get(upTo); ok && s.markDelete.Less(upTo) {
-		s.ackCumulative(upTo, nil)
-	}
 }
 
 // ResetCursorByTime moves sub to the first entry published at or after ms.

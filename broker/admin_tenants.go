@@ -9,7 +9,8 @@ import (
 )
 
 // Tenants, as upstream's /admin/v2/tenants. A tenant lists the clusters it may use (only this
-// broker's cluster exists) and its admin roles (stored; authorization is not enforced yet).
+// broker's cluster exists) and its admin roles (who may administer it when authorization is
+// on: auth_check.go).
 
 // TenantInfo is upstream's TenantInfo JSON.
 type TenantInfo struct {

@@ -100,9 +100,10 @@ func New(opts ...Option) (*Broker, error) {
 		b.store.Close()
 		return nil, fmt.Errorf("broker: recover from storage: %w", err)
 	}
-	b.wg.Add(2)
+	b.wg.Add(3)
 	go b.acceptLoop()
 	go b.flushLoop()
+	go b.expiryLoop()
 	return b, nil
 }
 
@@ -123,6 +124,12 @@ func (c *Config) validate() error {
 	}
 	if c.DelayedDeliveryTick <= 0 {
 		c.DelayedDeliveryTick = time.Second
+	}
+	if c.MessageExpiryCheckInterval <= 0 {
+		c.MessageExpiryCheckInterval = 5 * time.Minute
+	}
+	if c.TTLDurationDefault < 0 {
+		return fmt.Errorf("broker: ttlDurationDefaultInSeconds %v: must not be negative", c.TTLDurationDefault)
 	}
 	return nil
 }

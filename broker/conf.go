@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net"
 	"os"
 	"strconv"
@@ -111,6 +112,19 @@ var confKeys = map[string]confSetter{
 	"brokerDeduplicationEnabled":             boolKey(func(c *Config) *bool { return &c.BrokerDeduplicationEnabled }),
 	// 0 means no limit, as upstream.
 	"maxUnackedMessagesPerConsumer": intKey(0, func(c *Config) *int { return &c.MaxUnackedMessagesPerConsumer }),
+	// Message TTL (ttl.go): 0, the default, means messages never expire.
+	"ttlDurationDefaultInSeconds": func(cfg *Config, _ *confState, v string) error {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return fmt.Errorf("%q is not an integer", v)
+		}
+		if n < 0 || n > math.MaxInt32 { // upstream's is a Java int
+			return fmt.Errorf("%d: must be from 0 to %d", n, math.MaxInt32)
+		}
+		cfg.TTLDurationDefault = time.Duration(n) * time.Second
+		return nil
+	},
+	"messageExpiryCheckIntervalInMinutes": durationKey(time.Minute, func(c *Config) *time.Duration { return &c.MessageExpiryCheckInterval }),
 }
 
 // parseConf applies the broker.conf read from r (named name in errors) on top of base and

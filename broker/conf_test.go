@@ -41,6 +41,8 @@ delayedDeliveryTickTimeMillis=250
 keepAliveIntervalSeconds=10
 acknowledgmentAtBatchIndexLevelEnabled=false
 maxUnackedMessagesPerConsumer=0
+ttlDurationDefaultInSeconds=604800
+messageExpiryCheckIntervalInMinutes=1
 `)
 	base := DefaultConfig()
 	base.ListenAddr = "127.0.0.1:6650"
@@ -63,6 +65,8 @@ maxUnackedMessagesPerConsumer=0
 	want.KeepAliveInterval = 10 * time.Second
 	want.AcknowledgmentAtBatchIndexLevelEnabled = false
 	want.MaxUnackedMessagesPerConsumer = 0
+	want.TTLDurationDefault = 7 * 24 * time.Hour
+	want.MessageExpiryCheckInterval = time.Minute
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("LoadConf:\n got %+v\nwant %+v", got, want)
 	}
@@ -197,6 +201,9 @@ func TestParseConfErrors(t *testing.T) {
 		{"keepAliveIntervalSeconds=99999999999\n", "test.conf:1: keepAliveIntervalSeconds:"},
 		{"acknowledgmentAtBatchIndexLevelEnabled=ture\n", "test.conf:1: acknowledgmentAtBatchIndexLevelEnabled:"},
 		{"maxUnackedMessagesPerConsumer=-5\n", "test.conf:1: maxUnackedMessagesPerConsumer:"},
+		{"ttlDurationDefaultInSeconds=-1\n", "test.conf:1: ttlDurationDefaultInSeconds: -1: must be from 0 to 2147483647"},
+		{"ttlDurationDefaultInSeconds=1d\n", "test.conf:1: ttlDurationDefaultInSeconds:"},
+		{"messageExpiryCheckIntervalInMinutes=0\n", "test.conf:1: messageExpiryCheckIntervalInMinutes: 0: must be positive"},
 		{"brokerServicePort=0\nadvertisedAddress=h\n", "test.conf:2: advertisedAddress: the port to advertise is unknown"},
 		{"clusterName=a\nclusterName=" + strings.Repeat("x", 2<<20) + "\n", "test.conf:2: bufio.Scanner: token too long"},
 	}

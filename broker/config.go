@@ -48,6 +48,12 @@ type Config struct {
 	// TopicTombstoneTTL is how long a deleted topic's name may not be auto-created (PIP-139).
 	TopicTombstoneTTL time.Duration
 
+	// TTLDurationDefault is the message TTL of namespaces without a message_ttl_in_seconds
+	// policy (0: messages never expire); MessageExpiryCheckInterval is how often the broker
+	// expires messages (ttl.go).
+	TTLDurationDefault         time.Duration
+	MessageExpiryCheckInterval time.Duration
+
 	// CompatUpstream makes the broker behave as an upstream broker: protocol v20 and no
 	// extension fields.
 	CompatUpstream bool
@@ -91,6 +97,7 @@ func DefaultConfig() Config {
 		CursorFlushInterval:                    100 * time.Millisecond,
 		FrameBufferPool:                        32 << 20,
 		TopicTombstoneTTL:                      60 * time.Second,
+		MessageExpiryCheckInterval:             5 * time.Minute,
 		Logger:                                 slog.Default(),
 	}
 }

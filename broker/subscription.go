@@ -48,7 +48,14 @@ type subscription struct {
 
 	msgOut, bytesOut, msgRedeliver int64
 	msgAcked                       int64 // messages acknowledged, for the ack rate
+	msgExpired                     int64 // entries expired (ttl.go), as upstream counts them
 	lastConsumed, lastAck          time.Time
+	lastExpire                     time.Time
+}
+
+// counters are s's cumulative figures that stats derive rates from.
+func (s *subscription) counters() counters {
+	return counters{msgs: s.msgOut, bytes: s.bytesOut, redeliver: s.msgRedeliver, acks: s.msgAcked, expired: s.msgExpired}
 }
 
 type pendingEntry struct {

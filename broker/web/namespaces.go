@@ -10,7 +10,7 @@ import (
 
 // The namespaces resource: /admin/v2/namespaces/... — list, create (with or without a
 // Policies body), get policies, delete (?force=true deletes the topics too), topics, and the
-// policies the TUI and the seed behaviours need: retention, autoTopicCreation,
+// policies the TUI and the seed behaviours need: retention, messageTTL, autoTopicCreation,
 // autoSubscriptionCreation, deduplication, schemaCompatibilityStrategy and permissions.
 // Unset policies answer 204 with no body, as upstream answers null.
 
@@ -84,6 +84,13 @@ func (s *Server) namespaceRoutes(rt *router) {
 		func() any { return new(bool) },
 		func(p *broker.Policies, v any) error {
 			p.DeduplicationEnabled = nilOr(v, func(v any) *bool { return v.(*bool) })
+			return nil
+		})
+	s.policyRoute(rt, ns+"/messageTTL",
+		func(p *broker.Policies) any { return nilIfNone(p.MessageTTLInSeconds) },
+		func() any { return new(int) },
+		func(p *broker.Policies, v any) error {
+			p.MessageTTLInSeconds = nilOr(v, func(v any) *int { return v.(*int) })
 			return nil
 		})
 	rt.handle("GET "+ns+"/schemaCompatibilityStrategy", func(w http.ResponseWriter, r *http.Request) {

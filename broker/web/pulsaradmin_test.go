@@ -28,9 +28,9 @@ type env struct {
 	adm admin.Client
 }
 
-func newEnv(t *testing.T) *env {
+func newEnv(t *testing.T, opts ...broker.Option) *env {
 	t.Helper()
-	b, err := broker.New(broker.WithLogger(quiet))
+	b, err := broker.New(append([]broker.Option{broker.WithLogger(quiet)}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
