@@ -1,6 +1,7 @@
 package web
 
 import (
+	"bytes"
 	"encoding/json"
 	"net/http"
 )
@@ -70,15 +71,19 @@ func writeError(w http.ResponseWriter, status int, reason string) {
 
 // writeJSON answers status with v encoded as JSON.
 func writeJSON(w http.ResponseWriter, status int, v any) {
-	body, err := json.Marshal(v)
-	if err != nil {
+	// As upstream's Jackson writes it: <, > and & as they are, not as \u003c and the like.
+	var body bytes.Buffer
+	enc := json.NewEncoder(&body)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
 		// Only a programming error (an unencodable type) gets here.
 		status = http.StatusInternalServerError
-		body, _ = json.Marshal(errorBody{Reason: "encoding the response: " + err.Error()})
+		body.Reset()
+		_ = enc.Encode(errorBody{Reason: "encoding the response: " + err.Error()})
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	w.Write(body)
+	w.Write(bytes.TrimSuffix(body.Bytes(), []byte("\n"))) // the newline Encode adds
 }
 
 // writeText answers 200 with a plain-text body, as upstream's health check does.

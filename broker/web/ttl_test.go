@@ -43,6 +43,11 @@ func TestPulsarAdminMessageTTL(t *testing.T) {
 		t.Errorf("TTL before any is set = %d, want -1 (unset)", ttl)
 	}
 	wantStatus(t, "negative TTL", ns.SetNamespaceMessageTTL("public/dlq", -5), 412)
+	// The reason as upstream writes it, ">=" and all (not "\u003e=").
+	resp, body := send(t, "POST", e.s.URL()+"/admin/v2/namespaces/public/dlq/messageTTL", "application/json", []byte("-5"))
+	if want := `{"reason":"Invalid value for message TTL, message TTL must >= 0"}`; resp.StatusCode != 412 || body != want {
+		t.Errorf("negative TTL: %d %s, want 412 %s", resp.StatusCode, body, want)
+	}
 	wantStatus(t, "TTL of a missing namespace", ns.SetNamespaceMessageTTL("public/none", 5), 404)
 	must(t, ns.SetNamespaceMessageTTL("public/dlq", 1))
 	if ttl, err = ns.GetNamespaceMessageTTL("public/dlq"); err != nil || ttl != 1 {
