@@ -135,6 +135,9 @@ func (a *Admin) getJSON(ctx context.Context, path string, v any) error {
 		return err
 	}
 	defer resp.Body.Close()
+	if resp.StatusCode == http.StatusNoContent {
+		return nil // upstream's answer for an unset value (null): v stays as it is
+	}
 	if err := json.NewDecoder(io.LimitReader(resp.Body, 256<<20)).Decode(v); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}

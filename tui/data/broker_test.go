@@ -113,3 +113,45 @@ func TestAdminOnEmbeddedBroker(t *testing.T) {
 		t.Errorf("RECONSUMETIMES = %q, properties %v", v, peeked[0].Properties)
 	}
 }
+
+// TestAdminRetentionOnEmbeddedBroker reads a namespace's retention and message TTL from the real
+// broker: unset (the broker answers 204, no body), then set.
+func TestAdminRetentionOnEmbeddedBroker(t *testing.T) {
+	cfg := broker.DefaultConfig()
+	cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	b, err := broker.New(broker.WithConfig(cfg))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Close() })
+	w, err := web.New(b, "127.0.0.1:0", cfg.Logger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { w.Close() })
+	a, err := NewAdmin(AdminOptions{AdminURL: w.URL(), ServiceURL: "pulsar://" + b.Addr()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(a.Close)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	const dlq = "persistent://public/default/orders-billing-DLQ"
+
+	r, err := a.Retention(ctx, dlq)
+	if err != nil || r != (Retention{}) {
+		t.Errorf("no policies: %+v, %v; want none and no error", r, err)
+	}
+	week, ttl := 7*24*60, 3600
+	if err := b.UpdateNamespacePolicies("public/default", func(p *broker.Policies) error {
+		p.RetentionPolicies = &broker.RetentionPolicies{RetentionTimeInMinutes: week, RetentionSizeInMB: -1}
+		p.MessageTTLInSeconds = &ttl
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	r, err = a.Retention(ctx, dlq)
+	if want := (Retention{Minutes: int64(week), SizeMB: -1, TTL: time.Hour}); err != nil || r != want {
+		t.Errorf("with policies: %+v, %v; want %+v", r, err, want)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Dead-letter and retry properties, as the clients (official and ours) write them.
@@ -69,9 +70,13 @@ func NewDeadLetter(m Message) DeadLetter {
 
 // Retention is a namespace's retention policy: how long and how much acknowledged (or
 // never subscribed) data is kept. Zero both: nothing is kept once no subscription needs it.
+// TTL is the namespace's message TTL: what a subscription leaves unacknowledged for longer is
+// acknowledged by the broker (0: never, or the broker's default, which the admin API does not
+// tell).
 type Retention struct {
 	Minutes int64 // -1: unlimited
 	SizeMB  int64 // -1: unlimited
+	TTL     time.Duration
 }
 
 // None reports whether nothing is retained.
@@ -107,7 +112,8 @@ type HealthInput struct {
 }
 
 // JudgeHealth warns when the DLQ loses messages (no subscription and no retention), when
-// redeliveries climb, and when the DLQ grows.
+// redeliveries climb, when the DLQ grows, and when its namespace's message TTL expires dead
+// letters its subscriptions have not acknowledged.
 func JudgeHealth(in HealthInput) Health {
 	var h Health
 	if in.DLQ == nil {
@@ -128,6 +134,9 @@ func JudgeHealth(in HealthInput) Health {
 		h.Warnings = append(h.Warnings, "DLQ growing: +"+strconv.FormatInt(in.Backlogs[n-1]-in.Backlogs[0], 10)+" since "+readings(n))
 	} else if in.DLQ.Stats.RateIn > 0 {
 		h.Warnings = append(h.Warnings, "DLQ growing: "+rate(in.DLQ.Stats.RateIn)+" msg/s in")
+	}
+	if in.RetentionKnown && in.Retention.TTL > 0 && len(in.DLQ.Subscriptions) > 0 {
+		h.Warnings = append(h.Warnings, "dead letters expire after "+span(in.Retention.TTL)+" (message TTL)")
 	}
 	if len(h.Warnings) == 0 {
 		h.OK = "healthy: kept by " + subNames(in.DLQ.Subscriptions)
@@ -151,6 +160,28 @@ func subNames(subs []Subscription) string {
 		names = append(names, s.Name)
 	}
 	return strings.Join(names, ", ")
+}
+
+// span writes d in its two largest units: 7d, 1d 12h, 90m → 1h 30m, 45s.
+func span(d time.Duration) string {
+	units := []struct {
+		d    time.Duration
+		name string
+	}{{24 * time.Hour, "d"}, {time.Hour, "h"}, {time.Minute, "m"}, {time.Second, "s"}}
+	d = d.Round(time.Second)
+	for i, u := range units {
+		if d < u.d && i < len(units)-1 {
+			continue
+		}
+		s := strconv.FormatInt(int64(d/u.d), 10) + u.name
+		if i+1 < len(units) {
+			if rest := (d % u.d) / units[i+1].d; rest > 0 {
+				s += " " + strconv.FormatInt(int64(rest), 10) + units[i+1].name
+			}
+		}
+		return s
+	}
+	return "0s"
 }
 
 func rate(v float64) string {

@@ -32,7 +32,7 @@ func (f *Fake) addFlow() {
 	f.Details[dlq].Producers = []Producer{{Name: "billing-a-dlq", Address: "/127.0.0.1:51300", RateIn: 0.4}}
 	inv := "persistent://acme/billing/invoices-archiver-DLQ"
 	f.Details[inv] = &TopicDetail{Name: inv, Stats: f.row(inv).Stats, SchemaTypesReported: true}
-	f.Retentions = map[string]Retention{"public/demo": {Minutes: 10080, SizeMB: 1024}, "acme/billing": {}}
+	f.Retentions = map[string]Retention{"public/demo": {Minutes: 10080, SizeMB: 1024, TTL: 72 * time.Hour}, "acme/billing": {}}
 	f.Replays = []HistoryEntry{{When: FakeEpoch.Add(-26 * time.Hour), DLQ: dlq, Subscription: "billing-replay",
 		Selection: "property.reason=tax service unavailable", Moved: 12, Result: "complete", Elapsed: 1400 * time.Millisecond,
 		Run: "letterbox-replay-20260313T072653-1a2b3c4d", By: "cli"}}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/letterbox-dev/letterbox/client/replay"
 )
@@ -80,8 +81,8 @@ func (r ReplayRequest) Options() (replay.Options, error) {
 
 var _ DeadLetterSource = (*Admin)(nil)
 
-// Retention reads the retention policy of topic's namespace (topic-level policies are not
-// read: few clusters enable them).
+// Retention reads the retention policy and message TTL of topic's namespace (topic-level
+// policies are not read: few clusters enable them).
 func (a *Admin) Retention(ctx context.Context, topic string) (Retention, error) {
 	p, err := nsPath(ParseTopic(topic).NS())
 	if err != nil {
@@ -103,6 +104,13 @@ func (a *Admin) Retention(ctx context.Context, topic string) (Retention, error) 
 	}
 	if r.SizeMB != nil {
 		out.SizeMB = *r.SizeMB
+	}
+	var ttl *int64
+	if err := a.getJSON(ctx, "/admin/v2/namespaces/"+p+"/messageTTL", &ttl); err != nil && !IsNotFound(err) {
+		return Retention{}, err
+	}
+	if ttl != nil && *ttl > 0 {
+		out.TTL = time.Duration(*ttl) * time.Second
 	}
 	return out, nil
 }
