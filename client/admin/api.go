@@ -139,6 +139,16 @@ func (c *Client) SetDeduplication(ctx context.Context, ns string, enabled bool) 
 	return err
 }
 
+// SetMessageTTL sets a namespace's message TTL in seconds (0: messages never expire there).
+func (c *Client) SetMessageTTL(ctx context.Context, ns string, seconds int) error {
+	p, err := nsPath(ns, "messageTTL")
+	if err != nil {
+		return err
+	}
+	_, err = c.call(ctx, request{method: "POST", path: p, body: seconds}, nil)
+	return err
+}
+
 // Topics lists a namespace's topics in one domain: non-partitioned topics and partitions.
 func (c *Client) Topics(ctx context.Context, ns string, persistent bool) ([]string, error) {
 	return c.topicList(ctx, ns, persistent, false)

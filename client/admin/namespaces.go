@@ -107,6 +107,17 @@ func (c *Client) RemoveDeduplication(ctx context.Context, ns string) error {
 	return c.removePolicy(ctx, ns, "deduplication")
 }
 
+// MessageTTL returns a namespace's message TTL in seconds, nil when unset (the broker's
+// default applies).
+func (c *Client) MessageTTL(ctx context.Context, ns string) (*int, error) {
+	return getPolicy[int](ctx, c, ns, "messageTTL")
+}
+
+// RemoveMessageTTL unsets a namespace's message TTL.
+func (c *Client) RemoveMessageTTL(ctx context.Context, ns string) error {
+	return c.removePolicy(ctx, ns, "messageTTL")
+}
+
 // SchemaCompatibilityStrategy returns a namespace's schema compatibility strategy as upstream
 // names it ("UNDEFINED" when unset: the broker's default applies).
 func (c *Client) SchemaCompatibilityStrategy(ctx context.Context, ns string) (string, error) {

@@ -83,6 +83,25 @@ func TestRemoveRetention(t *testing.T) {
 	wantStatus(t, "missing namespace", c.RemoveRetention(x, "acme/none"), http.StatusNotFound)
 }
 
+func TestMessageTTL(t *testing.T) {
+	t.Parallel()
+	c := startNS(t)
+	x := ctx(t)
+	if ttl, err := c.MessageTTL(x, "acme/app"); err != nil || ttl != nil {
+		t.Errorf("unset: %v, %v; want nil", ttl, err)
+	}
+	must(t, c.SetMessageTTL(x, "acme/app", 3600))
+	if ttl, err := c.MessageTTL(x, "acme/app"); err != nil || ttl == nil || *ttl != 3600 {
+		t.Errorf("TTL = %v, %v; want 3600", ttl, err)
+	}
+	wantStatus(t, "negative TTL", c.SetMessageTTL(x, "acme/app", -1), http.StatusPreconditionFailed)
+	must(t, c.RemoveMessageTTL(x, "acme/app"))
+	if ttl, err := c.MessageTTL(x, "acme/app"); err != nil || ttl != nil {
+		t.Errorf("after removal: %v, %v; want nil", ttl, err)
+	}
+	wantStatus(t, "missing namespace", c.SetMessageTTL(x, "acme/none", 60), http.StatusNotFound)
+}
+
 func TestAutoTopicCreation(t *testing.T) {
 	t.Parallel()
 	c := startNS(t)
