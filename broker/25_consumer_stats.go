@@ -29,10 +29,9 @@ func (c *conn) handleConsumerStats(cmd *pb.CommandConsumerStats) error {
 		resp.Address = &c.remote
 		resp.ConnectedSince = ptr(cs.since.UTC().Format(time.RFC3339Nano))
 		resp.Type = ptr(cs.sub.subType.String())
-		cc := cs.counters()
-		out, bytes, redeliver := c.b.rates(cs, cc, now)
-		resp.MsgRateOut, resp.MsgThroughputOut, resp.MsgRateRedeliver = &out, &bytes, &redeliver
-		resp.MessageAckRate = ptr(c.b.ackRate(cs, cc, now))
+		r := c.b.rateOf(cs, cs.counters(), now)
+		resp.MsgRateOut, resp.MsgThroughputOut, resp.MsgRateRedeliver = &r.msgs, &r.bytes, &r.redeliver
+		resp.MessageAckRate = &r.acks
 		resp.MsgRateExpired = ptr(c.b.rateOf(cs.sub, cs.sub.counters(), now).expired)
 		resp.MsgBacklog = ptr(uint64(cs.sub.backlogEntries()))
 		t.mu.Unlock()

@@ -168,11 +168,6 @@ func (b *Broker) rates(key any, cur counters, now time.Time) (msgs, bytes, redel
 	return r.msgs, r.bytes, r.redeliver
 }
 
-// ackRate is the acknowledged messages per second in cur.
-func (b *Broker) ackRate(key any, cur counters, now time.Time) float64 {
-	return b.rateOf(key, cur, now).acks
-}
-
 type rateSet struct{ msgs, bytes, redeliver, acks, expired float64 }
 
 func (b *Broker) rateOf(key any, cur counters, now time.Time) rateSet {
@@ -401,9 +396,8 @@ func (b *Broker) subscriptionStats(s *subscription, opts StatsOptions, now time.
 		}
 		limit := int64(b.cfg.MaxUnackedMessagesPerConsumer)
 		c.BlockedConsumerOnUnackedMsgs = s.shared() && limit > 0 && cs.unacked >= limit
-		cc := cs.counters()
-		c.MsgRateOut, c.MsgThroughputOut, c.MsgRateRedeliver = b.rates(cs, cc, now)
-		c.MessageAckRate = b.ackRate(cs, cc, now)
+		r := b.rateOf(cs, cs.counters(), now)
+		c.MsgRateOut, c.MsgThroughputOut, c.MsgRateRedeliver, c.MessageAckRate = r.msgs, r.bytes, r.redeliver, r.acks
 		if !b.cfg.CompatUpstream {
 			c.SchemaType = "BYTES"
 			if cs.hasSchema {

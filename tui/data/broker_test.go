@@ -14,9 +14,10 @@ import (
 	"github.com/letterbox-dev/letterbox/broker/web"
 )
 
-// TestAdminOnEmbeddedBroker runs the Admin source against the real broker in-process: produce,
-// list, stats with a consumer's schema type, peek, tail.
-func TestAdminOnEmbeddedBroker(t *testing.T) {
+// startEmbedded starts a broker on a free loopback port with its admin API, and the Admin
+// source on both; all three stop when the test ends.
+func startEmbedded(t *testing.T) (*broker.Broker, *Admin) {
+	t.Helper()
 	cfg := broker.DefaultConfig()
 	cfg.ListenAddr = "127.0.0.1:0"
 	cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -30,12 +31,18 @@ func TestAdminOnEmbeddedBroker(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { w.Close() })
-
 	a, err := NewAdmin(AdminOptions{AdminURL: w.URL(), ServiceURL: "pulsar://" + b.Addr()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(a.Close)
+	return b, a
+}
+
+// TestAdminOnEmbeddedBroker runs the Admin source against the real broker in-process: produce,
+// list, stats with a consumer's schema type, peek, tail.
+func TestAdminOnEmbeddedBroker(t *testing.T) {
+	b, a := startEmbedded(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	const topic = "persistent://public/default/tui-e2e"
@@ -117,23 +124,7 @@ func TestAdminOnEmbeddedBroker(t *testing.T) {
 // TestAdminRetentionOnEmbeddedBroker reads a namespace's retention and message TTL from the real
 // broker: unset (the broker answers 204, no body), then set.
 func TestAdminRetentionOnEmbeddedBroker(t *testing.T) {
-	cfg := broker.DefaultConfig()
-	cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
-	b, err := broker.New(broker.WithConfig(cfg))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { b.Close() })
-	w, err := web.New(b, "127.0.0.1:0", cfg.Logger)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { w.Close() })
-	a, err := NewAdmin(AdminOptions{AdminURL: w.URL(), ServiceURL: "pulsar://" + b.Addr()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(a.Close)
+	b, a := startEmbedded(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	const dlq = "persistent://public/default/orders-billing-DLQ"
