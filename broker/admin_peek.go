@@ -75,14 +75,32 @@ func (b *Broker) ExamineEntry(tname string, latest bool, n int64) (storage.Entry
 	if err != nil {
 		return storage.Entry{}, err
 	}
-	first, last := t.log.First(), t.log.Last()
-	p := storage.Position{Ledger: first.Ledger, Entry: first.Entry + n - 1}
-	if latest {
-		p = storage.Position{Ledger: last.Ledger, Entry: last.Entry - n + 1}
-	}
+	p, found := nthEntry(t.log.Ledgers(), latest, n)
 	e, ok := t.log.Get(p)
-	if !ok {
+	if !found || !ok {
 		return storage.Entry{}, adminErr(ErrNotFound, "Could not examine messages due to the total message count is smaller than the position %d", n)
 	}
 	return e, nil
+}
+
+// nthEntry is the position of the nth stored entry (from 1) counted from the oldest, or from
+// the newest when latest, across the log's ledgers.
+func nthEntry(ledgers []storage.LedgerInfo, latest bool, n int64) (storage.Position, bool) {
+	if latest {
+		for i := len(ledgers) - 1; i >= 0; i-- {
+			l := ledgers[i]
+			if n <= l.Entries {
+				return storage.Position{Ledger: l.ID, Entry: l.First + l.Entries - n}, true
+			}
+			n -= l.Entries
+		}
+		return storage.Position{}, false
+	}
+	for _, l := range ledgers {
+		if n <= l.Entries {
+			return storage.Position{Ledger: l.ID, Entry: l.First + n - 1}, true
+		}
+		n -= l.Entries
+	}
+	return storage.Position{}, false
 }

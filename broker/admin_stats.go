@@ -604,7 +604,7 @@ type CursorStats struct {
 	Properties                               map[string]int64 `json:"properties"`
 }
 
-// InternalStats returns a topic's (or partition's) storage-level stats: one ledger (the log)
+// InternalStats returns a topic's (or partition's) storage-level stats: its ledgers (segments)
 // and one cursor per durable subscription.
 func (b *Broker) InternalStats(tname string) (*InternalStats, error) {
 	name, err := parseAdminTopic(tname)
@@ -617,18 +617,27 @@ func (b *Broker) InternalStats(tname string) (*InternalStats, error) {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	last, first := t.log.Last(), t.log.First()
+	last := t.log.Last()
 	entries, size := t.log.Entries(), t.log.Size()
+	// Each ledger (segment) as upstream lists its ledgers; entries counts the ids the ledger
+	// handed out, trimmed ones included (an in-memory log trims inside its one ledger).
+	var ledgers []InternalLedgerInfo
+	var added int64
+	for _, l := range t.log.Ledgers() {
+		ledgers = append(ledgers, InternalLedgerInfo{LedgerID: l.ID, Entries: l.First + l.Entries, Size: l.Size})
+		added += l.First + l.Entries
+	}
+	current := ledgers[len(ledgers)-1]
 	st := &InternalStats{
-		EntriesAddedCounter:        last.Entry + 1,
+		EntriesAddedCounter:        added,
 		NumberOfEntries:            entries,
 		TotalSize:                  size,
-		CurrentLedgerEntries:       entries,
-		CurrentLedgerSize:          size,
+		CurrentLedgerEntries:       current.Entries,
+		CurrentLedgerSize:          current.Size,
 		LastLedgerCreatedTimestamp: t.created.UTC().Format(time.RFC3339Nano),
 		LastConfirmedEntry:         last.String(),
 		State:                      "LedgerOpened",
-		Ledgers:                    []InternalLedgerInfo{{LedgerID: first.Ledger, Entries: entries, Size: size}},
+		Ledgers:                    ledgers,
 		Cursors:                    map[string]*CursorStats{},
 		SchemaLedgers:              []InternalLedgerInfo{},
 		CompactedLedger:            InternalLedgerInfo{LedgerID: -1, Entries: -1, Size: -1},

@@ -510,3 +510,35 @@ func TestConformanceMetadata(t *testing.T) {
 		}
 	})
 }
+
+// TestConformanceLedgers: the ledgers cover exactly the stored entries, the current one last.
+func TestConformanceLedgers(t *testing.T) {
+	forEachStore(t, func(t *testing.T, s Store) {
+		l, _ := s.OpenLog("persistent://public/default/ledgers")
+		if ls := l.Ledgers(); len(ls) != 1 || ls[0].Entries != 0 || ls[0].ID != l.Last().Ledger {
+			t.Errorf("empty log: ledgers %+v, Last %v", ls, l.Last())
+		}
+		ps := fill(t, l, 0, 10)
+		covered := func() []Position {
+			var out []Position
+			for _, li := range l.Ledgers() {
+				for e := li.First; e < li.First+li.Entries; e++ {
+					out = append(out, Position{li.ID, e})
+				}
+			}
+			return out
+		}
+		if got := covered(); !slices.Equal(got, ps) {
+			t.Errorf("ledgers cover %v, want %v", got, ps)
+		}
+		l.TrimBefore(Position{ps[9].Ledger + 1000, 0})
+		for _, p := range covered() {
+			if _, ok := l.Get(p); !ok {
+				t.Errorf("after trimming: ledgers cover %v, which is not stored", p)
+			}
+		}
+		if ls := l.Ledgers(); ls[len(ls)-1].ID != l.Last().Ledger {
+			t.Errorf("after trimming: last ledger %+v, Last %v", ls[len(ls)-1], l.Last())
+		}
+	})
+}

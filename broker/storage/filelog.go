@@ -655,6 +655,18 @@ func (l *FileLog) EntriesFrom(p Position) int64 {
 	return int64(l.entriesFrom(si, int(i)))
 }
 
+func (l *FileLog) Ledgers() []LedgerInfo {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	var out []LedgerInfo
+	for i, s := range l.segs {
+		if s.count() > 0 || i == len(l.segs)-1 {
+			out = append(out, LedgerInfo{ID: s.ledger, Entries: s.count(), Size: s.end})
+		}
+	}
+	return out
+}
+
 func (l *FileLog) Entries() int64 {
 	l.mu.RLock()
 	defer l.mu.RUnlock()

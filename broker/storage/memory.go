@@ -189,6 +189,12 @@ func (m *Memory) EntriesFrom(p Position) int64 {
 	return int64(len(m.entries) - m.index(p))
 }
 
+func (m *Memory) Ledgers() []LedgerInfo {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return []LedgerInfo{{ID: m.ledger, First: m.base, Entries: int64(len(m.entries)), Size: m.size}}
+}
+
 func (m *Memory) Entries() int64 {
 	m.mu.RLock()
 	defer m.mu.RUnlock()

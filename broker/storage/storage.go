@@ -104,5 +104,17 @@ type Log interface {
 	Entries() int64
 	EntriesFrom(p Position) int64
 	Size() int64
+	// Ledgers lists the ledgers holding the stored entries, oldest first; the last is the one
+	// appends go to, even while it is empty.
+	Ledgers() []LedgerInfo
 	Close() error
+}
+
+// LedgerInfo is one ledger of a log: a segment file, or the in-memory log's one ledger. Its
+// stored entries are First … First+Entries−1.
+type LedgerInfo struct {
+	ID      int64
+	First   int64
+	Entries int64
+	Size    int64
 }
