@@ -12,7 +12,9 @@ import (
 // that do not send it, from the name: <S>-<X>-DLQ / <S>-<X>-RETRY for an existing topic S and a
 // non-empty X. Auto-creating such a topic is refused when one of those S is itself a dead-letter
 // or retry topic: no DLQ of a DLQ. A user's own topic named …-DLQ that nothing derives from is
-// just a topic. In upstream-compat mode none of this applies (upstream never adopted it).
+// just a topic, and auto-creating it records "standard", so that nobody reading the name takes
+// it for a DLQ (other topics get no property: PIP-263 marks only the topics whose purpose is in
+// doubt). In upstream-compat mode none of this applies (upstream never adopted it).
 
 // PropertyTopicPurpose is the topic property that records why a topic was auto-created.
 const PropertyTopicPurpose = "purposeOfAutoCreatedTopic"
@@ -91,6 +93,10 @@ func (r *topicRegistry) autoCreatePurpose(name topicName, requested string) (str
 		purpose = requested
 	case fromName != "" && len(sources) > 0:
 		purpose = fromName
+	case fromName != "":
+		// Named like a DLQ or retry topic, but nothing derives from it: say so, so that
+		// whoever reads the name (the TUI, pulsar-admin users) does not take it for one.
+		return PurposeStandard, nil
 	}
 	if purpose == "" {
 		return "", nil

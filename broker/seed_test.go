@@ -227,13 +227,25 @@ func TestSeedDLQPurposeAndNoDLQOfDLQ(t *testing.T) {
 	if r := rawProducer(rc, dlq+"-again-RETRY", "retry letter", ""); r.GetError().GetError() != pb.ServerError_NotAllowedError {
 		t.Fatalf("retry topic of a DLQ: %v, want NotAllowedError", r)
 	}
-	// A user's own topic named …-DLQ that nothing derives from is just a topic.
-	own := topicName(t, "mine-DLQ")
+	// A user's own topic named …-DLQ that nothing derives from is just a topic, and is marked
+	// standard so that nobody takes it for a DLQ by its name.
+	own := "persistent://public/default/" + strings.ReplaceAll(localName(t), "-", "") + "mine-DLQ"
+	if strings.Count(own, "-") != 1 {
+		t.Fatalf("%s: want one dash, so that no topic can be its source", own)
+	}
 	if r := rawProducer(rc, own, "", ""); r.GetType() != pb.BaseCommand_PRODUCER_SUCCESS {
 		t.Fatalf("own -DLQ topic: %v", r)
 	}
-	if props, _ := b.TopicProperties(own); props[broker.PropertyTopicPurpose] != "" {
-		t.Fatalf("own -DLQ topic got purpose %q", props[broker.PropertyTopicPurpose])
+	if props, _ := b.TopicProperties(own); props[broker.PropertyTopicPurpose] != broker.PurposeStandard {
+		t.Fatalf("own -DLQ topic got purpose %q, want %q", props[broker.PropertyTopicPurpose], broker.PurposeStandard)
+	}
+	// Other names get no property at all.
+	plain := topicName(t, "plain")
+	if r := rawProducer(rc, plain, "", ""); r.GetType() != pb.BaseCommand_PRODUCER_SUCCESS {
+		t.Fatalf("plain topic: %v", r)
+	}
+	if props, _ := b.TopicProperties(plain); len(props) != 0 {
+		t.Fatalf("plain topic got properties %v", props)
 	}
 	// topic_purpose marks a topic whatever its name.
 	custom := topicName(t, "parking-lot")
