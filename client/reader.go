@@ -124,6 +124,12 @@ func compareLast(last, pos MessageID) int {
 	return last.Compare(pos)
 }
 
+// LastMessageIDs returns, per partition (by partition topic name), the id of the last message
+// published; its Entry is -1 for an empty partition.
+func (r *Reader) LastMessageIDs(ctx context.Context) (map[string]MessageID, error) {
+	return r.c.LastMessageIDs(ctx)
+}
+
 // Seek moves the reader to id (read next, inclusive).
 func (r *Reader) Seek(ctx context.Context, id MessageID) error { return r.c.Seek(ctx, id) }
 

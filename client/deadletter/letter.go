@@ -1,0 +1,155 @@
+// Package deadletter is what letterbox knows about dead letters and the topics that hold them,
+// as rules over inputs it is given, never I/O: what the clients write on a retry or dead letter
+// and what a letter's reason, origin and origin subscription are (Read), and whether a topic is
+// a dead-letter topic, a retry topic or neither (Classify). The rule is written down for users
+// in docs/dead-letters.md ("Which topics are DLQs"). Reading the inputs from a cluster (topic
+// properties, the newest message) is client/triage's job.
+package deadletter
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/letterbox-dev/letterbox/client"
+)
+
+// Properties letterbox's replay writes on what it republishes (client/replay sets them).
+const (
+	PropertyReplayedFrom = "REPLAYED_FROM"
+	PropertyReplayCount  = "REPLAY_COUNT"
+)
+
+// Letter is what the clients wrote on one retry or dead letter, read out.
+type Letter struct {
+	// Origin is REAL_TOPIC without a -partition-N suffix; OriginTopic REAL_TOPIC as written
+	// (the Go clients write the partition's name). Both "" when absent.
+	Origin, OriginTopic string
+	// OriginID is ORIGIN_MESSAGE_ID (or the older ORIGIN_MESSAGE_IDY_TIME); "" when absent.
+	OriginID string
+	// Subscription is the subscription the letter died on, read from the name the clients'
+	// DLQ routers give their producer (see SubscriptionFromProducer); "" when it cannot tell.
+	Subscription string
+	// Reconsumes is RECONSUMETIMES, -1 when absent (a letter that died by redelivery alone).
+	Reconsumes int
+	// ReasonKey and Reason are the first reason property (Reason), "" when none.
+	ReasonKey, Reason string
+	// ReplayCount is REPLAY_COUNT (0 when absent); ReplayedFrom REPLAYED_FROM.
+	ReplayCount  int
+	ReplayedFrom string
+}
+
+// Read reads a letter's properties; producer is the name of the producer that published it
+// ("" when unknown), from which the origin subscription is read.
+func Read(props map[string]string, producer string) Letter {
+	l := Letter{Reconsumes: -1, OriginTopic: props[client.PropertyRealTopic]}
+	l.Origin = BaseTopic(l.OriginTopic)
+	l.OriginID = props[client.PropertyOriginMessageID]
+	if l.OriginID == "" {
+		l.OriginID = props[client.PropertyOriginMessageIDOld]
+	}
+	if v, ok := props[client.PropertyReconsumeTimes]; ok {
+		if n, err := strconv.Atoi(v); err == nil {
+			l.Reconsumes = n
+		}
+	}
+	if n, err := strconv.Atoi(props[PropertyReplayCount]); err == nil {
+		l.ReplayCount = n
+	}
+	l.ReplayedFrom = props[PropertyReplayedFrom]
+	l.ReasonKey, l.Reason = Reason(props)
+	if l.OriginTopic != "" {
+		l.Subscription = SubscriptionFromProducer(producer, l.OriginTopic)
+	}
+	return l
+}
+
+// IsReasonKey reports whether a property carries why a message failed: its key contains
+// "reason", "error" or "exception" (any case), as applications name it. No client writes a
+// standard one.
+func IsReasonKey(k string) bool {
+	l := strings.ToLower(k)
+	return strings.Contains(l, "reason") || strings.Contains(l, "error") || strings.Contains(l, "exception")
+}
+
+// Reasons are the message's reason properties, sorted by key.
+func Reasons(props map[string]string) [][2]string {
+	var out [][2]string
+	for k, v := range props {
+		if IsReasonKey(k) {
+			out = append(out, [2]string{k, v})
+		}
+	}
+	slices.SortFunc(out, func(a, b [2]string) int { return strings.Compare(a[0], b[0]) })
+	return out
+}
+
+// Reason is the letter's reason: the first reason property by key, without sorting them all.
+func Reason(props map[string]string) (key, value string) {
+	for k, v := range props {
+		if IsReasonKey(k) && (key == "" || k < key) {
+			key, value = k, v
+		}
+	}
+	return key, value
+}
+
+// BaseTopic is topic without a -partition-N suffix.
+func BaseTopic(topic string) string {
+	i := strings.LastIndex(topic, "-partition-")
+	if i < 0 {
+		return topic
+	}
+	if _, err := strconv.Atoi(topic[i+len("-partition-"):]); err != nil {
+		return topic
+	}
+	return topic[:i]
+}
+
+// SubscriptionFromProducer reads the origin subscription out of a dead letter's producer name.
+// The DLQ routers of the official Go and Java clients and of letterbox's client name their
+// producer, unless the application names it, <topic>-<subscription>-<consumer>-<5 random
+// characters>-DLQ, where <topic> is the consumer's topic as configured (full, short, or a
+// partition's); older Java clients wrote <topic>-<subscription>-DLQ. realTopic (REAL_TOPIC)
+// tells where <topic> ends. Consumer names with a dash make the split ambiguous: the last dash
+// wins. "" when the name does not follow the pattern.
+func SubscriptionFromProducer(producer, realTopic string) string {
+	rest, ok := strings.CutSuffix(producer, client.DLQTopicSuffix)
+	if !ok || realTopic == "" {
+		return ""
+	}
+	var after string
+	for _, t := range topicForms(realTopic) {
+		if r, ok := strings.CutPrefix(rest, t+"-"); ok && r != "" {
+			after = r
+			break
+		}
+	}
+	if after == "" {
+		return ""
+	}
+	parts := strings.Split(after, "-")
+	if len(parts) >= 3 && len(parts[len(parts)-1]) == 5 {
+		return strings.Join(parts[:len(parts)-2], "-")
+	}
+	return after
+}
+
+// topicForms are the ways a consumer may have named topic: fully qualified or short, as a
+// partition or as its base, longest first.
+func topicForms(topic string) []string {
+	var out []string
+	for _, t := range []string{topic, BaseTopic(topic)} {
+		out = append(out, t)
+		_, rest, ok := strings.Cut(t, "://")
+		if !ok {
+			continue
+		}
+		out = append(out, rest)
+		if r, ok := strings.CutPrefix(rest, "public/default/"); ok {
+			out = append(out, r)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b string) int { return len(b) - len(a) })
+	return slices.Compact(out)
+}

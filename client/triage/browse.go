@@ -1,0 +1,250 @@
+package triage
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/letterbox-dev/letterbox/client"
+	"github.com/letterbox-dev/letterbox/client/admin"
+	"github.com/letterbox-dev/letterbox/client/deadletter"
+	"github.com/letterbox-dev/letterbox/client/expr"
+)
+
+// From is where a browse starts.
+type From struct {
+	Earliest bool
+	// Latest is the newest page: the n entries up to the last message.
+	Latest bool
+	// Time starts at the first message published at or after it.
+	Time time.Time
+	// ID starts at that message (or, with After, just after it); HasID says it is set.
+	ID    client.MessageID
+	HasID bool
+	After bool
+}
+
+// String is f as ParseFrom reads it.
+func (f From) String() string {
+	switch {
+	case f.Latest:
+		return "latest"
+	case f.HasID && f.After:
+		return "after " + PositionOf(f.ID).String()
+	case f.HasID:
+		return PositionOf(f.ID).String()
+	case !f.Time.IsZero():
+		return f.Time.Format("2006-01-02 15:04:05")
+	}
+	return "earliest"
+}
+
+// ParseFrom reads a start: "earliest", "latest", a message id (ledger:entry[:partition[:batch]])
+// or a time as expressions take them (2026-11-30 08:00, 2026-11-30T08:00:00Z, -2h).
+func ParseFrom(s string, now time.Time) (From, error) {
+	s = strings.TrimSpace(s)
+	switch strings.ToLower(s) {
+	case "earliest", "first", "start":
+		return From{Earliest: true}, nil
+	case "latest", "last", "end":
+		return From{Latest: true}, nil
+	}
+	if id, err := client.ParseMessageID(s); err == nil && !strings.Contains(s, " ") && strings.Count(s, "-") == 0 {
+		return From{ID: id, HasID: true}, nil
+	}
+	t, err := expr.ParseTime(s, now)
+	if err != nil {
+		return From{}, fmt.Errorf("from %q: want earliest, latest, a message id (ledger:entry) or a time (2026-11-30 08:00, -2h)", s)
+	}
+	return From{Time: t}, nil
+}
+
+// BrowsePage is one page of messages.
+type BrowsePage struct {
+	Messages []*client.Message
+	// Next starts the following page; More is false when the page reached the last message the
+	// topic held when it was read.
+	Next From
+	More bool
+}
+
+// Browse reads up to n messages of topic (a non-partitioned topic or one partition) from
+// from, with a non-durable reader, without waiting for messages published after it started.
+// ad, when set, places From.Latest (the newest n entries); without it Latest reads from the
+// earliest.
+func Browse(ctx context.Context, cl *client.Client, ad *admin.Client, topic string, from From, n int) (*BrowsePage, error) {
+	if from.Latest && ad != nil {
+		last, err := ad.LastMessageID(ctx, topic)
+		if err != nil {
+			return nil, fmt.Errorf("browse %s: %w", topic, err)
+		}
+		if last.EntryID < 0 {
+			return &BrowsePage{}, nil
+		}
+		id := client.MessageID{Ledger: last.LedgerID, Entry: last.EntryID, Partition: -1, BatchIndex: -1}
+		if from, err = Back(ctx, ad, topic, id, n-1); err != nil {
+			return nil, err
+		}
+	}
+	opts := client.ReaderOptions{Topic: topic, StartMessageID: client.EarliestMessageID(), Name: "letterbox-browse",
+		ReceiverQueueSize: max(n, 10)}
+	if from.HasID {
+		opts.StartMessageID, opts.StartMessageIDInclusive = from.ID, !from.After
+	}
+	r, err := cl.CreateReader(ctx, opts)
+	if err != nil {
+		return nil, fmt.Errorf("browse %s: %w", topic, err)
+	}
+	defer r.Close()
+	if !from.Time.IsZero() && !from.HasID {
+		if err := r.SeekByTime(ctx, from.Time); err != nil {
+			return nil, fmt.Errorf("browse %s: %w", topic, err)
+		}
+	}
+	ends, err := lastIDs(ctx, r)
+	if err != nil {
+		return nil, fmt.Errorf("browse %s: %w", topic, err)
+	}
+	page := &BrowsePage{}
+	done := map[int32]bool{}
+	for p, id := range ends {
+		done[p] = id.Entry < 0
+	}
+	pending := func() bool {
+		for _, d := range done {
+			if !d {
+				return true
+			}
+		}
+		return false
+	}
+	for pending() && len(page.Messages) < n {
+		more, err := r.HasNext(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("browse %s: %w", topic, err)
+		}
+		if !more {
+			break
+		}
+		m, err := r.Next(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("browse %s: %w", topic, err)
+		}
+		end := ends[m.ID.Partition]
+		c := entryCompare(m.ID, end)
+		if c > 0 {
+			done[m.ID.Partition] = true
+			continue
+		}
+		if c == 0 && (m.ID.BatchIndex < 0 || m.ID.BatchIndex >= m.ID.BatchSize-1) {
+			done[m.ID.Partition] = true
+		}
+		page.Messages = append(page.Messages, m)
+	}
+	if k := len(page.Messages); k > 0 {
+		page.Next = From{ID: page.Messages[k-1].ID, HasID: true, After: true}
+		page.More = pending()
+	}
+	return page, nil
+}
+
+// Back is where the page of n entries before id starts, counted through the topic's ledgers
+// (admin internal stats); earliest when fewer entries come before it.
+func Back(ctx context.Context, ad *admin.Client, topic string, id client.MessageID, n int) (From, error) {
+	st, err := ad.InternalStats(ctx, topic)
+	if err != nil {
+		return From{}, fmt.Errorf("browse %s: %w", topic, err)
+	}
+	ledgers := st.Ledgers
+	i := len(ledgers) - 1
+	for i >= 0 && ledgers[i].LedgerID != id.Ledger {
+		i--
+	}
+	if i < 0 {
+		return From{Earliest: true}, nil
+	}
+	entry, left := id.Entry, int64(n)
+	for left > 0 {
+		if entry >= left {
+			entry -= left
+			break
+		}
+		left -= entry + 1
+		i--
+		if i < 0 {
+			return From{Earliest: true}, nil
+		}
+		entry = entriesOf(st, i) - 1
+	}
+	return From{ID: client.MessageID{Ledger: ledgers[i].LedgerID, Entry: entry, Partition: id.Partition, BatchIndex: -1}, HasID: true}, nil
+}
+
+// entriesOf is how many entries ledger i holds; upstream lists the open ledger with 0 and
+// counts them in currentLedgerEntries.
+func entriesOf(st admin.InternalStats, i int) int64 {
+	if i == len(st.Ledgers)-1 && st.Ledgers[i].Entries == 0 {
+		return st.CurrentLedgerEntries
+	}
+	return st.Ledgers[i].Entries
+}
+
+// Fetch reads the messages at ps back through the admin API (one request per entry, four at
+// a time), in the order of ps. topic is the scanned topic; positions with a partition are
+// read from that partition. A position that no longer exists (acknowledged and deleted since)
+// is left out.
+func Fetch(ctx context.Context, ad *admin.Client, topic string, ps []Position) ([]admin.Message, error) {
+	type entryKey struct {
+		p    int32
+		l, e int64
+	}
+	entries := map[entryKey][]admin.Message{}
+	var order []entryKey
+	for _, p := range ps {
+		k := entryKey{p.Partition, p.Ledger, p.Entry}
+		if _, ok := entries[k]; !ok {
+			entries[k] = nil
+			order = append(order, k)
+		}
+	}
+	var mu sync.Mutex
+	var firstErr error
+	sem := make(chan struct{}, 4)
+	var wg sync.WaitGroup
+	for _, k := range order {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			name := topic
+			if k.p >= 0 {
+				name = fmt.Sprintf("%s-partition-%d", deadletter.BaseTopic(topic), k.p)
+			}
+			msgs, err := ad.MessagesByID(ctx, name, k.l, k.e)
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case err == nil:
+				entries[k] = msgs
+			case admin.IsNotFound(err):
+			case firstErr == nil:
+				firstErr = err
+			}
+		}()
+	}
+	wg.Wait()
+	if firstErr != nil {
+		return nil, fmt.Errorf("read %s back: %w", topic, gone(firstErr))
+	}
+	out := make([]admin.Message, 0, len(ps))
+	for _, p := range ps {
+		for _, m := range entries[entryKey{p.Partition, p.Ledger, p.Entry}] {
+			if p.Batch < 0 || m.ID.BatchIndex == int(p.Batch) {
+				out = append(out, m)
+				break
+			}
+		}
+	}
+	return out, nil
+}

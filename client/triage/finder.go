@@ -1,0 +1,245 @@
+package triage
+
+import (
+	"context"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/letterbox-dev/letterbox/client/admin"
+	"github.com/letterbox-dev/letterbox/client/deadletter"
+)
+
+// DefaultMaxSamples bounds how many topics one Finder.Classify call reads anything for.
+const DefaultMaxSamples = 200
+
+// recheckUnknown is how long a sample stands for a topic whose listing carries no message
+// counter to tell a change by.
+const recheckUnknown = time.Minute
+
+// Topic is one topic of a listing, as Finder.Classify takes it.
+type Topic struct {
+	Name       string // full name; a partitioned topic's own name, not its partitions'
+	Partitions int    // 0 for a non-partitioned topic
+	// InCounter is the topic's msgInCounter from the listing's stats, -1 when unknown: while
+	// it stays the same, the newest message has not changed and a cached sample stands.
+	InCounter int64
+}
+
+// Finder decides which topics of a cluster are DLQs and retry topics (deadletter.Classify),
+// reading what the rule needs through the admin API: the purpose property of each topic whose
+// name says DLQ or retry and of each topic it samples, and the newest message of each topic
+// whose name and purpose do not decide, at most MaxSamples topics per call (the others keep
+// what is cached, or what their name says). A purpose is cached for the Finder's life (until
+// the topic leaves a listing of its namespace); a sample until the topic's last message id
+// changes. Safe for concurrent use.
+type Finder struct {
+	ad         *admin.Client
+	MaxSamples int
+	Now        func() time.Time
+
+	mu    sync.Mutex
+	cache map[string]*sampled
+}
+
+type sampled struct {
+	purpose   string
+	asked     bool // purpose asked for
+	hasSample bool
+	lastID    admin.MessageID
+	newest    *deadletter.Sample
+	inCounter int64
+	checked   time.Time
+}
+
+// NewFinder returns a Finder that reads through ad.
+func NewFinder(ad *admin.Client) *Finder {
+	return &Finder{ad: ad, MaxSamples: DefaultMaxSamples, Now: time.Now, cache: map[string]*sampled{}}
+}
+
+// Classify returns the verdict on every topic of topics (by name). Topics listed are also the
+// known topics whose names DLQ names derive from.
+func (f *Finder) Classify(ctx context.Context, topics []Topic) map[string]deadletter.Verdict {
+	known := make([]string, len(topics))
+	for i, t := range topics {
+		known[i] = t.Name
+	}
+	now := f.Now()
+	f.mu.Lock()
+	f.forget(topics)
+	type job struct {
+		t      Topic
+		s      *sampled
+		sample bool
+	}
+	var jobs []job
+	for _, t := range topics {
+		s := f.cache[t.Name]
+		if s == nil {
+			s = &sampled{inCounter: -1}
+			f.cache[t.Name] = s
+		}
+		kind, _, _, _ := deadletter.FromName(t.Name, nil)
+		needPurpose := kind != deadletter.Standard && !s.asked
+		ev := deadletter.Evidence{Topic: t.Name, Purpose: s.purpose, Known: known}
+		stale := !s.hasSample || (t.InCounter >= 0 && t.InCounter != s.inCounter) ||
+			(t.InCounter < 0 && now.Sub(s.checked) > recheckUnknown)
+		sample := deadletter.NeedsSample(ev) && stale
+		if needPurpose || sample {
+			jobs = append(jobs, job{t, s, sample})
+		}
+	}
+	f.mu.Unlock()
+	// Topics never looked at go first, so that every topic gets a verdict within a few calls.
+	slices.SortStableFunc(jobs, func(a, b job) int {
+		return boolInt(a.s.checked.IsZero() && !a.s.asked) - boolInt(b.s.checked.IsZero() && !b.s.asked)
+	})
+	slices.Reverse(jobs)
+	if max := f.maxSamples(); len(jobs) > max {
+		jobs = jobs[:max]
+	}
+	sem := make(chan struct{}, 8)
+	var wg sync.WaitGroup
+	for _, j := range jobs {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			f.look(ctx, j.t, j.s, j.sample, now)
+		}()
+	}
+	wg.Wait()
+
+	out := make(map[string]deadletter.Verdict, len(topics))
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, t := range topics {
+		s := f.cache[t.Name]
+		out[t.Name] = deadletter.Classify(deadletter.Evidence{Topic: t.Name, Purpose: s.purpose, Known: known, Newest: s.newest})
+	}
+	return out
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func (f *Finder) maxSamples() int {
+	if f.MaxSamples <= 0 {
+		return DefaultMaxSamples
+	}
+	return f.MaxSamples
+}
+
+// forget drops the cache of topics of the listed namespaces that the listing no longer holds:
+// a topic deleted and created again may have another purpose. Called with f.mu held.
+func (f *Finder) forget(topics []Topic) {
+	listed := make(map[string]bool, len(topics))
+	namespaces := map[string]bool{}
+	for _, t := range topics {
+		listed[t.Name] = true
+		namespaces[namespaceOf(t.Name)] = true
+	}
+	for name := range f.cache {
+		if !listed[name] && namespaces[namespaceOf(name)] {
+			delete(f.cache, name)
+		}
+	}
+}
+
+func namespaceOf(topic string) string {
+	if i := strings.LastIndex(topic, "/"); i >= 0 {
+		return topic[:i]
+	}
+	return topic
+}
+
+// look reads the purpose of t (once) and, when sample, its newest message, unless its last
+// message id is the one already sampled.
+func (f *Finder) look(ctx context.Context, t Topic, s *sampled, sample bool, now time.Time) {
+	f.mu.Lock()
+	asked, lastID, has := s.asked, s.lastID, s.hasSample
+	f.mu.Unlock()
+	purpose := ""
+	if !asked {
+		// An upstream broker before topic properties, or a role without the permission,
+		// answers an error: the purpose is then unknown, and the name and sample decide.
+		if props, err := f.ad.TopicProperties(ctx, t.Name); err == nil {
+			purpose = props[deadletter.PropertyTopicPurpose]
+		} else if ctx.Err() != nil {
+			return
+		}
+	}
+	var newest *deadletter.Sample
+	sampledNow := false
+	if sample {
+		id, n, ok := f.newest(ctx, t, lastID, has)
+		if ok {
+			lastID, newest, sampledNow = id, n, true
+		}
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if !asked {
+		s.purpose, s.asked = purpose, true
+	}
+	if sampledNow {
+		if newest != nil || lastID.EntryID < 0 {
+			s.newest = newest
+		}
+		s.lastID, s.hasSample, s.inCounter, s.checked = lastID, true, t.InCounter, now
+	}
+}
+
+// newest reads the newest message of t: of its first partition that holds any, for a
+// partitioned topic. It returns the last message id it found and the sample, nil when the
+// topic is empty or its newest message is the one sampled before (known); ok is false when
+// the admin API failed.
+func (f *Finder) newest(ctx context.Context, t Topic, known admin.MessageID, has bool) (admin.MessageID, *deadletter.Sample, bool) {
+	names := []string{t.Name}
+	if t.Partitions > 0 {
+		names = names[:0]
+		for i := range t.Partitions {
+			names = append(names, t.Name+"-partition-"+strconv.Itoa(i))
+		}
+	}
+	for _, name := range names {
+		id, err := f.ad.LastMessageID(ctx, name)
+		if err != nil {
+			return admin.MessageID{}, nil, false
+		}
+		if id.EntryID < 0 {
+			continue
+		}
+		if has && id == known {
+			return id, nil, true
+		}
+		msgs, err := f.ad.ExamineMessage(ctx, name, true, 1)
+		if err != nil || len(msgs) == 0 {
+			return admin.MessageID{}, nil, false
+		}
+		m := msgs[len(msgs)-1]
+		return id, &deadletter.Sample{Properties: m.Properties, ProducerName: header(m, "X-Pulsar-producer-name"),
+			DeliverAt: header(m, "X-Pulsar-deliver-at-time") != ""}, true
+	}
+	return admin.MessageID{EntryID: -1}, nil, true
+}
+
+// header reads an X-Pulsar-* header of an admin message, whatever case it was stored in.
+func header(m admin.Message, name string) string {
+	if v, ok := m.Headers[http.CanonicalHeaderKey(name)]; ok {
+		return v
+	}
+	for k, v := range m.Headers {
+		if strings.EqualFold(k, name) {
+			return v
+		}
+	}
+	return ""
+}

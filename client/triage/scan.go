@@ -1,0 +1,350 @@
+// Package triage reads whole dead-letter topics without consuming them, for the TUI and for
+// `letterbox dlq`: Scan reads a DLQ once from its first retained message to the last message
+// it held when the scan started, counting its letters (Stats), keeping the position of each
+// one a filter selects and handing the matches to a visitor (export); Fetch reads letters back
+// by position; Browse reads a page from any position; Finder decides which topics of a
+// cluster are DLQs and retry topics, sampling the ones whose name and properties do not say.
+// Nothing here acknowledges a message or creates a durable subscription: reads go through
+// non-durable readers and the admin API.
+package triage
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/letterbox-dev/letterbox/client"
+	"github.com/letterbox-dev/letterbox/client/admin"
+	"github.com/letterbox-dev/letterbox/client/deadletter"
+	"github.com/letterbox-dev/letterbox/client/expr"
+)
+
+// Position is where one letter is, small enough that the index of a million letters costs
+// 24 MB.
+type Position struct {
+	Ledger, Entry int64
+	Partition     int32 // -1 on a non-partitioned topic
+	Batch         int32 // the index in a batch, -1 when the entry is not one
+}
+
+// PositionOf is the position of a received message.
+func PositionOf(id client.MessageID) Position {
+	return Position{Ledger: id.Ledger, Entry: id.Entry, Partition: id.Partition, Batch: id.BatchIndex}
+}
+
+// MessageID is the position as a client message id.
+func (p Position) MessageID() client.MessageID {
+	return client.MessageID{Ledger: p.Ledger, Entry: p.Entry, Partition: p.Partition, BatchIndex: p.Batch}
+}
+
+// String is "ledger:entry", with ":partition" on a partitioned topic and ":partition:batch"
+// for a message of a batch (partition 0 on a non-partitioned topic), as `letterbox replay
+// --ids` reads it.
+func (p Position) String() string {
+	s := strconv.FormatInt(p.Ledger, 10) + ":" + strconv.FormatInt(p.Entry, 10)
+	switch {
+	case p.Batch >= 0:
+		return s + ":" + strconv.Itoa(int(max(p.Partition, 0))) + ":" + strconv.Itoa(int(p.Batch))
+	case p.Partition >= 0:
+		return s + ":" + strconv.Itoa(int(p.Partition))
+	}
+	return s
+}
+
+// ScanOptions configure a Scan.
+type ScanOptions struct {
+	// Topic is the DLQ (or any topic) to read.
+	Topic string
+	// Filter selects the letters that Stats count, Matches lists and Visit sees (nil: all).
+	Filter *expr.Expr
+	// Until is the last message to read, by partition (-1 for a non-partitioned topic); nil
+	// asks the broker for the last message at the start of the scan.
+	Until map[int32]client.MessageID
+	// NoIndex leaves Result.Matches empty (an export needs no index).
+	NoIndex bool
+	// Visit, when set, is called with each selected letter, payload included; an error ends
+	// the scan with it.
+	Visit func(m *client.Message, l *deadletter.Letter) error
+	// Progress, when set, is called every ProgressEvery (default 100 ms) and once at the end,
+	// from the scanning goroutine.
+	Progress      func(Progress)
+	ProgressEvery time.Duration
+	// Admin, when set, is asked how many entries the topic holds, for the progress total.
+	Admin *admin.Client
+	// Now is the clock (default time.Now).
+	Now func() time.Time
+	// Idle is how long a scan waits for the next message before it asks the broker whether
+	// more is coming (default 3 s).
+	Idle time.Duration
+}
+
+// Progress is how far a scan has come.
+type Progress struct {
+	Read    int64 // letters read
+	Matched int64 // …that the filter selected
+	Entries int64 // entries read
+	// TotalEntries is what the topic held at the start (0: unknown); Fraction is Entries over
+	// it, at most 1.
+	TotalEntries int64
+	Fraction     float64
+	Rate         float64 // letters read per second
+	Left         time.Duration
+	Elapsed      time.Duration
+	Done         bool
+}
+
+// Result is what a scan found.
+type Result struct {
+	Topic string
+	// Stats count the selected letters.
+	Stats Stats
+	// Matches are the positions of the selected letters, in the order read.
+	Matches []Position
+	Read    int64
+	Entries int64
+	// Until is the last message the scan was to read, by partition.
+	Until map[int32]client.MessageID
+	// Complete is false when the scan stopped before Until (cancelled, or failed).
+	Complete bool
+	Elapsed  time.Duration
+}
+
+// ErrTopicGone ends a scan whose topic was deleted under it.
+var ErrTopicGone = errors.New("the topic was deleted")
+
+// Scan reads o.Topic from its first retained message to o.Until with a non-durable reader.
+// On cancellation or failure it returns what it read so far with the error.
+func Scan(ctx context.Context, cl *client.Client, o ScanOptions) (*Result, error) {
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.ProgressEvery <= 0 {
+		o.ProgressEvery = 100 * time.Millisecond
+	}
+	if o.Idle <= 0 {
+		o.Idle = 3 * time.Second
+	}
+	start := o.Now()
+	res := &Result{Topic: o.Topic}
+	r, err := cl.CreateReader(ctx, client.ReaderOptions{Topic: o.Topic, StartMessageID: client.EarliestMessageID(),
+		Name: "letterbox-scan", ReceiverQueueSize: 2000})
+	if err != nil {
+		return res, gone(fmt.Errorf("scan %s: %w", o.Topic, err))
+	}
+	defer r.Close()
+	res.Until = o.Until
+	if res.Until == nil {
+		if res.Until, err = lastIDs(ctx, r); err != nil {
+			return res, gone(fmt.Errorf("scan %s: last message: %w", o.Topic, err))
+		}
+	}
+	s := scanner{o: o, res: res, t: newTally(), start: start, done: map[int32]bool{}}
+	for p, id := range res.Until {
+		s.done[p] = id.Entry < 0
+	}
+	if o.Admin != nil && o.Progress != nil {
+		s.total = totalEntries(ctx, o.Admin, o.Topic)
+	}
+	err = s.run(ctx, r)
+	res.Stats = s.t.stats()
+	res.Elapsed = o.Now().Sub(start)
+	res.Complete = err == nil
+	s.report(true)
+	return res, err
+}
+
+// lastIDs asks for the last message of each partition.
+func lastIDs(ctx context.Context, r *client.Reader) (map[int32]client.MessageID, error) {
+	ids, err := r.LastMessageIDs(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[int32]client.MessageID, len(ids))
+	for _, id := range ids {
+		out[id.Partition] = id
+	}
+	return out, nil
+}
+
+// gone turns the errors a deleted topic causes into ErrTopicGone.
+func gone(err error) error {
+	var bc *client.BrokerClosedError
+	if errors.As(err, &bc) || errors.Is(err, client.ErrTopicNotFound) || admin.IsNotFound(err) {
+		return fmt.Errorf("%w: %w", ErrTopicGone, err)
+	}
+	return err
+}
+
+type scanner struct {
+	o        ScanOptions
+	res      *Result
+	t        *tally
+	start    time.Time
+	total    int64
+	done     map[int32]bool
+	lastPos  Position
+	reported time.Time
+}
+
+func (s *scanner) pending() bool {
+	for _, d := range s.done {
+		if !d {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *scanner) run(ctx context.Context, r *client.Reader) error {
+	for s.pending() {
+		nctx, cancel := context.WithTimeout(ctx, s.o.Idle)
+		m, err := r.Next(nctx)
+		cancel()
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			if !errors.Is(err, context.DeadlineExceeded) {
+				return gone(fmt.Errorf("scan %s: %w", s.o.Topic, err))
+			}
+			// Nothing for a while: more to come, or was the rest deleted (retention) before
+			// the scan got to it?
+			more, herr := r.HasNext(ctx)
+			if herr != nil {
+				return gone(fmt.Errorf("scan %s: %w", s.o.Topic, herr))
+			}
+			if !more {
+				return nil
+			}
+			continue
+		}
+		if err := s.take(m); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// take counts one message, unless it is past the end of its partition.
+func (s *scanner) take(m *client.Message) error {
+	p := m.ID.Partition
+	until, ok := s.res.Until[p]
+	if !ok || s.done[p] {
+		return nil
+	}
+	if c := entryCompare(m.ID, until); c > 0 {
+		s.done[p] = true
+		return nil
+	} else if c == 0 && (m.ID.BatchIndex < 0 || m.ID.BatchIndex >= m.ID.BatchSize-1) {
+		s.done[p] = true // the last message of the last entry
+	}
+	pos := PositionOf(m.ID)
+	if pos.Ledger != s.lastPos.Ledger || pos.Entry != s.lastPos.Entry || pos.Partition != s.lastPos.Partition || s.res.Entries == 0 {
+		s.res.Entries++
+	}
+	s.lastPos = pos
+	s.res.Read++
+	l := deadletter.Read(m.Properties, m.ProducerName)
+	if s.o.Filter != nil {
+		subject := expr.FromClient(m)
+		if !s.o.Filter.MatchLetter(&subject, &l) {
+			s.maybeReport()
+			return nil
+		}
+	}
+	s.t.add(m.Key, m.PublishTime, &l)
+	if !s.o.NoIndex {
+		s.res.Matches = append(s.res.Matches, pos)
+	}
+	if s.o.Visit != nil {
+		if err := s.o.Visit(m, &l); err != nil {
+			return err
+		}
+	}
+	s.maybeReport()
+	return nil
+}
+
+// entryCompare orders two ids of one partition by entry, ignoring batch indexes.
+func entryCompare(a, b client.MessageID) int {
+	a.BatchIndex, b.BatchIndex = -1, -1
+	return a.Compare(b)
+}
+
+func (s *scanner) maybeReport() {
+	if s.res.Read%256 != 0 {
+		return
+	}
+	s.report(false)
+}
+
+func (s *scanner) report(final bool) {
+	if s.o.Progress == nil {
+		return
+	}
+	now := s.o.Now()
+	if !final && now.Sub(s.reported) < s.o.ProgressEvery {
+		return
+	}
+	s.reported = now
+	p := Progress{Read: s.res.Read, Matched: s.t.n, Entries: s.res.Entries, TotalEntries: s.total,
+		Elapsed: now.Sub(s.start), Done: final}
+	if secs := p.Elapsed.Seconds(); secs > 0 {
+		p.Rate = float64(p.Read) / secs
+	}
+	switch {
+	case final:
+		p.Fraction = 1
+	case s.total > 0:
+		p.Fraction = min(float64(p.Entries)/float64(s.total), 0.999)
+		if p.Entries > 0 && p.Elapsed > 0 {
+			perEntry := p.Elapsed / time.Duration(p.Entries)
+			p.Left = perEntry * time.Duration(max(s.total-p.Entries, 0))
+		}
+	}
+	s.o.Progress(p)
+}
+
+// totalEntries is how many entries the topic's ledgers hold (summed over partitions), or 0
+// when the admin API does not tell.
+func totalEntries(ctx context.Context, ad *admin.Client, topic string) int64 {
+	parts, err := ad.Partitions(ctx, topic)
+	if err != nil {
+		return 0
+	}
+	names := []string{topic}
+	if parts > 0 {
+		names = names[:0]
+		for i := range parts {
+			names = append(names, topic+"-partition-"+strconv.Itoa(i))
+		}
+	}
+	var total int64
+	for _, n := range names {
+		st, err := ad.InternalStats(ctx, n)
+		if err != nil {
+			return 0
+		}
+		total += ledgerEntries(st)
+	}
+	return total
+}
+
+// ledgerEntries sums the entries of a topic's ledgers; upstream lists the open ledger with
+// 0 entries and counts them in currentLedgerEntries.
+func ledgerEntries(st admin.InternalStats) int64 {
+	var n int64
+	for i, l := range st.Ledgers {
+		if i == len(st.Ledgers)-1 && l.Entries == 0 {
+			n += st.CurrentLedgerEntries
+			continue
+		}
+		n += l.Entries
+	}
+	if n == 0 {
+		n = st.NumberOfEntries
+	}
+	return n
+}
