@@ -1,16 +1,13 @@
 package replay
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
-	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/letterbox-dev/letterbox/client"
+	"github.com/letterbox-dev/letterbox/client/expr"
 )
 
 // Selection picks the dead letters a replay moves. The zero Selection moves all of them.
@@ -26,114 +23,30 @@ type Selection struct {
 	Limit int64
 }
 
-// Filter is one condition on a dead letter, parsed by ParseFilter.
+// Filter is a condition on a dead letter: an expression of client/expr (several conditions
+// joined by "and"), parsed by ParseFilter.
 type Filter struct {
-	expr  string
-	match func(m *client.Message) bool
+	e *expr.Expr
 }
 
-// String is the expression the filter was parsed from.
-func (f Filter) String() string { return f.expr }
+// String is the expression in canonical form.
+func (f Filter) String() string { return f.e.String() }
 
 // Match reports whether m satisfies the filter.
-func (f Filter) Match(m *client.Message) bool { return f.match(m) }
-
-// ParseFilter parses one filter expression:
-//
-//	key=VALUE            the message key equals VALUE
-//	property.NAME=VALUE  property NAME equals VALUE
-//	payload~REGEX        the payload matches the regular expression
-//	json.PATH=VALUE      the payload is JSON and the value at the dotted PATH (object keys,
-//	                     array indexes) equals VALUE (strings unquoted, other values as JSON)
-//	published>=RFC3339   published at or after the time
-//	published<RFC3339    published before the time
-func ParseFilter(expr string) (Filter, error) {
-	f := Filter{expr: expr}
-	bad := func(format string, a ...any) (Filter, error) {
-		return Filter{}, fmt.Errorf("replay: filter %q: %s", expr, fmt.Sprintf(format, a...))
-	}
-	switch {
-	case strings.HasPrefix(expr, "published>="), strings.HasPrefix(expr, "published<"):
-		before := !strings.HasPrefix(expr, "published>=")
-		v := strings.TrimPrefix(strings.TrimPrefix(expr, "published>="), "published<")
-		t, err := time.Parse(time.RFC3339, v)
-		if err != nil {
-			return bad("want an RFC 3339 time such as 2025-01-02T15:04:05Z")
-		}
-		f.match = func(m *client.Message) bool {
-			if before {
-				return m.PublishTime.Before(t)
-			}
-			return !m.PublishTime.Before(t)
-		}
-		return f, nil
-	case strings.HasPrefix(expr, "payload~"):
-		re, err := regexp.Compile(strings.TrimPrefix(expr, "payload~"))
-		if err != nil {
-			return bad("%v", err)
-		}
-		f.match = func(m *client.Message) bool { return re.Match(m.Payload) }
-		return f, nil
-	}
-	name, value, ok := strings.Cut(expr, "=")
-	if !ok {
-		return bad("want key=VALUE, property.NAME=VALUE, payload~REGEX, json.PATH=VALUE, published>=TIME or published<TIME")
-	}
-	switch {
-	case name == "key":
-		f.match = func(m *client.Message) bool { return m.Key == value }
-	case strings.HasPrefix(name, "property.") && len(name) > len("property."):
-		prop := strings.TrimPrefix(name, "property.")
-		f.match = func(m *client.Message) bool {
-			v, ok := m.Properties[prop]
-			return ok && v == value
-		}
-	case strings.HasPrefix(name, "json.") && len(name) > len("json."):
-		path := strings.Split(strings.TrimPrefix(name, "json."), ".")
-		f.match = func(m *client.Message) bool {
-			v, ok := jsonAt(m.Payload, path)
-			return ok && v == value
-		}
-	default:
-		return bad("unknown field %q", name)
-	}
-	return f, nil
+func (f Filter) Match(m *client.Message) bool {
+	s := expr.FromClient(m)
+	return f.e.Match(&s)
 }
 
-// jsonAt returns the value at path in the JSON document doc: a string as is, anything else
-// as compact JSON.
-func jsonAt(doc []byte, path []string) (string, bool) {
-	dec := json.NewDecoder(bytes.NewReader(doc))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return "", false
-	}
-	for _, p := range path {
-		switch x := v.(type) {
-		case map[string]any:
-			var ok bool
-			if v, ok = x[p]; !ok {
-				return "", false
-			}
-		case []any:
-			i, err := strconv.Atoi(p)
-			if err != nil || i < 0 || i >= len(x) {
-				return "", false
-			}
-			v = x[i]
-		default:
-			return "", false
-		}
-	}
-	if s, ok := v.(string); ok {
-		return s, true
-	}
-	b, err := json.Marshal(v)
+// ParseFilter parses a filter expression (the grammar of client/expr: key=, property.NAME=,
+// payload~, json.PATH=, reason=, origin=, published>=, … joined by "and"). A syntax error is
+// an *expr.SyntaxError naming the column.
+func ParseFilter(s string) (Filter, error) {
+	e, err := expr.Parse(s, time.Now())
 	if err != nil {
-		return "", false
+		return Filter{}, fmt.Errorf("replay: filter %q: %w", s, err)
 	}
-	return string(b), true
+	return Filter{e: e}, nil
 }
 
 // ParseIDs parses a comma-separated list of message ids (ledger:entry or
@@ -161,7 +74,7 @@ func (s *Selection) reason(m *client.Message) string {
 	}
 	for _, f := range s.Filters {
 		if !f.Match(m) {
-			return "not selected: " + f.expr
+			return "not selected: " + f.String()
 		}
 	}
 	return ""
@@ -186,7 +99,7 @@ func (s *Selection) canonical() string {
 	ids = slices.Compact(ids)
 	fs := make([]string, len(s.Filters))
 	for i, f := range s.Filters {
-		fs[i] = f.expr
+		fs[i] = f.String()
 	}
 	slices.Sort(fs)
 	fs = slices.Compact(fs)
