@@ -100,8 +100,25 @@ func TestRead(t *testing.T) {
 	l := Read(map[string]string{"REAL_TOPIC": ns + "orders-partition-3", "ORIGIN_MESSAGE_IDY_TIME": "1:2:3",
 		"RECONSUMETIMES": "4", "Exception": "boom", "error-code": "E1", "REPLAY_COUNT": "2"}, ns+"orders-s-c-abcde-DLQ")
 	want := Letter{Origin: ns + "orders", OriginTopic: ns + "orders-partition-3", OriginID: "1:2:3", Subscription: "s",
-		Reconsumes: 4, ReasonKey: "Exception", Reason: "boom", ReplayCount: 2}
+		Reconsumes: 4, ReasonKey: "error-code", Reason: "E1", ReplayCount: 2}
 	if l != want {
 		t.Errorf("Read = %+v, want %+v", l, want)
+	}
+}
+
+func TestReasonOrder(t *testing.T) {
+	props := map[string]string{"exception": "E", "app-error": "A", "failure-reason": "F", "Reason": "R", "x": "y"}
+	got := Reasons(props)
+	want := [][2]string{{"Reason", "R"}, {"failure-reason", "F"}, {"app-error", "A"}, {"exception", "E"}}
+	if len(got) != len(want) {
+		t.Fatalf("Reasons = %v, want %v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("Reasons = %v, want %v", got, want)
+		}
+	}
+	if k, v := Reason(props); k != "Reason" || v != "R" {
+		t.Errorf("Reason = %s=%s", k, v)
 	}
 }

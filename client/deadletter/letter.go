@@ -32,7 +32,7 @@ type Letter struct {
 	Subscription string
 	// Reconsumes is RECONSUMETIMES, -1 when absent (a letter that died by redelivery alone).
 	Reconsumes int
-	// ReasonKey and Reason are the first reason property (Reason), "" when none.
+	// ReasonKey and Reason are the letter's reason property (see Reason), "" when none.
 	ReasonKey, Reason string
 	// ReplayCount is REPLAY_COUNT (0 when absent); ReplayedFrom REPLAYED_FROM.
 	ReplayCount  int
@@ -67,12 +67,35 @@ func Read(props map[string]string, producer string) Letter {
 // IsReasonKey reports whether a property carries why a message failed: its key contains
 // "reason", "error" or "exception" (any case), as applications name it. No client writes a
 // standard one.
-func IsReasonKey(k string) bool {
+func IsReasonKey(k string) bool { return reasonRank(k) > 0 }
+
+// reasonRank orders reason properties, most telling first: a key that is "reason", then keys
+// containing "reason", "error", "exception"; 0 for other keys.
+func reasonRank(k string) int {
 	l := strings.ToLower(k)
-	return strings.Contains(l, "reason") || strings.Contains(l, "error") || strings.Contains(l, "exception")
+	switch {
+	case l == "reason":
+		return 4
+	case strings.Contains(l, "reason"):
+		return 3
+	case strings.Contains(l, "error"):
+		return 2
+	case strings.Contains(l, "exception"):
+		return 1
+	}
+	return 0
 }
 
-// Reasons are the message's reason properties, sorted by key.
+// before orders two reason keys: by rank, then by name.
+func before(a, b string) bool {
+	ra, rb := reasonRank(a), reasonRank(b)
+	if ra != rb {
+		return ra > rb
+	}
+	return a < b
+}
+
+// Reasons are the message's reason properties, the reason (Reason) first.
 func Reasons(props map[string]string) [][2]string {
 	var out [][2]string
 	for k, v := range props {
@@ -80,14 +103,23 @@ func Reasons(props map[string]string) [][2]string {
 			out = append(out, [2]string{k, v})
 		}
 	}
-	slices.SortFunc(out, func(a, b [2]string) int { return strings.Compare(a[0], b[0]) })
+	slices.SortFunc(out, func(a, b [2]string) int {
+		if before(a[0], b[0]) {
+			return -1
+		}
+		if before(b[0], a[0]) {
+			return 1
+		}
+		return 0
+	})
 	return out
 }
 
-// Reason is the letter's reason: the first reason property by key, without sorting them all.
+// Reason is the letter's reason, the first of Reasons: a property named "reason", else one
+// whose key contains "reason", "error" or "exception", in that order (then by key).
 func Reason(props map[string]string) (key, value string) {
 	for k, v := range props {
-		if IsReasonKey(k) && (key == "" || k < key) {
+		if IsReasonKey(k) && (key == "" || before(k, key)) {
 			key, value = k, v
 		}
 	}

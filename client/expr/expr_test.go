@@ -87,6 +87,21 @@ func TestMatch(t *testing.T) {
 	}
 }
 
+func TestEmptyValues(t *testing.T) {
+	for _, c := range []struct {
+		expr string
+		want bool
+	}{{`origin=""`, false}, {"origin=", false}, {`subscription=""`, false}, {`key=""`, false}} {
+		e, err := Parse(c.expr, now)
+		if err != nil {
+			t.Fatalf("Parse(%q): %v", c.expr, err)
+		}
+		if e.Match(letter()) != c.want || !e.Match(&Message{}) {
+			t.Errorf("%q should match only messages without the field", c.expr)
+		}
+	}
+}
+
 func TestReasonNone(t *testing.T) {
 	e, err := Parse(`reason=""`, now)
 	if err != nil {
@@ -114,7 +129,7 @@ func TestSyntaxErrors(t *testing.T) {
 		{"property=x", 1, "needs a name"},
 		{"key!x", 4, "unknown operator"},
 		{"key<x", 4, "key takes"},
-		{"origin=", 8, "needs a value"},
+		{"published>=", 12, "want a time"},
 		{"é and kye=x", 7, `unknown field "kye"`},
 	}
 	for _, c := range cases {

@@ -258,10 +258,6 @@ func (p *parser) check(t *term, fieldAt, opAt, valueAt int) error {
 	default:
 		return p.errAt(fieldAt, fmt.Sprintf("unknown field %q (fields: %s; quote text to search for it)", t.field, Fields))
 	}
-	if t.value == "" && t.field != "reason" && t.field != "key" && t.field != "property" && t.field != "json" &&
-		t.field != "subscription" && t.field != "payload" {
-		return p.errAt(valueAt, t.field+" needs a value")
-	}
 	return nil
 }
 

@@ -140,7 +140,7 @@ func Scan(ctx context.Context, cl *client.Client, o ScanOptions) (*Result, error
 			return res, gone(fmt.Errorf("scan %s: last message: %w", o.Topic, err))
 		}
 	}
-	s := scanner{o: o, res: res, t: newTally(), start: start, done: map[int32]bool{}}
+	s := scanner{o: o, res: res, t: NewTally(), start: start, done: map[int32]bool{}}
 	for p, id := range res.Until {
 		s.done[p] = id.Entry < 0
 	}
@@ -148,7 +148,7 @@ func Scan(ctx context.Context, cl *client.Client, o ScanOptions) (*Result, error
 		s.total = totalEntries(ctx, o.Admin, o.Topic)
 	}
 	err = s.run(ctx, r)
-	res.Stats = s.t.stats()
+	res.Stats = s.t.Stats()
 	res.Elapsed = o.Now().Sub(start)
 	res.Complete = err == nil
 	s.report(true)
@@ -180,7 +180,7 @@ func gone(err error) error {
 type scanner struct {
 	o        ScanOptions
 	res      *Result
-	t        *tally
+	t        *Tally
 	start    time.Time
 	total    int64
 	done     map[int32]bool
@@ -254,7 +254,7 @@ func (s *scanner) take(m *client.Message) error {
 			return nil
 		}
 	}
-	s.t.add(m.Key, m.PublishTime, &l)
+	s.t.Add(m.Key, m.PublishTime, &l)
 	if !s.o.NoIndex {
 		s.res.Matches = append(s.res.Matches, pos)
 	}

@@ -282,4 +282,3 @@ func TestScanEmpty(t *testing.T) {
 		t.Fatalf("empty scan: %+v, %v", res, err)
 	}
 }
-

@@ -52,10 +52,11 @@ type Stats struct {
 	Reconsumes     []ReconsumeCount `json:"reconsume_times"`
 }
 
-// tally counts letters as a scan reads them. Keys are counted exactly: a DLQ's keys are often
+// Tally counts letters as a scan reads them (exported for sources that count letters they
+// hold themselves, such as the TUI's test fake). Keys are counted exactly: a DLQ's keys are often
 // all distinct (order ids), which costs a map entry per letter but stays well inside the
 // memory a million letters may take (docs/performance.md).
-type tally struct {
+type Tally struct {
 	n           int64
 	first, last int64 // publish time, ms
 	reasons     map[string]int64
@@ -66,12 +67,14 @@ type tally struct {
 	reconsumes  map[int]int64
 }
 
-func newTally() *tally {
-	return &tally{reasons: map[string]int64{}, origins: map[string]int64{}, subs: map[string]int64{},
+// NewTally returns an empty Tally.
+func NewTally() *Tally {
+	return &Tally{reasons: map[string]int64{}, origins: map[string]int64{}, subs: map[string]int64{},
 		keys: map[string]int64{}, hours: map[int64]int64{}, reconsumes: map[int]int64{}}
 }
 
-func (t *tally) add(key string, published time.Time, l *deadletter.Letter) {
+// Add counts one letter.
+func (t *Tally) Add(key string, published time.Time, l *deadletter.Letter) {
 	t.n++
 	ms := published.UnixMilli()
 	if t.n == 1 || ms < t.first {
@@ -103,7 +106,8 @@ func floorDiv(a, b int64) int64 {
 	return q
 }
 
-func (t *tally) stats() Stats {
+// Stats are the breakdowns of the letters counted.
+func (t *Tally) Stats() Stats {
 	s := Stats{Letters: t.n, DistinctKeys: len(t.keys)}
 	if t.n == 0 {
 		return s
