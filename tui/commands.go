@@ -52,7 +52,7 @@ func (a *App) completions() []string {
 		if t := a.root.Selected(); t != "" {
 			short := data.ShortName(t, "")
 			out = append(out, "topic "+short, "tail "+short, "produce "+short, "flow "+short)
-			if data.KindOf(t) == data.KindDLQ {
+			if a.root.SelectedKind() == data.KindDLQ {
 				out = append(out, "dlq "+short, "replay "+short)
 			}
 		}
@@ -146,6 +146,9 @@ func newPage(c *common.Common, m common.NavigateMsg) common.Page {
 	case common.PageTopic:
 		return topic.New(c, m.Topic)
 	case common.PageMessages:
+		if from, ok := m.Extra.(data.From); ok {
+			return messages.NewAt(c, m.Topic, from)
+		}
 		return messages.New(c, m.Topic, m.Sub)
 	case common.PageProduce:
 		return produce.New(c, m.Topic)

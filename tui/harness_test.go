@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -71,10 +72,15 @@ func (h *harness) send(msg tea.Msg) {
 	h.run(cmd)
 }
 
-// keys types each key: a single character, or a name like "enter", "esc", "tab", "down".
+// keys types each key: a single character, or a name like "enter", "esc", "tab", "down";
+// "text:…" types the text after the colon.
 func (h *harness) keys(keys ...string) {
 	h.t.Helper()
 	for _, k := range keys {
+		if text, ok := strings.CutPrefix(k, "text:"); ok {
+			h.typeText(text)
+			continue
+		}
 		h.send(keyMsg(k))
 	}
 }

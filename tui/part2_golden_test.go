@@ -13,6 +13,7 @@ var part2Screens = []struct {
 	name, line string
 	keys       []string
 	hold       bool // the fake replay stops after 2 messages (a run in progress)
+	scanHold   bool // the fake scan stops half way
 }{
 	{name: "flow-index", line: "flow"},
 	{name: "flow", line: "flow public/demo/orders billing"},
@@ -25,6 +26,14 @@ var part2Screens = []struct {
 	{name: "replay-confirm", line: "dlq public/demo/orders-billing-DLQ", keys: []string{"j", "j", "r", "R", "enter"}},
 	{name: "replay-running", line: "dlq public/demo/orders-billing-DLQ", keys: []string{"R", "enter", "y"}, hold: true},
 	{name: "replay-done", line: "dlq public/demo/orders-billing-DLQ", keys: []string{"j", "j", "r", "R", "enter", "y"}},
+	{name: "dlq-scanning", line: "dlq public/demo/orders-billing-DLQ", keys: []string{"S"}, scanHold: true},
+	{name: "dlq-counts", line: "dlq public/demo/orders-billing-DLQ", keys: []string{"S"}},
+	{name: "dlq-counts-drill", line: "dlq public/demo/orders-billing-DLQ", keys: []string{"S", "j", "enter"}},
+	{name: "dlq-search", line: "dlq public/demo/orders-billing-DLQ", keys: []string{"/", "text:key=order-991", "enter"}},
+	{name: "dlq-search-error", line: "dlq public/demo/orders-billing-DLQ", keys: []string{"/", "text:payload~( and key=x"}},
+	{name: "dlq-open-letter", line: "dlq public/demo/orders-billing-DLQ", keys: []string{"/", "text:key=order-991", "enter", "enter"}},
+	{name: "messages-read-earliest", line: "peek public/demo/orders billing", keys: []string{"o", "text:earliest", "enter"}},
+	{name: "dlq-browse", line: "dlq public/demo/orders-billing-DLQ", keys: []string{"o", "text:-50m", "enter"}},
 }
 
 func TestGoldenPart2Screens(t *testing.T) {
@@ -36,6 +45,11 @@ func TestGoldenPart2Screens(t *testing.T) {
 				if sc.hold {
 					hold := make(chan struct{})
 					h.src.ReplayHold, h.src.ReplayHoldAfter = hold, 2
+					t.Cleanup(func() { close(hold) })
+				}
+				if sc.scanHold {
+					hold := make(chan struct{})
+					h.src.ScanHold = hold
 					t.Cleanup(func() { close(hold) })
 				}
 				h.command(sc.line)

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/letterbox-dev/letterbox/client/admin"
+	"github.com/letterbox-dev/letterbox/client/triage"
 )
 
 // AdminOptions configure an Admin source.
@@ -48,9 +49,12 @@ type Admin struct {
 	hc   *http.Client
 	ac   *admin.Client
 
+	finder *triage.Finder // which topics are DLQs and retry topics
+
 	mu        sync.Mutex
 	bulkUntil time.Time // broker-stats/topics is not tried again before this
 	bin       *binary
+	verdicts  verdictCache
 }
 
 var _ Source = (*Admin)(nil)
@@ -72,7 +76,7 @@ func NewAdmin(opts AdminOptions) (*Admin, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Admin{opts: opts, base: u, hc: hc, ac: ac}, nil
+	return &Admin{opts: opts, base: u, hc: hc, ac: ac, finder: triage.NewFinder(ac)}, nil
 }
 
 func (a *Admin) Endpoint() string { return a.base.String() }
@@ -192,6 +196,13 @@ func (a *Admin) Topics(ctx context.Context, ns string) ([]TopicRow, error) {
 		rows = append(rows, r...)
 	}
 	a.fillStats(ctx, rows)
+	classify(ctx, a.finder, rows)
+	now := time.Now()
+	a.mu.Lock()
+	for _, ns := range nss {
+		a.verdicts.put(ns, rows, now)
+	}
+	a.mu.Unlock()
 	return rows, nil
 }
 
@@ -214,7 +225,7 @@ func (a *Admin) namespaceTopics(ctx context.Context, ns string) ([]TopicRow, err
 	var rows []TopicRow
 	for _, name := range parted {
 		n := ParseTopic(name)
-		rows = append(rows, TopicRow{Name: n.String(), Namespace: n.NS(), Local: n.Local, Kind: KindOf(n.Local)})
+		rows = append(rows, TopicRow{Name: n.String(), Namespace: n.NS(), Local: n.Local})
 	}
 	for i := range rows {
 		parents[rows[i].Name] = &rows[i]
@@ -222,11 +233,11 @@ func (a *Admin) namespaceTopics(ctx context.Context, ns string) ([]TopicRow, err
 	var children []TopicRow
 	for _, name := range plain {
 		n := ParseTopic(name)
-		r := TopicRow{Name: n.String(), Namespace: n.NS(), Local: n.Local, Kind: KindOf(n.Local)}
+		r := TopicRow{Name: n.String(), Namespace: n.NS(), Local: n.Local}
 		if base, _, ok := PartitionOf(n.Local); ok {
 			parent := TopicName{n.Domain, n.Tenant, n.Namespace, base}.String()
 			if pr := parents[parent]; pr != nil {
-				r.Parent, r.Kind = parent, pr.Kind
+				r.Parent = parent
 				pr.Partitions++
 			}
 		}
@@ -346,6 +357,9 @@ func (a *Admin) TopicDetail(ctx context.Context, topic string) (*TopicDetail, er
 		return nil, err
 	}
 	d := &TopicDetail{Name: topic, Partitions: parts, Stats: ts.stats()}
+	if v, err := a.Verdict(ctx, topic); err == nil {
+		d.Verdict = v
+	}
 	consumers := 0
 	for _, name := range slices.Sorted(maps.Keys(ts.Subscriptions)) {
 		ss := ts.Subscriptions[name]

@@ -82,14 +82,8 @@ func (a *Admin) Tail(ctx context.Context, topic string) (<-chan Message, func(),
 			if err != nil {
 				return
 			}
-			m := Message{ID: pm.ID.String(), Topic: pm.Topic, Key: pm.Key, Properties: pm.Properties,
-				EventTime: pm.EventTime, PublishTime: pm.PublishTime, Payload: pm.Payload,
-				Redeliveries: int(pm.RedeliveryCount), RedeliveriesKnown: true}
-			if m.Properties == nil {
-				m.Properties = map[string]string{}
-			}
 			select {
-			case ch <- m:
+			case ch <- fromClient(pm):
 			case <-rctx.Done():
 				return
 			}

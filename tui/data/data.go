@@ -31,6 +31,9 @@ type Source interface {
 	Tail(ctx context.Context, topic string) (msgs <-chan Message, stop func(), err error)
 	// Produce sends one message and returns its message id.
 	Produce(ctx context.Context, topic string, req ProduceRequest) (string, error)
+	// Verdict is what a topic is for (client/deadletter's rule: purpose property, name,
+	// newest message), as the topic rows carry it.
+	Verdict(ctx context.Context, topic string) (Verdict, error)
 }
 
 // Kind tells ordinary topics from the retry and dead-letter topics that clients derive from them.
@@ -65,12 +68,22 @@ type Stats struct {
 	Consumers                   int
 }
 
+// Verdict is what a topic is for, and where its letters come from: Kind, and for a DLQ or
+// retry topic the topic and subscription its letters died on ("" when unknown), and what the
+// verdict rests on ("purpose property", "name", "newest message").
+type Verdict struct {
+	Kind              Kind
+	Origin, OriginSub string
+	By                string
+}
+
 // TopicRow is one line of the topics screen.
 type TopicRow struct {
-	Name       string // full name, persistent://tenant/ns/local
-	Namespace  string // tenant/ns
-	Local      string // the part after the namespace
-	Kind       Kind
+	Name      string // full name, persistent://tenant/ns/local
+	Namespace string // tenant/ns
+	Local     string // the part after the namespace
+	// Verdict is the topic's (a partition's row carries its partitioned topic's).
+	Verdict
 	Partitions int    // > 0 on a partitioned topic's own row
 	Parent     string // on a partition's row: the partitioned topic's full name
 	StatsKnown bool
@@ -79,7 +92,9 @@ type TopicRow struct {
 
 // TopicDetail is the topic screen's data.
 type TopicDetail struct {
-	Name          string
+	Name string
+	// Verdict is what the topic is for (its Kind is KindTopic when the source cannot tell).
+	Verdict       Verdict
 	Partitions    int
 	Stats         Stats
 	Subscriptions []Subscription
@@ -137,6 +152,8 @@ type Message struct {
 	EventTime   time.Time // zero when unset
 	PublishTime time.Time
 	Payload     []byte
+	// ProducerName is the name of the producer that published it ("" when not known).
+	ProducerName string
 	// Redeliveries is the broker's redelivery count; RedeliveriesKnown is false for peeked
 	// messages, where upstream carries none.
 	Redeliveries      int

@@ -2,17 +2,11 @@ package data
 
 import (
 	"context"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
-)
 
-// Dead-letter and retry properties, as the clients (official and ours) write them.
-const (
-	PropRealTopic       = "REAL_TOPIC"
-	PropOriginMessageID = "ORIGIN_MESSAGE_ID"
-	PropReconsumeTimes  = "RECONSUMETIMES"
+	"github.com/letterbox-dev/letterbox/client/deadletter"
 )
 
 // DeadLetter is a peeked DLQ (or retry) message with what the clients wrote on it read out.
@@ -20,52 +14,18 @@ type DeadLetter struct {
 	Message
 	Origin      string // REAL_TOPIC without a partition suffix; "" when absent
 	OriginID    string // ORIGIN_MESSAGE_ID; "" when absent
+	OriginSub   string // the subscription it died on, when its producer's name tells
 	Reconsumes  int    // RECONSUMETIMES; -1 when absent
 	ReasonKey   string // the first reason property (sorted by key), "" when none
 	Reason      string
 	ReplayCount int // REPLAY_COUNT a replay wrote; 0 when absent
 }
 
-// IsReasonKey reports whether a property carries why a message failed: its key contains
-// "reason", "error" or "exception" (any case), as applications name it.
-func IsReasonKey(k string) bool {
-	l := strings.ToLower(k)
-	return strings.Contains(l, "reason") || strings.Contains(l, "error") || strings.Contains(l, "exception")
-}
-
-// Reasons are the message's reason properties, sorted by key.
-func Reasons(props map[string]string) [][2]string {
-	var out [][2]string
-	for k, v := range props {
-		if IsReasonKey(k) {
-			out = append(out, [2]string{k, v})
-		}
-	}
-	slices.SortFunc(out, func(a, b [2]string) int { return strings.Compare(a[0], b[0]) })
-	return out
-}
-
-// NewDeadLetter reads the DLQ properties of m.
+// NewDeadLetter reads the DLQ properties of m (client/deadletter's reading).
 func NewDeadLetter(m Message) DeadLetter {
-	d := DeadLetter{Message: m, Reconsumes: -1, OriginID: m.Properties[PropOriginMessageID]}
-	if rt := m.Properties[PropRealTopic]; rt != "" {
-		d.Origin = rt
-		if base, _, ok := PartitionOf(rt); ok {
-			d.Origin = base
-		}
-	}
-	if v, ok := m.Properties[PropReconsumeTimes]; ok {
-		if n, err := strconv.Atoi(v); err == nil {
-			d.Reconsumes = n
-		}
-	}
-	if n, err := strconv.Atoi(m.Properties["REPLAY_COUNT"]); err == nil {
-		d.ReplayCount = n
-	}
-	if rs := Reasons(m.Properties); len(rs) > 0 {
-		d.ReasonKey, d.Reason = rs[0][0], rs[0][1]
-	}
-	return d
+	l := deadletter.Read(m.Properties, m.ProducerName)
+	return DeadLetter{Message: m, Origin: l.Origin, OriginID: l.OriginID, OriginSub: l.Subscription,
+		Reconsumes: l.Reconsumes, ReasonKey: l.ReasonKey, Reason: l.Reason, ReplayCount: l.ReplayCount}
 }
 
 // Retention is a namespace's retention policy: how long and how much acknowledged (or
@@ -190,40 +150,3 @@ func rate(v float64) string {
 	}
 	return strconv.FormatFloat(v, 'f', 1, 64)
 }
-
-// Derive splits a retry or DLQ topic name <S>-<X>-RETRY|DLQ into its origin topic S and
-// subscription X, using the topics known to exist (full names): the longest existing S wins.
-// Without a match it falls back to the last "-" (the common case of a subscription without
-// dashes). ok is false for other names.
-func Derive(name string, known []string) (origin, sub string, ok bool) {
-	n := ParseTopic(name)
-	var base string
-	switch KindOf(n.Local) {
-	case KindDLQ:
-		base = strings.TrimSuffix(n.Local, "-DLQ")
-	case KindRetry:
-		base = strings.TrimSuffix(n.Local, "-RETRY")
-	default:
-		return "", "", false
-	}
-	set := map[string]bool{}
-	for _, k := range known {
-		set[ParseTopic(k).String()] = true
-	}
-	for i := len(base) - 1; i > 0; i-- {
-		if base[i] == '-' && i < len(base)-1 {
-			cand := TopicName{n.Domain, n.Tenant, n.Namespace, base[:i]}.String()
-			if set[cand] {
-				return cand, base[i+1:], true
-			}
-		}
-	}
-	if i := strings.LastIndex(base, "-"); i > 0 && i < len(base)-1 {
-		return TopicName{n.Domain, n.Tenant, n.Namespace, base[:i]}.String(), base[i+1:], true
-	}
-	return "", "", false
-}
-
-// RetryTopic and DLQTopic are the names the clients derive for topic and sub.
-func RetryTopic(topic, sub string) string { return ParseTopic(topic).String() + "-" + sub + "-RETRY" }
-func DLQTopic(topic, sub string) string   { return ParseTopic(topic).String() + "-" + sub + "-DLQ" }

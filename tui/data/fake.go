@@ -31,7 +31,9 @@ type Fake struct {
 	Retentions      map[string]Retention // by "tenant/ns"
 	ReplayHold      chan struct{}
 	ReplayHoldAfter int
-	Replays         []HistoryEntry // the replay history, oldest first
+	// ScanHold, when set, stops a scan half way (one progress report) until it is closed.
+	ScanHold chan struct{}
+	Replays  []HistoryEntry // the replay history, oldest first
 }
 
 var _ Source = (*Fake)(nil)
@@ -84,6 +86,11 @@ func (f *Fake) TopicDetail(ctx context.Context, topic string) (*TopicDetail, err
 		return nil, fmt.Errorf("topic %s not found", topic)
 	}
 	c := *d
+	for _, r := range f.Rows {
+		if r.Name == topic {
+			c.Verdict = r.Verdict
+		}
+	}
 	c.Subscriptions = slices.Clone(d.Subscriptions)
 	for i := range c.Subscriptions {
 		c.Subscriptions[i].Consumers = slices.Clone(d.Subscriptions[i].Consumers)
@@ -159,11 +166,9 @@ func NewFake() *Fake {
 	}
 	row := func(name string, parts int, s Stats) {
 		n := ParseTopic(name)
-		r := TopicRow{Name: n.String(), Namespace: n.NS(), Local: n.Local, Kind: KindOf(n.Local),
-			Partitions: parts, StatsKnown: true, Stats: s}
+		r := TopicRow{Name: n.String(), Namespace: n.NS(), Local: n.Local, Partitions: parts, StatsKnown: true, Stats: s}
 		if p, _, ok := PartitionOf(n.Local); ok {
 			r.Parent = TopicName{n.Domain, n.Tenant, n.Namespace, p}.String()
-			r.Kind = KindOf(p)
 		}
 		f.Rows = append(f.Rows, r)
 	}
@@ -236,7 +241,16 @@ func NewFake() *Fake {
 		Properties: map[string]string{}, Payload: []byte(`{"id":"o-2001","amount":5,"currency":"EUR"}`),
 		Redeliveries: 0, RedeliveriesKnown: true}}
 	f.addFlow()
+	f.Classify()
 	return f
+}
+
+// Classify sets every row's verdict by the rule as far as names tell (the fake has no
+// purposes or samples); call it after changing Rows.
+func (f *Fake) Classify() {
+	f.Lock()
+	defer f.Unlock()
+	classify(context.Background(), nil, f.Rows)
 }
 
 // SetSchemaType changes a consumer's reported schema type, as a live broker would after that

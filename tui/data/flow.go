@@ -5,6 +5,8 @@ import (
 	"slices"
 	"sort"
 	"time"
+
+	"github.com/letterbox-dev/letterbox/client/deadletter"
 )
 
 // FlowPeek is how many messages of the retry and DLQ backlogs a flow reading peeks for its
@@ -101,12 +103,15 @@ func (f *Flow) Journey(originID string) []JourneyStep {
 
 // LoadFlow reads the flow of topic and sub from src: the three topics' stats (the retry and
 // DLQ topics only when they exist), up to FlowPeek messages of the retry and DLQ backlogs,
-// and the DLQ's retention when src can tell. Without peek only the stats are read.
-func LoadFlow(ctx context.Context, src Source, topic, sub string, now time.Time, peek bool) (*Flow, error) {
+// and the DLQ's retention when src can tell. Without peek only the stats are read. The retry
+// and DLQ topics are those of topic's namespace whose verdict names topic and sub as their
+// origin, else those the clients' names give; letters, when set, is a DLQ or retry topic known
+// to belong to the flow (the one the flow was opened on, possibly in another namespace).
+func LoadFlow(ctx context.Context, src Source, topic, sub, letters string, now time.Time, peek bool) (*Flow, error) {
 	topic = ParseTopic(topic).String()
 	f := &Flow{Topic: topic, Sub: sub, At: now, Peeked: peek,
-		Main: FlowNode{Topic: topic, Sub: sub}, Retry: FlowNode{Topic: RetryTopic(topic, sub), Sub: sub},
-		DLQ: FlowNode{Topic: DLQTopic(topic, sub)}}
+		Main: FlowNode{Topic: topic, Sub: sub}, Retry: FlowNode{Topic: deadletter.RetryName(topic, sub), Sub: sub},
+		DLQ: FlowNode{Topic: deadletter.DLQName(topic, sub)}}
 	rows, err := src.Topics(ctx, ParseTopic(topic).NS())
 	if err != nil {
 		return nil, err
@@ -114,6 +119,27 @@ func LoadFlow(ctx context.Context, src Source, topic, sub string, now time.Time,
 	exists := map[string]bool{}
 	for _, r := range rows {
 		exists[r.Name] = true
+		if r.Parent == "" && r.Origin == topic && r.OriginSub == sub {
+			switch r.Kind {
+			case KindDLQ:
+				f.DLQ.Topic = r.Name
+			case KindRetry:
+				f.Retry.Topic = r.Name
+			}
+		}
+	}
+	if letters != "" {
+		v, err := src.Verdict(ctx, letters)
+		if err != nil {
+			return nil, err
+		}
+		switch v.Kind {
+		case KindDLQ:
+			f.DLQ.Topic = ParseTopic(letters).String()
+		case KindRetry:
+			f.Retry.Topic = ParseTopic(letters).String()
+		}
+		exists[ParseTopic(letters).String()] = true
 	}
 	for _, n := range []*FlowNode{&f.Main, &f.Retry, &f.DLQ} {
 		if !exists[n.Topic] && n != &f.Main {
@@ -194,8 +220,9 @@ type FlowRef struct {
 	DLQRateIn    float64
 }
 
-// Flows finds every flow among rows: each retry or DLQ topic whose name derives from a
-// listed topic, grouped by topic and subscription, sorted by name.
+// Flows finds every flow among rows: each retry or DLQ topic whose verdict names a listed
+// topic as its origin, grouped by topic and subscription ("" when the letters do not tell),
+// sorted by name.
 func Flows(rows []TopicRow) []FlowRef {
 	var names []string
 	for _, r := range rows {
@@ -209,8 +236,8 @@ func Flows(rows []TopicRow) []FlowRef {
 		if r.Kind == KindTopic || r.Parent != "" {
 			continue
 		}
-		origin, sub, ok := Derive(r.Name, names)
-		if !ok || !slices.Contains(names, origin) {
+		origin, sub := r.Origin, r.OriginSub
+		if origin == "" || !slices.Contains(names, origin) {
 			continue
 		}
 		k := [2]string{origin, sub}
@@ -242,4 +269,20 @@ func Flows(rows []TopicRow) []FlowRef {
 		return 0
 	})
 	return out
+}
+
+// FindDLQ is the DLQ of topic's subscription sub: a DLQ of topic's namespace whose verdict
+// names them as its origin, else the name the clients derive.
+func FindDLQ(ctx context.Context, src Source, topic, sub string) (string, error) {
+	topic = ParseTopic(topic).String()
+	rows, err := src.Topics(ctx, ParseTopic(topic).NS())
+	if err != nil {
+		return "", err
+	}
+	for _, r := range rows {
+		if r.Parent == "" && r.Kind == KindDLQ && r.Origin == topic && r.OriginSub == sub {
+			return r.Name, nil
+		}
+	}
+	return deadletter.DLQName(topic, sub), nil
 }

@@ -5,19 +5,6 @@ import (
 	"strings"
 )
 
-// KindOf classifies a topic by name, as the retry/DLQ naming convention has it: …-DLQ is a
-// dead-letter topic, …-RETRY a retry topic (the broker's own test also looks at a topic
-// property; names are what every cluster shows).
-func KindOf(name string) Kind {
-	switch {
-	case strings.HasSuffix(name, "-DLQ"):
-		return KindDLQ
-	case strings.HasSuffix(name, "-RETRY"):
-		return KindRetry
-	}
-	return KindTopic
-}
-
 // TopicName is a parsed topic name.
 type TopicName struct {
 	Domain    string // persistent or non-persistent

@@ -101,7 +101,8 @@ func fromAdmin(am admin.Message, topic string, pos int) Message {
 		props = map[string]string{}
 	}
 	return Message{ID: id, Topic: topic, Key: am.Key, Properties: props, Payload: am.Payload,
-		PublishTime: parseHeaderTime(am.PublishTime), EventTime: parseHeaderTime(am.EventTime), Position: pos}
+		PublishTime: parseHeaderTime(am.PublishTime), EventTime: parseHeaderTime(am.EventTime), Position: pos,
+		ProducerName: am.Headers["X-Pulsar-Producer-Name"]}
 }
 
 // parseHeaderTime reads the ISO-8601 times upstream writes, or epoch milliseconds.

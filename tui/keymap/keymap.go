@@ -16,7 +16,7 @@ type KeyMap struct {
 	// Topic
 	Messages, Tail, Flow, DeadLetters key.Binding
 	// Messages
-	Decode, Export, Copy, NextMatch, PrevMatch, Follow, Mark, NextPage, PrevPage key.Binding
+	Decode, Export, Copy, NextMatch, PrevMatch, Follow, Mark, NextPage, PrevPage, OpenAt key.Binding
 	// Produce
 	Send, NextField, PrevField key.Binding
 }
@@ -64,7 +64,8 @@ func Default() *KeyMap {
 		Follow:    b("f", "follow", "f"),
 		Mark:      b("space", "mark", "space", "v"),
 		NextPage:  b("]", "next page", "]"),
-		PrevPage:  b("[", "first page", "["),
+		PrevPage:  b("[", "previous page", "["),
+		OpenAt:    b("o", "open at…", "o"),
 
 		Send:      b("ctrl+s", "send", "ctrl+s"),
 		NextField: b("tab", "next field", "tab"),

@@ -41,6 +41,11 @@ func (m *Model) Restyle() {
 	m.ti.SetStyles(s)
 }
 
+// SetPrompt changes what the line shows before the text, and when empty.
+func (m *Model) SetPrompt(prompt, placeholder string) {
+	m.ti.Prompt, m.ti.Placeholder = prompt, placeholder
+}
+
 func (m *Model) Focus()                    { _ = m.ti.Focus() }
 func (m *Model) Blur()                     { m.ti.Blur() }
 func (m Model) Focused() bool              { return m.ti.Focused() }

@@ -1,29 +1,29 @@
-// Package dlq is the dead-letters screen: a DLQ read through its (initial) subscription,
-// a page at a time without moving the cursor, each dead letter with its origin topic
-// (REAL_TOPIC), original id (ORIGIN_MESSAGE_ID), reconsume count, reason properties and age;
-// selection by marks or by filter for a replay; a health line (no subscription and no
-// retention, climbing redeliveries, a growing DLQ); and the replay history of the DLQ.
-// Without a topic it lists the cluster's DLQ topics.
+// Package dlq is the dead-letters screen: a DLQ's letters, each with its origin topic
+// (REAL_TOPIC), original id (ORIGIN_MESSAGE_ID), reconsume count and reason; a health line (no
+// subscription and no retention, climbing redeliveries, a growing DLQ); and the DLQ's replay
+// history. The table lists one of three things (letters.go): the backlog of the DLQ's
+// subscription a page at a time, the letters of a whole-DLQ scan or search (scan.go: every
+// retained letter, or those an expression selects), or the DLQ read from any position. A scan
+// also counts the letters by reason, origin, subscription, key, hour and reconsume times
+// (counts.go), and a count drills down into a search. Marks or the search select what a replay
+// moves. Nothing on this screen acknowledges a letter or creates a subscription. Without a
+// topic it lists the cluster's DLQ topics (index.go).
 package dlq
 
 import (
 	"context"
-	"fmt"
-	"strings"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
-	"charm.land/lipgloss/v2"
 
-	"github.com/letterbox-dev/letterbox/client"
-	"github.com/letterbox-dev/letterbox/client/replay"
+	"github.com/letterbox-dev/letterbox/client/expr"
 	"github.com/letterbox-dev/letterbox/tui/common"
 	"github.com/letterbox-dev/letterbox/tui/components/input"
 	"github.com/letterbox-dev/letterbox/tui/components/table"
 	"github.com/letterbox-dev/letterbox/tui/data"
 )
 
-// PageSize is how many dead letters one page peeks.
+// PageSize is how many dead letters one page shows.
 const PageSize = 50
 
 // HistoryRows is how many past replays the screen lists.
@@ -35,25 +35,18 @@ type StateMsg struct {
 	Topic     string
 	Detail    *data.TopicDetail
 	Retention *data.Retention // nil when the source cannot tell
-	Origin    string          // the topic and subscription the DLQ derives from ("" unknown)
+	Origin    string          // the topic and subscription the DLQ's letters died on ("" unknown)
 	OriginSub string
 	Redeliver float64 // the origin subscription's redelivery rate
 	History   []data.HistoryEntry
 }
 
-// PageMsg carries one page of dead letters.
-type PageMsg struct {
-	common.Fresh
-	Topic, Sub string
-	From       int
-	Msgs       []data.Message
-}
-
-// IndexMsg carries the DLQ topics of the cluster.
-type IndexMsg struct {
-	common.Fresh
-	Rows []data.TopicRow
-}
+// What the prompt line is asking for.
+const (
+	promptNone = iota
+	promptFilter
+	promptFrom
+)
 
 // Page is the dead-letters screen.
 type Page struct {
@@ -67,45 +60,37 @@ type Page struct {
 	history   []data.HistoryEntry
 	backlogs  []int64
 	redeliver []float64
-	msgs      []data.DeadLetter
-	shown     []int // indexes into msgs that pass the filter
-	from      int
-	more      bool
-	marked    map[string]bool
-	filter    string // the text typed after /
-	expr      *replay.Filter
-	prompt    bool
-	in        input.Model
-	tbl       table.Model
+
+	list    letters // what the table lists (letters.go)
+	scan    scanState
+	counts  countsView
+	marked  map[string]bool
+	filter  string     // the search expression in effect ("" none)
+	expr    *expr.Expr // …parsed
+	prompt  int
+	in      input.Model
+	inErr   *expr.SyntaxError // the expression being typed does not parse
+	inMsg   string            // another problem with what is typed
+	tbl     table.Model
+	loading bool
+	w, h    int
+
 	indexMode bool
 	index     []data.TopicRow
-	loading   bool
-	w, h      int
 }
 
 // New returns the screen of the DLQ topic read through sub ("" picks its first
 // subscription); an empty topic lists every DLQ.
 func New(c *common.Common, topic, sub string) *Page {
-	p := &Page{c: c, topic: topic, sub: sub, from: 1, marked: map[string]bool{}, indexMode: topic == ""}
-	p.in = input.New(c, "/", "property.reason=…, key=…, payload~regex, or any text")
+	p := &Page{c: c, topic: topic, sub: sub, marked: map[string]bool{}, indexMode: topic == ""}
+	p.list.from = 1
+	p.in = input.New(c, "/", "")
 	p.tbl = table.New(c, nil)
+	p.counts.tbl = table.New(c, countColumns(16))
 	if p.indexMode {
-		p.tbl.SetColumns([]table.Column{
-			{Title: "DLQ", Flex: true, Min: 20},
-			{Title: "BACKLOG", Width: 7, Right: true},
-			{Title: "IN/s", Width: 6, Right: true},
-			{Title: "SUBS", Width: 4, Right: true},
-		})
+		p.tbl.SetColumns(indexColumns)
 	} else {
-		p.tbl.SetColumns([]table.Column{
-			{Title: " ", Width: 1},
-			{Title: "AGE", Width: 4, Right: true},
-			{Title: "KEY", Width: 12, Droppable: true},
-			{Title: "ORIGIN", Width: 14},
-			{Title: "ORIGINAL ID", Width: 11, Droppable: true},
-			{Title: "RCN", Width: 3, Right: true},
-			{Title: "REASON", Flex: true, Min: 14},
-		})
+		p.tbl.SetColumns(letterColumns)
 	}
 	return p
 }
@@ -115,20 +100,6 @@ func (p *Page) Init() tea.Cmd {
 		return p.loadIndex()
 	}
 	return p.loadState()
-}
-
-func (p *Page) loadIndex() tea.Cmd {
-	p.loading = true
-	return common.Load(p.c, "DLQ topics", func(ctx context.Context, s data.Source) ([]data.TopicRow, error) {
-		rows, err := s.Topics(ctx, "")
-		var out []data.TopicRow
-		for _, r := range rows {
-			if r.Kind == data.KindDLQ && r.Parent == "" {
-				out = append(out, r)
-			}
-		}
-		return out, err
-	}, func(r []data.TopicRow) tea.Msg { return IndexMsg{Rows: r} })
 }
 
 func (p *Page) loadState() tea.Cmd {
@@ -148,18 +119,12 @@ func readState(ctx context.Context, s data.Source, t string) (StateMsg, error) {
 		return m, err
 	}
 	m.Detail = d
-	if rows, err := s.Topics(ctx, data.ParseTopic(t).NS()); err == nil {
-		var names []string
-		for _, r := range rows {
-			names = append(names, r.Name)
-		}
-		if o, sub, ok := data.Derive(t, names); ok {
-			m.Origin, m.OriginSub = o, sub
-			if od, err := s.TopicDetail(ctx, o); err == nil {
-				for _, os := range od.Subscriptions {
-					if os.Name == sub {
-						m.Redeliver = os.RateRedeliver
-					}
+	m.Origin, m.OriginSub = d.Verdict.Origin, d.Verdict.OriginSub
+	if m.Origin != "" && m.OriginSub != "" {
+		if od, err := s.TopicDetail(ctx, m.Origin); err == nil {
+			for _, os := range od.Subscriptions {
+				if os.Name == m.OriginSub {
+					m.Redeliver = os.RateRedeliver
 				}
 			}
 		}
@@ -173,39 +138,33 @@ func readState(ctx context.Context, s data.Source, t string) (StateMsg, error) {
 	return m, nil
 }
 
-func (p *Page) loadPage(from int) tea.Cmd {
-	if p.sub == "" {
-		return nil
-	}
-	p.loading = true
-	t, sub := p.topic, p.sub
-	return common.Load(p.c, "peek "+data.ShortName(t, ""), func(ctx context.Context, s data.Source) ([]data.Message, error) {
-		return s.Peek(ctx, t, sub, from, PageSize)
-	}, func(msgs []data.Message) tea.Msg { return PageMsg{Topic: t, Sub: sub, From: from, Msgs: msgs} })
-}
-
 func (p *Page) Title() string {
 	if p.indexMode {
 		return "Dead letters"
 	}
 	return "Dead letters " + data.ShortName(p.topic, "")
 }
-func (p *Page) Capturing() bool { return p.prompt }
-func (p *Page) Busy() bool      { return p.loading }
-func (p *Page) Close()          {}
+func (p *Page) Capturing() bool { return p.prompt != promptNone }
+func (p *Page) Busy() bool      { return p.loading || p.scan.running }
 
-// Loaded is the dead letters of the current page (tests).
-func (p *Page) Loaded() []data.DeadLetter { return p.msgs }
+// Close stops a scan that is still running.
+func (p *Page) Close() { p.scan.stop() }
+
+// Loaded is the dead letters the table lists (tests).
+func (p *Page) Loaded() []data.DeadLetter { return p.list.msgs }
 
 var (
 	keyMark     = key.NewBinding(key.WithKeys("space", "v"), key.WithHelp("space", "mark"))
 	keyMarkAll  = key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "mark all shown"))
-	keyReason   = key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "filter by its reason"))
+	keyReason   = key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "search its reason"))
 	keyReplay   = key.NewBinding(key.WithKeys("R"), key.WithHelp("R", "replay…"))
 	keyFlow     = key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "flow"))
 	keySub      = key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "next subscription"))
 	keyNextPage = key.NewBinding(key.WithKeys("]"), key.WithHelp("]", "next page"))
-	keyFirst    = key.NewBinding(key.WithKeys("["), key.WithHelp("[", "first page"))
+	keyPrevPage = key.NewBinding(key.WithKeys("["), key.WithHelp("[", "previous page"))
+	keyScan     = key.NewBinding(key.WithKeys("S"), key.WithHelp("S", "scan: count all"))
+	keyCounts   = key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "counts"))
+	keyFrom     = key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "open at…"))
 )
 
 func (p *Page) Update(msg tea.Msg) (common.Page, tea.Cmd) {
@@ -223,20 +182,22 @@ func (p *Page) Update(msg tea.Msg) (common.Page, tea.Cmd) {
 		p.loading = false
 		first := p.detail == nil
 		p.setState(msg)
-		if first || msg.Detail.Stats.Backlog != p.backlogBefore() {
-			return p, p.loadPage(p.from)
+		if first && p.sub == "" && p.list.src == srcBacklog {
+			// Nothing to peek through: read what the DLQ retains instead.
+			return p, p.browse(data.From{Earliest: true})
 		}
-	case PageMsg:
-		if msg.Topic == p.topic && msg.Sub == p.sub {
-			p.loading = false
-			p.from = msg.From
-			p.more = len(msg.Msgs) == PageSize
-			p.msgs = p.msgs[:0]
-			for _, m := range msg.Msgs {
-				p.msgs = append(p.msgs, data.NewDeadLetter(m))
-			}
-			p.applyFilter()
+		if p.list.src == srcBacklog && (first || msg.Detail.Stats.Backlog != p.backlogBefore()) {
+			return p, p.loadBacklog(p.list.from)
 		}
+	case BacklogMsg, ResultsMsg, BrowsedMsg:
+		p.loading = false
+		p.takeLetters(msg)
+	case scanMsg:
+		return p, p.scanEvent(msg)
+	case ScanProgressMsg:
+		p.scanProgress(msg)
+	case ScanDoneMsg:
+		return p, p.scanDone(msg)
 	case common.ErrorMsg:
 		p.loading = false
 	case common.RefreshMsg:
@@ -244,21 +205,22 @@ func (p *Page) Update(msg tea.Msg) (common.Page, tea.Cmd) {
 			return p, p.loadIndex()
 		}
 		if msg.Forced {
-			return p, tea.Batch(p.loadState(), p.loadPage(p.from))
+			return p, tea.Batch(p.loadState(), p.reload())
 		}
 		if !p.loading {
 			return p, p.loadState()
 		}
 	case common.MouseMsg:
+		t := p.activeTable()
 		if msg.Wheel != 0 {
-			p.tbl.Move(msg.Wheel)
+			t.Move(msg.Wheel)
 		} else if msg.Click {
-			if i := p.tbl.RowAt(msg.Y - 3); i >= 0 {
-				p.tbl.SetCursor(i)
+			if i := t.RowAt(msg.Y - 3); i >= 0 {
+				t.SetCursor(i)
 			}
 		}
 	case tea.KeyPressMsg:
-		if p.prompt {
+		if p.prompt != promptNone {
 			return p, p.promptKey(msg)
 		}
 		return p, p.key(msg)
@@ -266,56 +228,63 @@ func (p *Page) Update(msg tea.Msg) (common.Page, tea.Cmd) {
 	return p, nil
 }
 
-func (p *Page) promptKey(msg tea.KeyPressMsg) tea.Cmd {
-	switch msg.String() {
-	case "enter":
-		p.prompt = false
-		p.in.Blur()
-		p.setFilter(p.in.Value())
-		return nil
-	case "esc":
-		p.prompt = false
-		p.in.Blur()
-		p.in.SetValue(p.filter)
-		return nil
+// activeTable is the table the cursor keys move: the counts while they are shown.
+func (p *Page) activeTable() *table.Model {
+	if p.counts.shown {
+		return &p.counts.tbl
 	}
-	var cmd tea.Cmd
-	p.in, cmd = p.in.Update(msg)
-	return cmd
+	return &p.tbl
 }
 
 func (p *Page) key(msg tea.KeyPressMsg) tea.Cmd {
 	km := p.c.Keys
+	if p.indexMode {
+		return p.indexKey(msg)
+	}
+	t := p.activeTable()
 	switch {
 	case key.Matches(msg, km.Back):
-		if !p.indexMode && (p.filter != "" || len(p.marked) > 0) {
-			p.marked = map[string]bool{}
-			p.setFilter("")
-			return nil
-		}
-		return common.Back
+		return p.back()
 	case key.Matches(msg, km.Up):
-		p.tbl.Move(-1)
+		t.Move(-1)
+		p.counts.skipHeader(-1)
 	case key.Matches(msg, km.Down):
-		p.tbl.Move(1)
+		t.Move(1)
+		p.counts.skipHeader(1)
 	case key.Matches(msg, km.PageUp):
-		p.tbl.PageUp()
+		t.PageUp()
+		p.counts.skipHeader(-1)
 	case key.Matches(msg, km.PageDown):
-		p.tbl.PageDown()
+		t.PageDown()
+		p.counts.skipHeader(1)
 	case key.Matches(msg, km.Top):
-		p.tbl.Top()
+		t.Top()
+		p.counts.skipHeader(1)
 	case key.Matches(msg, km.Bottom):
-		p.tbl.Bottom()
-	case p.indexMode && key.Matches(msg, km.Enter):
-		if i := p.tbl.Cursor(); i < len(p.index) {
-			return common.Navigate(common.NavigateMsg{Page: common.PageDLQ, Topic: p.index[i].Name})
-		}
-	case p.indexMode:
-		return nil
+		t.Bottom()
+		p.counts.skipHeader(-1)
 	case key.Matches(msg, km.Filter):
-		p.prompt = true
-		p.in.SetValue(p.filter)
-		p.in.Focus()
+		p.openPrompt(promptFilter)
+	case key.Matches(msg, keyFrom):
+		p.openPrompt(promptFrom)
+	case key.Matches(msg, keyScan):
+		return p.startScan(p.expr)
+	case key.Matches(msg, keyCounts):
+		if p.scan.result == nil {
+			return status("no counts yet: S scans the whole DLQ")
+		}
+		p.counts.shown = !p.counts.shown
+	case p.counts.shown && key.Matches(msg, km.Enter):
+		return p.drill()
+	case key.Matches(msg, keyReplay):
+		return p.replay()
+	case key.Matches(msg, keyFlow):
+		if p.origin != "" {
+			return common.Navigate(common.NavigateMsg{Page: common.PageFlow, Topic: p.topic})
+		}
+		return status("the DLQ's letters name no origin topic: no flow to show")
+	case p.counts.shown:
+		return nil
 	case key.Matches(msg, keyMark):
 		if d := p.current(); d != nil {
 			if p.marked[d.ID] {
@@ -327,32 +296,23 @@ func (p *Page) key(msg tea.KeyPressMsg) tea.Cmd {
 			p.setRows()
 		}
 	case key.Matches(msg, keyMarkAll):
-		for _, i := range p.shown {
-			p.marked[p.msgs[i].ID] = true
+		for _, d := range p.list.msgs {
+			p.marked[d.ID] = true
 		}
 		p.setRows()
 	case key.Matches(msg, keyReason):
-		if d := p.current(); d != nil && d.ReasonKey != "" {
-			p.setFilter("property." + d.ReasonKey + "=" + d.Reason)
-			p.in.SetValue(p.filter)
+		if d := p.current(); d != nil {
+			f := "reason=" + quote(d.Reason)
+			return p.search(f)
 		}
-	case key.Matches(msg, keyReplay):
-		return p.replay()
-	case key.Matches(msg, keyFlow):
-		if p.origin != "" {
-			return common.Navigate(common.NavigateMsg{Page: common.PageFlow, Topic: p.origin, Sub: p.originSub})
-		}
-		return status("the DLQ's name derives from no topic here: no flow to show")
 	case key.Matches(msg, km.Enter):
-		if p.sub != "" {
-			return common.Navigate(common.NavigateMsg{Page: common.PageMessages, Topic: p.topic, Sub: p.sub})
+		if d := p.current(); d != nil {
+			return p.open(d)
 		}
 	case key.Matches(msg, keyNextPage):
-		if p.more {
-			return p.loadPage(p.from + PageSize)
-		}
-	case key.Matches(msg, keyFirst):
-		return p.loadPage(1)
+		return p.nextPage()
+	case key.Matches(msg, keyPrevPage):
+		return p.prevPage()
 	case key.Matches(msg, keySub):
 		if p.detail != nil && len(p.detail.Subscriptions) > 1 {
 			subs := p.detail.Subscriptions
@@ -363,17 +323,51 @@ func (p *Page) key(msg tea.KeyPressMsg) tea.Cmd {
 				}
 			}
 			p.marked = map[string]bool{}
-			return p.loadPage(1)
+			if p.list.src == srcBacklog {
+				return p.loadBacklog(1)
+			}
 		}
 	}
 	return nil
 }
 
+// back undoes the last thing: the counts, then a search or a browse (back to the backlog),
+// then the marks; then it leaves the screen.
+func (p *Page) back() tea.Cmd {
+	switch {
+	case p.scan.running:
+		p.scan.stop()
+		return status("scan cancelled")
+	case p.counts.shown:
+		p.counts.shown = false
+		return nil
+	case p.list.src != srcBacklog && p.sub != "":
+		p.filter, p.expr = "", nil
+		p.scan.result = nil
+		p.list.src = srcBacklog
+		return p.loadBacklog(1)
+	case len(p.marked) > 0:
+		p.marked = map[string]bool{}
+		p.setRows()
+		return nil
+	}
+	return common.Back
+}
+
+// open shows one letter on the messages screen, read from its own position.
+func (p *Page) open(d *data.DeadLetter) tea.Cmd {
+	pos, err := data.ParsePosition(d.ID)
+	if err != nil {
+		return status("cannot open " + d.ID + ": " + err.Error())
+	}
+	return common.Navigate(common.NavigateMsg{Page: common.PageMessages, Topic: p.topic,
+		Extra: data.From{ID: pos.MessageID(), HasID: true}})
+}
+
 func status(s string) tea.Cmd { return func() tea.Msg { return common.StatusMsg(s) } }
 
-// replay opens the replay screen on the selection: the marked dead letters, else the
-// filter (an engine expression as is; a text search as the ids it matches on this page),
-// else every dead letter.
+// replay opens the replay screen on the selection: the marked dead letters, else the search
+// expression (the engine applies it to the whole DLQ), else every dead letter.
 func (p *Page) replay() tea.Cmd {
 	if p.sub == "" {
 		return status("the DLQ has no subscription to replay through")
@@ -388,7 +382,7 @@ func (p *Page) replay() tea.Cmd {
 	}
 	switch {
 	case len(p.marked) > 0:
-		for _, d := range p.msgs {
+		for _, d := range p.list.msgs {
 			if p.marked[d.ID] {
 				req.IDs = append(req.IDs, d.ID)
 			}
@@ -399,14 +393,7 @@ func (p *Page) replay() tea.Cmd {
 			}
 		}
 	case p.expr != nil:
-		req.Filters = []string{p.filter}
-	case p.filter != "":
-		for _, i := range p.shown {
-			req.IDs = append(req.IDs, p.msgs[i].ID)
-		}
-		if len(req.IDs) == 0 {
-			return status("nothing on this page matches " + p.filter)
-		}
+		req.Filters = []string{p.expr.String()}
 	}
 	return common.Navigate(common.NavigateMsg{Page: common.PageReplay, Topic: p.topic, Sub: p.sub, Extra: req})
 }
@@ -450,116 +437,11 @@ func (p *Page) setState(m StateMsg) {
 	}
 }
 
-// setFilter applies what was typed after /: an engine filter expression when it parses as
-// one (what a replay then uses as is), else a text search over id, key, origin, reasons.
-func (p *Page) setFilter(s string) {
-	p.filter = strings.TrimSpace(s)
-	p.expr = nil
-	if p.filter != "" && looksLikeExpr(p.filter) {
-		if f, err := replay.ParseFilter(p.filter); err == nil {
-			p.expr = &f
-		}
-	}
-	p.applyFilter()
-}
-
-func looksLikeExpr(s string) bool {
-	for _, pre := range []string{"key=", "property.", "payload~", "json.", "published>=", "published<"} {
-		if strings.HasPrefix(s, pre) {
-			return true
-		}
-	}
-	return false
-}
-
-func (p *Page) applyFilter() {
-	p.shown = p.shown[:0]
-	q := strings.ToLower(p.filter)
-	for i, d := range p.msgs {
-		switch {
-		case p.expr != nil:
-			id, _ := client.ParseMessageID(d.ID)
-			cm := &client.Message{Key: d.Key, Properties: d.Properties, Payload: d.Payload, PublishTime: d.PublishTime, ID: id}
-			if !p.expr.Match(cm) {
-				continue
-			}
-		case q != "":
-			hay := strings.ToLower(d.ID + " " + d.Key + " " + d.Origin + " " + d.OriginID + " " + reasons(d))
-			if !strings.Contains(hay, q) {
-				continue
-			}
-		}
-		p.shown = append(p.shown, i)
-	}
-	p.setRows()
-}
-
-func reasons(d data.DeadLetter) string {
-	var parts []string
-	for _, r := range data.Reasons(d.Properties) {
-		parts = append(parts, r[0]+"="+r[1])
-	}
-	return strings.Join(parts, " ")
-}
-
-func (p *Page) setRows() {
-	st := p.c.Styles
-	now := p.c.Clock.Now()
-	shown, msgs := p.shown, p.msgs
-	p.tbl.SetRowFunc(len(shown), func(i int) table.Row {
-		d := msgs[shown[i]]
-		mark := ""
-		if p.marked[d.ID] {
-			mark = "●"
-		}
-		reason := d.Reason
-		if reason == "" {
-			reason = "-"
-		}
-		origin := "-"
-		if d.Origin != "" {
-			origin = data.ShortName(d.Origin, data.ParseTopic(p.topic).NS())
-		}
-		oid := d.OriginID
-		if oid == "" {
-			oid = "-"
-		}
-		return table.Row{Cells: []string{mark, common.Age(now, d.PublishTime), d.Key, origin, oid, rcn(d.Reconsumes), reason},
-			Styles: []*lipgloss.Style{&st.Marked, &st.Subtle, nil, nil, &st.Subtle, &st.Retry, &st.DLQ}}
-	})
-}
-
-func rcn(n int) string {
-	if n < 0 {
-		return "-"
-	}
-	return fmt.Sprint(n)
-}
-
-func (p *Page) setIndex() {
-	st := p.c.Styles
-	rows := p.index
-	p.tbl.SetRowFunc(len(rows), func(i int) table.Row {
-		r := rows[i]
-		bl := &st.Text
-		if r.Backlog > 0 {
-			bl = &st.DLQ
-		}
-		subs := fmt.Sprint(r.Subscriptions)
-		ss := &st.Text
-		if r.Subscriptions == 0 {
-			subs, ss = "0 !", &st.Warn
-		}
-		return table.Row{Cells: []string{data.ShortName(r.Name, ""), common.Count(r.Backlog), common.Rate(r.RateIn), subs},
-			Styles: []*lipgloss.Style{&st.DLQ, bl, nil, ss}}
-	})
-}
-
 // current is the dead letter under the cursor.
 func (p *Page) current() *data.DeadLetter {
 	i := p.tbl.Cursor()
-	if i < 0 || i >= len(p.shown) {
+	if i < 0 || i >= len(p.list.msgs) {
 		return nil
 	}
-	return &p.msgs[p.shown[i]]
+	return &p.list.msgs[i]
 }

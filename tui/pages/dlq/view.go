@@ -3,14 +3,16 @@ package dlq
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"charm.land/bubbles/v2/key"
 
+	"github.com/letterbox-dev/letterbox/client/deadletter"
 	"github.com/letterbox-dev/letterbox/tui/common"
 	"github.com/letterbox-dev/letterbox/tui/data"
 )
 
-// detailLines and historyLines are the panes under the table.
+// detailLines are the pane under the letters: the reasons and payload of the one selected.
 const detailLines = 2
 
 func (p *Page) historyLines() int { return 1 + max(1, min(len(p.history), 3)) }
@@ -22,7 +24,10 @@ func (p *Page) SetSize(w, h int) {
 		p.tbl.SetSize(w, max(1, h-1))
 		return
 	}
-	p.tbl.SetSize(w, max(2, h-3-detailLines-p.historyLines()))
+	body := max(2, h-3-p.historyLines())
+	p.tbl.SetSize(w, max(2, body-detailLines))
+	p.counts.tbl.SetSize(w, body)
+	p.counts.setWidth(w)
 }
 
 func (p *Page) View() string {
@@ -39,31 +44,17 @@ func (p *Page) View() string {
 		return common.Lines(head+"\n"+st.Subtle.Render("loading…"), p.w, p.h)
 	}
 	p.SetSize(p.w, p.h)
-	var sub string
-	var backlog int64
-	for _, s := range p.detail.Subscriptions {
-		if s.Name == p.sub {
-			backlog = s.Backlog
-		}
-	}
-	if p.sub != "" {
-		sub = fmt.Sprintf(" · via %s · backlog %s", p.sub, common.Count(backlog))
-		if n := len(p.detail.Subscriptions); n > 1 {
-			sub += fmt.Sprintf(" (s: %d subscriptions)", n)
-		}
+	lines := []string{common.Trunc(head+st.Subtle.Render(p.headline()), p.w)}
+	if p.prompt != promptNone {
+		lines = append(lines, p.in.View(), p.promptProblem())
 	} else {
-		sub = " · no subscription"
+		lines = append(lines, p.healthLine(), p.stateLine())
 	}
-	if p.origin != "" {
-		sub += " · from " + data.ShortName(p.origin, data.ParseTopic(p.topic).NS()) + " / " + p.originSub
-	}
-	lines := []string{common.Trunc(head+st.Subtle.Render(sub), p.w), p.healthLine(), p.selectionLine()}
 	switch {
-	case p.sub == "":
-		lines = append(lines, st.Subtle.Render("no subscription to peek through: nothing can be read or replayed"))
-		lines = append(lines, make([]string, max(0, p.h-len(lines)-p.historyLines()))...)
-	case len(p.msgs) == 0 && !p.loading:
-		lines = append(lines, st.Subtle.Render("the DLQ's backlog is empty"))
+	case p.counts.shown:
+		lines = append(lines, p.counts.tbl.View())
+	case len(p.list.msgs) == 0 && !p.loading:
+		lines = append(lines, st.Subtle.Render(p.emptyText()))
 		lines = append(lines, make([]string, max(0, p.h-len(lines)-p.historyLines()))...)
 	default:
 		lines = append(lines, p.tbl.View())
@@ -71,6 +62,70 @@ func (p *Page) View() string {
 	}
 	lines = append(lines, p.historyView()...)
 	return common.Lines(strings.Join(lines, "\n"), p.w, p.h)
+}
+
+// headline is what follows the title: the subscription, its backlog, and the origin.
+func (p *Page) headline() string {
+	var s string
+	if p.sub != "" {
+		var backlog int64
+		for _, sb := range p.detail.Subscriptions {
+			if sb.Name == p.sub {
+				backlog = sb.Backlog
+			}
+		}
+		s = fmt.Sprintf(" · via %s · backlog %s", p.sub, common.Count(backlog))
+		if n := len(p.detail.Subscriptions); n > 1 {
+			s += fmt.Sprintf(" (s: %d subscriptions)", n)
+		}
+	} else {
+		s = " · no subscription"
+	}
+	if p.origin != "" {
+		s += " · from " + data.ShortName(p.origin, data.ParseTopic(p.topic).NS())
+		if p.originSub != "" {
+			s += " / " + p.originSub
+		}
+	}
+	return s
+}
+
+func (p *Page) emptyText() string {
+	switch p.list.src {
+	case srcResults:
+		if p.filter != "" {
+			return "no letter matches " + p.filter
+		}
+		return "the DLQ holds no letters"
+	case srcBrowse:
+		return "nothing from there on"
+	}
+	if p.sub == "" {
+		return "no subscription to peek through: o reads the DLQ from a position, S scans it"
+	}
+	return "the subscription's backlog is empty: o reads what the DLQ retains, S scans it"
+}
+
+// promptProblem is the line under the prompt: where the expression is wrong, or a hint.
+func (p *Page) promptProblem() string {
+	st := p.c.Styles
+	switch {
+	case p.inErr != nil:
+		pad := strings.Repeat(" ", common.Width(p.inPrefix())+p.inErr.Col-1)
+		return st.Paint(&st.Error, common.Trunc(pad+"^ "+p.inErr.Msg, p.w))
+	case p.inMsg != "":
+		return st.Paint(&st.Error, common.Trunc(p.inMsg, p.w))
+	case p.prompt == promptFilter:
+		return st.Paint(&st.Subtle, common.Trunc("enter searches the whole DLQ · conditions join with and · esc cancels", p.w))
+	}
+	return st.Paint(&st.Subtle, common.Trunc("enter reads the DLQ from there, without consuming · esc cancels", p.w))
+}
+
+func (p *Page) inPrefix() string {
+	if p.prompt == promptFrom {
+		return "open at: "
+	}
+	return "/"
 }
 
 func (p *Page) healthLine() string {
@@ -92,29 +147,78 @@ func (p *Page) healthLine() string {
 	return st.Paint(&st.OK, common.Trunc("✓ "+h.OK, p.w))
 }
 
-func (p *Page) selectionLine() string {
+// stateLine says what the table lists (or how far a scan has come), and the marks.
+func (p *Page) stateLine() string {
 	st := p.c.Styles
-	if p.prompt {
-		return p.in.View()
+	if p.scan.running {
+		return st.Paint(&st.Accent, common.Trunc(p.progressLine(), p.w))
 	}
 	var parts []string
-	if len(p.msgs) > 0 {
-		parts = append(parts, fmt.Sprintf("positions %d–%d", p.from, p.from+len(p.msgs)-1))
-	}
-	if p.filter != "" {
-		kind := "search (replays what it matches on this page)"
-		if p.expr != nil {
-			kind = "filter (a replay applies it to the whole DLQ)"
+	switch {
+	case p.counts.shown:
+		parts = append(parts, p.countsLine())
+	case p.list.src == srcResults && p.scan.result != nil:
+		res := p.scan.result
+		pages := max(1, (len(res.Matches)+PageSize-1)/PageSize)
+		what := fmt.Sprintf("all %s letters", common.Count(res.Read))
+		if p.scan.filter != "" {
+			what = fmt.Sprintf("/%s · %s of %s letters", p.scan.filter, common.Count(int64(len(res.Matches))), common.Count(res.Read))
 		}
-		parts = append(parts, fmt.Sprintf("%d shown · /%s · %s", len(p.shown), p.filter, kind))
+		parts = append(parts, fmt.Sprintf("%s (scan of %s) · page %d of %d", what, p.scan.at.Format("15:04:05"), p.list.page+1, pages))
+	case p.list.src == srcBrowse:
+		parts = append(parts, fmt.Sprintf("from %s · page %+d", p.list.at, p.list.step+1))
+		if p.list.step == 0 {
+			parts[0] = "from " + p.list.at.String()
+		}
+	case len(p.list.msgs) > 0:
+		parts = append(parts, fmt.Sprintf("backlog positions %d–%d", p.list.from, p.list.from+len(p.list.msgs)-1))
 	}
 	if n := len(p.marked); n > 0 {
 		parts = append(parts, fmt.Sprintf("%d marked", n))
 	}
-	if len(parts) == 0 {
-		return ""
-	}
 	return st.Paint(&st.Subtle, common.Trunc(strings.Join(parts, " · "), p.w))
+}
+
+// progressLine is a running scan: a bar when the total is known, the letters read, the rate
+// and the time left.
+func (p *Page) progressLine() string {
+	pr := p.scan.progress
+	verb := "scanning"
+	if p.scan.filter != "" {
+		verb = "searching /" + p.scan.filter
+	}
+	parts := []string{verb}
+	if pr.TotalEntries > 0 {
+		const width = 20
+		done := int(pr.Fraction * width)
+		parts[0] += fmt.Sprintf(" %s%s %3.0f%%", strings.Repeat("█", done), strings.Repeat("░", width-done), 100*pr.Fraction)
+	}
+	read := fmt.Sprintf("%s letters read", common.Count(pr.Read))
+	if p.scan.filter != "" {
+		read = fmt.Sprintf("%s found in %s letters", common.Count(pr.Matched), common.Count(pr.Read))
+	}
+	parts = append(parts, read)
+	if pr.Rate > 0 {
+		parts = append(parts, common.Rate(pr.Rate)+"/s")
+	}
+	if pr.Left > 0 {
+		parts = append(parts, pr.Left.Round(time.Second).String()+" left")
+	}
+	return strings.Join(append(parts, "esc cancels"), " · ")
+}
+
+func (p *Page) countsLine() string {
+	res := p.scan.result
+	s := res.Stats
+	what := fmt.Sprintf("counts of %s letters", common.Count(s.Letters))
+	if p.scan.filter != "" {
+		what = fmt.Sprintf("counts of %s letters matching /%s (of %s)", common.Count(s.Letters), p.scan.filter, common.Count(res.Read))
+	}
+	if s.Letters > 0 {
+		loc := p.c.Clock.Now().Location()
+		what += fmt.Sprintf(" · published %s – %s", s.First.In(loc).Format("01-02 15:04"), s.Last.In(loc).Format("01-02 15:04"))
+	}
+	return what + fmt.Sprintf(" · scanned in %s · enter searches a count", res.Elapsed.Round(time.Millisecond))
 }
 
 // detailView is the selected dead letter's reasons and payload, one line each.
@@ -136,6 +240,14 @@ func (p *Page) detailView() []string {
 		st.Paint(&st.DLQ, common.Trunc(" "+r, p.w)),
 		st.Paint(&st.Subtle, common.Trunc(fmt.Sprintf(" %s · %s", d.ID, payload), p.w)),
 	}
+}
+
+func reasons(d data.DeadLetter) string {
+	var parts []string
+	for _, r := range deadletter.Reasons(d.Properties) {
+		parts = append(parts, r[0]+"="+r[1])
+	}
+	return strings.Join(parts, " ")
 }
 
 func isText(b []byte) bool {
@@ -177,21 +289,26 @@ func by(e data.HistoryEntry) string {
 
 func (p *Page) ShortHelp() []key.Binding {
 	k := p.c.Keys
-	if p.prompt {
+	switch {
+	case p.prompt != promptNone:
 		return []key.Binding{withDesc(k.Enter, "apply"), withDesc(k.Back, "cancel")}
-	}
-	if p.indexMode {
+	case p.indexMode:
 		return []key.Binding{withDesc(k.Enter, "open")}
+	case p.scan.running:
+		return []key.Binding{withDesc(k.Back, "cancel scan")}
+	case p.counts.shown:
+		return []key.Binding{withDesc(k.Enter, "search"), withDesc(keyCounts, "letters"), keyReplay}
 	}
-	return []key.Binding{keyMark, k.Filter, keyReason, keyReplay, keyFlow}
+	return []key.Binding{keyMark, withDesc(k.Filter, "search"), keyScan, keyFrom, keyReplay, keyFlow}
 }
 
 func (p *Page) FullHelp() []common.HelpSection {
 	k := p.c.Keys
 	return []common.HelpSection{{Title: "Dead letters", Keys: []key.Binding{
-		keyMark, keyMarkAll, withDesc(k.Filter, "filter: expression or text"), keyReason,
-		withDesc(keyReplay, "replay marked / filtered / all"), keyFlow, withDesc(k.Enter, "open in messages"),
-		keyNextPage, keyFirst, keySub, withDesc(k.Back, "clear marks+filter, back")}}}
+		keyMark, keyMarkAll, withDesc(k.Filter, "search the whole DLQ: expression or text"), keyReason,
+		keyScan, keyCounts, keyFrom, withDesc(keyReplay, "replay marked / searched / all"), keyFlow,
+		withDesc(k.Enter, "open the letter (on counts: search it)"), keyNextPage, keyPrevPage, keySub,
+		withDesc(k.Back, "cancel scan, close counts, end search, clear marks, back")}}}
 }
 
 func withDesc(b key.Binding, desc string) key.Binding {

@@ -94,51 +94,63 @@ func (p *Page) load(peek bool) tea.Cmd {
 	}
 	askT, askS := p.topic, p.sub
 	return common.Load(p.c, "flow of "+data.ShortName(topic, ""), func(ctx context.Context, s data.Source) (LoadedMsg, error) {
-		t, sb, err := Resolve(ctx, s, topic, sub)
+		t, sb, letters, err := Resolve(ctx, s, topic, sub)
 		if err != nil {
 			return LoadedMsg{Topic: askT, Sub: askS, Err: err}, nil
 		}
-		f, err := data.LoadFlow(ctx, s, t, sb, now, peek)
+		f, err := data.LoadFlow(ctx, s, t, sb, letters, now, peek)
 		return LoadedMsg{Topic: askT, Sub: askS, Flow: f}, err
 	}, func(m LoadedMsg) tea.Msg { return m })
 }
 
 // Resolve turns what the page was opened on into a topic and a subscription: a retry or DLQ
-// topic gives the topic and subscription its name derives from; a topic without a
-// subscription gets its first subscription that has a retry or DLQ topic, else its first.
-func Resolve(ctx context.Context, s data.Source, topic, sub string) (string, string, error) {
+// topic gives the origin and subscription its verdict names (letters is then that topic); a
+// topic without a subscription gets its first subscription that has a retry or DLQ topic, else
+// its first.
+func Resolve(ctx context.Context, s data.Source, topic, sub string) (origin, subscription, letters string, err error) {
 	topic = data.ParseTopic(topic).String()
-	if data.KindOf(topic) == data.KindTopic && sub != "" {
-		return topic, sub, nil
+	v, err := s.Verdict(ctx, topic)
+	if err != nil {
+		return "", "", "", err
+	}
+	if v.Kind != data.KindTopic {
+		if v.Origin == "" {
+			return "", "", "", fmt.Errorf("%s: its letters do not say which topic they died on", data.ShortName(topic, ""))
+		}
+		origin, subscription = v.Origin, v.OriginSub
+		if subscription == "" {
+			if subscription, err = firstSubscription(ctx, s, origin); err != nil {
+				return "", "", "", err
+			}
+		}
+		return origin, subscription, topic, nil
+	}
+	if sub != "" {
+		return topic, sub, "", nil
 	}
 	rows, err := s.Topics(ctx, data.ParseTopic(topic).NS())
 	if err != nil {
-		return "", "", err
-	}
-	if data.KindOf(topic) != data.KindTopic {
-		var names []string
-		for _, r := range rows {
-			names = append(names, r.Name)
-		}
-		t, sb, ok := data.Derive(topic, names)
-		if !ok {
-			return "", "", fmt.Errorf("%s: not a <topic>-<subscription>-RETRY or -DLQ name", data.ShortName(topic, ""))
-		}
-		return t, sb, nil
+		return "", "", "", err
 	}
 	for _, f := range data.Flows(rows) {
-		if f.Topic == topic {
-			return topic, f.Sub, nil
+		if f.Topic == topic && f.Sub != "" {
+			return topic, f.Sub, "", nil
 		}
 	}
+	sub, err = firstSubscription(ctx, s, topic)
+	return topic, sub, "", err
+}
+
+// firstSubscription is topic's first subscription, or an error saying it has none.
+func firstSubscription(ctx context.Context, s data.Source, topic string) (string, error) {
 	d, err := s.TopicDetail(ctx, topic)
 	if err != nil {
-		return "", "", err
+		return "", err
 	}
 	if len(d.Subscriptions) == 0 {
-		return "", "", fmt.Errorf("%s has no subscription: a flow is a topic's subscription with its retry and DLQ topics", data.ShortName(topic, ""))
+		return "", fmt.Errorf("%s has no subscription: a flow is a topic's subscription with its retry and DLQ topics", data.ShortName(topic, ""))
 	}
-	return topic, d.Subscriptions[0].Name, nil
+	return d.Subscriptions[0].Name, nil
 }
 
 func (p *Page) Title() string {

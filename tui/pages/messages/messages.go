@@ -1,6 +1,7 @@
 // Package messages is the messages screen: a subscription's backlog peeked page by page (the
-// cursor does not move), or the topic tailed live with a non-durable reader that follows new
-// messages until you scroll back. Payloads are decoded by schema (Avro → JSON, JSON pretty,
+// cursor does not move), the topic read from any position (earliest, latest, a time, a message
+// id) a page at a time with a non-durable reader, or the topic tailed live with a non-durable
+// reader that follows new messages until you scroll back. Payloads are decoded by schema (Avro → JSON, JSON pretty,
 // string, hex dump); "/" searches what is loaded; marked messages export as JSON lines; "y"
 // copies a payload through the terminal (OSC 52).
 package messages
@@ -64,7 +65,18 @@ const (
 	promptNone = iota
 	promptSearch
 	promptExport
+	promptFrom
 )
+
+// BrowsedMsg carries one page of the topic read from a position; Step is the page's number
+// relative to where the reading began.
+type BrowsedMsg struct {
+	common.Fresh
+	Topic string
+	At    data.From
+	Step  int
+	Page  *data.BrowsePage
+}
 
 // Page is the messages screen.
 type Page struct {
@@ -77,19 +89,25 @@ type Page struct {
 	from      int // peek: position of the first message of the page
 	more      bool
 	following bool
-	stop      func()
-	tailDone  bool
-	dec       decoder
-	mode      int
-	tbl       table.Model
-	detailOff int
-	focus     int
-	prompt    int
-	in        input.Model
-	query     string
-	matches   []int
-	loading   bool
-	w, h      int
+	// browse: the page read from at, its neighbours, and its number from where reading began
+	browsing         bool
+	at               data.From
+	next, prev       data.From
+	hasNext, hasPrev bool
+	step             int
+	stop             func()
+	tailDone         bool
+	dec              decoder
+	mode             int
+	tbl              table.Model
+	detailOff        int
+	focus            int
+	prompt           int
+	in               input.Model
+	query            string
+	matches          []int
+	loading          bool
+	w, h             int
 }
 
 // New returns the screen for topic: a peek of sub, or a live tail when sub is "".
@@ -109,15 +127,47 @@ func New(c *common.Common, topic, sub string) *Page {
 	return p
 }
 
+// NewAt returns the screen reading topic from from, a page at a time.
+func NewAt(c *common.Common, topic string, from data.From) *Page {
+	p := New(c, topic, "")
+	p.following, p.browsing, p.at = false, true, from
+	return p
+}
+
 func (p *Page) Init() tea.Cmd {
 	t := p.topic
 	schema := common.Load(p.c, "schema", func(ctx context.Context, s data.Source) (*data.SchemaInfo, error) {
 		return s.Schema(ctx, t)
 	}, func(si *data.SchemaInfo) tea.Msg { return SchemaMsg{Topic: t, Schema: si} })
-	if p.sub == "" {
+	switch {
+	case p.browsing:
+		return tea.Batch(schema, p.browse(p.at, 0))
+	case p.sub == "":
 		return tea.Batch(schema, p.startTail())
 	}
 	return tea.Batch(schema, p.peek(1))
+}
+
+// browse reads the page of the topic that starts at from.
+func (p *Page) browse(from data.From, step int) tea.Cmd {
+	ts, ok := p.c.Source.(data.TriageSource)
+	if !ok {
+		return status("this cluster connection cannot read a topic from a position")
+	}
+	p.loading = true
+	t := p.topic
+	return common.Load(p.c, "read "+data.ShortName(t, ""), func(ctx context.Context, _ data.Source) (*data.BrowsePage, error) {
+		return ts.Browse(ctx, t, from, PageSize)
+	}, func(bp *data.BrowsePage) tea.Msg { return BrowsedMsg{Topic: t, At: from, Step: step, Page: bp} })
+}
+
+// openAt leaves the peek or the tail for reading the topic from from.
+func (p *Page) openAt(from data.From) tea.Cmd {
+	p.Close() // a tail stops
+	p.sub, p.browsing, p.following, p.tailDone = "", true, false, false
+	p.msgs, p.marked, p.query, p.matches = nil, map[string]bool{}, "", nil
+	p.tbl.Top()
+	return p.browse(from, 0)
 }
 
 func (p *Page) peek(from int) tea.Cmd {
@@ -150,7 +200,10 @@ func waitTail(topic string, ch <-chan data.Message) tea.Cmd {
 }
 
 func (p *Page) Title() string {
-	if p.sub == "" {
+	switch {
+	case p.browsing:
+		return "read " + data.ParseTopic(p.topic).Local
+	case p.sub == "":
 		return "tail " + data.ParseTopic(p.topic).Local
 	}
 	return "peek " + p.sub
@@ -182,8 +235,18 @@ func (p *Page) Update(msg tea.Msg) (common.Page, tea.Cmd) {
 			p.refreshRows()
 			p.tbl.Top()
 		}
+	case BrowsedMsg:
+		if msg.Topic == p.topic && p.browsing {
+			p.loading = false
+			p.at, p.step = msg.At, msg.Step
+			p.next, p.hasNext, p.prev, p.hasPrev = msg.Page.Next, msg.Page.More, msg.Page.Prev, msg.Page.HasPrev
+			p.msgs = msg.Page.Msgs
+			p.marked = map[string]bool{}
+			p.refreshRows()
+			p.tbl.Top()
+		}
 	case TailStartedMsg:
-		if msg.Topic != p.topic || p.stop != nil {
+		if msg.Topic != p.topic || p.stop != nil || p.browsing {
 			if msg.stop != nil {
 				msg.stop()
 			}
@@ -209,7 +272,10 @@ func (p *Page) Update(msg tea.Msg) (common.Page, tea.Cmd) {
 	case common.ErrorMsg:
 		p.loading = false
 	case common.RefreshMsg:
-		if msg.Forced && p.sub != "" {
+		switch {
+		case msg.Forced && p.browsing:
+			return p, p.browse(p.at, p.step)
+		case msg.Forced && p.sub != "":
 			return p, p.peek(p.from)
 		}
 	case common.MouseMsg:
@@ -324,14 +390,27 @@ func (p *Page) key(msg tea.KeyPressMsg) tea.Cmd {
 			text, _ := p.dec.decode(m.Payload, p.mode)
 			return tea.Batch(tea.SetClipboard(text), status("copied the payload of "+m.ID+" (OSC 52)"))
 		}
+	case key.Matches(msg, k.OpenAt):
+		p.prompt = promptFrom
+		p.in = input.New(p.c, "open at: ", "earliest, latest, 2026-11-30 08:00, -2h, or a message id 12:34")
+		p.in.SetWidth(p.w - 2)
+		p.in.Focus()
 	case key.Matches(msg, k.NextPage):
-		if p.sub != "" && p.more {
+		switch {
+		case p.browsing && p.hasNext:
+			return p.browse(p.next, p.step+1)
+		case p.sub != "" && p.more:
 			return p.peek(p.from + p.span())
 		}
+		return status("this is the last page")
 	case key.Matches(msg, k.PrevPage):
-		if p.sub != "" && p.from > 1 {
-			return p.peek(1)
+		switch {
+		case p.browsing && p.hasPrev:
+			return p.browse(p.prev, p.step-1)
+		case !p.browsing && p.sub != "" && p.from > 1:
+			return p.peek(max(1, p.from-PageSize))
 		}
+		return status("this is the first page")
 	}
 	return nil
 }
@@ -358,9 +437,17 @@ func (p *Page) updatePrompt(msg tea.KeyPressMsg) tea.Cmd {
 		kind := p.prompt
 		p.prompt = promptNone
 		v := strings.TrimSpace(p.in.Value())
-		if kind == promptSearch {
+		switch kind {
+		case promptSearch:
 			p.search(v)
 			return nil
+		case promptFrom:
+			from, err := data.ParseFrom(v, p.c.Clock.Now())
+			if err != nil {
+				p.prompt = promptFrom // stays open, the reason in the status line
+				return status(err.Error())
+			}
+			return p.openAt(from)
 		}
 		if v == "" {
 			return status("export cancelled: no file name")

@@ -82,6 +82,8 @@ func (p *Page) View() string {
 	switch {
 	case len(p.msgs) == 0 && p.loading:
 		body = st.Subtle.Render("loading…")
+	case len(p.msgs) == 0 && p.browsing:
+		body = st.Subtle.Render("no messages from " + p.at.String() + " on (o opens another position)")
 	case len(p.msgs) == 0 && p.sub == "":
 		body = st.Subtle.Render("waiting for new messages on " + data.ShortName(p.topic, "") + " (a tail shows what arrives from now on)")
 	case len(p.msgs) == 0:
@@ -98,7 +100,7 @@ func (p *Page) View() string {
 	lines = append(lines, body)
 	bottom := ""
 	switch p.prompt {
-	case promptSearch, promptExport:
+	case promptSearch, promptExport, promptFrom:
 		bottom = p.in.View()
 	default:
 		bottom = p.stateLine()
@@ -110,9 +112,12 @@ func (p *Page) titleLine() string {
 	st := p.c.Styles
 	name := data.ShortName(p.topic, "")
 	var t string
-	if p.sub == "" {
+	switch {
+	case p.browsing:
+		t = st.Title.Render("Read "+name) + st.Subtle.Render(" · from "+p.at.String()+" · non-durable reader, nothing acknowledged")
+	case p.sub == "":
 		t = st.Title.Render("Tail "+name) + st.Subtle.Render(" · non-durable reader from latest")
-	} else {
+	default:
 		t = st.Title.Render("Peek "+name) + st.Subtle.Render(" · subscription "+p.sub+" · cursor not moved")
 	}
 	return common.Trunc(t, p.w)
@@ -122,14 +127,26 @@ func (p *Page) titleLine() string {
 func (p *Page) stateLine() string {
 	st := p.c.Styles
 	var parts []string
-	if p.sub != "" {
+	switch {
+	case p.browsing:
+		parts = append(parts, fmt.Sprintf("page %+d from %s", p.step+1, p.at))
+		if p.step == 0 {
+			parts[0] = "from " + p.at.String()
+		}
+		if p.hasPrev {
+			parts = append(parts, "[ previous")
+		}
+		if p.hasNext {
+			parts = append(parts, "] next")
+		}
+	case p.sub != "":
 		if len(p.msgs) > 0 {
 			parts = append(parts, fmt.Sprintf("positions %d–%d", p.from, p.from+p.span()-1))
 		}
 		if p.more {
 			parts = append(parts, "] next page")
 		}
-	} else {
+	default:
 		switch {
 		case p.tailDone:
 			parts = append(parts, st.Warn.Render("tail ended"))
@@ -212,8 +229,11 @@ func (p *Page) ShortHelp() []key.Binding {
 	if p.prompt != promptNone {
 		return []key.Binding{key.NewBinding(key.WithHelp("enter", "ok")), key.NewBinding(key.WithHelp("esc", "cancel"))}
 	}
-	keys := []key.Binding{k.Decode, k.Filter, k.Mark, k.Export, k.Copy}
-	if p.sub == "" {
+	keys := []key.Binding{k.Decode, k.Filter, k.Mark, k.Export, k.Copy, k.OpenAt}
+	switch {
+	case p.browsing:
+		return append(keys, k.NextPage, k.PrevPage)
+	case p.sub == "":
 		return append(keys, k.Follow)
 	}
 	return append(keys, k.NextPage)
@@ -223,7 +243,8 @@ func (p *Page) FullHelp() []common.HelpSection {
 	k := p.c.Keys
 	return []common.HelpSection{{Title: "Messages", Keys: []key.Binding{
 		k.Decode, withDesc(k.Filter, "search loaded"), k.NextMatch, k.PrevMatch, k.Mark, k.Export, k.Copy,
-		withDesc(k.Follow, "follow (tail)"), k.NextPage, k.PrevPage, withDesc(k.NextPane, "list/payload")}}}
+		withDesc(k.Follow, "follow (tail)"), withDesc(k.OpenAt, "read from earliest, latest, a time or an id"),
+		k.NextPage, k.PrevPage, withDesc(k.NextPane, "list/payload")}}}
 }
 
 func withDesc(b key.Binding, desc string) key.Binding {

@@ -160,16 +160,21 @@ func (p *Page) Update(msg tea.Msg) (common.Page, tea.Cmd) {
 			// On a retry or DLQ topic, the flow its name derives from; else the selected
 			// subscription's.
 			sub := ""
-			if data.KindOf(p.topic) == data.KindTopic {
+			if p.kind() == data.KindTopic {
 				sub = p.selectedSub()
 			}
 			return p, common.Navigate(common.NavigateMsg{Page: common.PageFlow, Topic: p.topic, Sub: sub})
 		case key.Matches(msg, k.DeadLetters):
-			if data.KindOf(p.topic) == data.KindDLQ {
+			if p.kind() == data.KindDLQ {
 				return p, common.Navigate(common.NavigateMsg{Page: common.PageDLQ, Topic: p.topic, Sub: p.selectedSub()})
 			}
 			if sub := p.selectedSub(); sub != "" {
-				return p, common.Navigate(common.NavigateMsg{Page: common.PageDLQ, Topic: data.DLQTopic(p.topic, sub)})
+				t := p.topic
+				return p, common.Load(p.c, "DLQ of "+sub, func(ctx context.Context, s data.Source) (string, error) {
+					return data.FindDLQ(ctx, s, t, sub)
+				}, func(dlq string) tea.Msg {
+					return common.NavigateMsg{Page: common.PageDLQ, Topic: dlq}
+				})
 			}
 		}
 	}
@@ -193,6 +198,14 @@ func (p *Page) scroll(d int) {
 	}
 }
 
+// kind is what the topic is for, once its detail has arrived.
+func (p *Page) kind() data.Kind {
+	if p.detail == nil {
+		return data.KindTopic
+	}
+	return p.detail.Verdict.Kind
+}
+
 // selectedSub is the subscription to peek: the one under the cursor of the focused table.
 func (p *Page) selectedSub() string {
 	if p.detail == nil {
@@ -213,7 +226,7 @@ func (p *Page) setDetail(d *data.TopicDetail) {
 	var rows []table.Row
 	for _, s := range d.Subscriptions {
 		bl := &st.Text
-		if s.Backlog > 0 && data.KindOf(p.topic) == data.KindDLQ {
+		if s.Backlog > 0 && p.kind() == data.KindDLQ {
 			bl = &st.DLQ
 		}
 		rd := &st.Text

@@ -41,7 +41,7 @@ func (p *Page) View() string {
 	st := p.c.Styles
 	name := data.ShortName(p.topic, "")
 	head := st.Title.Render(name)
-	if k := data.KindOf(p.topic); k != data.KindTopic {
+	if k := p.kind(); k != data.KindTopic {
 		head += " " + st.Kind(k).Render("["+k.String()+"]")
 	}
 	if p.detail == nil {
@@ -122,7 +122,7 @@ func (p *Page) schemaView(w, h int) string {
 
 func (p *Page) ShortHelp() []key.Binding {
 	k := p.c.Keys
-	if data.KindOf(p.topic) == data.KindDLQ {
+	if p.kind() == data.KindDLQ {
 		return []key.Binding{withDesc(k.Enter, "peek"), k.DeadLetters, k.Flow, k.Tail, k.Produce}
 	}
 	return []key.Binding{withDesc(k.Enter, "peek"), k.Tail, k.Produce, k.Flow, k.NextPane}

@@ -275,6 +275,14 @@ func (p *Page) Selected() string {
 	return ""
 }
 
+// SelectedKind is what the topic under the cursor is for.
+func (p *Page) SelectedKind() data.Kind {
+	if r := p.current(); r != nil && r.topic != nil {
+		return r.topic.Kind
+	}
+	return data.KindTopic
+}
+
 func (p *Page) selectTopic(name string) {
 	for i, r := range p.shown {
 		if r.topic != nil && r.topic.Name == name {

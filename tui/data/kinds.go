@@ -1,0 +1,128 @@
+package data
+
+import (
+	"context"
+	"time"
+
+	"github.com/letterbox-dev/letterbox/client/deadletter"
+	"github.com/letterbox-dev/letterbox/client/triage"
+)
+
+// verdictOf is client/deadletter's verdict as the screens keep it.
+func verdictOf(v deadletter.Verdict) Verdict {
+	out := Verdict{Origin: v.Origin, OriginSub: v.Subscription}
+	switch v.Kind {
+	case deadletter.DeadLetter:
+		out.Kind = KindDLQ
+	case deadletter.Retry:
+		out.Kind = KindRetry
+	}
+	if out.Kind != KindTopic {
+		out.By = v.By.String()
+	}
+	return out
+}
+
+// classify sets the verdict of every row: from the finder, which reads purposes and samples
+// newest messages through the admin API, or (f nil) from the names alone. A partition's row
+// carries its partitioned topic's verdict.
+func classify(ctx context.Context, f *triage.Finder, rows []TopicRow) {
+	var topics []triage.Topic
+	for _, r := range rows {
+		if r.Parent != "" {
+			continue
+		}
+		in := int64(-1)
+		if r.StatsKnown && r.Partitions == 0 {
+			in = r.InCounter
+		}
+		topics = append(topics, triage.Topic{Name: r.Name, Partitions: r.Partitions, InCounter: in})
+	}
+	verdicts := map[string]Verdict{}
+	if f != nil {
+		for name, v := range f.Classify(ctx, topics) {
+			verdicts[name] = verdictOf(v)
+		}
+	} else {
+		known := make([]string, len(topics))
+		for i, t := range topics {
+			known[i] = t.Name
+		}
+		for _, t := range topics {
+			verdicts[t.Name] = verdictOf(deadletter.Classify(deadletter.Evidence{Topic: t.Name, Known: known}))
+		}
+	}
+	for i := range rows {
+		name := rows[i].Name
+		if rows[i].Parent != "" {
+			name = rows[i].Parent
+		}
+		rows[i].Verdict = verdicts[name]
+	}
+}
+
+// verdictCache keeps the verdicts of the last listing of each namespace, so that a screen
+// asking about one topic does not list its namespace again.
+type verdictCache struct {
+	at   map[string]time.Time // by namespace
+	rows map[string]Verdict   // by topic
+}
+
+// verdictFresh is how long a listing's verdicts answer Verdict.
+const verdictFresh = 30 * time.Second
+
+func (c *verdictCache) put(ns string, rows []TopicRow, now time.Time) {
+	if c.at == nil {
+		c.at, c.rows = map[string]time.Time{}, map[string]Verdict{}
+	}
+	c.at[ns] = now
+	for _, r := range rows {
+		if r.Parent == "" {
+			c.rows[r.Name] = r.Verdict
+		}
+	}
+}
+
+func (c *verdictCache) get(topic string, now time.Time) (Verdict, bool) {
+	ns := ParseTopic(topic).NS()
+	if at, ok := c.at[ns]; !ok || now.Sub(at) > verdictFresh {
+		return Verdict{}, false
+	}
+	v, ok := c.rows[topic]
+	return v, ok
+}
+
+// Verdict is what topic is for: from the last listing of its namespace when it is recent,
+// otherwise from a new one.
+func (a *Admin) Verdict(ctx context.Context, topic string) (Verdict, error) {
+	topic = ParseTopic(topic).String()
+	a.mu.Lock()
+	v, ok := a.verdicts.get(topic, time.Now())
+	a.mu.Unlock()
+	if ok {
+		return v, nil
+	}
+	if _, err := a.Topics(ctx, ParseTopic(topic).NS()); err != nil {
+		return Verdict{}, err
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	v, _ = a.verdicts.get(topic, time.Now())
+	return v, nil
+}
+
+// Verdict is the name rule's verdict on topic among the fake's rows.
+func (f *Fake) Verdict(ctx context.Context, topic string) (Verdict, error) {
+	if err := f.fail(); err != nil {
+		return Verdict{}, err
+	}
+	f.Lock()
+	defer f.Unlock()
+	topic = ParseTopic(topic).String()
+	for _, r := range f.Rows {
+		if r.Name == topic {
+			return r.Verdict, nil
+		}
+	}
+	return Verdict{}, nil
+}

@@ -1,0 +1,272 @@
+package data
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/letterbox-dev/letterbox/client"
+	"github.com/letterbox-dev/letterbox/client/deadletter"
+	"github.com/letterbox-dev/letterbox/client/expr"
+	"github.com/letterbox-dev/letterbox/client/triage"
+)
+
+// The whole-topic reads of client/triage, as the screens use them.
+type (
+	ScanProgress = triage.Progress
+	ScanResult   = triage.Result
+	ScanStats    = triage.Stats
+	Position     = triage.Position
+	From         = triage.From
+)
+
+// ParseFrom reads where to start reading a topic: earliest, latest, a time or a message id.
+func ParseFrom(s string, now time.Time) (From, error) { return triage.ParseFrom(s, now) }
+
+// ScanRequest is a scan as the screens ask for it.
+type ScanRequest struct {
+	Topic  string
+	Filter *expr.Expr // nil: every letter
+}
+
+// BrowsePage is one page of a topic read from a position.
+type BrowsePage struct {
+	Msgs []Message
+	// Next starts the following page (More false: the page reached the last message the topic
+	// held); Prev starts the page before (HasPrev false: this page starts at the earliest).
+	Next, Prev    From
+	More, HasPrev bool
+}
+
+// TriageSource is what the whole-DLQ views need beyond Source: every read goes through
+// non-durable readers or the admin API, so nothing is acknowledged and no subscription is
+// created. Sources without it show the backlog a page at a time.
+type TriageSource interface {
+	// Scan reads req.Topic from its first retained message to the last message it held at
+	// the start, calling progress as it goes (from the scanning goroutine).
+	Scan(ctx context.Context, req ScanRequest, progress func(ScanProgress)) (*ScanResult, error)
+	// Letters reads the messages at ps of topic back, in order (gone ones left out).
+	Letters(ctx context.Context, topic string, ps []Position) ([]Message, error)
+	// Browse reads up to n messages of topic from from; on a partitioned topic positions run
+	// through partition 0, then 1, and so on.
+	Browse(ctx context.Context, topic string, from From, n int) (*BrowsePage, error)
+}
+
+var _ TriageSource = (*Admin)(nil)
+
+func (a *Admin) Scan(ctx context.Context, req ScanRequest, progress func(ScanProgress)) (*ScanResult, error) {
+	cl, err := a.pulsarClient()
+	if err != nil {
+		return nil, err
+	}
+	return triage.Scan(ctx, cl, triage.ScanOptions{Topic: ParseTopic(req.Topic).String(), Filter: req.Filter,
+		Admin: a.ac, Progress: progress})
+}
+
+func (a *Admin) Letters(ctx context.Context, topic string, ps []Position) ([]Message, error) {
+	msgs, err := triage.Fetch(ctx, a.ac, ParseTopic(topic).String(), ps)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Message, len(msgs))
+	for i, am := range msgs {
+		out[i] = fromAdmin(am, am.Topic, 0)
+		out[i].ID = triage.Position{Ledger: am.ID.LedgerID, Entry: am.ID.EntryID, Partition: int32(am.ID.PartitionIndex),
+			Batch: int32(am.ID.BatchIndex)}.String()
+	}
+	return out, nil
+}
+
+// Browse reads a page with triage.Browse. A partitioned topic is read one partition at a
+// time, the partition named by from.ID.Partition (also when from is not an id): its pages run
+// through partition 0's messages, then partition 1's, and Next and Prev cross over.
+func (a *Admin) Browse(ctx context.Context, topic string, from From, n int) (*BrowsePage, error) {
+	cl, err := a.pulsarClient()
+	if err != nil {
+		return nil, err
+	}
+	topic = ParseTopic(topic).String()
+	parts, err := a.partitions(ctx, topic)
+	if err != nil {
+		return nil, err
+	}
+	if parts == 0 {
+		return a.browseOne(ctx, cl, topic, -1, from, n)
+	}
+	part := min(max(from.ID.Partition, 0), int32(parts-1))
+	for {
+		name := fmt.Sprintf("%s-partition-%d", topic, part)
+		bp, err := a.browseOne(ctx, cl, name, part, from, n)
+		if err != nil {
+			return nil, err
+		}
+		if len(bp.Msgs) == 0 && part < int32(parts-1) && !from.Latest {
+			part++ // an empty partition, or its end: the next one's start
+			from = From{Earliest: true}
+			continue
+		}
+		if !bp.More && part < int32(parts-1) {
+			bp.More, bp.Next = true, From{Earliest: true, ID: client.MessageID{Partition: part + 1}}
+		}
+		if !bp.HasPrev && part > 0 {
+			bp.HasPrev, bp.Prev = true, From{Latest: true, ID: client.MessageID{Partition: part - 1}}
+		}
+		return bp, nil
+	}
+}
+
+// browseOne reads one page of a non-partitioned topic, or of partition part (name).
+func (a *Admin) browseOne(ctx context.Context, cl *client.Client, name string, part int32, from From, n int) (*BrowsePage, error) {
+	if !from.HasID {
+		from.ID = client.MessageID{}
+	}
+	p, err := triage.Browse(ctx, cl, a.ac, name, from, n)
+	if err != nil {
+		return nil, err
+	}
+	out := &BrowsePage{Next: p.Next, More: p.More}
+	for _, m := range p.Messages {
+		dm := fromClient(m)
+		dm.ID = triage.PositionOf(m.ID).String()
+		out.Msgs = append(out.Msgs, dm)
+	}
+	if len(p.Messages) > 0 {
+		first := p.Messages[0].ID
+		if prev, err := triage.Back(ctx, a.ac, name, first, n); err == nil && !sameEntry(prev, first) {
+			out.Prev, out.HasPrev = prev, true
+		}
+	}
+	for _, f := range []*From{&out.Next, &out.Prev} {
+		f.ID.Partition = part
+	}
+	return out, nil
+}
+
+// sameEntry reports whether a browse start is the entry of id (nothing comes before it).
+func sameEntry(f From, id client.MessageID) bool {
+	return f.HasID && f.ID.Ledger == id.Ledger && f.ID.Entry == id.Entry
+}
+
+// fromClient is a received message as the screens show it.
+func fromClient(pm *client.Message) Message {
+	m := Message{ID: pm.ID.String(), Topic: pm.Topic, Key: pm.Key, Properties: pm.Properties,
+		EventTime: pm.EventTime, PublishTime: pm.PublishTime, Payload: pm.Payload, ProducerName: pm.ProducerName,
+		Redeliveries: int(pm.RedeliveryCount), RedeliveriesKnown: true}
+	if m.Properties == nil {
+		m.Properties = map[string]string{}
+	}
+	return m
+}
+
+// Scan counts the fake's messages of req.Topic as a real scan would, in one progress step.
+func (f *Fake) Scan(ctx context.Context, req ScanRequest, progress func(ScanProgress)) (*ScanResult, error) {
+	if err := f.fail(); err != nil {
+		return nil, err
+	}
+	f.Lock()
+	msgs, hold := f.Messages[ParseTopic(req.Topic).String()], f.ScanHold
+	f.Unlock()
+	if hold != nil && progress != nil {
+		n := int64(len(msgs))
+		progress(ScanProgress{Read: n / 2, Matched: n / 2, Entries: n / 2, TotalEntries: n, Fraction: 0.5,
+			Rate: 123_456, Left: 3 * time.Second, Elapsed: 2 * time.Second})
+		select {
+		case <-hold:
+		case <-ctx.Done():
+			return &ScanResult{Topic: req.Topic}, ctx.Err()
+		}
+	}
+	t := triage.NewTally()
+	res := &ScanResult{Topic: req.Topic, Complete: true}
+	for _, m := range msgs {
+		res.Read++
+		res.Entries++
+		subject := expr.Message{Key: m.Key, Properties: m.Properties, Payload: m.Payload, PublishTime: m.PublishTime,
+			ProducerName: m.ProducerName}
+		if !req.Filter.Match(&subject) {
+			continue
+		}
+		l := deadletter.Read(m.Properties, m.ProducerName)
+		t.Add(m.Key, m.PublishTime, &l)
+		p, err := ParsePosition(m.ID)
+		if err != nil {
+			return nil, err
+		}
+		res.Matches = append(res.Matches, p)
+	}
+	res.Stats = t.Stats()
+	if progress != nil {
+		progress(ScanProgress{Read: res.Read, Matched: res.Stats.Letters, Entries: res.Entries, TotalEntries: res.Entries,
+			Fraction: 1, Done: true})
+	}
+	return res, nil
+}
+
+// ParsePosition reads a message id as the screens write it.
+func ParsePosition(id string) (Position, error) {
+	mid, err := client.ParseMessageID(strings.TrimSuffix(id, ":-1"))
+	if err != nil {
+		return Position{}, err
+	}
+	return triage.PositionOf(mid), nil
+}
+
+// Letters finds the fake's messages at ps.
+func (f *Fake) Letters(ctx context.Context, topic string, ps []Position) ([]Message, error) {
+	if err := f.fail(); err != nil {
+		return nil, err
+	}
+	f.Lock()
+	defer f.Unlock()
+	var out []Message
+	for _, p := range ps {
+		for _, m := range f.Messages[ParseTopic(topic).String()] {
+			if mp, err := ParsePosition(m.ID); err == nil && mp == p {
+				out = append(out, m)
+			}
+		}
+	}
+	return out, nil
+}
+
+// Browse pages through the fake's messages of topic by index.
+func (f *Fake) Browse(ctx context.Context, topic string, from From, n int) (*BrowsePage, error) {
+	if err := f.fail(); err != nil {
+		return nil, err
+	}
+	f.Lock()
+	defer f.Unlock()
+	all := f.Messages[ParseTopic(topic).String()]
+	start := 0
+	switch {
+	case from.Latest:
+		start = max(0, len(all)-n)
+	case from.HasID:
+		for i, m := range all {
+			if p, err := ParsePosition(m.ID); err == nil && p.Ledger == from.ID.Ledger && p.Entry == from.ID.Entry {
+				start = i
+				if from.After {
+					start++
+				}
+			}
+		}
+	case !from.Time.IsZero():
+		for start < len(all) && all[start].PublishTime.Before(from.Time) {
+			start++
+		}
+	}
+	end := min(len(all), start+n)
+	out := &BrowsePage{Msgs: append([]Message(nil), all[start:end]...), More: end < len(all)}
+	idOf := func(i int) client.MessageID {
+		p, _ := ParsePosition(all[i].ID)
+		return p.MessageID()
+	}
+	if out.More {
+		out.Next = From{ID: idOf(end - 1), HasID: true, After: true}
+	}
+	if start > 0 {
+		out.HasPrev, out.Prev = true, From{ID: idOf(max(0, start-n)), HasID: true}
+	}
+	return out, nil
+}

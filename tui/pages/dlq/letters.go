@@ -1,0 +1,241 @@
+package dlq
+
+import (
+	"context"
+	"fmt"
+
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+
+	"github.com/letterbox-dev/letterbox/tui/common"
+	"github.com/letterbox-dev/letterbox/tui/components/table"
+	"github.com/letterbox-dev/letterbox/tui/data"
+)
+
+// Where the table's letters come from.
+const (
+	srcBacklog = iota // the subscription's backlog, peeked by position
+	srcResults        // the last scan's or search's letters, read back by id
+	srcBrowse         // the DLQ read from a position
+)
+
+// letters is what the table lists and how to get the neighbouring pages.
+type letters struct {
+	src  int
+	msgs []data.DeadLetter
+	// srcBacklog: the backlog position of the first letter, and whether more follow.
+	from int
+	more bool
+	// srcResults: the page of the scan's matches shown.
+	page int
+	// srcBrowse: where this page started, its neighbours, and how many pages from the start.
+	at               data.From
+	next, prev       data.From
+	hasNext, hasPrev bool
+	step             int
+}
+
+// BacklogMsg carries one page of the subscription's backlog.
+type BacklogMsg struct {
+	common.Fresh
+	Topic, Sub string
+	From       int
+	Msgs       []data.Message
+}
+
+// ResultsMsg carries one page of a scan's letters.
+type ResultsMsg struct {
+	common.Fresh
+	Topic string
+	Run   int
+	Page  int
+	Msgs  []data.Message
+}
+
+// BrowsedMsg carries one page of the DLQ read from a position; Step is the page's number
+// relative to where the browse began.
+type BrowsedMsg struct {
+	common.Fresh
+	Topic string
+	At    data.From
+	Step  int
+	Page  *data.BrowsePage
+}
+
+var letterColumns = []table.Column{
+	{Title: " ", Width: 1},
+	{Title: "AGE", Width: 4, Right: true},
+	{Title: "KEY", Width: 12, Droppable: true},
+	{Title: "ORIGIN", Width: 14},
+	{Title: "ORIGINAL ID", Width: 11, Droppable: true},
+	{Title: "RCN", Width: 3, Right: true},
+	{Title: "REASON", Flex: true, Min: 14},
+}
+
+func (p *Page) loadBacklog(from int) tea.Cmd {
+	if p.sub == "" {
+		return nil
+	}
+	p.loading = true
+	t, sub := p.topic, p.sub
+	return common.Load(p.c, "peek "+data.ShortName(t, ""), func(ctx context.Context, s data.Source) ([]data.Message, error) {
+		return s.Peek(ctx, t, sub, from, PageSize)
+	}, func(msgs []data.Message) tea.Msg { return BacklogMsg{Topic: t, Sub: sub, From: from, Msgs: msgs} })
+}
+
+// loadResults reads page i of the last scan's letters back.
+func (p *Page) loadResults(i int) tea.Cmd {
+	res := p.scan.result
+	ts, ok := p.c.Source.(data.TriageSource)
+	if res == nil || !ok {
+		return nil
+	}
+	lo := min(i*PageSize, len(res.Matches))
+	ps := res.Matches[lo:min(lo+PageSize, len(res.Matches))]
+	p.loading = true
+	t, run := p.topic, p.scan.run
+	return common.Load(p.c, "read "+data.ShortName(t, "")+" back", func(ctx context.Context, _ data.Source) ([]data.Message, error) {
+		return ts.Letters(ctx, t, ps)
+	}, func(msgs []data.Message) tea.Msg { return ResultsMsg{Topic: t, Run: run, Page: i, Msgs: msgs} })
+}
+
+// browse reads the page of the DLQ that starts at from.
+func (p *Page) browse(from data.From) tea.Cmd { return p.browseStep(from, 0) }
+
+func (p *Page) browseStep(from data.From, step int) tea.Cmd {
+	ts, ok := p.c.Source.(data.TriageSource)
+	if !ok {
+		return status("this cluster connection cannot read a topic from a position")
+	}
+	p.loading = true
+	t := p.topic
+	return common.Load(p.c, "read "+data.ShortName(t, ""), func(ctx context.Context, _ data.Source) (*data.BrowsePage, error) {
+		return ts.Browse(ctx, t, from, PageSize)
+	}, func(bp *data.BrowsePage) tea.Msg { return BrowsedMsg{Topic: t, At: from, Step: step, Page: bp} })
+}
+
+// takeLetters shows a page that arrived, if it is still the one the screen wants.
+func (p *Page) takeLetters(msg tea.Msg) {
+	var msgs []data.Message
+	switch m := msg.(type) {
+	case BacklogMsg:
+		if m.Topic != p.topic || m.Sub != p.sub || p.list.src != srcBacklog {
+			return
+		}
+		p.list.from, p.list.more = m.From, len(m.Msgs) == PageSize
+		msgs = m.Msgs
+	case ResultsMsg:
+		if m.Topic != p.topic || m.Run != p.scan.run || p.list.src != srcResults {
+			return
+		}
+		p.list.page = m.Page
+		msgs = m.Msgs
+	case BrowsedMsg:
+		if m.Topic != p.topic || p.list.src != srcBrowse {
+			return
+		}
+		p.list.at, p.list.step = m.At, m.Step
+		p.list.next, p.list.hasNext = m.Page.Next, m.Page.More
+		p.list.prev, p.list.hasPrev = m.Page.Prev, m.Page.HasPrev
+		msgs = m.Page.Msgs
+	}
+	p.list.msgs = p.list.msgs[:0]
+	for _, m := range msgs {
+		p.list.msgs = append(p.list.msgs, data.NewDeadLetter(m))
+	}
+	p.setRows()
+}
+
+// reload reads the page shown again.
+func (p *Page) reload() tea.Cmd {
+	switch p.list.src {
+	case srcResults:
+		return p.loadResults(p.list.page)
+	case srcBrowse:
+		return p.browseStep(p.list.at, p.list.step)
+	}
+	return p.loadBacklog(p.list.from)
+}
+
+func (p *Page) nextPage() tea.Cmd {
+	switch p.list.src {
+	case srcResults:
+		if (p.list.page+1)*PageSize < p.resultCount() {
+			p.tbl.Top()
+			return p.loadResults(p.list.page + 1)
+		}
+	case srcBrowse:
+		if p.list.hasNext {
+			p.tbl.Top()
+			return p.browseStep(p.list.next, p.list.step+1)
+		}
+	default:
+		if p.list.more {
+			p.tbl.Top()
+			return p.loadBacklog(p.list.from + PageSize)
+		}
+	}
+	return status("this is the last page")
+}
+
+func (p *Page) prevPage() tea.Cmd {
+	switch p.list.src {
+	case srcResults:
+		if p.list.page > 0 {
+			p.tbl.Top()
+			return p.loadResults(p.list.page - 1)
+		}
+	case srcBrowse:
+		if p.list.hasPrev {
+			p.tbl.Top()
+			return p.browseStep(p.list.prev, p.list.step-1)
+		}
+	default:
+		if p.list.from > 1 {
+			p.tbl.Top()
+			return p.loadBacklog(max(1, p.list.from-PageSize))
+		}
+	}
+	return status("this is the first page")
+}
+
+func (p *Page) resultCount() int {
+	if p.scan.result == nil {
+		return 0
+	}
+	return len(p.scan.result.Matches)
+}
+
+func (p *Page) setRows() {
+	st := p.c.Styles
+	now := p.c.Clock.Now()
+	msgs := p.list.msgs
+	ns := data.ParseTopic(p.topic).NS()
+	p.tbl.SetRowFunc(len(msgs), func(i int) table.Row {
+		d := msgs[i]
+		mark := ""
+		if p.marked[d.ID] {
+			mark = "●"
+		}
+		origin := "-"
+		if d.Origin != "" {
+			origin = data.ShortName(d.Origin, ns)
+		}
+		return table.Row{Cells: []string{mark, common.Age(now, d.PublishTime), d.Key, origin, or(d.OriginID, "-"), rcn(d.Reconsumes), or(d.Reason, "-")},
+			Styles: []*lipgloss.Style{&st.Marked, &st.Subtle, nil, nil, &st.Subtle, &st.Retry, &st.DLQ}}
+	})
+}
+
+func or(v, none string) string {
+	if v == "" {
+		return none
+	}
+	return v
+}
+
+func rcn(n int) string {
+	if n < 0 {
+		return "-"
+	}
+	return fmt.Sprint(n)
+}

@@ -1,0 +1,251 @@
+package dlq
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/letterbox-dev/letterbox/client/expr"
+	"github.com/letterbox-dev/letterbox/client/triage"
+	"github.com/letterbox-dev/letterbox/tui/common"
+	"github.com/letterbox-dev/letterbox/tui/data"
+)
+
+// scanState is the screen's whole-DLQ scan: running (with its progress), or done (with its
+// result, whose Matches the table pages through).
+type scanState struct {
+	running  bool
+	run      int // counts scans, so that a cancelled one's late messages are ignored
+	cancel   context.CancelFunc
+	counts   bool   // show the counts when done (S), rather than the letters (a search)
+	filter   string // the expression the scan applied ("" none)
+	progress data.ScanProgress
+	result   *data.ScanResult
+	at       time.Time // when the result arrived
+}
+
+// stop cancels a running scan; its goroutine ends with it.
+func (s *scanState) stop() {
+	if s.cancel != nil {
+		s.cancel()
+		s.cancel = nil
+	}
+	s.running = false
+}
+
+// ScanProgressMsg reports how far scan Run of Topic has come.
+type ScanProgressMsg struct {
+	Topic    string
+	Run      int
+	Progress data.ScanProgress
+}
+
+// ScanDoneMsg ends scan Run of Topic.
+type ScanDoneMsg struct {
+	common.Fresh
+	Topic  string
+	Run    int
+	Result *data.ScanResult
+	Err    error
+}
+
+// scanMsg carries one of the scan's messages and the channel the next comes on.
+type scanMsg struct {
+	inner tea.Msg
+	ch    <-chan tea.Msg
+}
+
+func waitScan(ch <-chan tea.Msg) tea.Cmd {
+	return func() tea.Msg {
+		m, ok := <-ch
+		if !ok {
+			return nil
+		}
+		return scanMsg{inner: m, ch: ch}
+	}
+}
+
+// startScan reads the whole DLQ, counting what filter selects (nil: every letter). The scan
+// runs in a goroutine of its own until it ends, esc cancels it, or the page closes.
+func (p *Page) startScan(filter *expr.Expr) tea.Cmd { return p.runScan(filter, true) }
+
+// search selects what text (an expression) selects over the whole DLQ and lists it.
+func (p *Page) search(text string) tea.Cmd {
+	e, err := expr.Parse(text, p.c.Clock.Now())
+	if err != nil {
+		return status("/" + text + ": " + err.Error())
+	}
+	if e.Empty() {
+		return p.back()
+	}
+	p.filter, p.expr = e.String(), e
+	return p.runScan(e, false)
+}
+
+func (p *Page) runScan(filter *expr.Expr, counts bool) tea.Cmd {
+	ts, ok := p.c.Source.(data.TriageSource)
+	if !ok {
+		return status("this cluster connection cannot scan a whole topic")
+	}
+	p.scan.stop()
+	p.scan.run++
+	ctx, cancel := context.WithCancel(p.c.Ctx)
+	p.scan.running, p.scan.cancel, p.scan.counts = true, cancel, counts
+	p.scan.filter = ""
+	if filter != nil {
+		p.scan.filter = filter.String()
+	}
+	p.scan.progress = data.ScanProgress{}
+	topic, run := p.topic, p.scan.run
+	ch := make(chan tea.Msg, 4)
+	go func() {
+		defer close(ch)
+		res, err := ts.Scan(ctx, data.ScanRequest{Topic: topic, Filter: filter}, func(pr data.ScanProgress) {
+			select { // a screen behind on progress skips some
+			case ch <- ScanProgressMsg{Topic: topic, Run: run, Progress: pr}:
+			default:
+			}
+		})
+		ch <- ScanDoneMsg{Topic: topic, Run: run, Result: res, Err: err}
+	}()
+	return waitScan(ch)
+}
+
+// scanEvent handles a message of the scan's goroutine and waits for the next.
+func (p *Page) scanEvent(m scanMsg) tea.Cmd {
+	switch inner := m.inner.(type) {
+	case ScanProgressMsg:
+		p.scanProgress(inner)
+		return waitScan(m.ch)
+	case ScanDoneMsg:
+		return p.scanDone(inner)
+	}
+	return nil
+}
+
+func (p *Page) scanProgress(m ScanProgressMsg) {
+	if m.Topic == p.topic && m.Run == p.scan.run && p.scan.running {
+		p.scan.progress = m.Progress
+	}
+}
+
+func (p *Page) scanDone(m ScanDoneMsg) tea.Cmd {
+	if m.Topic != p.topic || m.Run != p.scan.run {
+		return nil
+	}
+	cancelled := !p.scan.running
+	p.scan.stop()
+	switch {
+	case errors.Is(m.Err, triage.ErrTopicGone):
+		return errorCmd("scan", errors.New("the DLQ was deleted while it was scanned"))
+	case cancelled || errors.Is(m.Err, context.Canceled):
+		read := int64(0)
+		if m.Result != nil {
+			read = m.Result.Read
+		}
+		return status(fmt.Sprintf("scan cancelled after %s letters", common.Count(read)))
+	case m.Err != nil:
+		return errorCmd("scan", m.Err)
+	}
+	p.scan.result, p.scan.at = m.Result, p.c.Clock.Now()
+	p.counts.set(p.c.Styles, m.Result, p.c.Clock.Now().Location())
+	p.counts.shown = p.scan.counts
+	p.list.src, p.list.page = srcResults, 0
+	p.tbl.Top()
+	return p.loadResults(0)
+}
+
+func errorCmd(what string, err error) tea.Cmd {
+	return func() tea.Msg { return common.ErrorMsg{What: what, Err: err} }
+}
+
+// openPrompt opens the prompt line for a search expression or a position.
+func (p *Page) openPrompt(kind int) {
+	p.prompt, p.inErr, p.inMsg = kind, nil, ""
+	switch kind {
+	case promptFilter:
+		p.in.SetPrompt("/", "reason=timeout, key=…, property.NAME=…, payload~REGEX, published>=-2h, or text")
+		p.in.SetValue(p.filter)
+		p.checkPrompt()
+	case promptFrom:
+		p.in.SetPrompt("open at: ", "earliest, latest, 2026-11-30 08:00, -2h, or a message id 12:34")
+		p.in.SetValue("")
+	}
+	p.in.SetWidth(p.w)
+	p.in.Focus()
+}
+
+func (p *Page) promptKey(msg tea.KeyPressMsg) tea.Cmd {
+	switch msg.String() {
+	case "esc":
+		p.prompt = promptNone
+		p.in.Blur()
+		return nil
+	case "enter":
+		v := strings.TrimSpace(p.in.Value())
+		switch p.prompt {
+		case promptFilter:
+			if p.inErr != nil {
+				return nil // the error is on screen; the prompt stays
+			}
+			p.closePrompt()
+			if v == "" {
+				return p.back()
+			}
+			return p.search(v)
+		case promptFrom:
+			from, err := data.ParseFrom(v, p.c.Clock.Now())
+			if err != nil {
+				p.inMsg = err.Error()
+				return nil
+			}
+			p.closePrompt()
+			p.list.src = srcBrowse
+			p.tbl.Top()
+			return p.browse(from)
+		}
+	}
+	var cmd tea.Cmd
+	p.in, cmd = p.in.Update(msg)
+	if p.prompt == promptFilter {
+		p.checkPrompt()
+	} else {
+		p.inMsg = ""
+	}
+	return cmd
+}
+
+func (p *Page) closePrompt() {
+	p.prompt, p.inErr, p.inMsg = promptNone, nil, ""
+	p.in.Blur()
+}
+
+// checkPrompt parses what is typed, so that an error shows as it is made.
+func (p *Page) checkPrompt() {
+	p.inErr = nil
+	if _, err := expr.Parse(p.in.Value(), p.c.Clock.Now()); err != nil {
+		errors.As(err, &p.inErr)
+	}
+}
+
+// quote writes v as an expression value.
+func quote(v string) string {
+	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(v) + `"`
+}
+
+// drill searches the letters of the count under the cursor, within the current search.
+func (p *Page) drill() tea.Cmd {
+	f := p.counts.drill()
+	if f == "" {
+		return nil
+	}
+	if p.scan.filter != "" {
+		f = p.scan.filter + " and " + f
+	}
+	p.counts.shown = false
+	return p.search(f)
+}
