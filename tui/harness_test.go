@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"cmp"
 	"context"
 	"strings"
 	"testing"
@@ -20,6 +21,9 @@ type harness struct {
 	t   *testing.T
 	app *App
 	src *data.Fake
+	// patience is how long a command may block before it is abandoned (default 300 ms);
+	// tests on a real broker, whose answers take their time, raise it.
+	patience time.Duration
 }
 
 func newHarness(t *testing.T, w, h int, theme string) *harness {
@@ -50,7 +54,7 @@ func (h *harness) run(cmd tea.Cmd) {
 	var msg tea.Msg
 	select {
 	case msg = <-done:
-	case <-time.After(300 * time.Millisecond):
+	case <-time.After(cmp.Or(h.patience, 300*time.Millisecond)):
 		return
 	}
 	switch msg := msg.(type) {

@@ -63,6 +63,9 @@ type Sample struct {
 	ProducerName string
 	// DeliverAt reports that the message asked for delayed delivery (deliver_at_time).
 	DeliverAt bool
+	// OriginSubscriptions are the subscriptions of the topic its REAL_TOPIC names, when
+	// known: they settle which part of the producer's name is the subscription.
+	OriginSubscriptions []string
 }
 
 // Verdict is what a topic is for, and where its letters come from when it holds letters.
@@ -108,6 +111,7 @@ func Classify(e Evidence) Verdict {
 	}
 	if e.Newest != nil && (v.Origin == "" || v.Subscription == "") {
 		l := Read(e.Newest.Properties, e.Newest.ProducerName)
+		l.Subscription = SubscriptionAmong(e.Newest.ProducerName, l.OriginTopic, e.Newest.OriginSubscriptions)
 		if v.Origin == "" {
 			v.Origin = l.Origin
 		}

@@ -122,3 +122,16 @@ func TestReasonOrder(t *testing.T) {
 		t.Errorf("Reason = %s=%s", k, v)
 	}
 }
+
+func TestSubscriptionAmong(t *testing.T) {
+	producer := ns + "orders-billing-billing-1-abcde-DLQ"
+	if got := SubscriptionFromProducer(producer, ns+"orders"); got != "billing-billing" {
+		t.Errorf("without the subscriptions: %q (the last dash's guess)", got)
+	}
+	if got := SubscriptionAmong(producer, ns+"orders", []string{"audit", "billing", "bill"}); got != "billing" {
+		t.Errorf("among the origin's subscriptions: %q, want billing", got)
+	}
+	if got := SubscriptionAmong(producer, ns+"orders", []string{"audit"}); got != "billing-billing" {
+		t.Errorf("none matches: %q, want the guess", got)
+	}
+}

@@ -146,25 +146,57 @@ func BaseTopic(topic string) string {
 // tells where <topic> ends. Consumer names with a dash make the split ambiguous: the last dash
 // wins. "" when the name does not follow the pattern.
 func SubscriptionFromProducer(producer, realTopic string) string {
-	rest, ok := strings.CutSuffix(producer, client.DLQTopicSuffix)
-	if !ok || realTopic == "" {
-		return ""
-	}
-	var after string
-	for _, t := range topicForms(realTopic) {
-		if r, ok := strings.CutPrefix(rest, t+"-"); ok && r != "" {
-			after = r
-			break
-		}
-	}
+	return SubscriptionAmong(producer, realTopic, nil)
+}
+
+// SubscriptionAmong is SubscriptionFromProducer for an origin whose subscriptions are known
+// (subs): the longest of them that the name holds where the subscription goes wins, which
+// settles names whose consumer part has a dash (billing-1). Without a match it falls back to
+// the last dash.
+func SubscriptionAmong(producer, realTopic string, subs []string) string {
+	after := afterTopic(producer, realTopic)
 	if after == "" {
 		return ""
+	}
+	best := ""
+	for _, s := range subs {
+		if len(s) > len(best) && holdsSubscription(after, s) {
+			best = s
+		}
+	}
+	if best != "" {
+		return best
 	}
 	parts := strings.Split(after, "-")
 	if len(parts) >= 3 && len(parts[len(parts)-1]) == 5 {
 		return strings.Join(parts[:len(parts)-2], "-")
 	}
 	return after
+}
+
+// holdsSubscription reports whether after (<subscription>-<consumer>-<5 random characters>,
+// or only <subscription>) can be read with sub as its subscription.
+func holdsSubscription(after, sub string) bool {
+	if after == sub {
+		return true
+	}
+	rest, ok := strings.CutPrefix(after, sub+"-")
+	i := strings.LastIndex(rest, "-")
+	return ok && i > 0 && len(rest)-i-1 == 5
+}
+
+// afterTopic is what a DLQ producer's name holds after <topic>- and before -DLQ.
+func afterTopic(producer, realTopic string) string {
+	rest, ok := strings.CutSuffix(producer, client.DLQTopicSuffix)
+	if !ok || realTopic == "" {
+		return ""
+	}
+	for _, t := range topicForms(realTopic) {
+		if r, ok := strings.CutPrefix(rest, t+"-"); ok && r != "" {
+			return r
+		}
+	}
+	return ""
 }
 
 // topicForms are the ways a consumer may have named topic: fully qualified or short, as a

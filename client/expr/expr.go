@@ -176,7 +176,14 @@ func (t *term) match(m *Message, letter func() *deadletter.Letter) bool {
 	case "origin":
 		return t.str(letter().Origin, true)
 	case "subscription":
-		return t.str(letter().Subscription, true)
+		l := letter()
+		if (t.op == "=" || t.op == "!=") && t.value != "" {
+			// The producer's name may split more than one way (a consumer name with a dash):
+			// it matches when the name holds the subscription where a subscription goes.
+			v := deadletter.SubscriptionAmong(m.ProducerName, l.OriginTopic, []string{t.value})
+			return (v == t.value) != (t.op == "!=")
+		}
+		return t.str(l.Subscription, true)
 	case "reconsumes":
 		return compare(letter().Reconsumes-t.n, t.op)
 	case "published":

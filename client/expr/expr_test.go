@@ -61,6 +61,8 @@ func TestMatch(t *testing.T) {
 		{"origin=persistent://public/default/orders", true},
 		{"origin=shipments", false},
 		{"subscription=billing", true},
+		{"subscription=billing-c0nsm", false},
+		{"subscription!=billing", false},
 		{"published>=-2h", true},
 		{"published>=-1h", false},
 		{"published<-1h", true},
@@ -182,6 +184,25 @@ func TestContainsFold(t *testing.T) {
 	}{{"Hello World", "world", true}, {"abc", "abcd", false}, {"ÉCOLE", "école", true}, {"x", "", true}} {
 		if got := containsFold([]byte(c.hay), []byte(c.needle)); got != c.want {
 			t.Errorf("containsFold(%q, %q) = %v", c.hay, c.needle, got)
+		}
+	}
+}
+
+// TestSubscriptionWithDashes: a consumer name with a dash makes the producer's name split two
+// ways; the subscription it holds still matches.
+func TestSubscriptionWithDashes(t *testing.T) {
+	m := letter()
+	m.ProducerName = "persistent://public/default/orders-billing-billing-1-ab12c-DLQ"
+	for _, c := range []struct {
+		expr string
+		want bool
+	}{{"subscription=billing", true}, {"subscription=billing-billing", true}, {"subscription=audit", false}} {
+		e, err := Parse(c.expr, now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e.Match(m) != c.want {
+			t.Errorf("%s: %v", c.expr, !c.want)
 		}
 	}
 }

@@ -84,8 +84,11 @@ func Browse(ctx context.Context, cl *client.Client, ad *admin.Client, topic stri
 			return &BrowsePage{}, nil
 		}
 		id := client.MessageID{Ledger: last.LedgerID, Entry: last.EntryID, Partition: -1, BatchIndex: -1}
-		if from, err = Back(ctx, ad, topic, id, n-1); err != nil {
+		if from, _, err = Back(ctx, ad, topic, id, n-1); err != nil {
 			return nil, err
+		}
+		if !from.HasID {
+			from = From{Earliest: true}
 		}
 	}
 	opts := client.ReaderOptions{Topic: topic, StartMessageID: client.EarliestMessageID(), Name: "letterbox-browse",
@@ -151,8 +154,21 @@ func Browse(ctx context.Context, cl *client.Client, ad *admin.Client, topic stri
 }
 
 // Back is where the page of n entries before id starts, counted through the topic's ledgers
-// (admin internal stats); earliest when fewer entries come before it.
-func Back(ctx context.Context, ad *admin.Client, topic string, id client.MessageID, n int) (From, error) {
+// (admin internal stats); earliest when fewer entries come before it. ok is false when nothing
+// comes before id: it is the first message the topic retains.
+func Back(ctx context.Context, ad *admin.Client, topic string, id client.MessageID, n int) (from From, ok bool, err error) {
+	first, err := ad.ExamineMessage(ctx, topic, false, 1)
+	if err != nil {
+		return From{}, false, fmt.Errorf("browse %s: %w", topic, err)
+	}
+	if len(first) > 0 && first[0].ID.LedgerID == id.Ledger && first[0].ID.EntryID >= id.Entry {
+		return From{}, false, nil
+	}
+	from, err = back(ctx, ad, topic, id, n)
+	return from, err == nil, err
+}
+
+func back(ctx context.Context, ad *admin.Client, topic string, id client.MessageID, n int) (From, error) {
 	st, err := ad.InternalStats(ctx, topic)
 	if err != nil {
 		return From{}, fmt.Errorf("browse %s: %w", topic, err)

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/letterbox-dev/letterbox/client"
 	"github.com/letterbox-dev/letterbox/client/admin"
 	"github.com/letterbox-dev/letterbox/client/deadletter"
 )
@@ -225,8 +226,13 @@ func (f *Finder) newest(ctx context.Context, t Topic, known admin.MessageID, has
 			return admin.MessageID{}, nil, false
 		}
 		m := msgs[len(msgs)-1]
-		return id, &deadletter.Sample{Properties: m.Properties, ProducerName: header(m, "X-Pulsar-producer-name"),
-			DeliverAt: header(m, "X-Pulsar-deliver-at-time") != ""}, true
+		sample := &deadletter.Sample{Properties: m.Properties, ProducerName: header(m, "X-Pulsar-producer-name"),
+			DeliverAt: header(m, "X-Pulsar-deliver-at-time") != ""}
+		if origin := deadletter.BaseTopic(m.Properties[client.PropertyRealTopic]); origin != "" {
+			// Best effort: without them the producer's name is split at its last dash.
+			sample.OriginSubscriptions, _ = f.ad.Subscriptions(ctx, origin)
+		}
+		return id, sample, true
 	}
 	return admin.MessageID{EntryID: -1}, nil, true
 }

@@ -140,7 +140,7 @@ func Scan(ctx context.Context, cl *client.Client, o ScanOptions) (*Result, error
 			return res, gone(fmt.Errorf("scan %s: last message: %w", o.Topic, err))
 		}
 	}
-	s := scanner{o: o, res: res, t: NewTally(), start: start, done: map[int32]bool{}}
+	s := scanner{o: o, res: res, t: NewTally(), start: start, done: map[int32]bool{}, ctx: ctx, subs: map[string][]string{}}
 	for p, id := range res.Until {
 		s.done[p] = id.Entry < 0
 	}
@@ -178,7 +178,9 @@ func gone(err error) error {
 }
 
 type scanner struct {
+	ctx      context.Context
 	o        ScanOptions
+	subs     map[string][]string // the subscriptions of each origin, when o.Admin tells
 	res      *Result
 	t        *Tally
 	start    time.Time
@@ -247,6 +249,9 @@ func (s *scanner) take(m *client.Message) error {
 	s.lastPos = pos
 	s.res.Read++
 	l := deadletter.Read(m.Properties, m.ProducerName)
+	if l.Origin != "" && s.o.Admin != nil {
+		l.Subscription = deadletter.SubscriptionAmong(m.ProducerName, l.OriginTopic, s.subscriptions(l.Origin))
+	}
 	if s.o.Filter != nil {
 		subject := expr.FromClient(m)
 		if !s.o.Filter.MatchLetter(&subject, &l) {
@@ -265,6 +270,17 @@ func (s *scanner) take(m *client.Message) error {
 	}
 	s.maybeReport()
 	return nil
+}
+
+// subscriptions are origin's subscriptions, asked once per scan (none when the admin API
+// cannot tell: the producer's name is then split at its last dash).
+func (s *scanner) subscriptions(origin string) []string {
+	subs, ok := s.subs[origin]
+	if !ok {
+		subs, _ = s.o.Admin.Subscriptions(s.ctx, origin)
+		s.subs[origin] = subs
+	}
+	return subs
 }
 
 // entryCompare orders two ids of one partition by entry, ignoring batch indexes.

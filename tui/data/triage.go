@@ -133,7 +133,7 @@ func (a *Admin) browseOne(ctx context.Context, cl *client.Client, name string, p
 	}
 	if len(p.Messages) > 0 {
 		first := p.Messages[0].ID
-		if prev, err := triage.Back(ctx, a.ac, name, first, n); err == nil && !sameEntry(prev, first) {
+		if prev, ok, err := triage.Back(ctx, a.ac, name, first, n); err == nil && ok {
 			out.Prev, out.HasPrev = prev, true
 		}
 	}
@@ -141,11 +141,6 @@ func (a *Admin) browseOne(ctx context.Context, cl *client.Client, name string, p
 		f.ID.Partition = part
 	}
 	return out, nil
-}
-
-// sameEntry reports whether a browse start is the entry of id (nothing comes before it).
-func sameEntry(f From, id client.MessageID) bool {
-	return f.HasID && f.ID.Ledger == id.Ledger && f.ID.Entry == id.Entry
 }
 
 // fromClient is a received message as the screens show it.

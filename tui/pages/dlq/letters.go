@@ -28,11 +28,10 @@ type letters struct {
 	more bool
 	// srcResults: the page of the scan's matches shown.
 	page int
-	// srcBrowse: where this page started, its neighbours, and how many pages from the start.
+	// srcBrowse: where this page started, and its neighbours.
 	at               data.From
 	next, prev       data.From
 	hasNext, hasPrev bool
-	step             int
 }
 
 // BacklogMsg carries one page of the subscription's backlog.
@@ -52,13 +51,11 @@ type ResultsMsg struct {
 	Msgs  []data.Message
 }
 
-// BrowsedMsg carries one page of the DLQ read from a position; Step is the page's number
-// relative to where the browse began.
+// BrowsedMsg carries one page of the DLQ read from a position.
 type BrowsedMsg struct {
 	common.Fresh
 	Topic string
 	At    data.From
-	Step  int
 	Page  *data.BrowsePage
 }
 
@@ -100,9 +97,7 @@ func (p *Page) loadResults(i int) tea.Cmd {
 }
 
 // browse reads the page of the DLQ that starts at from.
-func (p *Page) browse(from data.From) tea.Cmd { return p.browseStep(from, 0) }
-
-func (p *Page) browseStep(from data.From, step int) tea.Cmd {
+func (p *Page) browse(from data.From) tea.Cmd {
 	ts, ok := p.c.Source.(data.TriageSource)
 	if !ok {
 		return status("this cluster connection cannot read a topic from a position")
@@ -111,7 +106,7 @@ func (p *Page) browseStep(from data.From, step int) tea.Cmd {
 	t := p.topic
 	return common.Load(p.c, "read "+data.ShortName(t, ""), func(ctx context.Context, _ data.Source) (*data.BrowsePage, error) {
 		return ts.Browse(ctx, t, from, PageSize)
-	}, func(bp *data.BrowsePage) tea.Msg { return BrowsedMsg{Topic: t, At: from, Step: step, Page: bp} })
+	}, func(bp *data.BrowsePage) tea.Msg { return BrowsedMsg{Topic: t, At: from, Page: bp} })
 }
 
 // takeLetters shows a page that arrived, if it is still the one the screen wants.
@@ -134,7 +129,7 @@ func (p *Page) takeLetters(msg tea.Msg) {
 		if m.Topic != p.topic || p.list.src != srcBrowse {
 			return
 		}
-		p.list.at, p.list.step = m.At, m.Step
+		p.list.at = m.At
 		p.list.next, p.list.hasNext = m.Page.Next, m.Page.More
 		p.list.prev, p.list.hasPrev = m.Page.Prev, m.Page.HasPrev
 		msgs = m.Page.Msgs
@@ -152,7 +147,7 @@ func (p *Page) reload() tea.Cmd {
 	case srcResults:
 		return p.loadResults(p.list.page)
 	case srcBrowse:
-		return p.browseStep(p.list.at, p.list.step)
+		return p.browse(p.list.at)
 	}
 	return p.loadBacklog(p.list.from)
 }
@@ -167,7 +162,7 @@ func (p *Page) nextPage() tea.Cmd {
 	case srcBrowse:
 		if p.list.hasNext {
 			p.tbl.Top()
-			return p.browseStep(p.list.next, p.list.step+1)
+			return p.browse(p.list.next)
 		}
 	default:
 		if p.list.more {
@@ -188,7 +183,7 @@ func (p *Page) prevPage() tea.Cmd {
 	case srcBrowse:
 		if p.list.hasPrev {
 			p.tbl.Top()
-			return p.browseStep(p.list.prev, p.list.step-1)
+			return p.browse(p.list.prev)
 		}
 	default:
 		if p.list.from > 1 {

@@ -166,9 +166,12 @@ func (p *Page) stateLine() string {
 		}
 		parts = append(parts, fmt.Sprintf("%s (scan of %s) · page %d of %d", what, p.scan.at.Format("15:04:05"), p.list.page+1, pages))
 	case p.list.src == srcBrowse:
-		parts = append(parts, fmt.Sprintf("from %s · page %+d", p.list.at, p.list.step+1))
-		if p.list.step == 0 {
-			parts[0] = "from " + p.list.at.String()
+		parts = append(parts, "from "+p.list.at.String())
+		if p.list.hasPrev {
+			parts = append(parts, "[ previous")
+		}
+		if p.list.hasNext {
+			parts = append(parts, "] next")
 		}
 	case len(p.list.msgs) > 0:
 		parts = append(parts, fmt.Sprintf("backlog positions %d–%d", p.list.from, p.list.from+len(p.list.msgs)-1))

@@ -68,13 +68,11 @@ const (
 	promptFrom
 )
 
-// BrowsedMsg carries one page of the topic read from a position; Step is the page's number
-// relative to where the reading began.
+// BrowsedMsg carries one page of the topic read from a position.
 type BrowsedMsg struct {
 	common.Fresh
 	Topic string
 	At    data.From
-	Step  int
 	Page  *data.BrowsePage
 }
 
@@ -89,12 +87,11 @@ type Page struct {
 	from      int // peek: position of the first message of the page
 	more      bool
 	following bool
-	// browse: the page read from at, its neighbours, and its number from where reading began
+	// browse: the page read from at, and its neighbours
 	browsing         bool
 	at               data.From
 	next, prev       data.From
 	hasNext, hasPrev bool
-	step             int
 	stop             func()
 	tailDone         bool
 	dec              decoder
@@ -141,7 +138,7 @@ func (p *Page) Init() tea.Cmd {
 	}, func(si *data.SchemaInfo) tea.Msg { return SchemaMsg{Topic: t, Schema: si} })
 	switch {
 	case p.browsing:
-		return tea.Batch(schema, p.browse(p.at, 0))
+		return tea.Batch(schema, p.browse(p.at))
 	case p.sub == "":
 		return tea.Batch(schema, p.startTail())
 	}
@@ -149,7 +146,7 @@ func (p *Page) Init() tea.Cmd {
 }
 
 // browse reads the page of the topic that starts at from.
-func (p *Page) browse(from data.From, step int) tea.Cmd {
+func (p *Page) browse(from data.From) tea.Cmd {
 	ts, ok := p.c.Source.(data.TriageSource)
 	if !ok {
 		return status("this cluster connection cannot read a topic from a position")
@@ -158,7 +155,7 @@ func (p *Page) browse(from data.From, step int) tea.Cmd {
 	t := p.topic
 	return common.Load(p.c, "read "+data.ShortName(t, ""), func(ctx context.Context, _ data.Source) (*data.BrowsePage, error) {
 		return ts.Browse(ctx, t, from, PageSize)
-	}, func(bp *data.BrowsePage) tea.Msg { return BrowsedMsg{Topic: t, At: from, Step: step, Page: bp} })
+	}, func(bp *data.BrowsePage) tea.Msg { return BrowsedMsg{Topic: t, At: from, Page: bp} })
 }
 
 // openAt leaves the peek or the tail for reading the topic from from.
@@ -167,7 +164,7 @@ func (p *Page) openAt(from data.From) tea.Cmd {
 	p.sub, p.browsing, p.following, p.tailDone = "", true, false, false
 	p.msgs, p.marked, p.query, p.matches = nil, map[string]bool{}, "", nil
 	p.tbl.Top()
-	return p.browse(from, 0)
+	return p.browse(from)
 }
 
 func (p *Page) peek(from int) tea.Cmd {
@@ -238,7 +235,7 @@ func (p *Page) Update(msg tea.Msg) (common.Page, tea.Cmd) {
 	case BrowsedMsg:
 		if msg.Topic == p.topic && p.browsing {
 			p.loading = false
-			p.at, p.step = msg.At, msg.Step
+			p.at = msg.At
 			p.next, p.hasNext, p.prev, p.hasPrev = msg.Page.Next, msg.Page.More, msg.Page.Prev, msg.Page.HasPrev
 			p.msgs = msg.Page.Msgs
 			p.marked = map[string]bool{}
@@ -274,7 +271,7 @@ func (p *Page) Update(msg tea.Msg) (common.Page, tea.Cmd) {
 	case common.RefreshMsg:
 		switch {
 		case msg.Forced && p.browsing:
-			return p, p.browse(p.at, p.step)
+			return p, p.browse(p.at)
 		case msg.Forced && p.sub != "":
 			return p, p.peek(p.from)
 		}
@@ -398,7 +395,7 @@ func (p *Page) key(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.NextPage):
 		switch {
 		case p.browsing && p.hasNext:
-			return p.browse(p.next, p.step+1)
+			return p.browse(p.next)
 		case p.sub != "" && p.more:
 			return p.peek(p.from + p.span())
 		}
@@ -406,7 +403,7 @@ func (p *Page) key(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.PrevPage):
 		switch {
 		case p.browsing && p.hasPrev:
-			return p.browse(p.prev, p.step-1)
+			return p.browse(p.prev)
 		case !p.browsing && p.sub != "" && p.from > 1:
 			return p.peek(max(1, p.from-PageSize))
 		}

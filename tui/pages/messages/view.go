@@ -129,10 +129,7 @@ func (p *Page) stateLine() string {
 	var parts []string
 	switch {
 	case p.browsing:
-		parts = append(parts, fmt.Sprintf("page %+d from %s", p.step+1, p.at))
-		if p.step == 0 {
-			parts[0] = "from " + p.at.String()
-		}
+		parts = append(parts, "from "+p.at.String())
 		if p.hasPrev {
 			parts = append(parts, "[ previous")
 		}
