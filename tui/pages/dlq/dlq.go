@@ -184,6 +184,7 @@ func (p *Page) Update(msg tea.Msg) (common.Page, tea.Cmd) {
 		p.setState(msg)
 		if first && p.sub == "" && p.list.src == srcBacklog {
 			// Nothing to peek through: read what the DLQ retains instead.
+			p.list.src = srcBrowse
 			return p, p.browse(data.From{Earliest: true})
 		}
 		if p.list.src == srcBacklog && (first || msg.Detail.Stats.Backlog != p.backlogBefore()) {

@@ -98,7 +98,13 @@ func (p *Page) emptyText() string {
 		}
 		return "the DLQ holds no letters"
 	case srcBrowse:
-		return "nothing from there on"
+		if !p.list.at.Earliest {
+			return "nothing from there on"
+		}
+		if p.sub == "" {
+			return "the DLQ retains no letters: with no subscription, nothing keeps them"
+		}
+		return "the DLQ retains no letters"
 	}
 	if p.sub == "" {
 		return "no subscription to peek through: o reads the DLQ from a position, S scans it"
