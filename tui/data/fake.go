@@ -31,8 +31,10 @@ type Fake struct {
 	Retentions      map[string]Retention // by "tenant/ns"
 	ReplayHold      chan struct{}
 	ReplayHoldAfter int
-	// ScanHold, when set, stops a scan half way (one progress report) until it is closed.
+	// ScanHold, when set, stops a scan half way (one progress report) until it is closed;
+	// ScanErr, when set, then ends it with that error (a DLQ deleted under the scan).
 	ScanHold chan struct{}
+	ScanErr  error
 	Replays  []HistoryEntry // the replay history, oldest first
 }
 

@@ -172,6 +172,12 @@ func (f *Fake) Scan(ctx context.Context, req ScanRequest, progress func(ScanProg
 			return &ScanResult{Topic: req.Topic}, ctx.Err()
 		}
 	}
+	f.Lock()
+	scanErr := f.ScanErr
+	f.Unlock()
+	if scanErr != nil {
+		return &ScanResult{Topic: req.Topic, Read: int64(len(msgs) / 2)}, scanErr
+	}
 	t := triage.NewTally()
 	res := &ScanResult{Topic: req.Topic, Complete: true}
 	for _, m := range msgs {
