@@ -19,9 +19,21 @@ type SyntaxError struct {
 
 func (e *SyntaxError) Error() string { return fmt.Sprintf("column %d: %s", e.Col, e.Msg) }
 
-// Pointer is the expression with a caret under the column, two lines, for a terminal.
+// Pointer is the expression with a caret under the column, two lines, for a terminal: tabs
+// before the column stay tabs, so that the caret lines up.
 func (e *SyntaxError) Pointer() string {
-	return e.Expr + "\n" + strings.Repeat(" ", max(e.Col-1, 0)) + "^"
+	var pad strings.Builder
+	for i, r := range []rune(e.Expr) {
+		if i >= e.Col-1 {
+			break
+		}
+		if r == '\t' {
+			pad.WriteByte('\t')
+		} else {
+			pad.WriteByte(' ')
+		}
+	}
+	return e.Expr + "\n" + pad.String() + "^"
 }
 
 // Parse parses an expression; relative times (published>=-2h) count back from now. An empty

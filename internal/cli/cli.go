@@ -80,6 +80,8 @@ func RunProcess(ctx context.Context, p Process, args []string, stdout, stderr io
 		return runDemo(ctx, rest, &tf, stdout, stderr)
 	case "replay":
 		return runReplay(ctx, &client, rest, stdout, stderr)
+	case "dlq":
+		return runDLQ(ctx, &client, rest, stdout, stderr)
 	case "version":
 		if len(rest) > 0 {
 			return usageError(stderr, "letterbox version", fmt.Errorf("unexpected argument %q", rest[0]))
@@ -102,10 +104,12 @@ Usage:
   letterbox demo                    embedded broker + demo workload + TUI
   letterbox broker [broker flags]   headless broker; prints "ready pulsar://… http://…" on stdout
   letterbox replay --dlq TOPIC ...  headless replay of dead letters (letterbox replay --help)
+  letterbox dlq ls|stats|export     list DLQs, count or export their letters without consuming
+                                    them (letterbox dlq --help)
   letterbox token ...               make a secret key or a token (letterbox token --help)
   letterbox version                 print the version
 
-Client flags (the TUI and replay):
+Client flags (the TUI, replay and dlq):
 `
 
 // usage writes the top-level help.

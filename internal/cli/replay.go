@@ -108,7 +108,7 @@ func runReplay(ctx context.Context, cf *clientFlags, args []string, stdout, stde
 	for _, expr := range rf.filters {
 		f, err := replay.ParseFilter(expr)
 		if err != nil {
-			return usageError(stderr, "letterbox replay", err)
+			return filterError(stderr, "letterbox replay", err)
 		}
 		opts.Selection.Filters = append(opts.Selection.Filters, f)
 	}

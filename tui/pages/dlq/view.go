@@ -117,7 +117,8 @@ func (p *Page) promptProblem() string {
 	st := p.c.Styles
 	switch {
 	case p.inErr != nil:
-		pad := strings.Repeat(" ", common.Width(p.inPrefix())+p.inErr.Col-1)
+		typed := []rune(p.inErr.Expr)
+		pad := strings.Repeat(" ", common.Width(p.inPrefix())+common.Width(string(typed[:min(p.inErr.Col-1, len(typed))])))
 		return st.Paint(&st.Error, common.Trunc(pad+"^ "+p.inErr.Msg, p.w))
 	case p.inMsg != "":
 		return st.Paint(&st.Error, common.Trunc(p.inMsg, p.w))

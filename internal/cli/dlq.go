@@ -1,0 +1,228 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/letterbox-dev/letterbox/client"
+	"github.com/letterbox-dev/letterbox/client/admin"
+	"github.com/letterbox-dev/letterbox/client/triage"
+)
+
+// letterbox dlq: headless triage of dead-letter queues. Every subcommand reads through the
+// admin API and non-durable readers (client/triage): none acknowledges a letter or creates a
+// subscription, so running one on a production DLQ changes nothing its applications or a
+// replay see.
+
+// dlqCommand is one subcommand of "letterbox dlq".
+type dlqCommand struct {
+	name, args, help string
+	run              func(ctx context.Context, cf *clientFlags, args []string, stdout, stderr io.Writer) int
+}
+
+// dlqCommands are the subcommands, in the order of the help; a new one is one entry here.
+var dlqCommands = []dlqCommand{
+	{"ls", "[NAMESPACE]", "list the DLQs of a namespace (tenant/ns), or of the whole cluster", runDLQLs},
+	{"stats", "DLQ", "count a DLQ's letters by reason, origin, subscription, key and hour", runDLQStats},
+	{"export", "DLQ", "write a DLQ's letters, payloads included, as JSON lines or CSV", runDLQExport},
+}
+
+const dlqUsageText = `Usage: letterbox dlq SUBCOMMAND [ARGS] [flags] [client flags]
+
+Headless triage of dead-letter queues. Nothing here consumes: letters are read with
+non-durable readers, never acknowledged, and no subscription is created.
+
+Subcommands:
+`
+
+// runDLQ runs "letterbox dlq SUBCOMMAND ...". Client flags may come before "dlq", between it
+// and the subcommand, and after the subcommand.
+func runDLQ(ctx context.Context, cf *clientFlags, args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("letterbox dlq")
+	cf.registerWithCurrent(fs)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			dlqUsage(stdout)
+			return ExitOK
+		}
+		return usageError(stderr, "letterbox dlq", err)
+	}
+	cf.noteSet(fs)
+	if fs.NArg() == 0 {
+		// A missing subcommand is a mistake of the command line: the help goes where errors do.
+		dlqUsage(stderr)
+		return ExitUsage
+	}
+	name, rest := fs.Arg(0), fs.Args()[1:]
+	for _, c := range dlqCommands {
+		if c.name == name {
+			return c.run(ctx, cf, rest, stdout, stderr)
+		}
+	}
+	if name == "help" {
+		dlqUsage(stdout)
+		return ExitOK
+	}
+	return usageError(stderr, "letterbox dlq", fmt.Errorf("unknown subcommand %q (subcommands: %s)", name, dlqNames()))
+}
+
+func dlqNames() string {
+	names := make([]string, len(dlqCommands))
+	for i, c := range dlqCommands {
+		names[i] = c.name
+	}
+	return strings.Join(names, ", ")
+}
+
+// dlqUsage writes the help of "letterbox dlq".
+func dlqUsage(w io.Writer) {
+	io.WriteString(w, dlqUsageText)
+	for _, c := range dlqCommands {
+		fmt.Fprintf(w, "  %-28s %s\n", c.name+" "+c.args, c.help)
+	}
+	io.WriteString(w, "\nRun 'letterbox dlq SUBCOMMAND --help' for its flags.\n\nClient flags:\n")
+	var c clientFlags
+	fs := newFlagSet("letterbox dlq")
+	c.register(fs)
+	printFlags(w, fs, clientFlagNames)
+}
+
+// dlqSub is what a subcommand's command line is parsed with.
+type dlqSub struct {
+	cmd   string   // "letterbox dlq ls", for messages
+	usage string   // the help's text before the flags
+	flags []string // the subcommand's own flags, in the order of the help
+}
+
+// parse parses a subcommand's arguments: its own flags (register adds them), the client flags,
+// and positional arguments anywhere among them, so that "stats orders-DLQ --json" works as
+// "stats --json orders-DLQ" does. It checks the client flags and applies --context. ok is
+// false when the command is over (help shown, or a usage error), with its exit code.
+func (s dlqSub) parse(cf *clientFlags, args []string, register func(*flag.FlagSet), stdout, stderr io.Writer) (pos []string, code int, ok bool) {
+	fs := newFlagSet(s.cmd)
+	cf.registerWithCurrent(fs)
+	register(fs)
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			io.WriteString(stdout, s.usage)
+			printFlags(stdout, fs, s.flags)
+			io.WriteString(stdout, "\nClient flags:\n")
+			var c clientFlags
+			cfs := newFlagSet(s.cmd)
+			c.register(cfs)
+			printFlags(stdout, cfs, clientFlagNames)
+			return nil, ExitOK, false
+		}
+		return nil, usageError(stderr, s.cmd, err), false
+	}
+	cf.noteSet(fs)
+	if err := cf.validate(); err != nil {
+		return nil, usageError(stderr, s.cmd, err), false
+	}
+	if _, code := cf.resolveContext(s.cmd, stderr); code != ExitOK {
+		return nil, code, false
+	}
+	return pos, ExitOK, true
+}
+
+// parseInterspersed parses flags and positional arguments in any order; after "--" every
+// argument is positional.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		if used := len(args) - len(rest); used > 0 && args[used-1] == "--" {
+			return append(pos, rest...), nil
+		}
+		pos, args = append(pos, rest[0]), rest[1:]
+	}
+}
+
+// errNotFound marks a DLQ or namespace the cluster does not have.
+var errNotFound = errors.New("not found")
+
+// findTopic resolves arg, a topic name as the clients take it (orders-DLQ, tenant/ns/x or a
+// full name), to the full name of an existing topic. It asks the admin API first: a reader
+// on a missing topic would have the broker create it.
+func findTopic(ctx context.Context, ad *admin.Client, arg string) (string, error) {
+	tn, err := admin.ParseTopic(arg)
+	if err != nil {
+		return "", usageErr{err}
+	}
+	name := tn.String()
+	// A partitioned topic has no stats of its own; upstream answers 0 partitions for a
+	// missing topic, letterbox's broker may answer 404: both mean "look further".
+	n, err := ad.Partitions(ctx, name)
+	switch {
+	case err == nil && n > 0:
+		return name, nil
+	case err != nil && !admin.IsNotFound(err):
+		return "", fmt.Errorf("%s: %w", name, err)
+	}
+	if _, err := ad.Stats(ctx, name); err != nil {
+		if admin.IsNotFound(err) {
+			return "", fmt.Errorf("%s: %w", name, errNotFound)
+		}
+		return "", fmt.Errorf("%s: %w", name, err)
+	}
+	return name, nil
+}
+
+// openDLQ connects as the client flags say and finds the DLQ arg names. On failure it reports
+// and returns the exit code: 2 for a name that is no topic name, 1 otherwise (not found
+// included). The caller closes cl.
+func openDLQ(ctx context.Context, cf *clientFlags, cmd, arg string, stderr io.Writer) (ad *admin.Client, cl *client.Client, topic string, code int) {
+	ad, cl, err := cf.connect(stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", cmd, err)
+		return nil, nil, "", ExitFailure
+	}
+	topic, err = findTopic(ctx, ad, arg)
+	if err != nil {
+		cl.Close()
+		var ue usageErr
+		if errors.As(err, &ue) {
+			return nil, nil, "", usageError(stderr, cmd, err)
+		}
+		fmt.Fprintf(stderr, "%s: DLQ %v\n", cmd, err)
+		return nil, nil, "", ExitFailure
+	}
+	return ad, cl, topic, ExitOK
+}
+
+// scanFailed reports why a scan of topic ended before its end and returns ExitFailure.
+func scanFailed(ctx context.Context, stderr io.Writer, cmd, topic string, err error) int {
+	switch {
+	case errors.Is(err, triage.ErrTopicGone):
+		fmt.Fprintf(stderr, "%s: %s: the DLQ was deleted during the scan\n", cmd, topic)
+	case ctx.Err() != nil:
+		fmt.Fprintf(stderr, "%s: %s: interrupted\n", cmd, topic)
+	default:
+		fmt.Fprintf(stderr, "%s: %v\n", cmd, err)
+	}
+	return ExitFailure
+}
+
+// shortTopic is a topic's name as a table shows it: without persistent://, and without
+// public/default/ for the default namespace, as the clients accept it back.
+func shortTopic(full string) string {
+	rest, ok := strings.CutPrefix(full, "persistent://")
+	if !ok {
+		return full
+	}
+	if local, ok := strings.CutPrefix(rest, "public/default/"); ok {
+		return local
+	}
+	return rest
+}
