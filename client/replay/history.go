@@ -10,28 +10,84 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"os/user"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 )
 
-// HistoryEntry is one replay as the history keeps it: one JSON line of
-// $XDG_STATE_HOME/letterbox/replays.jsonl, so the next engineer on call sees what was
-// already put back, from the TUI or the command line.
+// HistoryEntry is one action on a DLQ as the history keeps it — a replay, a discard, a purge,
+// a resend, a subscription created, … — one JSON line of $XDG_STATE_HOME/letterbox/replays.jsonl,
+// so the next engineer on call sees what was already done, from the TUI or the command line.
 type HistoryEntry struct {
-	When         time.Time `json:"when"`
-	DLQ          string    `json:"dlq"`
-	Subscription string    `json:"subscription"`
-	Selection    string    `json:"selection"` // in words: "all", "3 marked ids", "property.reason=…"
-	Moved        int64     `json:"moved"`
-	Skipped      int64     `json:"skipped"`
-	Failed       int64     `json:"failed"`
-	Guarded      int64     `json:"guarded,omitempty"`
+	When time.Time `json:"when"`
+	// Action is what was done (the Action* constants); "" in entries written before actions
+	// were recorded, which were all replays.
+	Action string `json:"action,omitempty"`
+	// Cluster keys the history: the context's name or the admin URL (ClusterKey), or a demo's
+	// own name; "" in older entries.
+	Cluster string `json:"cluster,omitempty"`
+	// Context is the config.toml context in use, if any; User is who did it, user@host.
+	Context      string `json:"context,omitempty"`
+	User         string `json:"user,omitempty"`
+	DLQ          string `json:"dlq"`
+	Subscription string `json:"subscription"`
+	Selection    string `json:"selection"` // in words: "all", "3 marked ids", "reason=…"
+	Moved        int64  `json:"moved"`
+	Discarded    int64  `json:"discarded,omitempty"`
+	Skipped      int64  `json:"skipped"`
+	Failed       int64  `json:"failed"`
+	Guarded      int64  `json:"guarded,omitempty"`
+	// Arrived counts dead letters that arrived after the preview and were left.
+	Arrived int64 `json:"arrived,omitempty"`
 	// Result: "complete", "cancelled", "incomplete", or "error: …".
 	Result  string        `json:"result"`
 	Elapsed time.Duration `json:"elapsed_ns"`
 	Run     string        `json:"run,omitempty"` // the run's producer name
 	By      string        `json:"by,omitempty"`  // "tui" or "cli"
+}
+
+// Actions, as HistoryEntry.Action records them.
+const (
+	ActionReplay    = "replay"
+	ActionDiscard   = "discard"
+	ActionPurge     = "purge"
+	ActionSkip      = "skip"
+	ActionResend    = "resend"
+	ActionSubscribe = "subscribe"
+	ActionRetention = "retention"
+)
+
+// What is the entry's action, "replay" for entries written before actions were recorded.
+func (e HistoryEntry) What() string {
+	if e.Action == "" {
+		return ActionReplay
+	}
+	return e.Action
+}
+
+// Actor is who acts, as the history records it: user@host.
+func Actor() string {
+	name := "unknown"
+	if u, err := user.Current(); err == nil && u.Username != "" {
+		name = u.Username
+	}
+	host, err := os.Hostname()
+	if err != nil || host == "" {
+		host = "localhost"
+	}
+	return name + "@" + host
+}
+
+// ClusterKey is how the history tells clusters apart: the context's name when one is in use
+// (a context names one cluster whatever URL reaches it), else the admin URL. A demo, whose
+// broker lives as long as the demo, keys its history with a name of its own instead.
+func ClusterKey(context, adminURL string) string {
+	if context != "" {
+		return "context:" + context
+	}
+	return strings.TrimRight(adminURL, "/")
 }
 
 // Result words a run's outcome for the history.
@@ -89,9 +145,11 @@ func AppendHistory(path string, e HistoryEntry) error {
 const historyTail = 1 << 20
 
 // ReadHistory returns the last limit entries of the history at path (all when limit ≤ 0)
-// for dlq (every DLQ when ""), newest first. A missing file is an empty history; lines it
-// cannot read (a torn last line) are skipped.
-func ReadHistory(path, dlq string, limit int) ([]HistoryEntry, error) {
+// of cluster (every cluster when "") for dlq (every DLQ when ""), newest first. Entries
+// written before the history was keyed by cluster belong to no cluster: they show only when
+// cluster is "". A missing file is an empty history; lines it cannot read (a torn last line)
+// are skipped.
+func ReadHistory(path, cluster, dlq string, limit int) ([]HistoryEntry, error) {
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -123,6 +181,9 @@ func ReadHistory(path, dlq string, limit int) ([]HistoryEntry, error) {
 			continue
 		}
 		if dlq != "" && qualify(e.DLQ) != qualify(dlq) {
+			continue
+		}
+		if cluster != "" && e.Cluster != cluster {
 			continue
 		}
 		out = append(out, e)

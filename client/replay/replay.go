@@ -18,6 +18,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
@@ -30,10 +31,12 @@ import (
 type Action string
 
 const (
-	Moved     Action = "moved"      // republished, receipted, acknowledged in the DLQ
-	Skipped   Action = "skipped"    // not selected, or held back by the loop guard; left in the DLQ
-	Failed    Action = "failed"     // selected but not moved; left in the DLQ
-	WouldMove Action = "would-move" // dry run: selected and movable
+	Moved        Action = "moved"         // republished, receipted, acknowledged in the DLQ
+	Discarded    Action = "discarded"     // acknowledged in the DLQ without republishing (Discard)
+	Skipped      Action = "skipped"       // not selected, or held back by the loop guard; left in the DLQ
+	Failed       Action = "failed"        // selected but not moved; left in the DLQ
+	WouldMove    Action = "would-move"    // dry run: selected and movable
+	WouldDiscard Action = "would-discard" // dry run of a discard: selected
 )
 
 // DefaultMaxReplays is the loop guard's default.
@@ -46,6 +49,19 @@ type Options struct {
 	// To is the destination of dead letters whose origin is unknown: without REAL_TOPIC,
 	// and a DLQ name that does not derive from a known topic.
 	To string
+	// Destination, when set, is where every selected dead letter goes, whatever its origin.
+	Destination string
+	// Discard acknowledges the selected dead letters in the DLQ instead of republishing them:
+	// individual acknowledgements, so nothing else moves. The loop guard does not apply.
+	Discard bool
+	// Edit, when set, replaces the payload, key and properties of what is republished (a
+	// letter fixed by hand before it is sent again); REPLAYED_FROM and REPLAY_COUNT are added
+	// as always. Such a run never resumes another: it starts under a name of its own.
+	Edit *Edit
+	// Until, when set, is the last message the run takes: the DLQ's last message when its
+	// preview was made, so that a run moves what the preview showed and leaves the dead letters
+	// that arrived since (Summary.Arrived). Nil: the DLQ's last message at the start of the run.
+	Until *client.MessageID
 	// KnownTopics are the topics of the DLQ's namespace (fully qualified or short), used to
 	// derive the origin from a DLQ named <topic>-<subscription>-DLQ. Without them the
 	// origin is derived only when the DLQ is named <topic>-<Subscription>-DLQ.
@@ -88,6 +104,15 @@ type Options struct {
 	// crashAfter (tests) simulates a crash once this many messages moved: later receipts
 	// are not acknowledged, reading stops and the final state is not written.
 	crashAfter int64
+	// clock (tests) is the rate limiter's time; nil: the wall clock.
+	clock clock
+}
+
+// Edit is what a resend puts in place of the dead letter's own payload, key and properties.
+type Edit struct {
+	Payload    []byte
+	Key        string
+	Properties map[string]string
 }
 
 // Progress counts what a run did so far.
@@ -95,6 +120,7 @@ type Progress struct {
 	Considered int64 `json:"considered"`
 	Moved      int64 `json:"moved"`
 	WouldMove  int64 `json:"would_move"`
+	Discarded  int64 `json:"discarded,omitempty"`
 	Skipped    int64 `json:"skipped"`
 	// Guarded counts the skipped messages the loop guard held back (they were selected).
 	Guarded int64 `json:"guarded"`
@@ -134,6 +160,9 @@ type Summary struct {
 	// ExactlyOnce: Options.Deduplication; otherwise a resumed run is at least once.
 	ExactlyOnce bool
 	StateFile   string
+	// Arrived counts the DLQ's entries past the run's last message when it ended: dead letters
+	// that arrived after the preview (Options.Until) or the start, left for a later run.
+	Arrived int64
 }
 
 // OK reports whether everything selected moved (in a dry run: could move).
@@ -169,17 +198,26 @@ func Run(ctx context.Context, cl *client.Client, opts Options) (Summary, error) 
 	if opts.To != "" {
 		opts.To = qualify(opts.To)
 	}
+	if opts.Destination != "" {
+		opts.Destination = qualify(opts.Destination)
+	}
+	if opts.Edit != nil {
+		opts.New = true
+	}
 	e := &engine{cl: cl, opts: opts, producers: map[string]*producerEntry{}, started: time.Now(), held: map[client.MessageID]int{}}
 	e.sum.DryRun = opts.DryRun
 	e.sum.ExactlyOnce = opts.Deduplication && !opts.DryRun
 	e.sum.Total = opts.Total
-	if !opts.DryRun {
+	if !opts.DryRun && !opts.Discard {
 		if err := e.openState(); err != nil {
 			return e.sum, err
 		}
 	}
 	return e.run(ctx)
 }
+
+// republishes reports whether the run sends anything (not a dry run, not a discard).
+func (e *engine) republishes() bool { return !e.opts.DryRun && !e.opts.Discard }
 
 type producerEntry struct {
 	p   *client.Producer
@@ -228,7 +266,11 @@ func (e *engine) openState() error {
 	}
 	dlq := qualify(e.opts.DLQ)
 	sel := e.opts.Selection.canonical()
-	e.statePath = filepath.Join(dir, stateKey(dlq, e.opts.Subscription, e.opts.To, sel)+".json")
+	to := e.opts.To
+	if e.opts.Destination != "" {
+		to = "\x00all:" + e.opts.Destination // every letter there: another replay than --to's
+	}
+	e.statePath = filepath.Join(dir, stateKey(dlq, e.opts.Subscription, to, sel)+".json")
 	e.sum.StateFile = e.statePath
 	st, ok, err := loadState(e.statePath)
 	if err != nil && !e.opts.New {
@@ -253,6 +295,7 @@ type item struct {
 	action  Action
 	reason  string
 	guarded bool
+	discard bool // to acknowledge without republishing
 	fut     *client.SendFuture
 	seq     int64
 }
@@ -278,13 +321,17 @@ func (e *engine) run(ctx context.Context) (Summary, error) {
 	if len(cons.Topics()) != 1 {
 		return e.sum, fmt.Errorf("%w: %s", ErrPartitionedDLQ, e.opts.DLQ)
 	}
-	lasts, err := cons.LastMessageIDs(ctx)
-	if err != nil {
-		return e.sum, fmt.Errorf("replay: last message of %s: %w", e.opts.DLQ, err)
-	}
 	var last client.MessageID
-	for _, id := range lasts {
-		last = id
+	if e.opts.Until != nil {
+		last = *e.opts.Until
+	} else {
+		lasts, err := cons.LastMessageIDs(ctx)
+		if err != nil {
+			return e.sum, fmt.Errorf("replay: last message of %s: %w", e.opts.DLQ, err)
+		}
+		for _, id := range lasts {
+			last = id
+		}
 	}
 	e.derived = derivedDestination(e.opts.DLQ, e.opts.Subscription, e.opts.KnownTopics)
 	defer func() {
@@ -333,8 +380,15 @@ func (e *engine) run(ctx context.Context) (Summary, error) {
 		}
 	}
 	e.sum.Complete = complete && runErr == nil && flushErr == nil && ctx.Err() == nil
+	if e.sum.Complete {
+		// What the subscription still holds beyond what this run left behind arrived after
+		// its last message. Best effort: the count is for the report.
+		if coming, err := e.stillToCome(ctx); err == nil {
+			e.sum.Arrived = coming
+		}
+	}
 	e.snapshot()
-	if !e.opts.DryRun {
+	if e.republishes() {
 		e.st.Done = e.sum.Complete
 		if err := e.saveState(); err != nil {
 			flushErr = errors.Join(flushErr, err)
@@ -356,7 +410,7 @@ func (e *engine) read(ctx context.Context, last client.MessageID, items chan<- i
 	selected := e.st.Moved // a resumed run's limit counts what it moved before
 	found := map[client.MessageID]bool{}
 	var rl limiter
-	rl.init(e.opts.Rate)
+	rl.init(e.opts.Rate, e.opts.clock)
 	var prev client.MessageID
 	seen := false
 	reachedEnd := false
@@ -417,9 +471,14 @@ func (e *engine) read(ctx context.Context, last client.MessageID, items chan<- i
 				}
 			}
 			selected++
-			if e.opts.DryRun {
+			switch {
+			case e.opts.DryRun && e.opts.Discard:
+				it.action = WouldDiscard
+			case e.opts.DryRun:
 				it.action = WouldMove
-			} else {
+			case e.opts.Discard:
+				it.discard = true
+			default:
 				if err := rl.wait(ctx); err != nil {
 					return false, nil
 				}
@@ -513,6 +572,9 @@ func (e *engine) decide(m *client.Message) item {
 		it.action, it.reason = Skipped, r
 		return it
 	}
+	if e.opts.Discard {
+		return it
+	}
 	it.dest = e.destination(m)
 	if n := replayCount(m); e.opts.MaxReplays >= 0 && n >= e.opts.MaxReplays {
 		it.action, it.guarded = Skipped, true
@@ -526,9 +588,12 @@ func (e *engine) decide(m *client.Message) item {
 	return it
 }
 
-// destination is where m goes: REAL_TOPIC without a partition suffix, else the topic the DLQ
-// name derives from, else Options.To.
+// destination is where m goes: Options.Destination, else REAL_TOPIC without a partition
+// suffix, else the topic the DLQ name derives from, else Options.To.
 func (e *engine) destination(m *client.Message) string {
+	if e.opts.Destination != "" {
+		return e.opts.Destination
+	}
 	if rt := m.Properties[client.PropertyRealTopic]; rt != "" {
 		return partitionSuffix.ReplaceAllString(qualify(rt), "")
 	}
@@ -567,6 +632,17 @@ func (e *engine) send(ctx context.Context, it *item) error {
 		return nil
 	}
 	msg := republished(m, replayCount(m))
+	if ed := e.opts.Edit; ed != nil {
+		edited := maps.Clone(ed.Properties)
+		if edited == nil {
+			edited = map[string]string{}
+		}
+		edited[PropertyReplayedFrom] = msg.Properties[PropertyReplayedFrom]
+		edited[PropertyReplayCount] = msg.Properties[PropertyReplayCount]
+		msg.Payload, msg.Key, msg.Properties = ed.Payload, ed.Key, edited
+		msg.OrderingKey = ""
+		msg.SchemaVersion = nil // edited by hand: the writer's schema no longer vouches for it
+	}
 	msg.SequenceID = &seq
 	fut := p.SendAsync(ctx, msg)
 	select {
@@ -626,6 +702,14 @@ func (e *engine) completeOne(it item, stateErr chan<- error, lastSave *time.Time
 		e.crashed.Store(true)
 		return
 	}
+	if it.discard {
+		if err := e.cons.Ack(it.m); err != nil {
+			it.action, it.reason = Failed, "not acknowledged: "+err.Error()
+		} else {
+			it.action = Discarded
+			e.hold(it.m.ID, -1)
+		}
+	}
 	if it.fut != nil {
 		if _, err := it.fut.Result(); err != nil {
 			it.action, it.reason = Failed, err.Error()
@@ -655,8 +739,10 @@ func (e *engine) completeOne(it item, stateErr chan<- error, lastSave *time.Time
 	switch it.action {
 	case Moved:
 		e.sum.Moved++
-	case WouldMove:
+	case WouldMove, WouldDiscard:
 		e.sum.WouldMove++
+	case Discarded:
+		e.sum.Discarded++
 	case Skipped:
 		e.sum.Skipped++
 		if it.guarded {
@@ -669,7 +755,7 @@ func (e *engine) completeOne(it item, stateErr chan<- error, lastSave *time.Time
 	if e.opts.Events != nil {
 		e.opts.Events <- Event{ID: it.m.ID, Key: it.m.Key, Destination: it.dest, Action: it.action, Reason: it.reason, Progress: e.sum.Progress}
 	}
-	if !e.opts.DryRun && time.Since(*lastSave) > 250*time.Millisecond {
+	if e.republishes() && time.Since(*lastSave) > 250*time.Millisecond {
 		*lastSave = time.Now()
 		if err := e.saveState(); err != nil {
 			select {
@@ -725,13 +811,41 @@ func atEnd(id, last client.MessageID) bool {
 	return id.BatchIndex >= id.BatchSize-1
 }
 
-// limiter spaces sends to a rate.
+// limiter spaces sends to a rate: one every 1/rate seconds, never in a burst after a pause
+// (time not used is not saved up).
 type limiter struct {
 	every time.Duration
 	next  time.Time
+	clock clock
 }
 
-func (l *limiter) init(rate float64) {
+// clock is the limiter's time: the wall clock, or a test's.
+type clock interface {
+	Now() time.Time
+	// Sleep waits d or until ctx ends, returning ctx's error then.
+	Sleep(ctx context.Context, d time.Duration) error
+}
+
+type wallClock struct{}
+
+func (wallClock) Now() time.Time { return time.Now() }
+
+func (wallClock) Sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (l *limiter) init(rate float64, c clock) {
+	l.clock = c
+	if l.clock == nil {
+		l.clock = wallClock{}
+	}
 	if rate > 0 {
 		l.every = time.Duration(float64(time.Second) / rate)
 	}
@@ -741,7 +855,7 @@ func (l *limiter) wait(ctx context.Context) error {
 	if l.every == 0 {
 		return ctx.Err()
 	}
-	now := time.Now()
+	now := l.clock.Now()
 	if l.next.Before(now) {
 		l.next = now
 	}
@@ -750,12 +864,5 @@ func (l *limiter) wait(ctx context.Context) error {
 	if d <= 0 {
 		return ctx.Err()
 	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	return l.clock.Sleep(ctx, d)
 }

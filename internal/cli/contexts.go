@@ -130,7 +130,7 @@ func tuiContexts(cfg *config.Config, cfgErr error, named *config.Context, start 
 		}
 		var cf clientFlags
 		cf.useContext(ctx)
-		opts := data.AdminOptions{AdminURL: cf.adminURL, ServiceURL: cf.serviceURL}
+		opts := data.AdminOptions{AdminURL: cf.adminURL, ServiceURL: cf.serviceURL, Context: ctx.Name}
 		if err := cf.apply(&opts); err != nil {
 			return nil, err
 		}

@@ -75,5 +75,8 @@ func runDemo(ctx context.Context, args []string, tf *tuiFlags, stdout, stderr io
 		return ExitFailure
 	}
 	defer w.Stop()
-	return runApp(ctx, data.AdminOptions{AdminURL: eb.adminURL, ServiceURL: eb.serviceURL}, f.theme, log, stderr)
+	// The demo's broker lives as long as the demo: its history is its own, not that of
+	// whatever listened on the same port before.
+	cluster := "demo:" + time.Now().UTC().Format(time.RFC3339Nano)
+	return runApp(ctx, data.AdminOptions{AdminURL: eb.adminURL, ServiceURL: eb.serviceURL, Cluster: cluster}, f.theme, log, stderr)
 }

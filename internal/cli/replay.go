@@ -153,7 +153,7 @@ func runReplay(ctx context.Context, cf *clientFlags, args []string, stdout, stde
 	<-shown
 	writeSummary(sum, &rf, opts, stdout)
 	if !opts.DryRun {
-		recordHistory(opts, &rf, sum, err, started, stderr)
+		recordHistory(opts, &rf, cf, sum, err, started, stderr)
 	}
 	switch {
 	case errors.Is(err, replay.ErrBusy):
@@ -378,7 +378,7 @@ func writeSummary(sum replay.Summary, rf *replayFlags, opts replay.Options, stdo
 
 // recordHistory adds a real run to the replay history the TUI's dead-letter screen lists, so
 // whoever is on call next sees what was already put back.
-func recordHistory(opts replay.Options, rf *replayFlags, sum replay.Summary, err error, started time.Time, stderr io.Writer) {
+func recordHistory(opts replay.Options, rf *replayFlags, cf *clientFlags, sum replay.Summary, err error, started time.Time, stderr io.Writer) {
 	path, perr := replay.DefaultHistoryPath()
 	if perr != nil {
 		fmt.Fprintf(stderr, "letterbox replay: not recorded in the replay history: %v\n", perr)
@@ -397,7 +397,8 @@ func recordHistory(opts replay.Options, rf *replayFlags, sum replay.Summary, err
 		selection = strings.Join(parts, ", ")
 	}
 	e := replay.HistoryEntry{
-		When: started, DLQ: opts.DLQ, Subscription: opts.Subscription, Selection: selection,
+		When: started, Action: replay.ActionReplay, Cluster: replay.ClusterKey(cf.context, cf.adminURL),
+		Context: cf.context, User: replay.Actor(), DLQ: opts.DLQ, Subscription: opts.Subscription, Selection: selection,
 		Moved: sum.Moved, Skipped: sum.Skipped, Failed: sum.Failed, Guarded: sum.Guarded,
 		Result: replay.Result(sum, err), Elapsed: time.Since(started), Run: sum.Run, By: "cli",
 	}

@@ -118,7 +118,7 @@ func TestReplayCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hist, err := replay.ReadHistory(path, "", 0)
+	hist, err := replay.ReadHistory(path, "", "", 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -83,7 +83,7 @@ func runTUI(ctx context.Context, cf *clientFlags, tf *tuiFlags, stderr io.Writer
 	}
 	defer closeLog()
 
-	opts := data.AdminOptions{AdminURL: cf.adminURL, ServiceURL: cf.serviceURL}
+	opts := data.AdminOptions{AdminURL: cf.adminURL, ServiceURL: cf.serviceURL, Context: cf.context}
 	if len(cf.set) > 0 {
 		// A cluster of the user's choosing: never an embedded broker.
 		if err := cf.apply(&opts); err != nil {

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/letterbox-dev/letterbox/client/admin"
+	"github.com/letterbox-dev/letterbox/client/replay"
 	"github.com/letterbox-dev/letterbox/client/triage"
 )
 
@@ -37,6 +38,10 @@ type AdminOptions struct {
 	// MaxStatsTopics caps the per-topic stats requests of one Topics call when the cluster has
 	// no bulk broker-stats endpoint; rows past it come without stats. Default 200.
 	MaxStatsTopics int
+	// Context is the config.toml context the cluster was opened with ("" none), and Cluster
+	// the key of its action history (default: replay.ClusterKey of Context and AdminURL).
+	Context string
+	Cluster string
 }
 
 // Admin is a Source over the upstream admin REST API (/admin/v2), so it works against the
@@ -71,6 +76,9 @@ func NewAdmin(opts AdminOptions) (*Admin, error) {
 	}
 	if opts.MaxStatsTopics <= 0 {
 		opts.MaxStatsTopics = 200
+	}
+	if opts.Cluster == "" {
+		opts.Cluster = replay.ClusterKey(opts.Context, u.String())
 	}
 	ac, err := admin.New(admin.Options{URL: u.String(), Token: opts.Token, HTTPClient: hc, Timeout: hc.Timeout})
 	if err != nil {

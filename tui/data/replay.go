@@ -141,20 +141,25 @@ func (a *Admin) Replay(ctx context.Context, req ReplayRequest, events chan<- Rep
 // with "letterbox replay").
 func (a *Admin) historyPath() (string, error) { return replay.DefaultHistoryPath() }
 
-// History reads the newest replays of dlq from the history file.
+// History reads the newest actions on dlq of this cluster from the history file.
 func (a *Admin) History(ctx context.Context, dlq string, limit int) ([]HistoryEntry, error) {
 	p, err := a.historyPath()
 	if err != nil {
 		return nil, err
 	}
-	return replay.ReadHistory(p, ParseTopic(dlq).String(), limit)
+	return replay.ReadHistory(p, a.opts.Cluster, ParseTopic(dlq).String(), limit)
 }
 
-// RecordReplay appends e to the history file.
+// RecordReplay appends e to the history file, with this cluster's key, the context and who
+// did it.
 func (a *Admin) RecordReplay(e HistoryEntry) error {
 	p, err := a.historyPath()
 	if err != nil {
 		return err
+	}
+	e.Cluster, e.Context = a.opts.Cluster, a.opts.Context
+	if e.User == "" {
+		e.User = replay.Actor()
 	}
 	return replay.AppendHistory(p, e)
 }
