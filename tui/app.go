@@ -235,6 +235,22 @@ func (a *App) toAll(msg tea.Msg) tea.Cmd {
 }
 
 func (a *App) push(m common.NavigateMsg) tea.Cmd {
+	// Screens that change data do not open when the TUI is read-only, however they are asked
+	// for (a key, the palette).
+	switch m.Page {
+	case common.PageProduce:
+		if refuse := a.c.Refuse("producing"); refuse != nil {
+			return refuse
+		}
+	case common.PageReplay:
+		if refuse := a.c.Refuse("replay"); refuse != nil {
+			return refuse
+		}
+	case common.PageResend:
+		if refuse := a.c.Refuse("resend"); refuse != nil {
+			return refuse
+		}
+	}
 	p := newPage(a.c, m)
 	if p == nil {
 		return nil

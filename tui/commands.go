@@ -15,6 +15,7 @@ import (
 	"github.com/letterbox-dev/letterbox/tui/pages/messages"
 	"github.com/letterbox-dev/letterbox/tui/pages/produce"
 	"github.com/letterbox-dev/letterbox/tui/pages/replay"
+	"github.com/letterbox-dev/letterbox/tui/pages/resend"
 	"github.com/letterbox-dev/letterbox/tui/pages/topic"
 )
 
@@ -156,6 +157,9 @@ func newPage(c *common.Common, m common.NavigateMsg) common.Page {
 		return flow.New(c, m.Topic, m.Sub)
 	case common.PageDLQ:
 		return dlq.New(c, m.Topic, m.Sub)
+	case common.PageResend:
+		d, _ := m.Extra.(data.DeadLetter)
+		return resend.New(c, m.Topic, m.Sub, d)
 	case common.PageReplay:
 		req, _ := m.Extra.(data.ReplayRequest)
 		if req.DLQ == "" {

@@ -36,6 +36,9 @@ func (a *App) header() string {
 	if b := a.contextBadge(); b != "" {
 		brand += b + " "
 	}
+	if a.c.ReadOnly != "" {
+		brand += st.Warn.Render("READ-ONLY") + " "
+	}
 	left := brand + st.Text.Render(strings.Join(crumbs, " › "))
 	room := w - ansi.StringWidth(right) - 1
 	if room < 20 { // narrow: the endpoint goes first

@@ -43,6 +43,9 @@ type Options struct {
 	// Warnf receives problems worth logging that do not stop the TUI (a broken user theme).
 	// While the TUI owns the terminal nothing may be printed; pass a logger. nil drops them.
 	Warnf func(format string, args ...any)
+	// ReadOnly, when set, turns every action off (discard, purge, resend, replay, produce,
+	// subscription and retention changes), saying this as the reason: "read-only (--readonly)".
+	ReadOnly string
 	// Contexts are the named clusters of the configuration file: the header shows the current
 	// one's name in its colour, and ":context NAME" switches to another (see Contexts). When
 	// the TUI switches away from Source it closes it (if Source has a Close method), so the
@@ -91,6 +94,7 @@ func New(ctx context.Context, opts Options) (*App, error) {
 	c := &common.Common{
 		Ctx: ctx, Styles: common.NewStyles(theme), Keys: keymap.Default(), Clock: clock,
 		Source: opts.Source, Timeout: opts.Timeout, UserThemes: user, ExportDir: opts.ExportDir,
+		ReadOnly: opts.ReadOnly, Getenv: getenv,
 	}
 	app := NewApp(c, opts.Namespace, opts.Refresh)
 	if err := app.setContexts(opts.Contexts, opts.Theme == "" && getenv("NO_COLOR") == ""); err != nil {

@@ -32,6 +32,10 @@ var bookkeeping = []string{
 	client.PropertyRetryTopic,
 }
 
+// IsBookkeeping reports whether a property is one a replay drops: the DLQ and retry flows'
+// own, which would make a republished message look like it is on its way to the DLQ again.
+func IsBookkeeping(name string) bool { return slices.Contains(bookkeeping, name) }
+
 var partitionSuffix = regexp.MustCompile(`-partition-\d+$`)
 
 // qualify expands a short topic name as the clients do.

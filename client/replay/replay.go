@@ -163,6 +163,9 @@ type Summary struct {
 	// Arrived counts the DLQ's entries past the run's last message when it ended: dead letters
 	// that arrived after the preview (Options.Until) or the start, left for a later run.
 	Arrived int64
+	// Until is the last message the run was to take: what a run after this one as a preview
+	// passes as Options.Until to move exactly what it showed.
+	Until client.MessageID
 }
 
 // OK reports whether everything selected moved (in a dry run: could move).
@@ -333,6 +336,7 @@ func (e *engine) run(ctx context.Context) (Summary, error) {
 			last = id
 		}
 	}
+	e.sum.Until = last
 	e.derived = derivedDestination(e.opts.DLQ, e.opts.Subscription, e.opts.KnownTopics)
 	defer func() {
 		for _, pe := range e.producers {

@@ -31,6 +31,21 @@ type Common struct {
 	UserThemes []themes.Theme
 	// ExportDir is where exports are written ("" = the working directory).
 	ExportDir string
+	// ReadOnly, when set, says why the TUI may not change anything ("read-only (context
+	// prod)"): every action answers with it instead of acting, and the header shows it.
+	ReadOnly string
+	// Getenv reads the environment ($VISUAL, $EDITOR).
+	Getenv func(string) string
+}
+
+// Refuse returns a command that says why action cannot be done when the TUI is read-only,
+// and nil when it may act.
+func (c *Common) Refuse(action string) tea.Cmd {
+	if c.ReadOnly == "" {
+		return nil
+	}
+	msg := c.ReadOnly + ": " + action + " is turned off"
+	return func() tea.Msg { return StatusMsg(msg) }
 }
 
 // SetTheme switches every style to t.
@@ -119,6 +134,7 @@ const (
 	PageFlow     PageID = "flow"
 	PageDLQ      PageID = "dlq"
 	PageReplay   PageID = "replay"
+	PageResend   PageID = "resend"
 )
 
 // NavigateMsg opens a page on top of the current one.

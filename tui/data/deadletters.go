@@ -50,9 +50,17 @@ type DeadLetterSource interface {
 	// Replay runs a replay (or a dry run) of req, sending progress on events (closed when
 	// it returns) until it ends or ctx is cancelled.
 	Replay(ctx context.Context, req ReplayRequest, events chan<- ReplayEvent) (ReplaySummary, error)
-	// History is the newest replays of dlq, newest first; RecordReplay adds one.
+	// History is the newest actions on dlq (replays, discards, purges, …) of this cluster,
+	// newest first; RecordReplay adds one, whatever its action.
 	History(ctx context.Context, dlq string, limit int) ([]HistoryEntry, error)
 	RecordReplay(e HistoryEntry) error
+	// Purge drops the first n letters of sub's backlog (n ≤ 0: all of it).
+	Purge(ctx context.Context, dlq, sub string, n int64) error
+	// CreateSubscription creates a durable subscription on dlq at its earliest retained
+	// letter, so that nothing that arrives from then on is lost.
+	CreateSubscription(ctx context.Context, dlq, sub string) error
+	// SetRetention sets the retention policy of namespace ns ("tenant/ns").
+	SetRetention(ctx context.Context, ns string, r Retention) error
 }
 
 // Health is a DLQ's health line: warnings, most urgent first.

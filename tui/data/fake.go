@@ -36,6 +36,7 @@ type Fake struct {
 	ScanHold chan struct{}
 	ScanErr  error
 	Replays  []HistoryEntry // the replay history, oldest first
+	Resent   []ReplayEdit   // what edited resends sent
 }
 
 var _ Source = (*Fake)(nil)

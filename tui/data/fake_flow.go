@@ -113,10 +113,24 @@ func (f *Fake) Replay(ctx context.Context, req ReplayRequest, events chan<- Repl
 		id, _ := client.ParseMessageID(m.ID)
 		cm := &client.Message{Key: m.Key, Properties: m.Properties, Payload: m.Payload, PublishTime: m.PublishTime, ID: id}
 		ev := ReplayEvent{ID: id, Key: m.Key, Destination: NewDeadLetter(m).Origin}
+		if opts.Destination != "" {
+			ev.Destination = opts.Destination
+		}
+		if req.Discard {
+			ev.Destination = ""
+		}
+		limited := opts.Selection.Limit > 0 && sum.Moved+sum.WouldMove+sum.Discarded >= opts.Selection.Limit
 		switch {
-		case !selected(opts.Selection, cm):
+		case !selected(opts.Selection, cm) || limited:
 			ev.Action, ev.Reason = replay.Skipped, "not selected"
 			sum.Skipped++
+		case req.Discard && req.DryRun:
+			ev.Action = replay.WouldDiscard
+			sum.WouldMove++
+		case req.Discard:
+			ev.Action = replay.Discarded
+			sum.Discarded++
+			moved = append(moved, m.ID)
 		case ev.Destination == "":
 			ev.Action, ev.Reason = replay.Failed, "no destination"
 			sum.Failed++
@@ -143,6 +157,9 @@ func (f *Fake) Replay(ctx context.Context, req ReplayRequest, events chan<- Repl
 		}
 	}
 	sum.Complete = ctx.Err() == nil
+	if len(msgs) > 0 {
+		sum.Until, _ = client.ParseMessageID(msgs[len(msgs)-1].ID)
+	}
 	f.Lock()
 	defer f.Unlock()
 	if len(moved) > 0 {
@@ -160,14 +177,88 @@ func (f *Fake) Replay(ctx context.Context, req ReplayRequest, events chan<- Repl
 			}
 		}
 		for _, m := range msgs {
-			if slices.Contains(moved, m.ID) {
-				if d := f.Details[NewDeadLetter(m).Origin]; d != nil {
+			if slices.Contains(moved, m.ID) && !req.Discard {
+				dest := NewDeadLetter(m).Origin
+				if req.Destination != "" {
+					dest = ParseTopic(req.Destination).String()
+				}
+				if d := f.Details[dest]; d != nil {
 					d.Stats.InCounter++
+				}
+				if req.Edit != nil {
+					f.Resent = append(f.Resent, *req.Edit)
 				}
 			}
 		}
 	}
 	return sum, ctx.Err()
+}
+
+// dropBacklog takes n letters (all when n ≤ 0) off the head of dlq's backlog.
+func (f *Fake) dropBacklog(dlq string, n int64) {
+	msgs := f.Messages[dlq]
+	all := n <= 0
+	f.Messages[dlq] = msgs[min(int(max(n, 0)), len(msgs)):]
+	if all {
+		f.Messages[dlq] = nil
+	}
+	if d := f.Details[dlq]; d != nil {
+		for i := range d.Subscriptions {
+			if all {
+				d.Subscriptions[i].Backlog = 0
+			} else {
+				d.Subscriptions[i].Backlog = max(0, d.Subscriptions[i].Backlog-n)
+			}
+		}
+		d.Stats.Backlog = 0
+		for _, s := range d.Subscriptions {
+			d.Stats.Backlog += s.Backlog
+		}
+	}
+}
+
+// Purge drops letters off the fake DLQ's backlog.
+func (f *Fake) Purge(ctx context.Context, dlq, sub string, n int64) error {
+	if err := f.fail(); err != nil {
+		return err
+	}
+	f.Lock()
+	defer f.Unlock()
+	f.dropBacklog(ParseTopic(dlq).String(), n)
+	return nil
+}
+
+// CreateSubscription adds a subscription to the fake DLQ.
+func (f *Fake) CreateSubscription(ctx context.Context, dlq, sub string) error {
+	if err := f.fail(); err != nil {
+		return err
+	}
+	f.Lock()
+	defer f.Unlock()
+	dlq = ParseTopic(dlq).String()
+	d := f.Details[dlq]
+	if d == nil {
+		return fmt.Errorf("topic %s not found", dlq)
+	}
+	for _, s := range d.Subscriptions {
+		if s.Name == sub {
+			return fmt.Errorf("subscription %s already exists", sub)
+		}
+	}
+	d.Subscriptions = append(d.Subscriptions, Subscription{Name: sub, Type: "Exclusive", Backlog: int64(len(f.Messages[dlq]))})
+	return nil
+}
+
+// SetRetention sets the fake namespace's retention.
+func (f *Fake) SetRetention(ctx context.Context, ns string, r Retention) error {
+	if err := f.fail(); err != nil {
+		return err
+	}
+	f.Lock()
+	defer f.Unlock()
+	r.TTL = f.Retentions[ns].TTL
+	f.Retentions[ns] = r
+	return nil
 }
 
 func selected(s replay.Selection, m *client.Message) bool {

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/letterbox-dev/letterbox/client"
+	"github.com/letterbox-dev/letterbox/client/admin"
 	"github.com/letterbox-dev/letterbox/client/replay"
 )
 
@@ -17,6 +19,7 @@ type (
 	ReplaySummary = replay.Summary
 	ReplayAction  = replay.Action
 	HistoryEntry  = replay.HistoryEntry
+	ReplayEdit    = replay.Edit
 )
 
 // ReplayRequest is a replay as the screens ask for it.
@@ -33,6 +36,18 @@ type ReplayRequest struct {
 	DryRun  bool
 	// Total is the subscription's backlog, for the ETA.
 	Total int64
+	// Discard acknowledges the selected letters instead of moving them.
+	Discard bool
+	// Destination, when set, receives every selected letter instead of its origin.
+	Destination string
+	// Edit replaces payload, key and properties of what is sent (a resend).
+	Edit *replay.Edit
+	// MaxReplays is the loop guard (0: the engine's default; negative: none).
+	MaxReplays int
+	// New starts a new run rather than resuming an interrupted one of the same replay.
+	New bool
+	// Until is the last dead letter to take: the preview's (nil: the DLQ's last at the start).
+	Until *client.MessageID
 }
 
 // Describe is the selection in words, for the screens and the history.
@@ -57,7 +72,11 @@ func (r ReplayRequest) Describe() string {
 // Options turns the request into the engine's options (without Events).
 func (r ReplayRequest) Options() (replay.Options, error) {
 	o := replay.Options{DLQ: ParseTopic(r.DLQ).String(), Subscription: r.Subscription, Rate: r.Rate,
-		DryRun: r.DryRun, Total: r.Total}
+		DryRun: r.DryRun, Total: r.Total, Discard: r.Discard, Destination: r.Destination, Edit: r.Edit,
+		MaxReplays: r.MaxReplays, New: r.New, Until: r.Until}
+	if r.Destination != "" {
+		o.Destination = ParseTopic(r.Destination).String()
+	}
 	if r.DLQ == "" || r.Subscription == "" {
 		return o, errors.New("replay: a DLQ and its subscription are needed")
 	}
@@ -162,4 +181,24 @@ func (a *Admin) RecordReplay(e HistoryEntry) error {
 		e.User = replay.Actor()
 	}
 	return replay.AppendHistory(p, e)
+}
+
+// Purge drops the first n letters of sub's backlog (n ≤ 0: all of it), as the admin API's
+// skip and clear-backlog do.
+func (a *Admin) Purge(ctx context.Context, dlq, sub string, n int64) error {
+	dlq = ParseTopic(dlq).String()
+	if n <= 0 {
+		return a.ac.ClearBacklog(ctx, dlq, sub)
+	}
+	return a.ac.SkipMessages(ctx, dlq, sub, n)
+}
+
+// CreateSubscription creates a durable subscription on dlq at its earliest retained letter.
+func (a *Admin) CreateSubscription(ctx context.Context, dlq, sub string) error {
+	return a.ac.CreateSubscription(ctx, ParseTopic(dlq).String(), sub, admin.Earliest)
+}
+
+// SetRetention sets the retention policy of ns (tenant/namespace).
+func (a *Admin) SetRetention(ctx context.Context, ns string, r Retention) error {
+	return a.ac.SetRetention(ctx, ns, admin.RetentionPolicies{RetentionTimeInMinutes: int(r.Minutes), RetentionSizeInMB: r.SizeMB})
 }

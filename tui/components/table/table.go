@@ -58,6 +58,7 @@ func (m Model) Focused() bool          { return m.focused }
 func (m Model) Cursor() int            { return m.cursor }
 func (m Model) Len() int               { return m.n }
 func (m Model) Width() int             { return m.width }
+func (m Model) Height() int            { return m.height }
 func (m *Model) SetColumns(c []Column) { m.cols = c }
 
 // SetRows replaces the rows, keeping the cursor where it was (clamped).

@@ -46,6 +46,10 @@ const (
 	promptNone = iota
 	promptFilter
 	promptFrom
+	promptPurge     // how many letters to purge
+	promptSubscribe // the name of a subscription to create
+	promptRetention // a retention policy
+	promptConfirm   // the answer to p.confirm
 )
 
 // Page is the dead-letters screen.
@@ -68,6 +72,7 @@ type Page struct {
 	filter  string     // the search expression in effect ("" none)
 	expr    *expr.Expr // …parsed
 	prompt  int
+	confirm *confirmation // the question promptConfirm asks (actions.go)
 	in      input.Model
 	inErr   *expr.SyntaxError // the expression being typed does not parse
 	inMsg   string            // another problem with what is typed
@@ -199,6 +204,10 @@ func (p *Page) Update(msg tea.Msg) (common.Page, tea.Cmd) {
 		p.scanProgress(msg)
 	case ScanDoneMsg:
 		return p, p.scanDone(msg)
+	case ActedMsg:
+		if msg.Topic == p.topic {
+			return p, tea.Batch(status(msg.Status), p.loadState(), p.reload())
+		}
 	case common.ErrorMsg:
 		p.loading = false
 	case common.RefreshMsg:
@@ -279,6 +288,14 @@ func (p *Page) key(msg tea.KeyPressMsg) tea.Cmd {
 		return p.drill()
 	case key.Matches(msg, keyReplay):
 		return p.replay()
+	case key.Matches(msg, keyDiscard):
+		return p.discard()
+	case key.Matches(msg, keyPurge):
+		return p.purge()
+	case key.Matches(msg, keySubscribe):
+		return p.subscribe()
+	case key.Matches(msg, keyRetention):
+		return p.setRetention()
 	case key.Matches(msg, keyFlow):
 		if p.origin != "" {
 			return common.Navigate(common.NavigateMsg{Page: common.PageFlow, Topic: p.topic})
@@ -301,6 +318,8 @@ func (p *Page) key(msg tea.KeyPressMsg) tea.Cmd {
 			p.marked[d.ID] = true
 		}
 		p.setRows()
+	case key.Matches(msg, keyResend):
+		return p.resend()
 	case key.Matches(msg, keyReason):
 		if d := p.current(); d != nil {
 			f := "reason=" + quote(d.Reason)
@@ -370,10 +389,23 @@ func status(s string) tea.Cmd { return func() tea.Msg { return common.StatusMsg(
 // replay opens the replay screen on the selection: the marked dead letters, else the search
 // expression (the engine applies it to the whole DLQ), else every dead letter.
 func (p *Page) replay() tea.Cmd {
-	if p.sub == "" {
-		return status("the DLQ has no subscription to replay through")
+	if refuse := p.c.Refuse("replay"); refuse != nil {
+		return refuse
 	}
-	req := data.ReplayRequest{DLQ: p.topic, Subscription: p.sub}
+	req, ok := p.selection()
+	if !ok {
+		return status("the DLQ has no subscription to replay through (A adds one)")
+	}
+	return common.Navigate(common.NavigateMsg{Page: common.PageReplay, Topic: p.topic, Sub: p.sub, Extra: req})
+}
+
+// selection is what a replay or a discard takes: the marked letters, else the search (the
+// engine applies it to the whole DLQ), else every letter. ok is false without a subscription.
+func (p *Page) selection() (req data.ReplayRequest, ok bool) {
+	if p.sub == "" {
+		return req, false
+	}
+	req = data.ReplayRequest{DLQ: p.topic, Subscription: p.sub}
 	if p.detail != nil {
 		for _, s := range p.detail.Subscriptions {
 			if s.Name == p.sub {
@@ -396,7 +428,7 @@ func (p *Page) replay() tea.Cmd {
 	case p.expr != nil:
 		req.Filters = []string{p.expr.String()}
 	}
-	return common.Navigate(common.NavigateMsg{Page: common.PageReplay, Topic: p.topic, Sub: p.sub, Extra: req})
+	return req, true
 }
 
 func containsID(ids []string, id string) bool {

@@ -174,14 +174,44 @@ func (p *Page) openPrompt(kind int) {
 	case promptFrom:
 		p.in.SetPrompt("open at: ", "earliest, latest, 2026-11-30 08:00, -2h, or a message id 12:34")
 		p.in.SetValue("")
+	case promptPurge:
+		p.in.SetPrompt("purge how many from the head of the backlog? ", fmt.Sprintf("enter: all %s", common.Count(p.backlog())))
+		p.in.SetValue("")
+	case promptSubscribe:
+		p.in.SetPrompt("create subscription (earliest): ", "a name")
+	case promptRetention:
+		p.in.SetPrompt("retention of "+data.ParseTopic(p.topic).NS()+": ", "7d 1GB (-1: unlimited)")
+	case promptConfirm:
+		p.in.SetPrompt("confirm: ", "type "+p.confirm.want+", then enter (esc: no)")
+		p.in.SetValue("")
 	}
 	p.in.SetWidth(p.w)
 	p.in.Focus()
 }
 
 func (p *Page) promptKey(msg tea.KeyPressMsg) tea.Cmd {
+	if p.prompt == promptConfirm && p.confirm.want == "y" {
+		// A yes-or-no question takes one key.
+		c := p.confirm
+		switch msg.String() {
+		case "y", "Y":
+			p.confirm = nil
+			p.closePrompt()
+			return c.do()
+		case "n", "N", "esc":
+			p.confirm = nil
+			p.closePrompt()
+			return status("not confirmed: nothing done")
+		}
+		return nil
+	}
 	switch msg.String() {
 	case "esc":
+		if p.prompt == promptConfirm {
+			p.confirm = nil
+			p.closePrompt()
+			return status("not confirmed: nothing done")
+		}
 		p.prompt = promptNone
 		p.in.Blur()
 		return nil
@@ -207,6 +237,23 @@ func (p *Page) promptKey(msg tea.KeyPressMsg) tea.Cmd {
 			p.list.src = srcBrowse
 			p.tbl.Top()
 			return p.browse(from)
+		case promptPurge:
+			p.closePrompt()
+			return p.purgeCount(v)
+		case promptSubscribe:
+			p.closePrompt()
+			return p.subscribeName(v)
+		case promptRetention:
+			p.closePrompt()
+			return p.retentionValue(v)
+		case promptConfirm:
+			c := p.confirm
+			p.closePrompt()
+			p.confirm = nil
+			if !strings.EqualFold(v, c.want) || (c.want != "y" && v != c.want) {
+				return status("not confirmed: nothing done")
+			}
+			return c.do()
 		}
 	}
 	var cmd tea.Cmd

@@ -6,8 +6,10 @@ import (
 	"time"
 
 	"charm.land/bubbles/v2/key"
+	"charm.land/lipgloss/v2"
 
 	"github.com/letterbox-dev/letterbox/client/deadletter"
+	"github.com/letterbox-dev/letterbox/client/replay"
 	"github.com/letterbox-dev/letterbox/tui/common"
 	"github.com/letterbox-dev/letterbox/tui/data"
 )
@@ -45,10 +47,24 @@ func (p *Page) View() string {
 	}
 	p.SetSize(p.w, p.h)
 	lines := []string{common.Trunc(head+st.Subtle.Render(p.headline()), p.w)}
-	if p.prompt != promptNone {
-		lines = append(lines, p.in.View(), p.promptProblem())
-	} else {
+	switch p.prompt {
+	case promptNone:
 		lines = append(lines, p.healthLine(), p.stateLine())
+	case promptConfirm:
+		// What is to be confirmed is never cut: it wraps, and the table gives up the lines.
+		q := strings.Split(lipgloss.NewStyle().Width(max(10, p.w)).Render(p.confirm.question), "\n")
+		for _, l := range q {
+			lines = append(lines, st.Paint(&st.Warn, l))
+		}
+		if p.confirm.want == "y" {
+			lines = append(lines, st.Paint(&st.Warn, "y yes · n no"))
+		} else {
+			lines = append(lines, p.in.View())
+		}
+		p.tbl.SetSize(p.w, max(2, p.tbl.Height()-(len(q)-1)))
+		p.counts.tbl.SetSize(p.w, max(2, p.counts.tbl.Height()-(len(q)-1)))
+	default:
+		lines = append(lines, p.in.View(), p.promptProblem())
 	}
 	switch {
 	case p.counts.shown:
@@ -124,16 +140,13 @@ func (p *Page) promptProblem() string {
 		return st.Paint(&st.Error, common.Trunc(p.inMsg, p.w))
 	case p.prompt == promptFilter:
 		return st.Paint(&st.Subtle, common.Trunc("enter searches the whole DLQ · conditions join with and · esc cancels", p.w))
+	case p.prompt == promptFrom:
+		return st.Paint(&st.Subtle, common.Trunc("enter reads the DLQ from there, without consuming · esc cancels", p.w))
 	}
-	return st.Paint(&st.Subtle, common.Trunc("enter reads the DLQ from there, without consuming · esc cancels", p.w))
+	return st.Paint(&st.Subtle, common.Trunc("enter goes on (it asks before changing anything) · esc cancels", p.w))
 }
 
-func (p *Page) inPrefix() string {
-	if p.prompt == promptFrom {
-		return "open at: "
-	}
-	return "/"
-}
+func (p *Page) inPrefix() string { return "/" } // errors are pointed at in search expressions only
 
 func (p *Page) healthLine() string {
 	st := p.c.Styles
@@ -149,7 +162,11 @@ func (p *Page) healthLine() string {
 	}
 	h := data.JudgeHealth(in)
 	if len(h.Warnings) > 0 {
-		return st.Paint(&st.Warn, common.Trunc("⚠ "+strings.Join(h.Warnings, " · "), p.w))
+		line := "⚠ " + strings.Join(h.Warnings, " · ")
+		if len(p.detail.Subscriptions) == 0 {
+			line += " · A adds a subscription, T sets retention"
+		}
+		return st.Paint(&st.Warn, common.Trunc(line, p.w))
 	}
 	return st.Paint(&st.OK, common.Trunc("✓ "+h.OK, p.w))
 }
@@ -271,16 +288,16 @@ func isText(b []byte) bool {
 
 func (p *Page) historyView() []string {
 	st := p.c.Styles
-	out := []string{st.Paint(&st.ColHeader, "Replay history")}
+	out := []string{st.Paint(&st.ColHeader, "History")}
 	if len(p.history) == 0 {
-		return append(out, st.Paint(&st.Subtle, " no replays of this DLQ yet"))
+		return append(out, st.Paint(&st.Subtle, " nothing done to this DLQ yet"))
 	}
 	for i, e := range p.history {
 		if i >= p.historyLines()-1 {
 			break
 		}
-		line := fmt.Sprintf(" %s  %-10s moved %d · skipped %d · failed %d · %s · %s",
-			e.When.Local().Format("2006-01-02 15:04"), e.Result, e.Moved, e.Skipped, e.Failed, e.Selection, by(e))
+		line := fmt.Sprintf(" %s  %-9s %-10s %s · %s · %s",
+			e.When.Local().Format("2006-01-02 15:04"), e.What(), e.Result, counted(e), e.Selection, by(e))
 		style := &st.Text
 		if e.Result != "complete" {
 			style = &st.Warn
@@ -290,16 +307,36 @@ func (p *Page) historyView() []string {
 	return out
 }
 
-func by(e data.HistoryEntry) string {
-	if e.By == "" {
-		return "via " + e.Subscription
+// counted is what an action did, in numbers.
+func counted(e data.HistoryEntry) string {
+	switch e.What() {
+	case replay.ActionDiscard:
+		return fmt.Sprintf("discarded %d · skipped %d · failed %d", e.Discarded, e.Skipped, e.Failed)
+	case replay.ActionReplay, replay.ActionResend:
+		return fmt.Sprintf("moved %d · skipped %d · failed %d", e.Moved, e.Skipped, e.Failed)
 	}
-	return "via " + e.Subscription + " (" + e.By + ")"
+	return "done"
+}
+
+func by(e data.HistoryEntry) string {
+	s := "via " + e.Subscription
+	if e.Subscription == "" {
+		s = "namespace policy"
+	}
+	if e.User != "" {
+		s += " · " + e.User
+	}
+	if e.By != "" {
+		s += " (" + e.By + ")"
+	}
+	return s
 }
 
 func (p *Page) ShortHelp() []key.Binding {
 	k := p.c.Keys
 	switch {
+	case p.prompt == promptConfirm && p.confirm.want == "y":
+		return []key.Binding{key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "yes")), key.NewBinding(key.WithKeys("n"), key.WithHelp("n/esc", "no"))}
 	case p.prompt != promptNone:
 		return []key.Binding{withDesc(k.Enter, "apply"), withDesc(k.Back, "cancel")}
 	case p.indexMode:
@@ -309,7 +346,7 @@ func (p *Page) ShortHelp() []key.Binding {
 	case p.counts.shown:
 		return []key.Binding{withDesc(k.Enter, "search"), withDesc(keyCounts, "letters"), keyReplay}
 	}
-	return []key.Binding{keyMark, withDesc(k.Filter, "search"), keyScan, keyFrom, keyReplay, keyFlow}
+	return []key.Binding{keyMark, withDesc(k.Filter, "search"), keyScan, keyReplay, keyDiscard, keyResend, keyFrom, keyFlow}
 }
 
 func (p *Page) FullHelp() []common.HelpSection {
@@ -318,7 +355,11 @@ func (p *Page) FullHelp() []common.HelpSection {
 		keyMark, keyMarkAll, withDesc(k.Filter, "search the whole DLQ: expression or text"), keyReason,
 		keyScan, keyCounts, keyFrom, withDesc(keyReplay, "replay marked / searched / all"), keyFlow,
 		withDesc(k.Enter, "open the letter (on counts: search it)"), keyNextPage, keyPrevPage, keySub,
-		withDesc(k.Back, "cancel scan, close counts, end search, clear marks, back")}}}
+		withDesc(k.Back, "cancel scan, close counts, end search, clear marks, back")}},
+		{Title: "Acting on dead letters (each asks first)", Keys: []key.Binding{
+			withDesc(keyDiscard, "discard marked / searched"), withDesc(keyPurge, "purge or skip the backlog's head"),
+			withDesc(keyResend, "edit & resend the letter"), withDesc(keySubscribe, "add a subscription (keeps letters)"),
+			withDesc(keyRetention, "set the namespace's retention")}}}
 }
 
 func withDesc(b key.Binding, desc string) key.Binding {

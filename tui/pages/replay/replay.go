@@ -1,9 +1,12 @@
-// Package replay is the replay screen: a plan previewed, confirmed, run, then re-read. It
-// starts with a dry run of the selection (what would move where, what is skipped and why),
-// asks before anything moves, runs the replay engine with a progress bar, rate and ETA,
-// cancels at any time (moved messages stay moved, the rest stay in the DLQ), sums up moved /
-// skipped / failed, reads the DLQ and the origin again, and records the run in the replay
-// history.
+// Package replay is the replay screen, which also discards: a plan previewed, confirmed, run,
+// then re-read. It starts with a dry run of the selection (what would move where, what is
+// skipped and why), lets the run's controls be set (destination, rate, limit, loop guard, a new
+// run or the interrupted one), asks before anything moves — typing the DLQ's name to discard
+// more than 100 letters — and runs exactly what the preview showed: the engine stops at the
+// DLQ's last letter as the preview saw it and says how many arrived since. A progress bar with
+// rate and ETA; cancel at any time (moved messages stay moved, the rest stay in the DLQ); a sum
+// of moved / discarded / skipped / failed; the DLQ and the origins read again; the run recorded
+// in the history.
 package replay
 
 import (
@@ -11,6 +14,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	"charm.land/bubbles/v2/key"
@@ -18,6 +22,7 @@ import (
 
 	"github.com/letterbox-dev/letterbox/client/replay"
 	"github.com/letterbox-dev/letterbox/tui/common"
+	"github.com/letterbox-dev/letterbox/tui/components/input"
 	"github.com/letterbox-dev/letterbox/tui/data"
 )
 
@@ -73,6 +78,8 @@ type BeforeMsg struct {
 type Page struct {
 	c       *common.Common
 	req     data.ReplayRequest
+	opts    options     // the run's controls (options.go)
+	typed   input.Model // the DLQ's name, typed to confirm a large discard
 	stage   Stage
 	run     int // bumps with each dry run or run, so late messages of an old one are ignored
 	cancel  context.CancelFunc
@@ -98,8 +105,29 @@ type Page struct {
 
 // New returns the screen for req; Init starts the preview.
 func New(c *common.Common, req data.ReplayRequest) *Page {
-	return &Page{c: c, req: req}
+	p := &Page{c: c, req: req}
+	p.opts = newOptions(c, req)
+	p.typed = input.New(c, "type "+shortName(req.DLQ)+" to confirm: ", "")
+	return p
 }
+
+// verb is what the run does to the letters it selects.
+func (p *Page) verb() string {
+	if p.req.Discard {
+		return "discard"
+	}
+	return "replay"
+}
+
+// TypeToConfirm is how many letters a discard may take before its confirmation asks for the
+// DLQ's name rather than y.
+const TypeToConfirm = 100
+
+// mustType reports whether the confirmation asks for the DLQ's name.
+func (p *Page) mustType() bool { return p.req.Discard && p.preview.WouldMove > TypeToConfirm }
+
+// shortName is what a user types to confirm: the DLQ's local name.
+func shortName(topic string) string { return data.ParseTopic(topic).Local }
 
 func (p *Page) Init() tea.Cmd { return p.start(true) }
 
@@ -123,6 +151,9 @@ func (p *Page) start(dry bool) tea.Cmd {
 	p.eventsEnded, p.ended = false, nil
 	req := p.req
 	req.DryRun = dry
+	if dry {
+		req.Until = nil // the preview reads up to the DLQ's last letter now, and says which
+	}
 	var ctx context.Context
 	if dry {
 		p.stage = Previewing
@@ -190,9 +221,14 @@ func (p *Page) read(msg func(int64, map[string]int64) tea.Msg) tea.Cmd {
 	}, func(m tea.Msg) tea.Msg { return m })
 }
 
-func (p *Page) Title() string { return "Replay " + data.ShortName(p.req.DLQ, "") }
+func (p *Page) Title() string {
+	if p.req.Discard {
+		return "Discard " + data.ShortName(p.req.DLQ, "")
+	}
+	return "Replay " + data.ShortName(p.req.DLQ, "")
+}
 func (p *Page) Capturing() bool {
-	return p.stage == Running || p.stage == Starting || p.stage == Confirming || p.quitAsk
+	return p.stage == Running || p.stage == Starting || p.stage == Confirming || p.quitAsk || p.opts.open
 }
 func (p *Page) Busy() bool { return p.stage == Previewing || p.stage == Starting || p.stage == Running }
 
@@ -215,6 +251,38 @@ func (p *Page) Close() {
 // Stage is where the plan is (tests).
 func (p *Page) Stage() Stage { return p.stage }
 
+// confirmed starts the run: the DLQ and the destinations are read first, so the summary can
+// tell what the run changed; the run starts when they are read.
+func (p *Page) confirmed() tea.Cmd {
+	p.stage, p.before = Starting, nil
+	p.previewDests = maps.Clone(p.dests)
+	run := p.run
+	return p.read(func(b int64, o map[string]int64) tea.Msg { return BeforeMsg{Run: run, Backlog: b, Origins: o} })
+}
+
+// typedKey takes the DLQ's name typed to confirm a large discard: enter with the right name
+// runs it, anything else keeps asking; esc gives up.
+func (p *Page) typedKey(msg tea.KeyPressMsg) tea.Cmd {
+	switch msg.String() {
+	case "esc":
+		p.typed.Blur()
+		p.stage = Previewed
+		return nil
+	case "enter":
+		if strings.TrimSpace(p.typed.Value()) != shortName(p.req.DLQ) {
+			p.typed.SetValue("")
+			return func() tea.Msg {
+				return common.StatusMsg("that is not the DLQ's name: nothing discarded (type " + shortName(p.req.DLQ) + ", or esc)")
+			}
+		}
+		p.typed.Blur()
+		return p.confirmed()
+	}
+	var cmd tea.Cmd
+	p.typed, cmd = p.typed.Update(msg)
+	return cmd
+}
+
 var (
 	keyRun     = key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "run it…"))
 	keyYes     = key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "yes, move them"))
@@ -222,6 +290,7 @@ var (
 	keyCancel  = key.NewBinding(key.WithKeys("c", "esc"), key.WithHelp("c/esc", "cancel the run"))
 	keyQuit    = key.NewBinding(key.WithKeys("q"), key.WithHelp("q", "quit (asks)"))
 	keyPreview = key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "preview again"))
+	keyOptions = key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "controls…"))
 )
 
 func (p *Page) Update(msg tea.Msg) (common.Page, tea.Cmd) {
@@ -291,6 +360,9 @@ func (p *Page) done(m DoneMsg) tea.Cmd {
 			p.stage, p.err = Failed, m.Err
 			return nil
 		}
+		// The run takes what the preview saw, up to the DLQ's last letter then.
+		until := m.Summary.Until
+		p.req.Until = &until
 		p.stage = Previewed
 		return nil
 	}
@@ -305,11 +377,12 @@ func (p *Page) done(m DoneMsg) tea.Cmd {
 			e.Result = "cancelled"
 		}
 		if ds, ok := p.c.Source.(data.DeadLetterSource); ok {
+			verb := p.verb()
 			cmds = append(cmds, func() tea.Msg {
 				if err := ds.RecordReplay(e); err != nil {
-					return common.ErrorMsg{What: "replay history", Err: err}
+					return common.ErrorMsg{What: verb + " history", Err: err}
 				}
-				return common.StatusMsg("replay recorded in the history")
+				return common.StatusMsg(verb + " recorded in the history")
 			})
 		}
 	}
@@ -318,9 +391,17 @@ func (p *Page) done(m DoneMsg) tea.Cmd {
 }
 
 func (p *Page) entry(pr replay.Progress, result string) data.HistoryEntry {
-	return data.HistoryEntry{When: p.started.UTC(), DLQ: data.ParseTopic(p.req.DLQ).String(), Subscription: p.req.Subscription,
-		Selection: p.req.Describe(), Moved: pr.Moved, Skipped: pr.Skipped, Failed: pr.Failed, Guarded: pr.Guarded,
-		Result: result, Elapsed: pr.Elapsed, By: "tui"}
+	action := replay.ActionReplay
+	if p.req.Discard {
+		action = replay.ActionDiscard
+	}
+	sel := p.req.Describe()
+	if p.req.Destination != "" {
+		sel += " → " + data.ShortName(p.req.Destination, "")
+	}
+	return data.HistoryEntry{When: p.started.UTC(), Action: action, DLQ: data.ParseTopic(p.req.DLQ).String(),
+		Subscription: p.req.Subscription, Selection: sel, Moved: pr.Moved, Discarded: pr.Discarded, Skipped: pr.Skipped,
+		Failed: pr.Failed, Guarded: pr.Guarded, Arrived: p.sum.Arrived, Result: result, Elapsed: pr.Elapsed, By: "tui"}
 }
 
 func (p *Page) key(msg tea.KeyPressMsg) tea.Cmd {
@@ -341,26 +422,40 @@ func (p *Page) key(msg tea.KeyPressMsg) tea.Cmd {
 			return common.Back
 		}
 	case Previewed:
+		if p.opts.open {
+			return p.optionsKey(msg)
+		}
 		switch {
 		case key.Matches(msg, keyRun):
 			if p.preview.WouldMove == 0 {
-				return func() tea.Msg { return common.StatusMsg("nothing to move: the preview selected no dead letter") }
+				return func() tea.Msg {
+					return common.StatusMsg("nothing to " + p.verb() + ": the preview selected no dead letter")
+				}
+			}
+			if refuse := p.c.Refuse(p.verb()); refuse != nil {
+				return refuse
 			}
 			p.stage = Confirming
+			if p.mustType() {
+				p.typed.SetValue("")
+				p.typed.Focus()
+			}
+		case key.Matches(msg, keyOptions):
+			p.opts.openForm()
 		case key.Matches(msg, keyPreview):
 			return p.start(true)
 		case key.Matches(msg, k.Back):
 			return common.Back
 		}
 	case Confirming:
+		if p.mustType() {
+			return p.typedKey(msg)
+		}
 		switch {
 		case key.Matches(msg, keyYes):
 			// Read the DLQ and the destinations first, so the summary can tell what the run
 			// changed; the run starts when they are read.
-			p.stage, p.before = Starting, nil
-			p.previewDests = maps.Clone(p.dests)
-			run := p.run
-			return p.read(func(b int64, o map[string]int64) tea.Msg { return BeforeMsg{Run: run, Backlog: b, Origins: o} })
+			return p.confirmed()
 		case key.Matches(msg, keyNo):
 			p.stage = Previewed
 		}
@@ -388,10 +483,14 @@ func (p *Page) ShortHelp() []key.Binding {
 	switch {
 	case p.quitAsk:
 		return []key.Binding{withDesc(keyYes, "quit, cancelling the run"), withDesc(keyNo, "keep running")}
+	case p.opts.open:
+		return []key.Binding{withDesc(k.Enter, "apply and preview"), withDesc(k.NextField, "next field"), withDesc(k.Back, "cancel")}
 	case p.stage == Previewed:
-		return []key.Binding{keyRun, keyPreview}
+		return []key.Binding{keyRun, keyOptions, keyPreview}
+	case p.stage == Confirming && p.mustType():
+		return []key.Binding{withDesc(k.Enter, "discard"), withDesc(k.Back, "no")}
 	case p.stage == Confirming:
-		return []key.Binding{keyYes, keyNo}
+		return []key.Binding{withDesc(keyYes, "yes"), keyNo}
 	case p.stage == Running:
 		return []key.Binding{keyCancel, keyQuit}
 	case p.stage == Done || p.stage == Failed:
@@ -401,7 +500,7 @@ func (p *Page) ShortHelp() []key.Binding {
 }
 
 func (p *Page) FullHelp() []common.HelpSection {
-	return []common.HelpSection{{Title: "Replay", Keys: []key.Binding{keyRun, keyYes, keyNo, keyCancel, keyPreview, keyQuit}}}
+	return []common.HelpSection{{Title: "Replay / discard", Keys: []key.Binding{keyRun, keyOptions, keyYes, keyNo, keyCancel, keyPreview, keyQuit}}}
 }
 
 func withDesc(b key.Binding, desc string) key.Binding {

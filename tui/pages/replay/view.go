@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"charm.land/lipgloss/v2"
+
 	"github.com/letterbox-dev/letterbox/client/replay"
 	"github.com/letterbox-dev/letterbox/tui/common"
 	"github.com/letterbox-dev/letterbox/tui/data"
@@ -17,27 +19,43 @@ func (p *Page) SetSize(w, h int) { p.w, p.h = w, h }
 func (p *Page) View() string {
 	st := p.c.Styles
 	ns := data.ParseTopic(p.req.DLQ).NS()
-	head := st.Title.Render("Replay "+data.ShortName(p.req.DLQ, "")) + st.Subtle.Render(" · via "+p.req.Subscription+" · selection: ") +
+	title := "Replay "
+	if p.req.Discard {
+		title = "Discard "
+	}
+	head := st.Title.Render(title+data.ShortName(p.req.DLQ, "")) + st.Subtle.Render(" · via "+p.req.Subscription+" · selection: ") +
 		st.Text.Render(p.req.Describe())
-	lines := []string{common.Trunc(head, p.w), ""}
+	if c := p.controls(); c != "" {
+		head += st.Subtle.Render(" · " + c)
+	}
+	// What a confirmation is about is never cut: the head wraps instead.
+	lines := append(strings.Split(lipgloss.NewStyle().Width(max(10, p.w)).Render(head), "\n"), "")
 	switch p.stage {
 	case Previewing:
 		lines = append(lines, st.Title.Render("Preview")+st.Subtle.Render(" · dry run, nothing moves"), "")
 		lines = append(lines, p.bar(p.prog, p.req.Total), "")
 		lines = append(lines, p.counts(p.prog, true)...)
 	case Previewed, Confirming:
-		lines = append(lines, st.Title.Render("Preview")+st.Subtle.Render(fmt.Sprintf(" · dry run over %d dead letters, nothing moved", p.preview.Considered)), "")
+		through := ""
+		if u := p.req.Until; u != nil && u.Entry >= 0 {
+			through = fmt.Sprintf(" up to %d:%d", u.Ledger, u.Entry)
+		}
+		lines = append(lines, st.Title.Render("Preview")+st.Subtle.Render(fmt.Sprintf(" · dry run over %d dead letters%s, nothing changed", p.preview.Considered, through)), "")
 		lines = append(lines, p.counts(p.preview.Progress, true)...)
 		lines = append(lines, "")
-		lines = append(lines, p.breakdown(p.dests, ns)...)
-		lines = append(lines, "")
-		if p.stage == Confirming {
-			q := fmt.Sprintf("Move %d dead letters back now? Each is acknowledged in the DLQ only once its origin has it.  y yes · n no", p.preview.WouldMove)
-			lines = append(lines, st.Paint(&st.Warn, common.Trunc(q, p.w)))
-		} else if p.preview.WouldMove > 0 {
-			lines = append(lines, st.Paint(&st.Accent, "enter runs it (asks first) · p previews again · esc leaves, nothing moved"))
-		} else {
-			lines = append(lines, st.Paint(&st.Subtle, "nothing would move · esc leaves"))
+		if !p.req.Discard {
+			lines = append(lines, p.breakdown(p.dests, ns)...)
+			lines = append(lines, "")
+		}
+		switch {
+		case p.opts.open:
+			lines = append(lines, p.optionsView()...)
+		case p.stage == Confirming:
+			lines = append(lines, p.question()...)
+		case p.preview.WouldMove > 0:
+			lines = append(lines, st.Paint(&st.Accent, common.Trunc("enter runs it (asks first) · o sets rate, limit, destination… · p previews again · esc leaves, nothing changed", p.w)))
+		default:
+			lines = append(lines, st.Paint(&st.Subtle, "nothing selected · o changes the controls · esc leaves"))
 		}
 	case Starting:
 		lines = append(lines, st.Title.Render("Starting"), "", st.Paint(&st.Subtle, "reading the DLQ and the destinations before anything moves…"))
@@ -66,6 +84,32 @@ func (p *Page) View() string {
 		lines = append(lines, p.recentLines(rest-2, ns)...)
 	}
 	return common.Lines(strings.Join(lines, "\n"), p.w, p.h)
+}
+
+// question asks before anything changes, wrapped so that none of it is cut.
+func (p *Page) question() []string {
+	st := p.c.Styles
+	wrap := func(s string) []string { return strings.Split(lipgloss.NewStyle().Width(max(10, p.w)).Render(s), "\n") }
+	n := p.preview.WouldMove
+	if !p.req.Discard {
+		q := fmt.Sprintf("Move %d dead letters back now? Each is acknowledged in the DLQ only once its destination has it; letters that arrive from now on stay.  y yes · n no", n)
+		return paint(st, &st.Warn, wrap(q))
+	}
+	q := fmt.Sprintf("Discard %d dead letters of %s? They are acknowledged on %s, one by one, and gone for any replay; the others stay.", n,
+		data.ShortName(p.req.DLQ, ""), p.req.Subscription)
+	out := paint(st, &st.Warn, wrap(q))
+	if p.mustType() {
+		out = append(out, st.Paint(&st.Warn, fmt.Sprintf("More than %d letters: type the DLQ's name, %s, and enter (esc: no).", TypeToConfirm, shortName(p.req.DLQ))))
+		return append(out, p.typed.View())
+	}
+	return append(out, st.Paint(&st.Warn, "y yes · n no"))
+}
+
+func paint(st *common.Styles, style *lipgloss.Style, lines []string) []string {
+	for i, l := range lines {
+		lines[i] = st.Paint(style, l)
+	}
+	return lines
 }
 
 func errString(err error) string {
@@ -106,8 +150,13 @@ func dur(d time.Duration) string {
 func (p *Page) counts(pr replay.Progress, dry bool) []string {
 	st := p.c.Styles
 	moved, label := pr.Moved, "moved"
-	if dry {
+	switch {
+	case dry && p.req.Discard:
+		moved, label = pr.WouldMove, "to discard"
+	case dry:
 		moved, label = pr.WouldMove, "would move"
+	case p.req.Discard:
+		moved, label = pr.Discarded, "discarded"
 	}
 	row := func(name string, n int64, hot bool) string {
 		s := &st.Text
@@ -146,6 +195,9 @@ func (p *Page) summary(ns string) []string {
 		res = "cancelled"
 	}
 	title := fmt.Sprintf("Replay %s in %s: moved %d · skipped %d · failed %d", res, dur(s.Elapsed), s.Moved, s.Skipped, s.Failed)
+	if p.req.Discard {
+		title = fmt.Sprintf("Discard %s in %s: discarded %d · skipped %d · failed %d", res, dur(s.Elapsed), s.Discarded, s.Skipped, s.Failed)
+	}
 	style := &st.OK
 	if !s.OK() || p.cancelled || p.err != nil {
 		style = &st.Warn
@@ -153,8 +205,13 @@ func (p *Page) summary(ns string) []string {
 	out := []string{st.Paint(style, common.Trunc(title, p.w)), ""}
 	out = append(out, p.counts(s.Progress, false)...)
 	out = append(out, "")
-	out = append(out, p.breakdown(p.dests, ns)...)
-	out = append(out, "")
+	if !p.req.Discard {
+		out = append(out, p.breakdown(p.dests, ns)...)
+		out = append(out, "")
+	}
+	if s.Arrived > 0 {
+		out = append(out, st.Paint(&st.Text, common.Trunc(fmt.Sprintf("%d dead letters arrived after the preview and were left in the DLQ", s.Arrived), p.w)))
+	}
 	switch {
 	case p.after == nil:
 		out = append(out, st.Paint(&st.Subtle, "reading the DLQ and the origin again…"))
@@ -177,8 +234,11 @@ func (p *Page) summary(ns string) []string {
 	if p.err != nil && !p.cancelled {
 		out = append(out, st.Paint(&st.Error, common.Trunc("✗ "+p.err.Error(), p.w)))
 	}
-	if s.Run != "" {
-		out = append(out, st.Paint(&st.Subtle, common.Trunc("run "+s.Run+" · recorded in the replay history · p previews again · esc back", p.w)))
+	switch {
+	case s.Run != "" && !p.req.Discard:
+		out = append(out, st.Paint(&st.Subtle, common.Trunc("run "+s.Run+" · recorded in the history · p previews again · esc back", p.w)))
+	default:
+		out = append(out, st.Paint(&st.Subtle, common.Trunc("recorded in the history · p previews again · esc back", p.w)))
 	}
 	return out
 }

@@ -1,0 +1,73 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/letterbox-dev/letterbox/tui/common"
+	"github.com/letterbox-dev/letterbox/tui/data"
+	"github.com/letterbox-dev/letterbox/tui/tuitest"
+)
+
+// actionScreens are the golden views of the actions on dead letters: each confirmation, and
+// what it did.
+var actionScreens = []struct {
+	name, line string
+	keys       []string
+	readOnly   bool
+}{
+	{name: "discard-preview", line: "dlq public/demo/orders-billing-DLQ", keys: []string{"space", "space", "X"}},
+	{name: "discard-confirm", line: "dlq public/demo/orders-billing-DLQ", keys: []string{"space", "space", "X", "enter"}},
+	{name: "discard-done", line: "dlq public/demo/orders-billing-DLQ", keys: []string{"space", "space", "X", "enter", "y"}},
+	{name: "purge-ask", line: "dlq public/demo/orders-billing-DLQ", keys: []string{"P"}},
+	{name: "purge-confirm", line: "dlq public/demo/orders-billing-DLQ", keys: []string{"P", "enter"}},
+	{name: "purge-done", line: "dlq public/demo/orders-billing-DLQ", keys: []string{"P", "enter", "text:orders-billing-DLQ", "enter"}},
+	{name: "purge-wrong-name", line: "dlq public/demo/orders-billing-DLQ", keys: []string{"P", "enter", "text:orders", "enter"}},
+	{name: "resend-form", line: "dlq public/demo/orders-billing-DLQ", keys: []string{"j", "E"}},
+	{name: "resend-confirm", line: "dlq public/demo/orders-billing-DLQ", keys: []string{"j", "E", "ctrl+s"}},
+	{name: "resend-done", line: "dlq public/demo/orders-billing-DLQ", keys: []string{"j", "E", "ctrl+s", "y"}},
+	{name: "replay-controls", line: "dlq public/demo/orders-billing-DLQ", keys: []string{"R", "o"}},
+	{name: "subscribe-confirm", line: "dlq acme/billing/invoices-archiver-DLQ", keys: []string{"A", "enter"}},
+	{name: "subscribe-done", line: "dlq acme/billing/invoices-archiver-DLQ", keys: []string{"A", "enter", "y"}},
+	{name: "read-only", line: "dlq public/demo/orders-billing-DLQ", keys: []string{"space", "X"}, readOnly: true},
+}
+
+func TestGoldenActions(t *testing.T) {
+	for _, sc := range actionScreens {
+		for _, sz := range sizes {
+			name := fmt.Sprintf("act-%s-%dx%d", sc.name, sz[0], sz[1])
+			t.Run(name, func(t *testing.T) {
+				h := newHarnessWith(t, sz[0], sz[1], func(o *Options) {
+					if sc.readOnly {
+						o.ReadOnly = "read-only (context prod)"
+					}
+				})
+				h.command(sc.line)
+				h.keys(sc.keys...)
+				got := h.plain()
+				checkSize(t, got, sz[0], sz[1])
+				tuitest.Golden(t, name, got)
+			})
+		}
+	}
+}
+
+// newHarnessWith is newHarness with options changed first.
+func newHarnessWith(t *testing.T, w, h int, mod func(*Options)) *harness {
+	t.Helper()
+	src := data.NewFake()
+	opts := Options{Source: src, Theme: "dark", ThemesDir: t.TempDir(), Clock: common.FixedClock{T: data.FakeEpoch},
+		Getenv: func(string) string { return "" }, ExportDir: t.TempDir()}
+	mod(&opts)
+	app, err := New(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := &harness{t: t, app: app, src: src}
+	hs.send(tea.WindowSizeMsg{Width: w, Height: h})
+	hs.run(app.Init())
+	return hs
+}
