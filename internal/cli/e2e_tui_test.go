@@ -110,7 +110,7 @@ func TestTUIReplayEndToEnd(t *testing.T) {
 	var moved []string
 	for attempt := 1; ; attempt++ {
 		tm.waitFor("the preview", 15*time.Second, func(s string) bool {
-			return regexp.MustCompile(`would move +[1-9]`).MatchString(s) && strings.Contains(s, "nothing moved")
+			return regexp.MustCompile(`would move +[1-9]`).MatchString(s) && strings.Contains(s, "nothing changed")
 		})
 		tm.keys("Enter")
 		tm.waitFor("the confirmation", 5*time.Second, func(s string) bool { return strings.Contains(s, "y yes") })
@@ -139,7 +139,7 @@ func TestTUIReplayEndToEnd(t *testing.T) {
 	// Back on the dead letters, the history lists the run.
 	tm.keys("Escape")
 	tm.waitFor("the replay history", 10*time.Second, func(s string) bool {
-		return strings.Contains(s, "Replay history") && regexp.MustCompile(`complete +moved `+moved[1]+` `).MatchString(s)
+		return strings.Contains(s, "History") && regexp.MustCompile(`replay +complete +moved `+moved[1]+` `).MatchString(s)
 	})
 	tm.keys("q")
 	screen = tm.waitFor("letterbox to exit", 15*time.Second, func(s string) bool { return strings.Contains(s, "letterbox exited") })
@@ -152,7 +152,7 @@ func TestTUIReplayEndToEnd(t *testing.T) {
 // own (own socket, no user configuration, temporary HOME and XDG directories). After letterbox
 // exits the shell prints "letterbox exited STATUS" and waits, so the pane can still be read.
 // It skips without tmux or with -short.
-func demoInTmux(t *testing.T, session string) (*tmux, string) {
+func demoInTmux(t *testing.T, session string, env ...string) (*tmux, string) {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("end to end: not with -short")
@@ -173,10 +173,12 @@ func demoInTmux(t *testing.T, session string) (*tmux, string) {
 	tm := &tmux{t: t, sock: filepath.Join(dir, "tmux.sock"), target: session}
 	t.Cleanup(func() { exec.Command("tmux", "-S", tm.sock, "kill-server").Run() })
 	script := fmt.Sprintf("%s demo; echo \"letterbox exited $?\"; sleep 60", bin)
-	tm.run("-f", "/dev/null", "new-session", "-d", "-s", session, "-x", "160", "-y", "48",
-		"env", "-u", "NO_COLOR", "-u", "TMUX", "HOME="+home, "XDG_STATE_HOME="+filepath.Join(home, "state"),
-		"XDG_DATA_HOME="+filepath.Join(home, "data"), "XDG_CONFIG_HOME="+filepath.Join(home, "config"),
-		"TERM=xterm-256color", "COLORTERM=", "sh", "-c", script)
+	args := []string{"-f", "/dev/null", "new-session", "-d", "-s", session, "-x", "160", "-y", "48",
+		"env", "-u", "NO_COLOR", "-u", "TMUX", "HOME=" + home, "XDG_STATE_HOME=" + filepath.Join(home, "state"),
+		"XDG_DATA_HOME=" + filepath.Join(home, "data"), "XDG_CONFIG_HOME=" + filepath.Join(home, "config"),
+		"TERM=xterm-256color", "COLORTERM="}
+	args = append(args, env...) // more of the environment, NAME=VALUE
+	tm.run(append(args, "sh", "-c", script)...)
 	return tm, home
 }
 

@@ -147,6 +147,10 @@ type NavigateMsg struct {
 	Extra any
 }
 
+// ChangedMsg says that letters of Topic were moved, discarded or resent: screens that show
+// them read them again, and marks on letters that are gone go.
+type ChangedMsg struct{ Topic string }
+
 // QuitMsg asks the app to quit (a page that confirmed it, e.g. over a running replay).
 type QuitMsg struct{}
 

@@ -206,7 +206,15 @@ func (p *Page) Update(msg tea.Msg) (common.Page, tea.Cmd) {
 		return p, p.scanDone(msg)
 	case ActedMsg:
 		if msg.Topic == p.topic {
+			p.marked = map[string]bool{}
 			return p, tea.Batch(status(msg.Status), p.loadState(), p.reload())
+		}
+	case common.ChangedMsg:
+		if msg.Topic == data.ParseTopic(p.topic).String() && !p.indexMode {
+			// Marked letters were moved or discarded: the marks were for them. A search's
+			// positions name letters that may be gone: its page is read again.
+			p.marked = map[string]bool{}
+			return p, tea.Batch(p.loadState(), p.reload())
 		}
 	case common.ErrorMsg:
 		p.loading = false

@@ -387,6 +387,10 @@ func (p *Page) done(m DoneMsg) tea.Cmd {
 		}
 	}
 	cmds = append(cmds, p.read(func(b int64, o map[string]int64) tea.Msg { return RereadMsg{Run: run, Backlog: b, Origins: o} }))
+	if m.Summary.Moved+m.Summary.Discarded > 0 {
+		dlq := p.req.DLQ
+		cmds = append(cmds, func() tea.Msg { return common.ChangedMsg{Topic: data.ParseTopic(dlq).String()} })
+	}
 	return tea.Batch(cmds...)
 }
 

@@ -187,6 +187,8 @@ func (p *Page) Update(msg tea.Msg) (common.Page, tea.Cmd) {
 			}
 		default:
 			p.stage = Sent
+			dlq := data.ParseTopic(p.dlq).String()
+			return p, tea.Batch(p.record(), func() tea.Msg { return common.ChangedMsg{Topic: dlq} })
 		}
 		return p, p.record()
 	case tea.KeyPressMsg:

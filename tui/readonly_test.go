@@ -1,0 +1,95 @@
+package tui
+
+import (
+	"maps"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/letterbox-dev/letterbox/client"
+	"github.com/letterbox-dev/letterbox/internal/brokertest"
+	"github.com/letterbox-dev/letterbox/tui/common"
+	"github.com/letterbox-dev/letterbox/tui/data"
+)
+
+// TestReadOnlyChangesNothing: with the TUI read-only, every action key and command on a real
+// broker answers with the reason, and afterwards no subscription was created and every backlog
+// and message counter is as it was.
+func TestReadOnlyChangesNothing(t *testing.T) {
+	env := brokertest.Start(t)
+	ctx := brokertest.Ctx(t, 60*time.Second)
+	cl := env.Client(t)
+	const dlq = "persistent://public/default/orders-billing-DLQ"
+	p, err := cl.CreateProducer(ctx, client.ProducerOptions{Topic: dlq, InitialSubscriptionName: "billing-audit",
+		TopicPurpose: client.TopicPurposeDeadLetter, DisableBatching: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 5 {
+		if _, err := p.Send(ctx, &client.Message{Key: "k", Payload: []byte{byte('a' + i)},
+			Properties: map[string]string{client.PropertyRealTopic: "persistent://public/default/orders", "reason": "r"}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p.Close()
+	type snap struct {
+		subs     []string
+		backlogs map[string]int64
+		in       int64
+	}
+	read := func() snap {
+		st, err := env.Admin.Stats(ctx, dlq)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := snap{backlogs: map[string]int64{}, in: st.MsgInCounter}
+		for name, ss := range st.Subscriptions {
+			if ss.IsDurable {
+				s.subs = append(s.subs, name)
+				s.backlogs[name] = ss.MsgBacklog
+			}
+		}
+		slices.Sort(s.subs)
+		return s
+	}
+	before := read()
+
+	src, err := data.NewAdmin(data.AdminOptions{AdminURL: env.AdminURL, ServiceURL: env.ServiceURL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(src.Close)
+	app, err := New(ctx, Options{Source: src, ThemesDir: t.TempDir(), Clock: common.FixedClock{T: time.Now()},
+		Getenv: func(string) string { return "" }, ReadOnly: "read-only (--readonly)"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := &harness{t: t, app: app, patience: 5 * time.Second}
+	h.send(tea.WindowSizeMsg{Width: 160, Height: 48})
+	h.run(app.Init())
+	if !strings.Contains(h.plain(), "READ-ONLY") {
+		t.Errorf("the header does not say read-only:\n%s", h.plain())
+	}
+	h.command("dlq " + dlq)
+	h.keys("space") // a letter marked: discard would have a selection
+	for _, k := range []string{"X", "P", "E", "A", "T", "R"} {
+		h.keys(k)
+		if screen := h.plain(); !strings.Contains(screen, "read-only (--readonly):") || !strings.Contains(screen, "Dead letters") {
+			t.Errorf("key %s: no read-only reason on the dead letters screen:\n%s", k, screen)
+		}
+		h.send(common.StatusMsg(""))
+	}
+	for _, line := range []string{"produce " + dlq, "replay " + dlq + " billing-audit"} {
+		h.command(line)
+		if screen := h.plain(); !strings.Contains(screen, "read-only (--readonly):") {
+			t.Errorf(":%s: no read-only reason:\n%s", line, screen)
+		}
+	}
+	after := read()
+	if !slices.Equal(after.subs, before.subs) || !maps.Equal(after.backlogs, before.backlogs) || after.in != before.in {
+		t.Errorf("read-only changed the DLQ: %+v, was %+v", after, before)
+	}
+}
