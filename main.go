@@ -21,7 +21,8 @@ func main() {
 		<-ctx.Done()
 		stop()
 	}()
-	code := cli.RunProcess(ctx, cli.Process{SetProcs: func(n int) { runtime.GOMAXPROCS(n) }}, os.Args[1:], os.Stdout, os.Stderr)
+	p := cli.Process{SetProcs: func(n int) { runtime.GOMAXPROCS(n) }, Stdin: os.Stdin, StdinTerminal: cli.IsTerminal(os.Stdin)}
+	code := cli.RunProcess(ctx, p, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
 }

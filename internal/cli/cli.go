@@ -10,8 +10,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"runtime"
 	"runtime/debug"
+
+	"github.com/charmbracelet/x/term"
 )
 
 // Exit codes.
@@ -30,11 +33,22 @@ type Process struct {
 	// SetProcs sets how many CPUs may run Go code at once (runtime.GOMAXPROCS). Nil leaves the
 	// runtime as it is: tests run commands inside their own process.
 	SetProcs func(n int)
+	// Stdin is the standard input: the dlq actions read their confirmation from it, and
+	// resend --edit hands it to the editor. Nil reads nothing.
+	Stdin io.Reader
+	// StdinTerminal says a person types at Stdin (a terminal): only then does a command ask
+	// a question instead of refusing to act without --yes.
+	StdinTerminal bool
 }
+
+// IsTerminal reports whether f is a terminal: not a file, a pipe, or another character
+// device such as /dev/null (the stdin of cron jobs and services, where no one answers).
+func IsTerminal(f *os.File) bool { return term.IsTerminal(f.Fd()) }
 
 // Run runs the command line args (without the program name), writing results to stdout and
 // diagnostics to stderr, until the command ends or ctx is cancelled, and returns the exit code.
-// It changes nothing about the process; main uses RunProcess.
+// It changes nothing about the process and reads no standard input (no terminal: an action
+// without --yes is refused); main uses RunProcess, and so do tests that answer a question.
 func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return RunProcess(ctx, Process{}, args, stdout, stderr)
 }
@@ -81,7 +95,7 @@ func RunProcess(ctx context.Context, p Process, args []string, stdout, stderr io
 	case "replay":
 		return runReplay(ctx, &client, rest, stdout, stderr)
 	case "dlq":
-		return runDLQ(ctx, &client, rest, stdout, stderr)
+		return runDLQ(ctx, &client, stdin{r: p.Stdin, terminal: p.StdinTerminal && p.Stdin != nil}, rest, stdout, stderr)
 	case "version":
 		if len(rest) > 0 {
 			return usageError(stderr, "letterbox version", fmt.Errorf("unexpected argument %q", rest[0]))
@@ -106,6 +120,8 @@ Usage:
   letterbox replay --dlq TOPIC ...  headless replay of dead letters (letterbox replay --help)
   letterbox dlq ls|stats|export     list DLQs, count or export their letters without consuming
                                     them (letterbox dlq --help)
+  letterbox dlq discard|purge|resend|subscribe
+                                    act on dead letters, after a confirmation (or --yes)
   letterbox token ...               make a secret key or a token (letterbox token --help)
   letterbox version                 print the version
 

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"net/url"
 	"slices"
 
@@ -30,13 +31,17 @@ type clientFlags struct {
 	tlsInsecure bool
 	named       *config.Context
 
+	// readonly is --readonly: refuse every action that changes the cluster. A context's
+	// readonly = true adds to it (readOnly), and no flag lifts it.
+	readonly bool
+
 	// set holds the names of the flags given explicitly, in the order first seen: with no
 	// --service-url the TUI may start its own broker, with one it never does.
 	set []string
 }
 
 // clientFlagNames lists the client flags in the order of the help.
-var clientFlagNames = []string{"service-url", "admin-url", "token", "token-file", "tls-ca-file", "tls-insecure", "context"}
+var clientFlagNames = []string{"service-url", "admin-url", "token", "token-file", "tls-ca-file", "tls-insecure", "context", "readonly"}
 
 func (c *clientFlags) register(fs *flag.FlagSet) {
 	c.registerDefaults(fs, defaultServiceURL, defaultAdminURL, "", "", "", "")
@@ -56,6 +61,31 @@ func (c *clientFlags) registerDefaults(fs *flag.FlagSet, serviceURL, adminURL, t
 	fs.StringVar(&c.tlsCAFile, "tls-ca-file", tlsCAFile, "trust the CA certificates in `FILE`")
 	fs.BoolVar(&c.tlsInsecure, "tls-insecure", c.tlsInsecure, "do not verify the cluster's TLS certificate (a warning says so)")
 	fs.StringVar(&c.context, "context", context, "use the context `NAME` of $XDG_CONFIG_HOME/letterbox/config.toml (flags given override its settings)")
+	fs.BoolVar(&c.readonly, "readonly", c.readonly, "read only: refuse replay and the dlq actions (discard, purge, resend, subscribe); dry runs and reads work")
+}
+
+// readOnly says why nothing may be changed on the cluster — "--readonly", or "context NAME"
+// for a context with readonly = true — or "" when actions are allowed. The TUI reads it too.
+func (c *clientFlags) readOnly() string {
+	switch {
+	case c.readonly:
+		return "--readonly"
+	case c.named != nil && c.named.ReadOnly:
+		return "context " + c.named.Name
+	}
+	return ""
+}
+
+// refuseReadOnly reports, when the client is read-only, that cmd will not do what (an action
+// that changes the cluster, in words) and returns ExitUsage; otherwise ExitOK. Commands call
+// it before they connect, so a read-only session never opens a connection to act.
+func (c *clientFlags) refuseReadOnly(cmd, what string, stderr io.Writer) int {
+	why := c.readOnly()
+	if why == "" {
+		return ExitOK
+	}
+	fmt.Fprintf(stderr, "%s: read-only (%s): not allowed to %s\n", cmd, why, what)
+	return ExitUsage
 }
 
 // noteSet records which client flags fs saw on its command line.

@@ -54,7 +54,9 @@ func (c *clientFlags) resolveContext(cmd string, stderr io.Writer) (*config.Conf
 	return cfg, ExitOK
 }
 
-// useContext fills every client setting the user did not give as a flag from ctx.
+// useContext fills every client setting the user did not give as a flag from ctx. A context's
+// readonly = true is not a setting a flag overrides: it stays with the context (named), and
+// readOnly reports it whatever --readonly says.
 func (c *clientFlags) useContext(ctx config.Context) {
 	given := func(name string) bool { return slices.Contains(c.set, name) }
 	if !given("service-url") {

@@ -13,15 +13,16 @@ import (
 	"github.com/letterbox-dev/letterbox/client/triage"
 )
 
-// letterbox dlq: headless triage of dead-letter queues. Every subcommand reads through the
-// admin API and non-durable readers (client/triage): none acknowledges a letter or creates a
-// subscription, so running one on a production DLQ changes nothing its applications or a
-// replay see.
+// letterbox dlq: dead-letter queues from the command line. ls, stats and export read through
+// the admin API and non-durable readers (client/triage): none acknowledges a letter or creates
+// a subscription, so running one on a production DLQ changes nothing its applications or a
+// replay see. discard, purge, resend and subscribe act: each previews, asks (confirm.go), acts
+// and records what it did in the replay history; a read-only session refuses them.
 
 // dlqCommand is one subcommand of "letterbox dlq".
 type dlqCommand struct {
 	name, args, help string
-	run              func(ctx context.Context, cf *clientFlags, args []string, stdout, stderr io.Writer) int
+	run              func(ctx context.Context, cf *clientFlags, in stdin, args []string, stdout, stderr io.Writer) int
 }
 
 // dlqCommands are the subcommands, in the order of the help; a new one is one entry here.
@@ -29,19 +30,26 @@ var dlqCommands = []dlqCommand{
 	{"ls", "[NAMESPACE]", "list the DLQs of a namespace (tenant/ns), or of the whole cluster", runDLQLs},
 	{"stats", "DLQ", "count a DLQ's letters by reason, origin, subscription, key and hour", runDLQStats},
 	{"export", "DLQ", "write a DLQ's letters, payloads included, as JSON lines or CSV", runDLQExport},
+	{"discard", "DLQ", "acknowledge the letters a filter, ids or a limit select, one by one", runDLQDiscard},
+	{"purge", "DLQ", "clear a DLQ subscription's backlog, or skip its first --count letters", runDLQPurge},
+	{"resend", "DLQ --id L:E", "send one letter again, edited, to its origin or --to a topic", runDLQResend},
+	{"subscribe", "DLQ", "create the subscription a DLQ lacks; set its namespace's retention", runDLQSubscribe},
 }
 
 const dlqUsageText = `Usage: letterbox dlq SUBCOMMAND [ARGS] [flags] [client flags]
 
-Headless triage of dead-letter queues. Nothing here consumes: letters are read with
-non-durable readers, never acknowledged, and no subscription is created.
+Dead-letter queues from the command line. ls, stats and export consume nothing: letters are
+read with non-durable readers, never acknowledged, and no subscription is created. discard,
+purge, resend and subscribe change the DLQ: each says what it will do and asks first (--yes
+answers for a script), and is refused in a read-only session (--readonly, or a context with
+readonly = true). Every action is recorded in the replay history.
 
 Subcommands:
 `
 
 // runDLQ runs "letterbox dlq SUBCOMMAND ...". Client flags may come before "dlq", between it
 // and the subcommand, and after the subcommand.
-func runDLQ(ctx context.Context, cf *clientFlags, args []string, stdout, stderr io.Writer) int {
+func runDLQ(ctx context.Context, cf *clientFlags, in stdin, args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("letterbox dlq")
 	cf.registerWithCurrent(fs)
 	if err := fs.Parse(args); err != nil {
@@ -60,7 +68,7 @@ func runDLQ(ctx context.Context, cf *clientFlags, args []string, stdout, stderr 
 	name, rest := fs.Arg(0), fs.Args()[1:]
 	for _, c := range dlqCommands {
 		if c.name == name {
-			return c.run(ctx, cf, rest, stdout, stderr)
+			return c.run(ctx, cf, in, rest, stdout, stderr)
 		}
 	}
 	if name == "help" {
@@ -82,7 +90,7 @@ func dlqNames() string {
 func dlqUsage(w io.Writer) {
 	io.WriteString(w, dlqUsageText)
 	for _, c := range dlqCommands {
-		fmt.Fprintf(w, "  %-28s %s\n", c.name+" "+c.args, c.help)
+		fmt.Fprintf(w, "  %-22s %s\n", c.name+" "+c.args, c.help)
 	}
 	io.WriteString(w, "\nRun 'letterbox dlq SUBCOMMAND --help' for its flags.\n\nClient flags:\n")
 	var c clientFlags

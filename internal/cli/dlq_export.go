@@ -43,7 +43,7 @@ absent). With the default --payload auto, decoding gives back the exact payload.
 Flags:
 `}
 
-func runDLQExport(ctx context.Context, cf *clientFlags, args []string, stdout, stderr io.Writer) int {
+func runDLQExport(ctx context.Context, cf *clientFlags, _ stdin, args []string, stdout, stderr io.Writer) int {
 	var f exportFlags
 	pos, code, ok := dlqExport.parse(cf, args, f.register, stdout, stderr)
 	if !ok {

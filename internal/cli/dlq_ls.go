@@ -51,7 +51,7 @@ type lsRow struct {
 	Basis              string   `json:"basis"`
 }
 
-func runDLQLs(ctx context.Context, cf *clientFlags, args []string, stdout, stderr io.Writer) int {
+func runDLQLs(ctx context.Context, cf *clientFlags, _ stdin, args []string, stdout, stderr io.Writer) int {
 	var f lsFlags
 	pos, code, ok := dlqLs.parse(cf, args, f.register, stdout, stderr)
 	if !ok {

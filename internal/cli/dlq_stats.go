@@ -47,7 +47,7 @@ type statsJSON struct {
 	Last  *time.Time `json:"last_published"`
 }
 
-func runDLQStats(ctx context.Context, cf *clientFlags, args []string, stdout, stderr io.Writer) int {
+func runDLQStats(ctx context.Context, cf *clientFlags, _ stdin, args []string, stdout, stderr io.Writer) int {
 	var f statsFlags
 	pos, code, ok := dlqStats.parse(cf, args, f.register, stdout, stderr)
 	if !ok {

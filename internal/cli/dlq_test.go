@@ -107,7 +107,8 @@ func checkUntouched(t *testing.T, ctx context.Context, ad *admin.Client, topic s
 
 func TestDLQHelp(t *testing.T) {
 	t.Parallel()
-	subcommands := []string{"ls [NAMESPACE]", "stats DLQ", "export DLQ", "--service-url URL"}
+	subcommands := []string{"ls [NAMESPACE]", "stats DLQ", "export DLQ", "discard DLQ", "purge DLQ", "resend DLQ --id L:E",
+		"subscribe DLQ", "--service-url URL", "--readonly"}
 	code, out, errOut := run(t, "dlq", "--help")
 	for _, want := range subcommands {
 		if code != ExitOK || errOut != "" || !strings.Contains(out, want) {
@@ -125,6 +126,11 @@ func TestDLQHelp(t *testing.T) {
 		"ls":     {"letterbox dlq ls", "--json", "--retry", "--token-file FILE"},
 		"stats":  {"letterbox dlq stats", "--filter EXPR", "--json"},
 		"export": {"letterbox dlq export", "--filter EXPR", "--format FORMAT", "--output FILE", "--payload ENCODING", "(default auto)"},
+		"discard": {"letterbox dlq discard", "--subscription S", "--filter EXPR", "--ids IDS", "--limit N", "--until ID",
+			"--dry-run", "--yes", "--json", "--readonly"},
+		"purge":     {"letterbox dlq purge", "--subscription S", "--count N", "--yes", "--json"},
+		"resend":    {"letterbox dlq resend", "--id L:E", "--to TOPIC", "--payload TEXT", "--payload-file FILE", "--key K", "--property k=v", "--unset-property k", "--edit", "--yes"},
+		"subscribe": {"letterbox dlq subscribe", "--subscription NAME", "--retention-minutes N", "--retention-size-mb N", "--yes"},
 	} {
 		code, out, _ := run(t, "dlq", sub, "--help")
 		for _, want := range wants {
@@ -133,8 +139,12 @@ func TestDLQHelp(t *testing.T) {
 			}
 		}
 	}
-	if _, out, _ := run(t, "--help"); !strings.Contains(out, "letterbox dlq ls|stats|export") {
+	if _, out, _ := run(t, "--help"); !strings.Contains(out, "letterbox dlq ls|stats|export") ||
+		!strings.Contains(out, "letterbox dlq discard|purge|resend|subscribe") || !strings.Contains(out, "--readonly") {
 		t.Errorf("letterbox --help does not list dlq:\n%s", out)
+	}
+	if _, out, _ := run(t, "replay", "--help"); !strings.Contains(out, "--destination TOPIC") || !strings.Contains(out, "--until ID") {
+		t.Errorf("letterbox replay --help:\n%s", out)
 	}
 }
 
@@ -144,7 +154,7 @@ func TestDLQUsageErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"dlq", "nope"}, `unknown subcommand "nope" (subcommands: ls, stats, export)`},
+		{[]string{"dlq", "nope"}, `unknown subcommand "nope" (subcommands: ls, stats, export, discard, purge, resend, subscribe)`},
 		{[]string{"dlq", "--nope", "ls"}, "flag provided but not defined: -nope"},
 		{[]string{"dlq", "ls", "--nope"}, "flag provided but not defined: -nope"},
 		{[]string{"dlq", "ls", "public"}, `namespace "public": want tenant/namespace`},
@@ -157,6 +167,18 @@ func TestDLQUsageErrors(t *testing.T) {
 		{[]string{"dlq", "export", "x", "--format", "xml"}, `--format "xml": want jsonl or csv`},
 		{[]string{"dlq", "export", "x", "--payload", "hex"}, `--payload "hex"`},
 		{[]string{"dlq", "export", "--filter", "kye=x", "x"}, `column 1: unknown field "kye"`},
+		{[]string{"dlq", "discard", "x"}, "use purge to discard everything"},
+		{[]string{"dlq", "discard", "x", "--filter", "payload~("}, "column 9: bad regular expression"},
+		{[]string{"dlq", "discard", "x", "--limit", "-1"}, "--limit must not be negative"},
+		{[]string{"dlq", "discard", "x", "--limit", "1", "--until", "1"}, "--until"},
+		{[]string{"dlq", "discard", "x", "--ids", "1:x"}, "--ids"},
+		{[]string{"dlq", "purge", "x", "--count", "-1"}, "--count must not be negative"},
+		{[]string{"dlq", "purge"}, "which DLQ?"},
+		{[]string{"dlq", "resend", "x"}, "which letter?"},
+		{[]string{"dlq", "resend", "x", "--id", "1"}, "--id"},
+		{[]string{"dlq", "subscribe", "x", "--retention-minutes", "-2"}, "want a number, or -1 for no limit"},
+		{[]string{"replay", "--dlq", "x", "--until", "x"}, "--until"},
+		{[]string{"replay", "--dlq", "x", "--to", "a", "--destination", "b"}, "--to and --destination exclude each other"},
 	} {
 		code, out, errOut := run(t, tt.args...)
 		if code != ExitUsage || out != "" || !strings.Contains(errOut, tt.want) {

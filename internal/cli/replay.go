@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -12,7 +11,6 @@ import (
 	"log/slog"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -24,6 +22,7 @@ import (
 // replayFlags are the flags of "letterbox replay".
 type replayFlags struct {
 	dlq, subscription, to, ids string
+	destination, until         string
 	filters                    filterList
 	rate                       float64
 	limit                      int64
@@ -32,7 +31,7 @@ type replayFlags struct {
 }
 
 // replayFlagNames lists the replay flags in the order of the help.
-var replayFlagNames = []string{"dlq", "subscription", "to", "filter", "ids", "rate", "limit", "max-replays", "dry-run", "json", "new"}
+var replayFlagNames = []string{"dlq", "subscription", "to", "destination", "filter", "ids", "until", "rate", "limit", "max-replays", "dry-run", "json", "new"}
 
 type filterList []string
 
@@ -43,8 +42,10 @@ func (r *replayFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&r.dlq, "dlq", "", "the dead-letter `TOPIC` to replay (required)")
 	fs.StringVar(&r.subscription, "subscription", "", "read the DLQ through subscription `S` (default: its only durable one)")
 	fs.StringVar(&r.to, "to", "", "destination `TOPIC` for dead letters whose origin is unknown")
+	fs.StringVar(&r.destination, "destination", "", "send every selected dead letter to `TOPIC`, whatever its origin")
 	fs.Var(&r.filters, "filter", "select by `EXPR`, repeatable, ANDed: key=V, property.NAME=V, payload~REGEX, json.PATH=V, published>=TIME, published<TIME")
 	fs.StringVar(&r.ids, "ids", "", "select these message `IDS` (ledger:entry,...)")
+	fs.StringVar(&r.until, "until", "", "take dead letters up to message `ID` (ledger:entry) only, as a dry run showed them; later ones stay (default: the DLQ's last message at the start)")
 	fs.Float64Var(&r.rate, "rate", 0, "republish at most `N` messages a second (0: no limit)")
 	fs.Int64Var(&r.limit, "limit", 0, "move at most `N` messages (0: no limit)")
 	fs.IntVar(&r.maxReplays, "max-replays", replay.DefaultMaxReplays, "skip messages already replayed `N` times (loop guard; negative: none)")
@@ -56,10 +57,13 @@ func (r *replayFlags) register(fs *flag.FlagSet) {
 const replayUsageText = `Usage: letterbox replay --dlq TOPIC [flags] [client flags]
 
 Moves dead letters back to the topic they died on (REAL_TOPIC, else the topic the DLQ's name
-derives from, else --to), through the DLQ's subscription as its only consumer. A dead letter
-is acknowledged only once its republish is receipted; what is not selected stays. Starting
-the same replay again after an interruption resumes it (exactly once where the broker
-deduplicates). Exit status 0 only when everything selected moved (or, with --dry-run, could).
+derives from, else --to), or every one to --destination, through the DLQ's subscription as
+its only consumer. A dead letter is acknowledged only once its republish is receipted; what is
+not selected stays. --until ID stops at the DLQ's last message when a dry run was made (its
+summary prints the id): what died since stays, counted as arrived. Starting the same replay
+again after an interruption resumes it (exactly once where the broker deduplicates). Exit
+status 0 only when everything selected moved (or, with --dry-run, could). A read-only session
+(--readonly, or a context with readonly = true) runs only --dry-run.
 
 Flags:
 `
@@ -97,8 +101,18 @@ func runReplay(ctx context.Context, cf *clientFlags, args []string, stdout, stde
 	if rf.dlq == "" {
 		return usageError(stderr, "letterbox replay", errors.New("--dlq TOPIC is required"))
 	}
-	opts := replay.Options{DLQ: rf.dlq, Subscription: rf.subscription, To: rf.to, Rate: rf.rate,
-		DryRun: rf.dryRun, New: rf.fresh, MaxReplays: rf.maxReplays}
+	if rf.to != "" && rf.destination != "" {
+		return usageError(stderr, "letterbox replay", errors.New("--to and --destination exclude each other (--destination takes every letter)"))
+	}
+	opts := replay.Options{DLQ: rf.dlq, Subscription: rf.subscription, To: rf.to, Destination: rf.destination,
+		Rate: rf.rate, DryRun: rf.dryRun, New: rf.fresh, MaxReplays: rf.maxReplays}
+	if rf.until != "" {
+		id, err := client.ParseMessageID(rf.until)
+		if err != nil {
+			return usageError(stderr, "letterbox replay", fmt.Errorf("--until: %w", err))
+		}
+		opts.Until = &id
+	}
 	switch {
 	case rf.maxReplays == 0:
 		return usageError(stderr, "letterbox replay", errors.New("--max-replays must be at least 1 (negative: no loop guard)"))
@@ -123,6 +137,11 @@ func runReplay(ctx context.Context, cf *clientFlags, args []string, stdout, stde
 		return usageError(stderr, "letterbox replay", errors.New("--limit and --rate must not be negative"))
 	}
 	opts.Selection.Limit = rf.limit
+	if !opts.DryRun {
+		if code := cf.refuseReadOnly("letterbox replay", "replay dead letters (--dry-run only shows what would move)", stderr); code != ExitOK {
+			return code
+		}
+	}
 
 	fail := func(err error) int {
 		fmt.Fprintf(stderr, "letterbox replay: %v\n", err)
@@ -139,6 +158,13 @@ func runReplay(ctx context.Context, cf *clientFlags, args []string, stdout, stde
 			return usageError(stderr, "letterbox replay", err)
 		}
 		return fail(err)
+	}
+	if opts.DryRun && opts.Until == nil {
+		// The dry run stops at the DLQ's last message now and says which it is, so that the
+		// real run can be told to move exactly what was shown (--until).
+		if last, err := ad.LastMessageID(ctx, opts.DLQ); err == nil && last.EntryID >= 0 {
+			opts.Until = &client.MessageID{Ledger: last.LedgerID, Entry: last.EntryID, Partition: -1, BatchIndex: -1}
+		}
 	}
 
 	events := make(chan replay.Event, 256)
@@ -185,6 +211,39 @@ func prepareReplay(ctx context.Context, ad *admin.Client, opts *replay.Options) 
 	if err != nil {
 		return fmt.Errorf("DLQ %s: %w", opts.DLQ, err)
 	}
+	if opts.Subscription, err = chooseSubscription(st, opts.DLQ, opts.Subscription); err != nil {
+		return err
+	}
+	opts.Total = st.Subscriptions[opts.Subscription].MsgBacklog
+	opts.Deduplication = strings.EqualFold(st.DeduplicationStatus, "Enabled")
+	opts.KnownTopics, err = namespaceTopics(ctx, ad, tn)
+	return err
+}
+
+// namespaceTopics lists the topics of tn's namespace, partitioned ones by their own name: the
+// topics a DLQ's name may derive from.
+func namespaceTopics(ctx context.Context, ad *admin.Client, tn admin.TopicName) ([]string, error) {
+	ns := tn.Tenant + "/" + tn.Namespace
+	var out []string
+	for _, partitioned := range []bool{false, true} {
+		var ts []string
+		var err error
+		if partitioned {
+			ts, err = ad.PartitionedTopics(ctx, ns, tn.Persistent)
+		} else {
+			ts, err = ad.Topics(ctx, ns, tn.Persistent)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("topics of %s: %w", ns, err)
+		}
+		out = append(out, ts...)
+	}
+	return out, nil
+}
+
+// chooseSubscription is the durable subscription of topic to act through: given, when topic
+// has it, else its only one. Several, or none, is the command line's to settle (usageErr).
+func chooseSubscription(st admin.TopicStats, topic, given string) (string, error) {
 	var durable []string
 	for name, s := range st.Subscriptions {
 		if s.IsDurable {
@@ -192,31 +251,17 @@ func prepareReplay(ctx context.Context, ad *admin.Client, opts *replay.Options) 
 		}
 	}
 	slices.Sort(durable)
-	if opts.Subscription == "" {
+	if given == "" {
 		if len(durable) != 1 {
-			return usageErr{fmt.Errorf("%s has %d durable subscriptions (%s): choose one with --subscription",
-				opts.DLQ, len(durable), strings.Join(durable, ", "))}
+			return "", usageErr{fmt.Errorf("%s has %d durable subscriptions (%s): choose one with --subscription",
+				topic, len(durable), strings.Join(durable, ", "))}
 		}
-		opts.Subscription = durable[0]
-	} else if !slices.Contains(durable, opts.Subscription) {
-		return usageErr{fmt.Errorf("%s has no durable subscription %q (it has: %s)", opts.DLQ, opts.Subscription, strings.Join(durable, ", "))}
+		return durable[0], nil
 	}
-	opts.Total = st.Subscriptions[opts.Subscription].MsgBacklog
-	opts.Deduplication = strings.EqualFold(st.DeduplicationStatus, "Enabled")
-	ns := tn.Tenant + "/" + tn.Namespace
-	for _, partitioned := range []bool{false, true} {
-		var ts []string
-		if partitioned {
-			ts, err = ad.PartitionedTopics(ctx, ns, tn.Persistent)
-		} else {
-			ts, err = ad.Topics(ctx, ns, tn.Persistent)
-		}
-		if err != nil {
-			return fmt.Errorf("topics of %s: %w", ns, err)
-		}
-		opts.KnownTopics = append(opts.KnownTopics, ts...)
+	if !slices.Contains(durable, given) {
+		return "", usageErr{fmt.Errorf("%s has no durable subscription %q (it has: %s)", topic, given, strings.Join(durable, ", "))}
 	}
-	return nil
+	return given, nil
 }
 
 // connect makes the admin and binary-protocol clients the client flags describe.
@@ -255,154 +300,8 @@ func (c *clientFlags) connect(stderr io.Writer) (*admin.Client, *client.Client, 
 	return ad, cl, nil
 }
 
-// jsonEvent is one line of --json output.
-type jsonEvent struct {
-	ID          string `json:"id"`
-	Key         string `json:"key,omitempty"`
-	Destination string `json:"destination,omitempty"`
-	Action      string `json:"action"`
-	Reason      string `json:"reason,omitempty"`
-}
-
-// showEvents writes each event as JSON (--json), or draws a progress bar on a terminal, until
-// events is closed.
-func showEvents(events <-chan replay.Event, rf *replayFlags, dryRun bool, stdout, stderr io.Writer) {
-	enc := json.NewEncoder(stdout)
-	bar := !rf.json && isTerminal(stderr)
-	var last time.Time
-	var lastEv replay.Event
-	drawn := false
-	for ev := range events {
-		if rf.json {
-			enc.Encode(jsonEvent{ID: ev.IDString(), Key: ev.Key, Destination: ev.Destination, Action: string(ev.Action), Reason: ev.Reason})
-			continue
-		}
-		if ev.Action == replay.Failed || (ev.Reason != "" && !strings.HasPrefix(ev.Reason, "not selected")) {
-			if drawn {
-				io.WriteString(stderr, "\r\033[K")
-			}
-			fmt.Fprintf(stderr, "%s %s: %s\n", ev.IDString(), ev.Action, ev.Reason)
-		}
-		lastEv = ev
-		if bar && time.Since(last) > 100*time.Millisecond {
-			last = time.Now()
-			drawBar(stderr, ev.Progress, dryRun)
-			drawn = true
-		}
-	}
-	if drawn {
-		drawBar(stderr, lastEv.Progress, dryRun)
-		io.WriteString(stderr, "\n")
-	}
-}
-
-func drawBar(w io.Writer, p replay.Progress, dryRun bool) {
-	const width = 30
-	bar := ""
-	if p.Total > 0 {
-		done := min(int(p.Considered*width/p.Total), width)
-		bar = fmt.Sprintf("[%s%s] %3d%% ", strings.Repeat("#", done), strings.Repeat(".", width-done), min(p.Considered*100/p.Total, 100))
-	}
-	moved := fmt.Sprintf("moved %d", p.Moved)
-	if dryRun {
-		moved = fmt.Sprintf("would move %d", p.WouldMove)
-	}
-	eta := ""
-	if p.ETA > 0 {
-		eta = " ETA " + p.ETA.Round(time.Second).String()
-	}
-	fmt.Fprintf(w, "\r\033[K%s%d considered, %s, skipped %d, failed %d, %.0f msg/s%s", bar, p.Considered, moved, p.Skipped, p.Failed, p.Rate, eta)
-}
-
-// isTerminal reports whether w is a character device (a terminal).
+// isTerminal reports whether w is a terminal.
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
-}
-
-// jsonSummary is the last line of --json output.
-type jsonSummary struct {
-	Summary      bool    `json:"summary"`
-	Run          string  `json:"run,omitempty"`
-	Resumed      bool    `json:"resumed"`
-	DryRun       bool    `json:"dry_run"`
-	Subscription string  `json:"subscription"`
-	Considered   int64   `json:"considered"`
-	Moved        int64   `json:"moved"`
-	WouldMove    int64   `json:"would_move"`
-	Skipped      int64   `json:"skipped"`
-	Guarded      int64   `json:"guarded"`
-	Failed       int64   `json:"failed"`
-	Complete     bool    `json:"complete"`
-	OK           bool    `json:"ok"`
-	Delivery     string  `json:"delivery"`
-	Seconds      float64 `json:"seconds"`
-}
-
-func writeSummary(sum replay.Summary, rf *replayFlags, opts replay.Options, stdout io.Writer) {
-	delivery := "at least once (deduplication is off: a resumed run may publish some messages twice)"
-	if sum.ExactlyOnce {
-		delivery = "exactly once (the broker deduplicates)"
-	}
-	if sum.DryRun {
-		delivery = "none (dry run)"
-	}
-	if rf.json {
-		json.NewEncoder(stdout).Encode(jsonSummary{Summary: true, Run: sum.Run, Resumed: sum.Resumed, DryRun: sum.DryRun,
-			Subscription: opts.Subscription, Considered: sum.Considered, Moved: sum.Moved, WouldMove: sum.WouldMove,
-			Skipped: sum.Skipped, Guarded: sum.Guarded, Failed: sum.Failed, Complete: sum.Complete, OK: sum.OK(),
-			Delivery: delivery, Seconds: sum.Elapsed.Seconds()})
-		return
-	}
-	verb := "moved " + strconv.FormatInt(sum.Moved, 10)
-	if sum.DryRun {
-		verb = "would move " + strconv.FormatInt(sum.WouldMove, 10)
-	}
-	fmt.Fprintf(stdout, "%s of %d considered from %s (subscription %s); skipped %d (loop guard %d), failed %d, in %s\n",
-		verb, sum.Considered, opts.DLQ, opts.Subscription, sum.Skipped, sum.Guarded, sum.Failed, sum.Elapsed.Round(time.Millisecond))
-	if !sum.DryRun && sum.Run != "" {
-		resumed := ""
-		if sum.Resumed {
-			resumed = ", resumed"
-		}
-		fmt.Fprintf(stdout, "run %s%s; delivery %s\n", sum.Run, resumed, delivery)
-	}
-	if !sum.Complete {
-		io.WriteString(stdout, "not complete: run the same command again to continue\n")
-	}
-}
-
-// recordHistory adds a real run to the replay history the TUI's dead-letter screen lists, so
-// whoever is on call next sees what was already put back.
-func recordHistory(opts replay.Options, rf *replayFlags, cf *clientFlags, sum replay.Summary, err error, started time.Time, stderr io.Writer) {
-	path, perr := replay.DefaultHistoryPath()
-	if perr != nil {
-		fmt.Fprintf(stderr, "letterbox replay: not recorded in the replay history: %v\n", perr)
-		return
-	}
-	selection := "all"
-	var parts []string
-	if len(opts.Selection.IDs) > 0 {
-		parts = append(parts, fmt.Sprintf("%d listed ids", len(opts.Selection.IDs)))
-	}
-	parts = append(parts, rf.filters...)
-	if opts.Selection.Limit > 0 {
-		parts = append(parts, fmt.Sprintf("limit %d", opts.Selection.Limit))
-	}
-	if len(parts) > 0 {
-		selection = strings.Join(parts, ", ")
-	}
-	e := replay.HistoryEntry{
-		When: started, Action: replay.ActionReplay, Cluster: replay.ClusterKey(cf.context, cf.adminURL),
-		Context: cf.context, User: replay.Actor(), DLQ: opts.DLQ, Subscription: opts.Subscription, Selection: selection,
-		Moved: sum.Moved, Skipped: sum.Skipped, Failed: sum.Failed, Guarded: sum.Guarded,
-		Result: replay.Result(sum, err), Elapsed: time.Since(started), Run: sum.Run, By: "cli",
-	}
-	if herr := replay.AppendHistory(path, e); herr != nil {
-		fmt.Fprintf(stderr, "letterbox replay: not recorded in the replay history: %v\n", herr)
-	}
+	return ok && IsTerminal(f)
 }

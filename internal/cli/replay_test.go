@@ -14,6 +14,7 @@ import (
 	"github.com/letterbox-dev/letterbox/broker"
 	"github.com/letterbox-dev/letterbox/broker/web"
 	"github.com/letterbox-dev/letterbox/client"
+	"github.com/letterbox-dev/letterbox/client/admin"
 	"github.com/letterbox-dev/letterbox/client/replay"
 )
 
@@ -153,3 +154,75 @@ func TestReplayCommandErrors(t *testing.T) {
 }
 
 func discardLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }
+
+// TestReplayDestinationAndUntil: a dry run prints the DLQ's last message; the run told it
+// with --until moves what the dry run saw, every letter to --destination whatever its origin,
+// and leaves what died since, counted as arrived.
+func TestReplayDestinationAndUntil(t *testing.T) {
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	su, au := replayBroker(t, 6)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	replayJSON := func(extra ...string) (int, []map[string]any, string) {
+		t.Helper()
+		var out, errOut bytes.Buffer
+		args := append([]string{"replay", "--service-url", su, "--admin-url", au, "--dlq", "orders-app-DLQ", "--json"}, extra...)
+		code := Run(ctx, args, &out, &errOut)
+		return code, jsonLines(t, out.String()), errOut.String()
+	}
+	code, dry, errOut := replayJSON("--dry-run")
+	until, _ := dry[len(dry)-1]["until"].(string)
+	if code != ExitOK || until == "" || dry[len(dry)-1]["would_move"] != 6.0 {
+		t.Fatalf("dry run: code %d, stderr %q, %v", code, errOut, dry)
+	}
+
+	cl, err := client.New(client.Options{ServiceURL: su, Logger: discardLogger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	p, err := cl.CreateProducer(ctx, client.ProducerOptions{Topic: "orders-app-DLQ", DisableBatching: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 2 {
+		if _, err := p.Send(ctx, &client.Message{Payload: fmt.Appendf(nil, "late%d", i),
+			Properties: map[string]string{client.PropertyRealTopic: "persistent://public/default/orders"}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p.Close()
+
+	code, lines, errOut := replayJSON("--until", until, "--destination", "elsewhere")
+	sum := lines[len(lines)-1]
+	if code != ExitOK || sum["moved"] != 6.0 || sum["arrived"] != 2.0 || sum["until"] != until {
+		t.Fatalf("run: code %d, stderr %q, %v", code, errOut, lines)
+	}
+	for _, l := range lines[:len(lines)-1] {
+		if l["destination"] != "persistent://public/default/elsewhere" {
+			t.Errorf("event %v", l)
+		}
+	}
+	dest, err := cl.Subscribe(ctx, client.ConsumerOptions{Topic: "elsewhere", SubscriptionName: "check", InitialPosition: client.Earliest})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dest.Close()
+	for i := range 6 {
+		m, err := dest.Receive(ctx)
+		if err != nil || string(m.Payload) != fmt.Sprintf("m%d", i) {
+			t.Fatalf("elsewhere: message %d: %v, %v", i, m, err)
+		}
+	}
+	ad, err := admin.New(admin.Options{URL: au})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st, err := ad.Stats(ctx, "orders-app-DLQ"); err != nil || st.Subscriptions["app-dlq"].MsgBacklog != 2 {
+		t.Errorf("the DLQ: %+v, %v; want the 2 late letters left", st.Subscriptions, err)
+	}
+	hist := history(t)
+	if len(hist) != 1 || hist[0].Action != replay.ActionReplay || hist[0].Moved != 6 || hist[0].Arrived != 2 || hist[0].Cluster != au {
+		t.Errorf("history %+v", hist)
+	}
+}

@@ -16,6 +16,13 @@
 //	admin_url = "https://pulsar.example:8443"
 //	token_file = "~/.config/letterbox/prod.token"
 //	colour = "red"
+//	readonly = true
+//
+// readonly = true makes a context read-only: the command line refuses every action that
+// changes the cluster on it (replay, dlq discard, purge, resend and subscribe) before it
+// connects, as --readonly does, and no flag lifts it (a writable twin of the context, under
+// another name, is the way to act on that cluster). Reading — the TUI's views, dlq ls, stats
+// and export, dry runs — works as on any context.
 //
 // The package only reads and checks the file; it never connects and never reads token files
 // (the command line does, when it uses a context). A context is used only when the user names
@@ -68,6 +75,9 @@ type Context struct {
 	// TLSInsecure skips the verification of the cluster's certificate (a test cluster with a
 	// self-signed certificate); never for production.
 	TLSInsecure bool
+	// ReadOnly refuses every action that changes the cluster (readonly = true): a production
+	// cluster looked at, not touched.
+	ReadOnly bool
 	// Colour is the header's colour for this context as a theme palette value: "#rrggbb" or
 	// an ANSI colour index ("1" for red, which the terminal's palette decides). "" means the
 	// theme's own.
@@ -198,6 +208,7 @@ type fileContext struct {
 	TokenFile   string `toml:"token_file"`
 	TLSCAFile   string `toml:"tls_ca_file"`
 	TLSInsecure bool   `toml:"tls_insecure"`
+	ReadOnly    bool   `toml:"readonly"`
 	Colour      string `toml:"colour"`
 	Color       string `toml:"color"` // the American spelling, accepted too
 	Theme       string `toml:"theme"`
@@ -233,7 +244,7 @@ func Parse(name string, b []byte, getenv func(string) string) (*Config, error) {
 		ctx := Context{
 			Name: strings.TrimSpace(fc.Name), ServiceURL: strings.TrimSpace(fc.ServiceURL),
 			AdminURL: strings.TrimSpace(fc.AdminURL), Token: Secret(strings.TrimSpace(string(fc.Token))),
-			TLSInsecure: fc.TLSInsecure, Theme: strings.TrimSpace(fc.Theme),
+			TLSInsecure: fc.TLSInsecure, ReadOnly: fc.ReadOnly, Theme: strings.TrimSpace(fc.Theme),
 			pos: pos, keyPos: keyPos,
 		}
 		at := func(key string) string { return ctx.Pos(key) }

@@ -31,6 +31,7 @@ token_file = "~/.config/letterbox/prod.token"
 tls_ca_file = "/etc/ssl/prod-ca.pem"
 colour = "red"
 theme = "dark"
+readonly = true
 
 [[context]]
 name = "staging"
@@ -59,20 +60,20 @@ func TestParse(t *testing.T) {
 	}
 	want := Context{Name: "prod", ServiceURL: "pulsar+ssl://pulsar.example:6651", AdminURL: "https://pulsar.example:8443",
 		TokenFile: filepath.Join("/home/u", ".config/letterbox/prod.token"), TLSCAFile: "/etc/ssl/prod-ca.pem",
-		Colour: "1", Theme: "dark"}
+		Colour: "1", Theme: "dark", ReadOnly: true}
 	prod.pos, prod.keyPos = "", nil
 	if fmt.Sprintf("%#v", prod) != fmt.Sprintf("%#v", want) {
 		t.Errorf("prod:\n got %#v\nwant %#v", prod, want)
 	}
 	st, _ := cfg.Lookup("staging")
-	if st.Token.Reveal() != "eyJhbGciOi.secret.value" || !st.TLSInsecure || st.Colour != "#ffaa00" {
+	if st.Token.Reveal() != "eyJhbGciOi.secret.value" || !st.TLSInsecure || st.Colour != "#ffaa00" || st.ReadOnly {
 		t.Errorf("staging: %+v", st)
 	}
-	if got := st.Pos("token"); got != "config.toml:22" {
-		t.Errorf("Pos(token) = %q, want config.toml:22", got)
+	if got := st.Pos("token"); got != "config.toml:23" {
+		t.Errorf("Pos(token) = %q, want config.toml:23", got)
 	}
-	if got := st.Pos(""); got != "config.toml:18" {
-		t.Errorf("Pos() = %q, want config.toml:18", got)
+	if got := st.Pos(""); got != "config.toml:19" {
+		t.Errorf("Pos() = %q, want config.toml:19", got)
 	}
 }
 
@@ -117,6 +118,7 @@ func TestParseErrors(t *testing.T) {
 		{"colour and color", ctx("colour = \"red\"\ncolor = \"red\"\n"), "colour and color are the same setting"},
 		{"~user", ctx("token_file = \"~bob/t\"\n"), `c.toml:5: context "p": token_file: "~bob/t": only ~/`},
 		{"type", ctx("tls_insecure = \"yes\"\n"), "c.toml:5: context.tls_insecure: incompatible types"},
+		{"readonly type", ctx("readonly = \"yes\"\n"), "c.toml:5: context.readonly: incompatible types"},
 		{"current unknown", "current = \"prod\"\n" + ctx(""), `c.toml:1: current = "prod" names no context (contexts: p)`},
 		{"current without contexts", "current = \"prod\"\n", "defines no context"},
 	} {

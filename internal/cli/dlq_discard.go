@@ -1,0 +1,205 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/letterbox-dev/letterbox/client/replay"
+)
+
+// discardFlags are the flags of "letterbox dlq discard".
+type discardFlags struct {
+	subscription, ids, until string
+	filters                  filterList
+	limit                    int64
+	dryRun, yes, json        bool
+}
+
+func (f *discardFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.subscription, "subscription", "", "acknowledge on subscription `S` (default: the DLQ's only durable one)")
+	fs.Var(&f.filters, "filter", filterHelp)
+	fs.StringVar(&f.ids, "ids", "", "select the letters `IDS` (ledger:entry or ledger:entry:partition:batch, comma-separated)")
+	fs.Int64Var(&f.limit, "limit", 0, "select the first `N` letters the other flags select")
+	fs.StringVar(&f.until, "until", "", "take letters up to message `ID` only, as a --dry-run printed it (default: the DLQ's last message when the preview is made)")
+	fs.BoolVar(&f.dryRun, "dry-run", false, "show what would be discarded, and the --until that pins it; change nothing")
+	fs.BoolVar(&f.yes, "yes", false, "do not ask: discard what the preview selects")
+	fs.BoolVar(&f.json, "json", false, "write one JSON object per letter considered, then a summary, to stdout")
+}
+
+var dlqDiscard = dlqSub{cmd: "letterbox dlq discard", flags: []string{"subscription", "filter", "ids", "limit", "until", "dry-run", "yes", "json"},
+	usage: `Usage: letterbox dlq discard DLQ [--subscription S] [--filter EXPR]... [--ids L:E,...] [--limit N]
+                             [--until L:E] [--dry-run] [--yes] [--json] [client flags]
+
+Acknowledges the letters of DLQ that the flags select on its subscription, one by one, so that
+nothing else moves: they are gone for good. A selection is required (purge discards
+everything). First a preview reads the DLQ without consuming and counts what will go; then
+the command asks (on a terminal: "y", or the DLQ's name for more than 100 letters; --yes
+answers for a script; without a terminal and --yes it does nothing, exit 2); then it takes
+what the preview saw — letters that died meanwhile are left and counted as arrived. Exit 0
+when everything selected was discarded (or nothing was confirmed), 1 when something failed.
+
+Flags:
+`}
+
+// discardSummary is the last line of --json.
+type discardSummary struct {
+	Summary      bool    `json:"summary"`
+	DryRun       bool    `json:"dry_run"`
+	DLQ          string  `json:"dlq"`
+	Subscription string  `json:"subscription"`
+	Selection    string  `json:"selection"`
+	Selected     int64   `json:"selected"`
+	WouldDiscard int64   `json:"would_discard,omitempty"`
+	Discarded    int64   `json:"discarded"`
+	Skipped      int64   `json:"skipped"`
+	Failed       int64   `json:"failed"`
+	Arrived      int64   `json:"arrived"`
+	Until        string  `json:"until"`
+	Complete     bool    `json:"complete"`
+	OK           bool    `json:"ok"`
+	Seconds      float64 `json:"seconds"`
+}
+
+func runDLQDiscard(ctx context.Context, cf *clientFlags, in stdin, args []string, stdout, stderr io.Writer) int {
+	cmd := dlqDiscard.cmd
+	var f discardFlags
+	pos, code, ok := dlqDiscard.parse(cf, args, f.register, stdout, stderr)
+	if !ok {
+		return code
+	}
+	if code := oneDLQ(cmd, pos, stderr); code != ExitOK {
+		return code
+	}
+	sel, code := parseSelection(cmd, f.filters, f.ids, f.limit, stderr)
+	if code != ExitOK {
+		return code
+	}
+	if sel.empty() {
+		return usageError(stderr, cmd, errors.New("which letters? select some with --filter, --ids or --limit (use purge to discard everything)"))
+	}
+	until, err := parseUntil(f.until)
+	if err != nil {
+		return usageError(stderr, cmd, err)
+	}
+	if !f.dryRun {
+		if code := cf.refuseReadOnly(cmd, "discard dead letters (--dry-run only shows what would go)", stderr); code != ExitOK {
+			return code
+		}
+	}
+	t, code := openTarget(ctx, cf, cmd, pos[0], f.subscription, stderr)
+	if code != ExitOK {
+		return code
+	}
+	defer t.cl.Close()
+
+	started := time.Now()
+	p, err := makePreview(ctx, t, sel, until, stderr)
+	if err != nil {
+		return scanFailed(ctx, stderr, cmd, t.topic, err)
+	}
+	p.notes(cmd, t.sub, stderr)
+	n := int64(len(p.letters))
+	sum := discardSummary{Summary: true, DryRun: f.dryRun, DLQ: t.topic, Subscription: t.sub, Selection: sel.words(),
+		Selected: n, Until: positionOf(p.until), OK: true, Complete: true}
+	if f.dryRun || n == 0 {
+		writeDiscardPreview(p, &sum, &f, started, stdout)
+		return ExitOK
+	}
+
+	q := question{cmd: cmd, text: fmt.Sprintf("discard %d letters of %s via %s (%s)?", n, shortTopic(t.topic), t.sub, sel.words())}
+	if n > bigAction {
+		q.name = localName(t.topic)
+	}
+	if ok, code := in.confirm(q, f.yes, stderr); !ok {
+		return code
+	}
+
+	started = time.Now()
+	opts := replay.Options{DLQ: t.topic, Subscription: t.sub, Discard: true, Selection: sel.engine(), Until: &p.until,
+		Total: t.backlog()}
+	bar := !f.json && isTerminal(stderr)
+	var last time.Time
+	res, err := runEngine(ctx, t.cl, opts, func(ev replay.Event) {
+		switch {
+		case f.json:
+			json.NewEncoder(stdout).Encode(jsonEvent{ID: positionOf(ev.ID), Key: ev.Key, Action: string(ev.Action), Reason: ev.Reason})
+		case ev.Action == replay.Failed:
+			fmt.Fprintf(stderr, "\r\033[K%s: %s not discarded: %s\n", cmd, positionOf(ev.ID), ev.Reason)
+		case bar && time.Since(last) > 100*time.Millisecond:
+			last = time.Now()
+			fmt.Fprintf(stderr, "\r\033[K%d considered, discarded %d of %d, failed %d", ev.Progress.Considered, ev.Progress.Discarded, n, ev.Progress.Failed)
+		}
+	})
+	if bar && !last.IsZero() {
+		io.WriteString(stderr, "\r\033[K")
+	}
+	sum.Discarded, sum.Skipped, sum.Failed, sum.Arrived = res.Discarded, res.Skipped, res.Failed, res.Arrived
+	sum.Complete, sum.OK, sum.Seconds = res.Complete, res.OK() && err == nil, res.Elapsed.Seconds()
+	if f.json {
+		json.NewEncoder(stdout).Encode(sum)
+	} else {
+		fmt.Fprintf(stdout, "discarded %d of %d selected from %s via %s", res.Discarded, n, shortTopic(t.topic), t.sub)
+		if res.Failed > 0 {
+			fmt.Fprintf(stdout, "; %d failed and stay", res.Failed)
+		}
+		if res.Arrived > 0 {
+			fmt.Fprintf(stdout, "; %d arrived since the preview and were left", res.Arrived)
+		}
+		io.WriteString(stdout, "\n")
+	}
+	cf.record(cmd, replay.HistoryEntry{When: started, Action: replay.ActionDiscard, DLQ: t.topic, Subscription: t.sub,
+		Selection: sel.words(), Discarded: res.Discarded, Skipped: res.Skipped, Failed: res.Failed, Arrived: res.Arrived,
+		Result: replay.Result(res, err), Elapsed: time.Since(started)}, stderr)
+	switch {
+	case err != nil && ctx.Err() != nil:
+		fmt.Fprintf(stderr, "%s: interrupted after %d discarded; the rest stays\n", cmd, res.Discarded)
+		return ExitFailure
+	case err != nil:
+		fmt.Fprintf(stderr, "%s: %v\n", cmd, err)
+		return ExitFailure
+	case !sum.OK:
+		return ExitFailure
+	}
+	return ExitOK
+}
+
+// writeDiscardPreview writes what a dry run (or a run with nothing selected) found: each
+// letter, then the count and the --until that pins them.
+func writeDiscardPreview(p *preview, sum *discardSummary, f *discardFlags, started time.Time, stdout io.Writer) {
+	n := int64(len(p.letters))
+	if f.json {
+		enc := json.NewEncoder(stdout)
+		for _, l := range p.letters {
+			enc.Encode(jsonEvent{ID: l.pos.String(), Key: l.key, Action: string(replay.WouldDiscard)})
+		}
+		if f.dryRun {
+			sum.WouldDiscard = n
+		}
+		sum.Seconds = time.Since(started).Seconds()
+		enc.Encode(sum)
+		return
+	}
+	if n == 0 {
+		fmt.Fprintf(stdout, "nothing to discard: no letter of %s unacknowledged on %s is selected (%s)\n",
+			shortTopic(sum.DLQ), sum.Subscription, sum.Selection)
+		return
+	}
+	for _, l := range p.letters {
+		line := "would discard " + l.pos.String()
+		if l.key != "" {
+			line += "  key " + l.key
+		}
+		if l.reason != "" {
+			line += "  reason " + strings.TrimSpace(l.reason)
+		}
+		fmt.Fprintln(stdout, line)
+	}
+	fmt.Fprintf(stdout, "would discard %d letters of %s via %s (%s), up to %s\n", n, shortTopic(sum.DLQ), sum.Subscription, sum.Selection, sum.Until)
+	fmt.Fprintf(stdout, "to discard exactly these, run again without --dry-run and with --until %s\n", sum.Until)
+}

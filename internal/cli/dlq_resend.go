@@ -1,0 +1,204 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/letterbox-dev/letterbox/client"
+	"github.com/letterbox-dev/letterbox/client/admin"
+	"github.com/letterbox-dev/letterbox/client/replay"
+)
+
+// resendFlags are the flags of "letterbox dlq resend".
+type resendFlags struct {
+	id, subscription, to, payloadFile string
+	payload, key                      optString
+	properties                        propertyList
+	unset                             filterList
+	edit, yes, json                   bool
+}
+
+func (f *resendFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.id, "id", "", "the letter `L:E` to resend (ledger:entry:partition:batch for one letter of a batch)")
+	fs.StringVar(&f.subscription, "subscription", "", "acknowledge it on subscription `S` (default: the DLQ's only durable one)")
+	fs.StringVar(&f.to, "to", "", "send it to `TOPIC` instead of its origin")
+	fs.Var(&f.payload, "payload", "send `TEXT` as the payload")
+	fs.StringVar(&f.payloadFile, "payload-file", "", "send the content of `FILE` as the payload")
+	fs.Var(&f.key, "key", "send with key `K`")
+	fs.Var(&f.properties, "property", "set property `k=v`, repeatable")
+	fs.Var(&f.unset, "unset-property", "remove property `k`, repeatable")
+	fs.BoolVar(&f.edit, "edit", false, "edit the payload in $VISUAL (else $EDITOR) first")
+	fs.BoolVar(&f.yes, "yes", false, "do not ask")
+	fs.BoolVar(&f.json, "json", false, "write the outcome as one JSON object to stdout")
+}
+
+var dlqResend = dlqSub{cmd: "letterbox dlq resend",
+	flags: []string{"id", "subscription", "to", "payload", "payload-file", "key", "property", "unset-property", "edit", "yes", "json"},
+	usage: `Usage: letterbox dlq resend DLQ --id L:E [--subscription S] [--to TOPIC]
+                            [--payload TEXT | --payload-file FILE] [--key K] [--property k=v]...
+                            [--unset-property k]... [--edit] [--yes] [--json] [client flags]
+
+Sends one dead letter again, as fixed by hand, to the topic it died on (REAL_TOPIC, else the
+topic the DLQ's name derives from) or to --to. The edit starts from the letter as it is —
+payload, key and properties, without the DLQ's bookkeeping properties — and the flags change
+it; REPLAYED_FROM and REPLAY_COUNT are added as a replay adds them (the loop guard does not
+hold back a letter a person resends). The letter is acknowledged in the DLQ only once the new
+message is receipted: interrupted in between, the letter stays (a duplicate at worst). The
+command shows what it will send and asks (y) unless --yes; without a terminal and --yes it
+does nothing (exit 2).
+
+Flags:
+`}
+
+// resendResult is the output of --json.
+type resendResult struct {
+	ID           string `json:"id"`
+	DLQ          string `json:"dlq"`
+	Subscription string `json:"subscription"`
+	Destination  string `json:"destination"`
+	Action       string `json:"action"` // "resent" or "failed"
+	Reason       string `json:"reason,omitempty"`
+	OK           bool   `json:"ok"`
+}
+
+func runDLQResend(ctx context.Context, cf *clientFlags, in stdin, args []string, stdout, stderr io.Writer) int {
+	cmd := dlqResend.cmd
+	var f resendFlags
+	pos, code, ok := dlqResend.parse(cf, args, f.register, stdout, stderr)
+	if !ok {
+		return code
+	}
+	if code := oneDLQ(cmd, pos, stderr); code != ExitOK {
+		return code
+	}
+	usage := func(err error) int { return usageError(stderr, cmd, err) }
+	if f.id == "" {
+		return usage(errors.New("which letter? give its id with --id L:E (letterbox dlq export lists them)"))
+	}
+	id, err := client.ParseMessageID(f.id)
+	if err != nil {
+		return usage(fmt.Errorf("--id: %w", err))
+	}
+	if f.payload.set && f.payloadFile != "" {
+		return usage(errors.New("--payload and --payload-file exclude each other"))
+	}
+	if err := f.properties.check(f.unset); err != nil {
+		return usage(err)
+	}
+	editor := editorCommand()
+	if f.edit && (editor == "" || !in.terminal) {
+		return usage(errors.New("--edit needs $VISUAL or $EDITOR set, and a terminal on stdin"))
+	}
+	var fileBody []byte
+	if f.payloadFile != "" {
+		if fileBody, err = os.ReadFile(f.payloadFile); err != nil {
+			return usage(fmt.Errorf("--payload-file: %w", err))
+		}
+	}
+	if code := cf.refuseReadOnly(cmd, "resend a dead letter", stderr); code != ExitOK {
+		return code
+	}
+	t, code := openTarget(ctx, cf, cmd, pos[0], f.subscription, stderr)
+	if code != ExitOK {
+		return code
+	}
+	defer t.cl.Close()
+	fail := func(err error) int {
+		fmt.Fprintf(stderr, "%s: %v\n", cmd, err)
+		return ExitFailure
+	}
+
+	m, err := readLetter(ctx, t, id)
+	if err != nil {
+		var ue usageErr
+		if errors.As(err, &ue) {
+			return usage(err)
+		}
+		return fail(err)
+	}
+	known, err := namespaceTopics(ctx, t.ad, mustTopic(t.topic))
+	if err != nil {
+		return fail(err)
+	}
+	dest, err := resendDestination(m, t.topic, f.to, known)
+	if err != nil {
+		return usage(err)
+	}
+	ed := startEdit(m)
+	switch {
+	case f.payload.set:
+		ed.Payload = []byte(f.payload.v)
+	case f.payloadFile != "":
+		ed.Payload = fileBody
+	}
+	if f.key.set {
+		ed.Key = f.key.v
+	}
+	f.properties.apply(ed.Properties, f.unset)
+	if f.edit {
+		if ed.Payload, err = editPayload(ctx, editor, ed.Payload, in, stderr); err != nil {
+			return fail(err)
+		}
+	}
+	edited := edits(m, ed)
+	showResend(stderr, m, ed, t, dest)
+	if ok, code := in.confirm(question{cmd: cmd, text: "resend this letter?"}, f.yes, stderr); !ok {
+		return code
+	}
+
+	started := time.Now()
+	opts := replay.Options{DLQ: t.topic, Subscription: t.sub, Destination: dest, Edit: &ed, MaxReplays: -1,
+		Selection: replay.Selection{IDs: []client.MessageID{id}}, KnownTopics: known, Total: t.backlog(),
+		Deduplication: strings.EqualFold(t.stats.DeduplicationStatus, "Enabled")}
+	res := resendResult{ID: positionOf(m.ID), DLQ: t.topic, Subscription: t.sub, Destination: dest, Action: "failed"}
+	sum, err := runEngine(ctx, t.cl, opts, func(ev replay.Event) {
+		switch ev.Action {
+		case replay.Moved:
+			res.Action, res.OK = "resent", true
+		case replay.Failed:
+			res.Reason = ev.Reason
+		}
+	})
+	switch {
+	case err != nil && ctx.Err() != nil:
+		res.Reason = "interrupted: the letter stays in the DLQ unless its resend was receipted"
+	case err != nil:
+		res.Reason = err.Error()
+	case !res.OK && res.Reason == "":
+		res.Reason = "not found on " + t.sub + ": acknowledged meanwhile?"
+	}
+	if f.json {
+		json.NewEncoder(stdout).Encode(res)
+	} else if res.OK {
+		fmt.Fprintf(stdout, "resent %s to %s; acknowledged in %s via %s\n", res.ID, dest, shortTopic(t.topic), t.sub)
+	} else {
+		fmt.Fprintf(stderr, "%s: %s not resent: %s\n", cmd, res.ID, res.Reason)
+	}
+	selection := "id " + res.ID
+	if edited {
+		selection += " edited"
+	}
+	result := replay.Result(sum, err)
+	if err == nil && !res.OK {
+		result = "error: " + res.Reason
+	}
+	cf.record(cmd, replay.HistoryEntry{When: started, Action: replay.ActionResend, DLQ: t.topic, Subscription: t.sub,
+		Selection: selection, Moved: sum.Moved, Failed: sum.Failed, Result: result, Elapsed: time.Since(started), Run: sum.Run}, stderr)
+	if !res.OK {
+		return ExitFailure
+	}
+	return ExitOK
+}
+
+// mustTopic parses a topic name that was parsed before (findTopic returned it).
+func mustTopic(name string) admin.TopicName {
+	tn, _ := admin.ParseTopic(name)
+	return tn
+}

@@ -1,0 +1,238 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"os/exec"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/letterbox-dev/letterbox/client"
+	"github.com/letterbox-dev/letterbox/client/admin"
+	"github.com/letterbox-dev/letterbox/client/deadletter"
+	"github.com/letterbox-dev/letterbox/client/replay"
+	"github.com/letterbox-dev/letterbox/client/triage"
+)
+
+// What "letterbox dlq resend" sends: the letter read back, its destination, the edit the
+// flags and the editor make, and how it is shown before the question.
+
+// optString is a string flag that knows whether it was given: --key "" sends no key.
+type optString struct {
+	v   string
+	set bool
+}
+
+func (o *optString) String() string     { return o.v }
+func (o *optString) Set(v string) error { o.v, o.set = v, true; return nil }
+
+// propertyList is --property k=v, repeatable.
+type propertyList []string
+
+func (p *propertyList) String() string { return strings.Join(*p, " ") }
+
+func (p *propertyList) Set(v string) error {
+	if k, _, ok := strings.Cut(v, "="); !ok || k == "" {
+		return fmt.Errorf("%q: want k=v", v)
+	}
+	*p = append(*p, v)
+	return nil
+}
+
+// check refuses a property both set and unset.
+func (p propertyList) check(unset []string) error {
+	for _, kv := range p {
+		k, _, _ := strings.Cut(kv, "=")
+		if slices.Contains(unset, k) {
+			return fmt.Errorf("--property %s and --unset-property %s contradict each other", kv, k)
+		}
+	}
+	return nil
+}
+
+// apply sets and removes properties of props.
+func (p propertyList) apply(props map[string]string, unset []string) {
+	for _, kv := range p {
+		k, v, _ := strings.Cut(kv, "=")
+		props[k] = v
+	}
+	for _, k := range unset {
+		delete(props, k)
+	}
+}
+
+// bookkeeping are the properties the DLQ and retry flows write, which a replay drops
+// (docs/dead-letters.md), and those the replay writes itself.
+var bookkeeping = []string{client.PropertyRealTopic, client.PropertyOriginMessageID, client.PropertyOriginMessageIDOld,
+	client.PropertyReconsumeTimes, client.PropertyDelayTime, client.PropertyRetryTopic,
+	replay.PropertyReplayedFrom, replay.PropertyReplayCount}
+
+// startEdit is the letter as a resend starts from: its payload, key and properties without
+// the bookkeeping.
+func startEdit(m *client.Message) replay.Edit {
+	props := maps.Clone(m.Properties)
+	if props == nil {
+		props = map[string]string{}
+	}
+	maps.DeleteFunc(props, func(k, _ string) bool { return slices.Contains(bookkeeping, k) })
+	return replay.Edit{Payload: bytes.Clone(m.Payload), Key: m.Key, Properties: props}
+}
+
+// edits reports whether ed changes anything of the letter m.
+func edits(m *client.Message, ed replay.Edit) bool {
+	start := startEdit(m)
+	return !bytes.Equal(ed.Payload, start.Payload) || ed.Key != start.Key || !maps.Equal(ed.Properties, start.Properties)
+}
+
+// readLetter reads the letter id of t's DLQ without consuming (a non-durable reader from its
+// entry), and checks that t's subscription still holds it. An entry that is a batch of several
+// letters must be named with its batch index: the engine would take every letter it names.
+func readLetter(ctx context.Context, t *target, id client.MessageID) (*client.Message, error) {
+	start := client.MessageID{Ledger: id.Ledger, Entry: id.Entry, Partition: -1, BatchIndex: -1}
+	page, err := triage.Browse(ctx, t.cl, nil, t.topic, triage.From{ID: start, HasID: true}, int(max(id.BatchIndex, 0))+1)
+	if err != nil {
+		return nil, err
+	}
+	var m *client.Message
+	for _, pm := range page.Messages {
+		if pm.ID.Ledger == id.Ledger && pm.ID.Entry == id.Entry && (id.BatchIndex < 0 || pm.ID.BatchIndex == id.BatchIndex) {
+			m = pm
+			break
+		}
+	}
+	name := positionOf(id)
+	switch {
+	case m == nil:
+		return nil, fmt.Errorf("%s holds no letter %s", shortTopic(t.topic), name)
+	case id.BatchIndex < 0 && m.ID.BatchSize > 1:
+		return nil, usageErr{fmt.Errorf("%s is a batch of %d letters: name one, %d:%d:0:B (B from 0 to %d)",
+			name, m.ID.BatchSize, id.Ledger, id.Entry, m.ID.BatchSize-1)}
+	case readCursor(ctx, t.ad, t.topic, t.sub).acked(triage.PositionOf(m.ID)):
+		return nil, fmt.Errorf("%s was acknowledged on %s already: nothing to resend", name, t.sub)
+	}
+	return m, nil
+}
+
+// resendDestination is where the letter goes: --to, else its origin (REAL_TOPIC without a
+// partition suffix), else the topic the DLQ's name derives from among known — where a replay
+// would send it.
+func resendDestination(m *client.Message, dlq, to string, known []string) (string, error) {
+	if to != "" {
+		tn, err := admin.ParseTopic(to)
+		if err != nil {
+			return "", fmt.Errorf("--to: %w", err)
+		}
+		return tn.String(), nil
+	}
+	if rt := m.Properties[client.PropertyRealTopic]; rt != "" {
+		if tn, err := admin.ParseTopic(deadletter.BaseTopic(rt)); err == nil {
+			return tn.String(), nil
+		}
+	}
+	if kind, origin, _, named := deadletter.FromName(dlq, known); named && kind == deadletter.DeadLetter {
+		return origin, nil
+	}
+	return "", errors.New("where to? the letter has no REAL_TOPIC and the DLQ's name derives from no existing topic: give one with --to")
+}
+
+// editorCommand is $VISUAL, else $EDITOR ("" when neither is set).
+func editorCommand() string {
+	if v := strings.TrimSpace(os.Getenv("VISUAL")); v != "" {
+		return v
+	}
+	return strings.TrimSpace(os.Getenv("EDITOR"))
+}
+
+// editPayload opens payload in the editor (a command line: "code --wait" works) on the
+// terminal and returns the file as it was saved. The editor draws on stderr, the terminal,
+// so that stdout stays the command's output.
+func editPayload(ctx context.Context, editor string, payload []byte, in stdin, stderr io.Writer) ([]byte, error) {
+	ext := ".txt"
+	if json.Valid(payload) {
+		ext = ".json"
+	}
+	f, err := os.CreateTemp("", "letterbox-resend-*"+ext)
+	if err != nil {
+		return nil, fmt.Errorf("--edit: %w", err)
+	}
+	defer os.Remove(f.Name())
+	_, err = f.Write(payload)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, fmt.Errorf("--edit: %w", err)
+	}
+	args := strings.Fields(editor)
+	c := exec.CommandContext(ctx, args[0], append(args[1:], f.Name())...)
+	c.Stdout, c.Stderr = stderr, stderr
+	if tty, ok := in.r.(*os.File); ok {
+		// The terminal itself; any other reader would be drained into the editor by a
+		// copying goroutine, the answer to the question that follows with it.
+		c.Stdin = tty
+	}
+	if err := c.Run(); err != nil {
+		return nil, fmt.Errorf("--edit: %s: %w", editor, err)
+	}
+	b, err := os.ReadFile(f.Name())
+	if err != nil {
+		return nil, fmt.Errorf("--edit: %w", err)
+	}
+	// Editors end the last line of a file with a newline; a payload that had none gets none.
+	if !bytes.HasSuffix(payload, []byte("\n")) {
+		b = bytes.TrimSuffix(b, []byte("\n"))
+	}
+	return b, nil
+}
+
+// showResend writes what a resend will send, for the person about to confirm it.
+func showResend(w io.Writer, m *client.Message, ed replay.Edit, t *target, dest string) {
+	props := maps.Clone(ed.Properties)
+	props[replay.PropertyReplayedFrom] = replay.Event{ID: m.ID}.IDString()
+	count, _ := strconv.Atoi(m.Properties[replay.PropertyReplayCount])
+	props[replay.PropertyReplayCount] = strconv.Itoa(max(count, 0) + 1)
+	var kvs []string
+	for _, k := range slices.Sorted(maps.Keys(props)) {
+		kvs = append(kvs, k+"="+props[k])
+	}
+	key := ed.Key
+	switch {
+	case key == "" && m.Key == "":
+		key = "(none)"
+	case ed.Key != m.Key:
+		key = fmt.Sprintf("%q (was %q)", ed.Key, m.Key)
+	}
+	fmt.Fprintf(w, "resend %s of %s via %s\n", positionOf(m.ID), shortTopic(t.topic), t.sub)
+	fmt.Fprintf(w, "  to          %s\n", dest)
+	fmt.Fprintf(w, "  key         %s\n", key)
+	fmt.Fprintf(w, "  properties  %s\n", strings.Join(kvs, ", "))
+	fmt.Fprintf(w, "  payload     %s\n", payloadLine(ed.Payload, m.Payload))
+}
+
+// payloadLine is the payload's size and first line (up to 72 characters); "binary" when it
+// is not text.
+func payloadLine(p, was []byte) string {
+	s := fmt.Sprintf("%d bytes", len(p))
+	if !bytes.Equal(p, was) {
+		s += fmt.Sprintf(" (was %d bytes)", len(was))
+	}
+	if !utf8.Valid(p) {
+		return s + ", binary"
+	}
+	first, _, _ := strings.Cut(string(p), "\n")
+	if r := []rune(first); len(r) > 72 {
+		first = string(r[:72]) + "…"
+	}
+	if first == "" {
+		return s
+	}
+	return s + ": " + first
+}

@@ -1,0 +1,160 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/letterbox-dev/letterbox/client/replay"
+)
+
+// What "letterbox replay" writes: its events, its progress bar, its summary and its entry in
+// the replay history.
+
+// jsonEvent is one line of --json output.
+type jsonEvent struct {
+	ID          string `json:"id"`
+	Key         string `json:"key,omitempty"`
+	Destination string `json:"destination,omitempty"`
+	Action      string `json:"action"`
+	Reason      string `json:"reason,omitempty"`
+}
+
+// showEvents writes each event as JSON (--json), or draws a progress bar on a terminal, until
+// events is closed.
+func showEvents(events <-chan replay.Event, rf *replayFlags, dryRun bool, stdout, stderr io.Writer) {
+	enc := json.NewEncoder(stdout)
+	bar := !rf.json && isTerminal(stderr)
+	var last time.Time
+	var lastEv replay.Event
+	drawn := false
+	for ev := range events {
+		if rf.json {
+			enc.Encode(jsonEvent{ID: ev.IDString(), Key: ev.Key, Destination: ev.Destination, Action: string(ev.Action), Reason: ev.Reason})
+			continue
+		}
+		if ev.Action == replay.Failed || (ev.Reason != "" && !strings.HasPrefix(ev.Reason, "not selected")) {
+			if drawn {
+				io.WriteString(stderr, "\r\033[K")
+			}
+			fmt.Fprintf(stderr, "%s %s: %s\n", ev.IDString(), ev.Action, ev.Reason)
+		}
+		lastEv = ev
+		if bar && time.Since(last) > 100*time.Millisecond {
+			last = time.Now()
+			drawBar(stderr, ev.Progress, dryRun)
+			drawn = true
+		}
+	}
+	if drawn {
+		drawBar(stderr, lastEv.Progress, dryRun)
+		io.WriteString(stderr, "\n")
+	}
+}
+
+func drawBar(w io.Writer, p replay.Progress, dryRun bool) {
+	const width = 30
+	bar := ""
+	if p.Total > 0 {
+		done := min(int(p.Considered*width/p.Total), width)
+		bar = fmt.Sprintf("[%s%s] %3d%% ", strings.Repeat("#", done), strings.Repeat(".", width-done), min(p.Considered*100/p.Total, 100))
+	}
+	moved := fmt.Sprintf("moved %d", p.Moved)
+	if dryRun {
+		moved = fmt.Sprintf("would move %d", p.WouldMove)
+	}
+	eta := ""
+	if p.ETA > 0 {
+		eta = " ETA " + p.ETA.Round(time.Second).String()
+	}
+	fmt.Fprintf(w, "\r\033[K%s%d considered, %s, skipped %d, failed %d, %.0f msg/s%s", bar, p.Considered, moved, p.Skipped, p.Failed, p.Rate, eta)
+}
+
+// jsonSummary is the last line of --json output.
+type jsonSummary struct {
+	Summary      bool    `json:"summary"`
+	Run          string  `json:"run,omitempty"`
+	Resumed      bool    `json:"resumed"`
+	DryRun       bool    `json:"dry_run"`
+	Subscription string  `json:"subscription"`
+	Considered   int64   `json:"considered"`
+	Moved        int64   `json:"moved"`
+	WouldMove    int64   `json:"would_move"`
+	Skipped      int64   `json:"skipped"`
+	Guarded      int64   `json:"guarded"`
+	Failed       int64   `json:"failed"`
+	Arrived      int64   `json:"arrived"`
+	Until        string  `json:"until,omitempty"`
+	Complete     bool    `json:"complete"`
+	OK           bool    `json:"ok"`
+	Delivery     string  `json:"delivery"`
+	Seconds      float64 `json:"seconds"`
+}
+
+func writeSummary(sum replay.Summary, rf *replayFlags, opts replay.Options, stdout io.Writer) {
+	delivery := "at least once (deduplication is off: a resumed run may publish some messages twice)"
+	if sum.ExactlyOnce {
+		delivery = "exactly once (the broker deduplicates)"
+	}
+	if sum.DryRun {
+		delivery = "none (dry run)"
+	}
+	until := ""
+	if opts.Until != nil {
+		until = positionOf(*opts.Until)
+	}
+	if rf.json {
+		json.NewEncoder(stdout).Encode(jsonSummary{Summary: true, Run: sum.Run, Resumed: sum.Resumed, DryRun: sum.DryRun,
+			Subscription: opts.Subscription, Considered: sum.Considered, Moved: sum.Moved, WouldMove: sum.WouldMove,
+			Skipped: sum.Skipped, Guarded: sum.Guarded, Failed: sum.Failed, Arrived: sum.Arrived, Until: until,
+			Complete: sum.Complete, OK: sum.OK(), Delivery: delivery, Seconds: sum.Elapsed.Seconds()})
+		return
+	}
+	verb := "moved " + strconv.FormatInt(sum.Moved, 10)
+	if sum.DryRun {
+		verb = "would move " + strconv.FormatInt(sum.WouldMove, 10)
+	}
+	fmt.Fprintf(stdout, "%s of %d considered from %s (subscription %s); skipped %d (loop guard %d), failed %d, in %s\n",
+		verb, sum.Considered, opts.DLQ, opts.Subscription, sum.Skipped, sum.Guarded, sum.Failed, sum.Elapsed.Round(time.Millisecond))
+	if !sum.DryRun && sum.Run != "" {
+		resumed := ""
+		if sum.Resumed {
+			resumed = ", resumed"
+		}
+		fmt.Fprintf(stdout, "run %s%s; delivery %s\n", sum.Run, resumed, delivery)
+	}
+	if sum.Arrived > 0 {
+		fmt.Fprintf(stdout, "%d dead letters arrived after %s and were left\n", sum.Arrived, until)
+	}
+	if sum.DryRun && until != "" && rf.until == "" {
+		fmt.Fprintf(stdout, "to move exactly these, run again without --dry-run and with --until %s\n", until)
+	}
+	if !sum.Complete {
+		io.WriteString(stdout, "not complete: run the same command again to continue\n")
+	}
+}
+
+// recordHistory adds a real run to the replay history the TUI's dead-letter screen lists, so
+// whoever is on call next sees what was already put back.
+func recordHistory(opts replay.Options, rf *replayFlags, cf *clientFlags, sum replay.Summary, err error, started time.Time, stderr io.Writer) {
+	selection := "all"
+	var parts []string
+	if len(opts.Selection.IDs) > 0 {
+		parts = append(parts, fmt.Sprintf("%d listed ids", len(opts.Selection.IDs)))
+	}
+	parts = append(parts, rf.filters...)
+	if opts.Selection.Limit > 0 {
+		parts = append(parts, fmt.Sprintf("limit %d", opts.Selection.Limit))
+	}
+	if len(parts) > 0 {
+		selection = strings.Join(parts, ", ")
+	}
+	cf.record("letterbox replay", replay.HistoryEntry{
+		When: started, Action: replay.ActionReplay, DLQ: opts.DLQ, Subscription: opts.Subscription, Selection: selection,
+		Moved: sum.Moved, Skipped: sum.Skipped, Failed: sum.Failed, Guarded: sum.Guarded, Arrived: sum.Arrived,
+		Result: replay.Result(sum, err), Elapsed: time.Since(started), Run: sum.Run,
+	}, stderr)
+}
