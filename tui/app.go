@@ -49,6 +49,9 @@ type App struct {
 	spinning    bool
 	quitting    bool
 	ctxs        contextState // contexts.go
+	// readOnlyFlag is the session's own read-only reason (--readonly), which a context switch
+	// keeps; a context's readonly setting holds only while on it.
+	readOnlyFlag string
 }
 
 // NewApp builds the app on c, starting on the topics screen of namespace ns ("" = all).

@@ -28,6 +28,8 @@ type Context struct {
 	// Theme is the theme to use on this context ("" keeps the one letterbox started with).
 	// It is ignored when --theme or NO_COLOR chose the theme.
 	Theme string
+	// ReadOnly turns every action off while the TUI is on this context.
+	ReadOnly bool
 }
 
 // Contexts configure the header's context badge and ":context".
@@ -230,6 +232,10 @@ func (a *App) contextOpened(msg contextOpenedMsg) tea.Cmd {
 	a.c.Source = msg.src
 	s.cur = msg.ctx
 	s.gen++
+	a.c.ReadOnly = a.readOnlyFlag // --readonly holds for the whole session
+	if a.c.ReadOnly == "" && msg.ctx.ReadOnly {
+		a.c.ReadOnly = "read-only (context " + msg.ctx.Name + ")"
+	}
 	if s.themeFree {
 		th := s.base
 		if msg.ctx.Theme != "" {

@@ -305,3 +305,40 @@ func TestContextNone(t *testing.T) {
 		t.Errorf("tagged without contexts")
 	}
 }
+
+// TestContextReadOnly: a context marked read-only turns the actions off while the TUI is on it,
+// and only then; --readonly holds on every context.
+func TestContextReadOnly(t *testing.T) {
+	cl := newClusters()
+	list := []Context{{Name: "local"}, {Name: "prod", ReadOnly: true}}
+	for _, flag := range []bool{false, true} {
+		opts := Options{Source: data.NewFake(), ThemesDir: t.TempDir(), Clock: common.FixedClock{T: data.FakeEpoch},
+			Getenv: func(string) string { return "" }, Contexts: Contexts{List: list, Open: cl.open}}
+		if flag {
+			opts.ReadOnly, opts.ReadOnlyFlag = "read-only (--readonly)", true
+		}
+		app, err := New(context.Background(), opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := &harness{t: t, app: app}
+		h.send(tea.WindowSizeMsg{Width: 120, Height: 30})
+		h.run(app.Init())
+		header := func() string { return splitLines(h.plain())[0] }
+		if strings.Contains(header(), "READ-ONLY") != flag {
+			t.Errorf("flag %v, at start: %s", flag, header())
+		}
+		h.command("context prod")
+		if !strings.Contains(header(), "READ-ONLY") {
+			t.Errorf("flag %v, on prod: %s", flag, header())
+		}
+		h.command("produce persistent://public/demo/orders")
+		if want := "read-only (context prod): producing is turned off"; !flag && !strings.Contains(h.plain(), want) {
+			t.Errorf("on prod, :produce: want %q:\n%s", want, h.plain())
+		}
+		h.command("context local")
+		if strings.Contains(header(), "READ-ONLY") != flag {
+			t.Errorf("flag %v, back on local: %s", flag, header())
+		}
+	}
+}

@@ -44,8 +44,11 @@ type Options struct {
 	// While the TUI owns the terminal nothing may be printed; pass a logger. nil drops them.
 	Warnf func(format string, args ...any)
 	// ReadOnly, when set, turns every action off (discard, purge, resend, replay, produce,
-	// subscription and retention changes), saying this as the reason: "read-only (--readonly)".
+	// subscription and retention changes), saying this as the reason: "read-only (--readonly)"
+	// holds for the session, "read-only (context prod)" until :context leaves prod.
 	ReadOnly string
+	// ReadOnlyFlag marks ReadOnly as the session's own (--readonly), kept across contexts.
+	ReadOnlyFlag bool
 	// Contexts are the named clusters of the configuration file: the header shows the current
 	// one's name in its colour, and ":context NAME" switches to another (see Contexts). When
 	// the TUI switches away from Source it closes it (if Source has a Close method), so the
@@ -97,6 +100,9 @@ func New(ctx context.Context, opts Options) (*App, error) {
 		ReadOnly: opts.ReadOnly, Getenv: getenv,
 	}
 	app := NewApp(c, opts.Namespace, opts.Refresh)
+	if opts.ReadOnlyFlag {
+		app.readOnlyFlag = opts.ReadOnly
+	}
 	if err := app.setContexts(opts.Contexts, opts.Theme == "" && getenv("NO_COLOR") == ""); err != nil {
 		return nil, err
 	}

@@ -143,5 +143,5 @@ func tuiContexts(cfg *config.Config, cfgErr error, named *config.Context, start 
 }
 
 func tuiContext(c config.Context) tui.Context {
-	return tui.Context{Name: c.Name, Colour: c.Colour, Theme: c.Theme}
+	return tui.Context{Name: c.Name, Colour: c.Colour, Theme: c.Theme, ReadOnly: c.ReadOnly}
 }

@@ -113,25 +113,30 @@ func runTUI(ctx context.Context, cf *clientFlags, tf *tuiFlags, stderr io.Writer
 		log.Info("embedded broker", "dir", dir, "pulsar", eb.serviceURL, "http", eb.adminURL)
 		opts.ServiceURL, opts.AdminURL = eb.serviceURL, eb.adminURL
 	}
-	return runAppContexts(ctx, opts, tf.theme, tuiContexts(cfg, cfgErr, cf.named, opts, log), log, stderr)
+	return runAppContexts(ctx, opts, tf.theme, cf.readOnly(), tuiContexts(cfg, cfgErr, cf.named, opts, log), log, stderr)
 }
 
 // runApp runs the TUI on the cluster opts names until the user quits or ctx ends.
 func runApp(ctx context.Context, opts data.AdminOptions, theme string, log *slog.Logger, stderr io.Writer) int {
-	return runAppContexts(ctx, opts, theme, tui.Contexts{}, log, stderr)
+	return runAppContexts(ctx, opts, theme, "", tui.Contexts{}, log, stderr)
 }
 
-// runAppContexts is runApp with the contexts :context switches between.
-func runAppContexts(ctx context.Context, opts data.AdminOptions, theme string, contexts tui.Contexts, log *slog.Logger, stderr io.Writer) int {
+// runAppContexts is runApp with the contexts :context switches between; readOnly is why the
+// session may not act ("--readonly", "context prod"; "" when it may).
+func runAppContexts(ctx context.Context, opts data.AdminOptions, theme, readOnly string, contexts tui.Contexts, log *slog.Logger, stderr io.Writer) int {
 	src, err := data.NewAdmin(opts)
 	if err != nil {
 		fmt.Fprintf(stderr, "letterbox: %v\n", err)
 		return ExitUsage
 	}
 	defer src.Close()
-	err = tui.Run(ctx, tui.Options{Source: src, Theme: theme, Contexts: contexts, Warnf: func(format string, args ...any) {
+	to := tui.Options{Source: src, Theme: theme, Contexts: contexts, Warnf: func(format string, args ...any) {
 		log.Warn(fmt.Sprintf(format, args...))
-	}})
+	}}
+	if readOnly != "" {
+		to.ReadOnly, to.ReadOnlyFlag = "read-only ("+readOnly+")", readOnly == "--readonly"
+	}
+	err = tui.Run(ctx, to)
 	if err != nil {
 		log.Error("tui", "err", err)
 		fmt.Fprintf(stderr, "letterbox: %v\n", err)
