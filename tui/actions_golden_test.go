@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"testing"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -18,6 +19,7 @@ var actionScreens = []struct {
 	name, line string
 	keys       []string
 	readOnly   bool
+	many       bool // the DLQ holds 150 letters more: a discard past 100 asks for its name
 }{
 	{name: "discard-preview", line: "dlq public/demo/orders-billing-DLQ", keys: []string{"space", "space", "X"}},
 	{name: "discard-confirm", line: "dlq public/demo/orders-billing-DLQ", keys: []string{"space", "space", "X", "enter"}},
@@ -33,6 +35,12 @@ var actionScreens = []struct {
 	{name: "subscribe-confirm", line: "dlq acme/billing/invoices-archiver-DLQ", keys: []string{"A", "enter"}},
 	{name: "subscribe-done", line: "dlq acme/billing/invoices-archiver-DLQ", keys: []string{"A", "enter", "y"}},
 	{name: "read-only", line: "dlq public/demo/orders-billing-DLQ", keys: []string{"space", "X"}, readOnly: true},
+	{name: "retention-confirm", line: "dlq acme/billing/invoices-archiver-DLQ", keys: []string{"T", "enter"}},
+	{name: "retention-done", line: "dlq acme/billing/invoices-archiver-DLQ", keys: []string{"T", "enter", "y"}},
+	{name: "discard-many-confirm", line: "dlq public/demo/orders-billing-DLQ", many: true,
+		keys: []string{"/", "text:reason=\"currency not supported\"", "enter", "X", "enter"}},
+	{name: "discard-many-done", line: "dlq public/demo/orders-billing-DLQ", many: true,
+		keys: []string{"/", "text:reason=\"currency not supported\"", "enter", "X", "enter", "text:orders-billing-DLQ", "enter"}},
 }
 
 func TestGoldenActions(t *testing.T) {
@@ -45,6 +53,9 @@ func TestGoldenActions(t *testing.T) {
 						o.ReadOnly = "read-only (context prod)"
 					}
 				})
+				if sc.many {
+					manyLetters(h.src, 150)
+				}
 				h.command(sc.line)
 				h.keys(sc.keys...)
 				got := h.plain()
@@ -70,4 +81,16 @@ func newHarnessWith(t *testing.T, w, h int, mod func(*Options)) *harness {
 	hs.send(tea.WindowSizeMsg{Width: w, Height: h})
 	hs.run(app.Init())
 	return hs
+}
+
+// manyLetters adds n letters to the fake DLQ, all of one reason.
+func manyLetters(f *data.Fake, n int) {
+	f.Lock()
+	defer f.Unlock()
+	dlq := "persistent://public/demo/orders-billing-DLQ"
+	for i := range n {
+		f.Messages[dlq] = append(f.Messages[dlq], data.Message{ID: fmt.Sprintf("8:%d:-1", i), Topic: dlq, Key: fmt.Sprintf("order-%d", 2000+i),
+			Properties:  map[string]string{"REAL_TOPIC": "persistent://public/demo/orders", "reason": "currency not supported"},
+			PublishTime: data.FakeEpoch.Add(-time.Minute), Payload: []byte(`{"currency":"XTS"}`)})
+	}
 }

@@ -239,8 +239,13 @@ func parseDays(s string) (time.Duration, error) {
 
 func retentionText(r data.Retention) string {
 	t := "unlimited time"
-	if r.Minutes >= 0 {
-		t = (time.Duration(r.Minutes) * time.Minute).String()
+	switch m := r.Minutes; {
+	case m >= 1440 && m%1440 == 0:
+		t = fmt.Sprintf("%d days", m/1440)
+	case m >= 60 && m%60 == 0:
+		t = fmt.Sprintf("%d hours", m/60)
+	case m >= 0:
+		t = fmt.Sprintf("%d minutes", m)
 	}
 	s := "unlimited size"
 	if r.SizeMB >= 0 {

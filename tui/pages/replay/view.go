@@ -99,7 +99,8 @@ func (p *Page) question() []string {
 		data.ShortName(p.req.DLQ, ""), p.req.Subscription)
 	out := paint(st, &st.Warn, wrap(q))
 	if p.mustType() {
-		out = append(out, st.Paint(&st.Warn, fmt.Sprintf("More than %d letters: type the DLQ's name, %s, and enter (esc: no).", TypeToConfirm, shortName(p.req.DLQ))))
+		out = append(out, paint(st, &st.Warn, wrap(fmt.Sprintf("More than %d letters: type the DLQ's name, %s, and enter (esc: no).",
+			TypeToConfirm, shortName(p.req.DLQ))))...)
 		return append(out, p.typed.View())
 	}
 	return append(out, st.Paint(&st.Warn, "y yes · n no"))
