@@ -21,9 +21,11 @@ type harness struct {
 	t   *testing.T
 	app *App
 	src *data.Fake
-	// patience is how long a command may block before it is abandoned (default 300 ms);
-	// tests on a real broker, whose answers take their time, raise it.
-	patience time.Duration
+	// patience is how long a command may take before the test fails (default 30 s);
+	// streamWait how long a command waiting on a page's stream may wait before it is abandoned
+	// (default 300 ms: the fake's streams block for good once they have delivered what they
+	// hold; a real broker's take their time and end, and tests on one raise it).
+	patience, streamWait time.Duration
 }
 
 func newHarness(t *testing.T, w, h int, theme string) *harness {
@@ -42,8 +44,10 @@ func newHarness(t *testing.T, w, h int, theme string) *harness {
 	return hs
 }
 
-// run executes cmd and everything it leads to. A command still blocked after a short wait (a
-// tail waiting for messages that never come) is abandoned.
+// run executes cmd and everything it leads to, each command to its end, however loaded the
+// machine: a view is then the same on every run. The one exception is a command that waits on
+// a stream of the active page (a tail, a scan or a replay held half way): the page says so
+// (common.Streaming), and after a short wait the command is abandoned.
 func (h *harness) run(cmd tea.Cmd) {
 	h.t.Helper()
 	if cmd == nil {
@@ -52,10 +56,22 @@ func (h *harness) run(cmd tea.Cmd) {
 	done := make(chan tea.Msg, 1)
 	go func() { done <- cmd() }()
 	var msg tea.Msg
-	select {
-	case msg = <-done:
-	case <-time.After(cmp.Or(h.patience, 300*time.Millisecond)):
-		return
+	start := time.Now()
+	deadline := start.Add(cmp.Or(h.patience, 30*time.Second))
+	for msg == nil {
+		select {
+		case msg = <-done:
+			if msg == nil {
+				return
+			}
+		case <-time.After(50 * time.Millisecond):
+			if s, ok := h.app.active().(common.Streaming); ok && s.Streaming() && time.Since(start) > cmp.Or(h.streamWait, 300*time.Millisecond) {
+				return
+			}
+			if time.Now().After(deadline) {
+				h.t.Fatalf("a command of %s did not finish in %v", h.app.active().Title(), cmp.Or(h.patience, 30*time.Second))
+			}
+		}
 	}
 	switch msg := msg.(type) {
 	case nil:

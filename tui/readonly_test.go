@@ -67,7 +67,7 @@ func TestReadOnlyChangesNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := &harness{t: t, app: app, patience: 5 * time.Second}
+	h := &harness{t: t, app: app, patience: 30 * time.Second, streamWait: 20 * time.Second}
 	h.send(tea.WindowSizeMsg{Width: 160, Height: 48})
 	h.run(app.Init())
 	if !strings.Contains(h.plain(), "READ-ONLY") {

@@ -187,6 +187,11 @@ type Page interface {
 	Close()
 }
 
+// Streaming is implemented by pages that hold a long-lived stream (a tail, a scan, a replay):
+// Streaming reports that a command of theirs is waiting for its next event, which may never
+// come in a test. The test harness uses it; the app does not.
+type Streaming interface{ Streaming() bool }
+
 // HelpSection is one titled group of the help overlay.
 type HelpSection struct {
 	Title string

@@ -150,6 +150,9 @@ func (p *Page) Title() string {
 	return "Dead letters " + data.ShortName(p.topic, "")
 }
 func (p *Page) Capturing() bool { return p.prompt != promptNone }
+
+// Streaming: a running scan reports as it goes.
+func (p *Page) Streaming() bool { return p.scan.running }
 func (p *Page) Busy() bool      { return p.loading || p.scan.running }
 
 // Close stops a scan that is still running.

@@ -207,6 +207,9 @@ func (p *Page) Title() string {
 }
 
 func (p *Page) Capturing() bool { return p.prompt != promptNone }
+
+// Streaming: a tail waits for messages as long as it runs.
+func (p *Page) Streaming() bool { return p.stop != nil && !p.tailDone }
 func (p *Page) Busy() bool      { return p.loading }
 
 func (p *Page) Close() {

@@ -232,6 +232,9 @@ func (p *Page) Capturing() bool {
 }
 func (p *Page) Busy() bool { return p.stage == Previewing || p.stage == Starting || p.stage == Running }
 
+// Streaming: a run reports its events as it goes.
+func (p *Page) Streaming() bool { return p.stage == Running }
+
 // Close cancels a run still going (the app is quitting): what moved stays moved, the rest
 // stays in the DLQ. The history gets the run with what was counted so far, written here
 // because no command runs after the app quits.
