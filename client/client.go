@@ -83,6 +83,9 @@ func (cl *Client) Close() error {
 	return nil
 }
 
+// Connections is how many connections to brokers the client holds open.
+func (cl *Client) Connections() int { return cl.pool.count() }
+
 func (cl *Client) register(h closer) error {
 	cl.mu.Lock()
 	defer cl.mu.Unlock()

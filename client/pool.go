@@ -80,6 +80,13 @@ func (p *pool) get(ctx context.Context, logical, physical string) (*conn, error)
 }
 
 // forget removes a closed connection so the next get dials a new one.
+// count is how many connections are open.
+func (p *pool) count() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.all)
+}
+
 func (p *pool) forget(c *conn) {
 	p.mu.Lock()
 	defer p.mu.Unlock()

@@ -4,6 +4,7 @@
 package tui
 
 import (
+	"fmt"
 	"strings"
 	"time"
 
@@ -52,6 +53,32 @@ type App struct {
 	// readOnlyFlag is the session's own read-only reason (--readonly), which a context switch
 	// keeps; a context's readonly setting holds only while on it.
 	readOnlyFlag string
+	// question is a yes-or-no the app asks on the status line (quit, produce to a new topic).
+	question *question
+	// otherClients counts the embedded broker's clients other than the TUI (nil: letterbox
+	// runs no broker of its own).
+	otherClients func() int
+}
+
+// question is asked on the status line: y does yes, n or esc nothing.
+type question struct {
+	text string
+	yes  func() tea.Cmd
+}
+
+// ask puts a yes-or-no question on the status line.
+func (a *App) ask(text string, yes func() tea.Cmd) { a.question = &question{text: text, yes: yes} }
+
+// askQuit quits, asking first when quitting would stop a broker that other clients use.
+func (a *App) askQuit() tea.Cmd {
+	if a.otherClients != nil {
+		if n := a.otherClients(); n > 0 {
+			a.ask(fmt.Sprintf("The embedded broker serves %s besides letterbox: quitting stops it. Quit? y yes · n no",
+				common.Plural(n, "other client")), a.quit)
+			return nil
+		}
+	}
+	return a.quit()
 }
 
 // NewApp builds the app on c, starting on the topics screen of namespace ns ("" = all).
@@ -150,6 +177,8 @@ func (a *App) update(msg tea.Msg) tea.Cmd {
 		return nil
 	case common.QuitMsg:
 		return a.quit()
+	case resolvedMsg:
+		return msg.then(msg.topic)
 	case common.StatusMsg:
 		a.status, a.statusErr = string(msg), false
 		return nil
@@ -184,6 +213,16 @@ func (a *App) key(msg tea.KeyPressMsg) tea.Cmd {
 		a.palette, cmd = a.palette.Update(msg)
 		return cmd
 	}
+	if q := a.question; q != nil {
+		switch msg.String() {
+		case "y", "Y":
+			a.question = nil
+			return q.yes()
+		case "n", "N", "esc":
+			a.question = nil
+		}
+		return nil
+	}
 	if a.helpOpen {
 		if key.Matches(msg, k.Help, k.Back, k.Quit) {
 			a.helpOpen = false
@@ -195,7 +234,7 @@ func (a *App) key(msg tea.KeyPressMsg) tea.Cmd {
 	}
 	switch {
 	case key.Matches(msg, k.Quit):
-		return a.quit()
+		return a.askQuit()
 	case key.Matches(msg, k.Help):
 		a.helpOpen = true
 		return nil
@@ -295,6 +334,8 @@ func (a *App) Render() string {
 	switch {
 	case a.paletteOpen:
 		b.WriteString(common.Pad(a.palette.Hints(), w, false))
+	case a.question != nil:
+		b.WriteString(st.Warn.Render(common.Pad(common.Trunc(a.question.text, w), w, false)))
 	case a.statusErr:
 		b.WriteString(st.Error.Render(common.Pad("✗ "+a.status, w, false)))
 	default:
@@ -339,6 +380,9 @@ func (a *App) footerKeys() (page, global []key.Binding) {
 	k := a.c.Keys
 	if a.helpOpen {
 		return nil, []key.Binding{withDesc(k.Back, "close help")}
+	}
+	if a.question != nil {
+		return []key.Binding{key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "yes")), key.NewBinding(key.WithKeys("n"), key.WithHelp("n/esc", "no"))}, nil
 	}
 	page = a.active().ShortHelp()
 	if a.active().Capturing() {

@@ -1,6 +1,8 @@
 package tui
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -61,7 +63,8 @@ func (a *App) completions() []string {
 	return out
 }
 
-// run executes one palette line.
+// run executes one palette line. A command may be shortened to any prefix that names only it
+// (:d is :dlq); topic names may be short (orders), resolved among the topics that exist.
 func (a *App) run(line string) tea.Cmd {
 	f := strings.Fields(line)
 	if len(f) == 0 {
@@ -74,39 +77,56 @@ func (a *App) run(line string) tea.Cmd {
 		return ""
 	}
 	status := func(s string, err bool) tea.Cmd { a.status, a.statusErr = s, err; return nil }
-	switch strings.ToLower(f[0]) {
-	case "q", "q!", "quit", "exit":
-		return a.quit()
-	case "topics", "t":
+	name, err := commandNamed(f[0])
+	if err != nil {
+		return status(err.Error(), true)
+	}
+	switch name {
+	case "q":
+		return a.askQuit()
+	case "topics":
 		a.popToRoot()
 		return nil
-	case "ns", "namespace":
+	case "ns":
 		a.popToRoot()
 		ns := arg(1)
 		if ns == "all" || ns == "-" {
 			ns = ""
 		}
 		return a.root.SetNS(ns)
-	case "topic", "open":
+	case "topic":
 		if arg(1) == "" {
 			return status("usage: :topic NAME", true)
 		}
-		return a.push(common.NavigateMsg{Page: common.PageTopic, Topic: data.ParseTopic(arg(1)).String()})
+		return a.resolve(arg(1), func(t string) tea.Cmd { return a.push(common.NavigateMsg{Page: common.PageTopic, Topic: t}) })
 	case "peek":
 		if arg(2) == "" {
 			return status("usage: :peek TOPIC SUBSCRIPTION", true)
 		}
-		return a.push(common.NavigateMsg{Page: common.PageMessages, Topic: data.ParseTopic(arg(1)).String(), Sub: arg(2)})
+		return a.resolve(arg(1), func(t string) tea.Cmd {
+			return a.push(common.NavigateMsg{Page: common.PageMessages, Topic: t, Sub: arg(2)})
+		})
 	case "tail":
 		if arg(1) == "" {
 			return status("usage: :tail TOPIC", true)
 		}
-		return a.push(common.NavigateMsg{Page: common.PageMessages, Topic: data.ParseTopic(arg(1)).String()})
+		return a.resolve(arg(1), func(t string) tea.Cmd { return a.push(common.NavigateMsg{Page: common.PageMessages, Topic: t}) })
 	case "produce":
 		if arg(1) == "" {
 			return status("usage: :produce TOPIC", true)
 		}
-		return a.push(common.NavigateMsg{Page: common.PageProduce, Topic: data.ParseTopic(arg(1)).String()})
+		if refuse := a.c.Refuse("producing"); refuse != nil {
+			return refuse
+		}
+		return a.resolveOr(arg(1), func(t string) tea.Cmd { return a.push(common.NavigateMsg{Page: common.PageProduce, Topic: t}) },
+			func(missing string) tea.Cmd {
+				// Producing creates a topic that does not exist (auto-creation): only when asked.
+				full := data.ParseTopic(missing).String()
+				a.ask("There is no topic "+data.ShortName(full, "")+": produce to it, creating it? y yes · n no", func() tea.Cmd {
+					return a.push(common.NavigateMsg{Page: common.PageProduce, Topic: full})
+				})
+				return nil
+			})
 	case "theme":
 		if arg(1) == "" {
 			return status("themes: "+strings.Join(themes.Names(a.c.UserThemes), ", "), false)
@@ -118,27 +138,123 @@ func (a *App) run(line string) tea.Cmd {
 		a.c.SetTheme(t)
 		return status("theme "+t.Name, false)
 	case "flow", "dlq":
-		t := arg(1)
-		if t != "" {
-			t = data.ParseTopic(t).String()
+		page := common.PageID(name)
+		if arg(1) == "" {
+			return a.push(common.NavigateMsg{Page: page})
 		}
-		return a.push(common.NavigateMsg{Page: common.PageID(strings.ToLower(f[0])), Topic: t, Sub: arg(2)})
+		return a.resolve(arg(1), func(t string) tea.Cmd { return a.push(common.NavigateMsg{Page: page, Topic: t, Sub: arg(2)}) })
 	case "replay":
 		if arg(1) == "" {
 			return status("usage: :replay DLQ [SUBSCRIPTION] [FILTER…] (or R on the dead letters screen)", true)
 		}
-		req := data.ReplayRequest{DLQ: data.ParseTopic(arg(1)).String(), Subscription: arg(2)}
-		if len(f) > 3 {
-			req.Filters = f[3:]
+		if refuse := a.c.Refuse("replay"); refuse != nil {
+			return refuse
 		}
-		return a.push(common.NavigateMsg{Page: common.PageReplay, Topic: req.DLQ, Sub: req.Subscription, Extra: req})
-	case "context", "ctx":
+		return a.replayCommand(f[1:])
+	case "context":
 		return a.contextCommand(f[1:])
-	case "help", "?":
+	case "help":
 		a.helpOpen = true
 		return nil
 	}
 	return status(fmt.Sprintf("unknown command %q (try :help)", f[0]), true)
+}
+
+// aliases are other names of commands.
+var aliases = map[string]string{"t": "topics", "namespace": "ns", "open": "topic", "ctx": "context", "?": "help",
+	"q!": "q", "quit": "q", "exit": "q"}
+
+// commandNamed is the command a typed word names: itself, an alias, or the one command it
+// is a prefix of.
+func commandNamed(word string) (string, error) {
+	w := strings.ToLower(word)
+	if a, ok := aliases[w]; ok {
+		return a, nil
+	}
+	var match []string
+	for _, c := range commands {
+		if c.Name == w {
+			return w, nil
+		}
+		if strings.HasPrefix(c.Name, w) {
+			match = append(match, c.Name)
+		}
+	}
+	switch len(match) {
+	case 1:
+		return match[0], nil
+	case 0:
+		return "", fmt.Errorf("unknown command %q (try :help)", word)
+	}
+	return "", fmt.Errorf("%q could be :%s", word, strings.Join(match, ", :"))
+}
+
+// resolvedMsg carries a topic name resolved for a palette command, and what to do with it.
+type resolvedMsg struct {
+	topic string
+	then  func(string) tea.Cmd
+}
+
+// resolve finds the topic name means among the existing ones, then does then with it; a name
+// that matches none or several says so, with the candidates, and opens nothing.
+func (a *App) resolve(name string, then func(string) tea.Cmd) tea.Cmd {
+	return a.resolveOr(name, then, nil)
+}
+
+// resolveOr is resolve with missing, when set, called for a name that matches no topic.
+func (a *App) resolveOr(name string, then func(string) tea.Cmd, missing func(string) tea.Cmd) tea.Cmd {
+	return common.Load(a.c, "topic "+name, func(ctx context.Context, s data.Source) (tea.Msg, error) {
+		t, err := data.Resolve(ctx, s, name)
+		var ne *data.NameError
+		if errors.As(err, &ne) && !ne.Ambiguous && missing != nil {
+			return resolvedMsg{topic: name, then: missing}, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		return resolvedMsg{topic: t, then: then}, nil
+	}, func(m tea.Msg) tea.Msg { return m })
+}
+
+// replayCommand is :replay DLQ [SUBSCRIPTION] [FILTER…]: without a subscription (the second
+// word is an expression, or missing), the DLQ's only subscription.
+func (a *App) replayCommand(args []string) tea.Cmd {
+	dlq, sub, filter := args[0], "", ""
+	rest := args[1:]
+	if len(rest) > 0 && !strings.ContainsAny(rest[0], "=~<>") {
+		sub, rest = rest[0], rest[1:]
+	}
+	filter = strings.Join(rest, " ")
+	return a.resolve(dlq, func(t string) tea.Cmd {
+		open := func(sub string) tea.Cmd {
+			req := data.ReplayRequest{DLQ: t, Subscription: sub}
+			if filter != "" {
+				req.Filters = []string{filter}
+			}
+			return a.push(common.NavigateMsg{Page: common.PageReplay, Topic: t, Sub: sub, Extra: req})
+		}
+		if sub != "" {
+			return open(sub)
+		}
+		return common.Load(a.c, "subscriptions of "+data.ShortName(t, ""), func(ctx context.Context, s data.Source) (tea.Msg, error) {
+			d, err := s.TopicDetail(ctx, t)
+			if err != nil {
+				return nil, err
+			}
+			switch len(d.Subscriptions) {
+			case 1:
+				return resolvedMsg{topic: d.Subscriptions[0].Name, then: open}, nil
+			case 0:
+				return nil, fmt.Errorf("%s has no subscription to replay through (A on its dead letters adds one)", data.ShortName(t, ""))
+			}
+			var names []string
+			for _, s := range d.Subscriptions {
+				names = append(names, s.Name)
+			}
+			return nil, fmt.Errorf("%s has %d subscriptions: :replay %s SUBSCRIPTION (%s)", data.ShortName(t, ""), len(names),
+				data.ShortName(t, ""), strings.Join(names, ", "))
+		}, func(m tea.Msg) tea.Msg { return m })
+	})
 }
 
 // newPage builds the page a NavigateMsg asks for.

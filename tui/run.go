@@ -49,6 +49,9 @@ type Options struct {
 	ReadOnly string
 	// ReadOnlyFlag marks ReadOnly as the session's own (--readonly), kept across contexts.
 	ReadOnlyFlag bool
+	// OtherClients, when letterbox runs the broker itself, counts its clients other than the
+	// TUI: q asks before quitting (and stopping the broker) while there are any.
+	OtherClients func() int
 	// Contexts are the named clusters of the configuration file: the header shows the current
 	// one's name in its colour, and ":context NAME" switches to another (see Contexts). When
 	// the TUI switches away from Source it closes it (if Source has a Close method), so the
@@ -103,6 +106,7 @@ func New(ctx context.Context, opts Options) (*App, error) {
 	if opts.ReadOnlyFlag {
 		app.readOnlyFlag = opts.ReadOnly
 	}
+	app.otherClients = opts.OtherClients
 	if err := app.setContexts(opts.Contexts, opts.Theme == "" && getenv("NO_COLOR") == ""); err != nil {
 		return nil, err
 	}

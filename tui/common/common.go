@@ -12,6 +12,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/letterbox-dev/letterbox/client"
 	"github.com/letterbox-dev/letterbox/themes"
 	"github.com/letterbox-dev/letterbox/tui/data"
 	"github.com/letterbox-dev/letterbox/tui/keymap"
@@ -76,13 +77,19 @@ func (FixedClock) Tick(time.Duration, func(time.Time) tea.Msg) tea.Cmd { return 
 // Load runs fn in a command bounded by c.Timeout and turns the result into a message: ok's
 // on success, ErrorMsg (with What) on failure. All data I/O goes through here.
 func Load[T any](c *Common, what string, fn func(context.Context, data.Source) (T, error), ok func(T) tea.Msg) tea.Cmd {
+	return LoadFor(c, nil, what, fn, ok)
+}
+
+// LoadFor is Load for a page's own reading: its ErrorMsg names the page as its Owner, so that
+// the page can tell its own failure (and show an error state) from others'.
+func LoadFor[T any](c *Common, owner any, what string, fn func(context.Context, data.Source) (T, error), ok func(T) tea.Msg) tea.Cmd {
 	ctx, src, timeout := c.Ctx, c.Source, c.Timeout
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(ctx, timeout)
 		defer cancel()
 		v, err := fn(ctx, src)
 		if err != nil {
-			return ErrorMsg{What: what, Err: err}
+			return ErrorMsg{What: what, Err: err, Owner: owner}
 		}
 		return ok(v)
 	}
@@ -93,6 +100,50 @@ func Load[T any](c *Common, what string, fn func(context.Context, data.Source) (
 type ErrorMsg struct {
 	What string
 	Err  error
+	// Owner is the page whose own reading failed (LoadFor), nil for other operations.
+	Owner any
+}
+
+// Problem is what an error means for a screen, in words a user acts on: the thing is not
+// there, the cluster refuses it, the cluster cannot be reached, or something else.
+type Problem int
+
+const (
+	ProblemOther Problem = iota
+	ProblemNotFound
+	ProblemUnauthorized
+	ProblemUnreachable
+)
+
+// ProblemOf classifies err.
+func ProblemOf(err error) Problem {
+	var se *client.ServerError
+	switch {
+	case err == nil:
+		return ProblemOther
+	case data.IsNotFound(err), errors.Is(err, client.ErrTopicNotFound), errors.Is(err, client.ErrSubscriptionNotFound):
+		return ProblemNotFound
+	case data.IsUnauthorized(err), errors.Is(err, client.ErrAuthorization), errors.Is(err, client.ErrAuthentication):
+		return ProblemUnauthorized
+	case (ErrorMsg{Err: err}).Network(), errors.Is(err, client.ErrConnect):
+		return ProblemUnreachable
+	case errors.As(err, &se):
+		return ProblemOther
+	}
+	return ProblemOther
+}
+
+// Words are a problem's name, for a screen's error state.
+func (p Problem) Words() string {
+	switch p {
+	case ProblemNotFound:
+		return "not found"
+	case ProblemUnauthorized:
+		return "not authorized"
+	case ProblemUnreachable:
+		return "the cluster cannot be reached"
+	}
+	return "failed"
 }
 
 func (e ErrorMsg) Error() string {

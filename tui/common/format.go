@@ -124,3 +124,26 @@ func Lines(text string, w, h int) string {
 	}
 	return strings.Join(lines, "\n")
 }
+
+// ErrorState is what a screen shows instead of its data when its own reading failed: what,
+// the problem in words, what can be done, and the error itself.
+func ErrorState(st *Styles, what string, err error, w, h int) string {
+	p := ProblemOf(err)
+	var advice string
+	switch p {
+	case ProblemNotFound:
+		advice = "It does not exist: deleted, or the name is wrong. esc goes back."
+	case ProblemUnauthorized:
+		advice = "The cluster refuses this role (token or certificate) to read it. esc goes back."
+	case ProblemUnreachable:
+		advice = "letterbox keeps trying; ctrl+r tries now. esc goes back."
+	default:
+		advice = "ctrl+r tries again; esc goes back."
+	}
+	lines := []string{
+		st.Paint(&st.Error, Trunc("✗ "+what+": "+p.Words(), w)),
+		st.Paint(&st.Text, Trunc("  "+advice, w)),
+		st.Paint(&st.Subtle, Trunc("  ("+err.Error()+")", w)),
+	}
+	return Lines(strings.Join(lines, "\n"), w, h)
+}

@@ -109,6 +109,16 @@ func IsNotFound(err error) bool {
 	return (errors.As(err, &he) && he.Status == http.StatusNotFound) || admin.IsNotFound(err)
 }
 
+// IsUnauthorized reports whether err is a 401 or 403 of the admin API.
+func IsUnauthorized(err error) bool {
+	var he *HTTPError
+	status := admin.StatusOf(err)
+	if errors.As(err, &he) {
+		status = he.Status
+	}
+	return status == http.StatusUnauthorized || status == http.StatusForbidden
+}
+
 // do sends a GET for path (already escaped) and returns the response when its status is 2xx.
 func (a *Admin) do(ctx context.Context, method, path string) (*http.Response, error) {
 	req, err := http.NewRequestWithContext(ctx, method, a.base.String()+path, nil)

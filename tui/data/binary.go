@@ -3,6 +3,7 @@ package data
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"sync"
 	"time"
@@ -49,6 +50,17 @@ func (a *Admin) pulsarClient() (*client.Client, error) {
 	return c, nil
 }
 
+// OwnConnections is how many binary-protocol connections this source holds (a broker counts
+// them among its clients).
+func (a *Admin) OwnConnections() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.bin == nil {
+		return 0
+	}
+	return a.bin.client.Connections()
+}
+
 // Close releases the binary connection, if one was opened. Safe to call twice.
 func (a *Admin) Close() {
 	a.mu.Lock()
@@ -59,31 +71,52 @@ func (a *Admin) Close() {
 	}
 }
 
+// exists checks that topic exists before a reader subscribes to it: subscribing would create
+// a topic that does not, and a screen that reads never creates one.
+func (a *Admin) exists(ctx context.Context, topic string) error {
+	if n, err := a.partitions(ctx, topic); err == nil && n > 0 {
+		return nil
+	}
+	if _, err := a.ac.Stats(ctx, topic); err != nil {
+		return fmt.Errorf("%s: %w", ShortName(topic, ""), err)
+	}
+	return nil
+}
+
 // Tail reads topic from the latest message on with a non-durable reader: nothing is
 // acknowledged, no subscription outlives it.
-func (a *Admin) Tail(ctx context.Context, topic string) (<-chan Message, func(), error) {
+func (a *Admin) Tail(ctx context.Context, topic string) (<-chan TailEvent, func(), error) {
 	c, err := a.pulsarClient()
 	if err != nil {
 		return nil, nil, err
 	}
 	topic = ParseTopic(topic).String()
+	if err := a.exists(ctx, topic); err != nil {
+		return nil, nil, err
+	}
 	r, err := c.CreateReader(ctx, client.ReaderOptions{Topic: topic, StartMessageID: client.LatestMessageID(),
 		Name: "letterbox-tail", ReceiverQueueSize: 100})
 	if err != nil {
 		return nil, nil, err
 	}
 	rctx, cancel := context.WithCancel(context.Background())
-	ch := make(chan Message, 64)
+	ch := make(chan TailEvent, 64)
 	go func() {
 		defer close(ch)
 		defer r.Close()
 		for {
 			pm, err := r.Next(rctx)
 			if err != nil {
+				if rctx.Err() == nil { // not stopped: say why it ended
+					select {
+					case ch <- TailEvent{Err: err}:
+					case <-rctx.Done():
+					}
+				}
 				return
 			}
 			select {
-			case ch <- fromClient(pm):
+			case ch <- TailEvent{Msg: fromClient(pm)}:
 			case <-rctx.Done():
 				return
 			}

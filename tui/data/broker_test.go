@@ -72,7 +72,8 @@ func TestAdminOnEmbeddedBroker(t *testing.T) {
 		}
 	}
 	select {
-	case m := <-msgs:
+	case ev := <-msgs:
+		m := ev.Msg
 		if string(m.Payload) != `{"a":1}` || !m.RedeliveriesKnown {
 			t.Errorf("tailed %+v", m)
 		}

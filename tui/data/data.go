@@ -27,8 +27,9 @@ type Source interface {
 	// consuming them. On a partitioned topic the positions run across partitions in order.
 	Peek(ctx context.Context, topic, sub string, from, n int) ([]Message, error)
 	// Tail follows topic from now on with a non-durable reader until stop is called; the channel
-	// is closed after stop or when the reader fails.
-	Tail(ctx context.Context, topic string) (msgs <-chan Message, stop func(), err error)
+	// is closed after stop, or after an event that says why the tail ended (the reader failed:
+	// the topic deleted, the cluster gone).
+	Tail(ctx context.Context, topic string) (events <-chan TailEvent, stop func(), err error)
 	// Produce sends one message and returns its message id.
 	Produce(ctx context.Context, topic string, req ProduceRequest) (string, error)
 	// Verdict is what a topic is for (client/deadletter's rule: purpose property, name,
@@ -166,6 +167,12 @@ type Message struct {
 func (m Message) ReconsumeTimes() (string, bool) {
 	v, ok := m.Properties["RECONSUMETIMES"]
 	return v, ok
+}
+
+// TailEvent is one event of a tail: a message, or — the last one — why it ended (Err set).
+type TailEvent struct {
+	Msg Message
+	Err error
 }
 
 // ProduceRequest is a test message to send.

@@ -3,6 +3,7 @@ package data
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"slices"
 	"strings"
 	"sync"
@@ -25,6 +26,7 @@ type Fake struct {
 	Schemas  map[string]*SchemaInfo
 	Messages map[string][]Message // by topic; peeks of every subscription see the same backlog
 	TailMsgs []Message
+	TailEnd  error // when set, the tail ends with it after TailMsgs
 	Produced []ProduceRequest
 	Err      error
 	// Flow, dead letters and replay (fake_flow.go).
@@ -86,7 +88,7 @@ func (f *Fake) TopicDetail(ctx context.Context, topic string) (*TopicDetail, err
 	defer f.Unlock()
 	d, ok := f.Details[topic]
 	if !ok {
-		return nil, fmt.Errorf("topic %s not found", topic)
+		return nil, &HTTPError{Status: http.StatusNotFound, Path: topicPath(topic) + "/stats", Reason: "Topic not found"}
 	}
 	c := *d
 	for _, r := range f.Rows {
@@ -132,16 +134,19 @@ func (f *Fake) Peek(ctx context.Context, topic, sub string, from, n int) ([]Mess
 	return out, nil
 }
 
-func (f *Fake) Tail(ctx context.Context, topic string) (<-chan Message, func(), error) {
+func (f *Fake) Tail(ctx context.Context, topic string) (<-chan TailEvent, func(), error) {
 	if err := f.fail(); err != nil {
 		return nil, nil, err
 	}
 	f.Lock()
-	msgs := slices.Clone(f.TailMsgs)
+	msgs, end := slices.Clone(f.TailMsgs), f.TailEnd
 	f.Unlock()
-	ch := make(chan Message, len(msgs))
+	ch := make(chan TailEvent, len(msgs)+1)
 	for _, m := range msgs {
-		ch <- m
+		ch <- TailEvent{Msg: m}
+	}
+	if end != nil {
+		ch <- TailEvent{Err: end}
 	}
 	var once sync.Once
 	return ch, func() { once.Do(func() { close(ch) }) }, nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"strconv"
 	"strings"
 	"time"
@@ -25,11 +26,23 @@ func (a *Admin) Peek(ctx context.Context, topic, sub string, from, n int) ([]Mes
 		return nil, err
 	}
 	if parts == 0 {
+		// Upstream creates a subscription that a peek names and that does not exist: a screen
+		// that reads never does, so it looks first.
+		st, err := a.ac.Stats(ctx, topic)
+		if err != nil {
+			return nil, err
+		}
+		if _, ok := st.Subscriptions[sub]; !ok {
+			return nil, &HTTPError{Status: http.StatusNotFound, Path: topic, Reason: "subscription " + sub + " not found"}
+		}
 		return a.peekTopic(ctx, topic, sub, from, n, 0)
 	}
 	var ts topicStats
 	if err := a.getJSON(ctx, topicPath(topic)+"/partitioned-stats?perPartition=true", &ts); err != nil {
 		return nil, err
+	}
+	if _, ok := ts.Subscriptions[sub]; !ok {
+		return nil, &HTTPError{Status: http.StatusNotFound, Path: topic, Reason: "subscription " + sub + " not found"}
 	}
 	var out []Message
 	offset := 0

@@ -66,6 +66,16 @@ func TestAdminWithTokenAndTLS(t *testing.T) {
 	const topic = "persistent://public/default/secure"
 
 	a := open(authtest.Token(t, key, "admin", time.Hour))
+	// A tail reads: it never creates the topic it is asked for.
+	if _, _, err := a.Tail(ctx, topic); !IsNotFound(err) {
+		t.Fatalf("tail of a topic that does not exist: %v, want not found", err)
+	}
+	if names, err := a.ac.Topics(ctx, "public/default", true); err != nil || len(names) != 0 {
+		t.Fatalf("after the tail: topics %v, %v; want none", names, err)
+	}
+	if err := a.ac.CreateTopic(ctx, topic, 0, nil); err != nil {
+		t.Fatal(err)
+	}
 	msgs, stop, err := a.Tail(ctx, topic)
 	if err != nil {
 		t.Fatalf("tail over pulsar+ssl with a token: %v", err)
@@ -75,7 +85,8 @@ func TestAdminWithTokenAndTLS(t *testing.T) {
 		t.Fatalf("produce over pulsar+ssl with a token: %v", err)
 	}
 	select {
-	case m := <-msgs:
+	case ev := <-msgs:
+		m := ev.Msg
 		if string(m.Payload) != "over TLS" {
 			t.Errorf("tailed %q", m.Payload)
 		}

@@ -60,6 +60,9 @@ func (a *Admin) Scan(ctx context.Context, req ScanRequest, progress func(ScanPro
 	if err != nil {
 		return nil, err
 	}
+	if err := a.exists(ctx, ParseTopic(req.Topic).String()); err != nil {
+		return nil, err
+	}
 	return triage.Scan(ctx, cl, triage.ScanOptions{Topic: ParseTopic(req.Topic).String(), Filter: req.Filter,
 		Admin: a.ac, Progress: progress})
 }
@@ -92,6 +95,9 @@ func (a *Admin) Browse(ctx context.Context, topic string, from From, n int) (*Br
 		return nil, err
 	}
 	if parts == 0 {
+		if err := a.exists(ctx, topic); err != nil {
+			return nil, err
+		}
 		return a.browseOne(ctx, cl, topic, -1, from, n)
 	}
 	part := min(max(from.ID.Partition, 0), int32(parts-1))

@@ -78,6 +78,7 @@ type Page struct {
 	inMsg   string            // another problem with what is typed
 	tbl     table.Model
 	loading bool
+	loadErr error // the DLQ could not be read
 	w, h    int
 
 	indexMode bool
@@ -110,7 +111,7 @@ func (p *Page) Init() tea.Cmd {
 func (p *Page) loadState() tea.Cmd {
 	p.loading = true
 	t := p.topic
-	return common.Load(p.c, "DLQ "+data.ShortName(t, ""), func(ctx context.Context, s data.Source) (StateMsg, error) {
+	return common.LoadFor(p.c, p, "DLQ "+data.ShortName(t, ""), func(ctx context.Context, s data.Source) (StateMsg, error) {
 		return readState(ctx, s, t)
 	}, func(m StateMsg) tea.Msg { return m })
 }
@@ -187,7 +188,7 @@ func (p *Page) Update(msg tea.Msg) (common.Page, tea.Cmd) {
 		if p.indexMode || msg.Topic != p.topic {
 			return p, nil
 		}
-		p.loading = false
+		p.loading, p.loadErr = false, nil
 		first := p.detail == nil
 		p.setState(msg)
 		if first && p.sub == "" && p.list.src == srcBacklog {
@@ -221,6 +222,9 @@ func (p *Page) Update(msg tea.Msg) (common.Page, tea.Cmd) {
 		}
 	case common.ErrorMsg:
 		p.loading = false
+		if msg.Owner == p {
+			p.loadErr = msg.Err
+		}
 	case common.RefreshMsg:
 		if p.indexMode {
 			return p, p.loadIndex()
@@ -261,6 +265,12 @@ func (p *Page) key(msg tea.KeyPressMsg) tea.Cmd {
 	km := p.c.Keys
 	if p.indexMode {
 		return p.indexKey(msg)
+	}
+	if p.detail == nil && !key.Matches(msg, km.Back) {
+		if p.loadErr != nil { // nothing read: nothing to act on
+			return status(data.ShortName(p.topic, "") + ": " + common.ProblemOf(p.loadErr).Words())
+		}
+		return nil
 	}
 	t := p.activeTable()
 	switch {

@@ -43,6 +43,9 @@ func (p *Page) View() string {
 	}
 	head := st.Title.Render("Dead letters " + data.ShortName(p.topic, ""))
 	if p.detail == nil {
+		if p.loadErr != nil {
+			return head + "\n" + common.ErrorState(st, data.ShortName(p.topic, ""), p.loadErr, p.w, p.h-1)
+		}
 		return common.Lines(head+"\n"+st.Subtle.Render("loading…"), p.w, p.h)
 	}
 	p.SetSize(p.w, p.h)
@@ -341,6 +344,8 @@ func (p *Page) ShortHelp() []key.Binding {
 		return []key.Binding{withDesc(k.Enter, "apply"), withDesc(k.Back, "cancel")}
 	case p.indexMode:
 		return []key.Binding{withDesc(k.Enter, "open")}
+	case p.detail == nil:
+		return []key.Binding{withDesc(k.Refresh, "try again")}
 	case p.scan.running:
 		return []key.Binding{withDesc(k.Back, "cancel scan")}
 	case p.counts.shown:

@@ -44,16 +44,18 @@ type SchemaMsg struct {
 type TailStartedMsg struct {
 	common.Fresh
 	Topic string
-	ch    <-chan data.Message
+	ch    <-chan data.TailEvent
 	stop  func()
 }
 
-// TailMsg is one tailed message; ok is false when the tail ended.
+// TailMsg is one tailed message; ok is false when the tail ended, with Err saying why (nil:
+// stopped).
 type TailMsg struct {
 	Topic string
 	Msg   data.Message
+	Err   error
 	ok    bool
-	ch    <-chan data.Message
+	ch    <-chan data.TailEvent
 }
 
 const (
@@ -94,6 +96,8 @@ type Page struct {
 	hasNext, hasPrev bool
 	stop             func()
 	tailDone         bool
+	tailErr          error // why the tail ended
+	loadErr          error // the screen's own reading failed (nothing to show)
 	dec              decoder
 	mode             int
 	tbl              table.Model
@@ -153,7 +157,7 @@ func (p *Page) browse(from data.From) tea.Cmd {
 	}
 	p.loading = true
 	t := p.topic
-	return common.Load(p.c, "read "+data.ShortName(t, ""), func(ctx context.Context, _ data.Source) (*data.BrowsePage, error) {
+	return common.LoadFor(p.c, p, "read "+data.ShortName(t, ""), func(ctx context.Context, _ data.Source) (*data.BrowsePage, error) {
 		return ts.Browse(ctx, t, from, PageSize)
 	}, func(bp *data.BrowsePage) tea.Msg { return BrowsedMsg{Topic: t, At: from, Page: bp} })
 }
@@ -170,7 +174,7 @@ func (p *Page) openAt(from data.From) tea.Cmd {
 func (p *Page) peek(from int) tea.Cmd {
 	p.loading = true
 	t, sub := p.topic, p.sub
-	return common.Load(p.c, "peek "+sub, func(ctx context.Context, s data.Source) ([]data.Message, error) {
+	return common.LoadFor(p.c, p, "peek "+sub, func(ctx context.Context, s data.Source) ([]data.Message, error) {
 		return s.Peek(ctx, t, sub, from, PageSize)
 	}, func(ms []data.Message) tea.Msg { return PeekedMsg{Topic: t, Sub: sub, From: from, Msgs: ms} })
 }
@@ -183,17 +187,27 @@ func (p *Page) startTail() tea.Cmd {
 		// deadline; only creating the reader is bounded.
 		ch, stop, err := p.c.Source.Tail(p.c.Ctx, t)
 		if err != nil {
-			return common.ErrorMsg{What: "tail " + data.ShortName(t, ""), Err: err}
+			return common.ErrorMsg{What: "tail " + data.ShortName(t, ""), Err: err, Owner: p}
 		}
 		return TailStartedMsg{Topic: t, ch: ch, stop: stop}
 	}
 }
 
-func waitTail(topic string, ch <-chan data.Message) tea.Cmd {
+func waitTail(topic string, ch <-chan data.TailEvent) tea.Cmd {
 	return func() tea.Msg {
-		m, ok := <-ch
-		return TailMsg{Topic: topic, Msg: m, ok: ok, ch: ch}
+		ev, ok := <-ch
+		if ok && ev.Err != nil {
+			return TailMsg{Topic: topic, Err: ev.Err, ch: ch}
+		}
+		return TailMsg{Topic: topic, Msg: ev.Msg, ok: ok, ch: ch}
 	}
+}
+
+// restartTail starts the tail again after it ended (ctrl+r): what it showed stays.
+func (p *Page) restartTail() tea.Cmd {
+	p.Close()
+	p.tailDone, p.tailErr, p.loadErr, p.following = false, nil, nil, true
+	return p.startTail()
 }
 
 func (p *Page) Title() string {
@@ -228,7 +242,7 @@ func (p *Page) Update(msg tea.Msg) (common.Page, tea.Cmd) {
 		}
 	case PeekedMsg:
 		if msg.Topic == p.topic && msg.Sub == p.sub {
-			p.loading = false
+			p.loading, p.loadErr = false, nil
 			p.from, p.msgs = msg.From, msg.Msgs
 			p.more = len(msg.Msgs) >= PageSize
 			p.marked = map[string]bool{}
@@ -237,7 +251,7 @@ func (p *Page) Update(msg tea.Msg) (common.Page, tea.Cmd) {
 		}
 	case BrowsedMsg:
 		if msg.Topic == p.topic && p.browsing {
-			p.loading = false
+			p.loading, p.loadErr = false, nil
 			p.at = msg.At
 			p.next, p.hasNext, p.prev, p.hasPrev = msg.Page.Next, msg.Page.More, msg.Page.Prev, msg.Page.HasPrev
 			p.msgs = msg.Page.Msgs
@@ -252,7 +266,7 @@ func (p *Page) Update(msg tea.Msg) (common.Page, tea.Cmd) {
 			}
 			return p, nil
 		}
-		p.loading = false
+		p.loading, p.loadErr = false, nil
 		p.stop = msg.stop
 		return p, waitTail(p.topic, msg.ch)
 	case TailMsg:
@@ -260,7 +274,12 @@ func (p *Page) Update(msg tea.Msg) (common.Page, tea.Cmd) {
 			return p, nil
 		}
 		if !msg.ok {
-			p.tailDone = true
+			p.tailDone, p.tailErr = true, msg.Err
+			if msg.Err != nil {
+				return p, func() tea.Msg {
+					return common.ErrorMsg{What: "tail " + data.ShortName(msg.Topic, "") + " ended", Err: msg.Err}
+				}
+			}
 			return p, nil
 		}
 		p.appendTail(msg.Msg)
@@ -271,8 +290,13 @@ func (p *Page) Update(msg tea.Msg) (common.Page, tea.Cmd) {
 		}
 	case common.ErrorMsg:
 		p.loading = false
+		if msg.Owner == p {
+			p.loadErr = msg.Err
+		}
 	case common.RefreshMsg:
 		switch {
+		case msg.Forced && !p.browsing && p.sub == "" && (p.tailDone || p.stop == nil):
+			return p, p.restartTail()
 		case msg.Forced && p.browsing:
 			return p, p.browse(p.at)
 		case msg.Forced && p.sub != "":

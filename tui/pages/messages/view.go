@@ -80,6 +80,8 @@ func (p *Page) View() string {
 	lines := []string{p.titleLine()}
 	var body string
 	switch {
+	case len(p.msgs) == 0 && p.loadErr != nil:
+		body = common.ErrorState(st, data.ShortName(p.topic, ""), p.loadErr, p.w, p.h-2)
 	case len(p.msgs) == 0 && p.loading:
 		body = st.Subtle.Render("loading…")
 	case len(p.msgs) == 0 && p.browsing:
@@ -145,8 +147,10 @@ func (p *Page) stateLine() string {
 		}
 	default:
 		switch {
+		case p.tailDone && p.tailErr != nil:
+			parts = append(parts, st.Error.Render("tail ended: "+common.ProblemOf(p.tailErr).Words()+" ("+p.tailErr.Error()+")")+" · ctrl+r starts it again")
 		case p.tailDone:
-			parts = append(parts, st.Warn.Render("tail ended"))
+			parts = append(parts, st.Warn.Render("tail ended")+" · ctrl+r starts it again")
 		case p.following:
 			parts = append(parts, st.OK.Render("● following"))
 		default:

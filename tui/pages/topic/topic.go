@@ -59,6 +59,7 @@ type Page struct {
 	consSub      []string // subscription of each consumers row
 	focus        int
 	loading      bool
+	loadErr      error // the last reading of the topic failed
 	w, h         int
 }
 
@@ -84,7 +85,7 @@ func (p *Page) Init() tea.Cmd { return tea.Batch(p.loadDetail(), p.loadSchema())
 func (p *Page) loadDetail() tea.Cmd {
 	p.loading = true
 	t := p.topic
-	return common.Load(p.c, "topic "+data.ShortName(t, ""), func(ctx context.Context, s data.Source) (*data.TopicDetail, error) {
+	return common.LoadFor(p.c, p, "topic "+data.ShortName(t, ""), func(ctx context.Context, s data.Source) (*data.TopicDetail, error) {
 		return s.TopicDetail(ctx, t)
 	}, func(d *data.TopicDetail) tea.Msg { return DetailMsg{Topic: t, Detail: d} })
 }
@@ -106,7 +107,7 @@ func (p *Page) Update(msg tea.Msg) (common.Page, tea.Cmd) {
 	switch msg := msg.(type) {
 	case DetailMsg:
 		if msg.Topic == p.topic {
-			p.loading = false
+			p.loading, p.loadErr = false, nil
 			p.setDetail(msg.Detail)
 		}
 	case SchemaMsg:
@@ -116,6 +117,9 @@ func (p *Page) Update(msg tea.Msg) (common.Page, tea.Cmd) {
 		}
 	case common.ErrorMsg:
 		p.loading = false
+		if msg.Owner == p {
+			p.loadErr = msg.Err
+		}
 	case common.RefreshMsg:
 		if msg.Forced {
 			return p, tea.Batch(p.loadDetail(), p.loadSchema())
@@ -147,6 +151,13 @@ func (p *Page) Update(msg tea.Msg) (common.Page, tea.Cmd) {
 			p.scroll(-1 << 20)
 		case key.Matches(msg, k.Bottom):
 			p.scroll(1 << 20)
+		case p.detail == nil:
+			// Nothing was read: the keys that act on the topic have nothing to act on.
+			if p.loadErr != nil {
+				return p, func() tea.Msg {
+					return common.StatusMsg(data.ShortName(p.topic, "") + ": " + common.ProblemOf(p.loadErr).Words())
+				}
+			}
 		case key.Matches(msg, k.Enter), key.Matches(msg, k.Messages):
 			if sub := p.selectedSub(); sub != "" {
 				return p, common.Navigate(common.NavigateMsg{Page: common.PageMessages, Topic: p.topic, Sub: sub})

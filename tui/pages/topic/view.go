@@ -45,6 +45,9 @@ func (p *Page) View() string {
 		head += " " + st.Kind(k).Render("["+k.String()+"]")
 	}
 	if p.detail == nil {
+		if p.loadErr != nil {
+			return head + "\n" + common.ErrorState(st, data.ShortName(p.topic, ""), p.loadErr, p.w, p.h-1)
+		}
 		return common.Lines(head+"\n"+st.Subtle.Render("loading…"), p.w, p.h)
 	}
 	d := p.detail
@@ -122,6 +125,9 @@ func (p *Page) schemaView(w, h int) string {
 
 func (p *Page) ShortHelp() []key.Binding {
 	k := p.c.Keys
+	if p.detail == nil {
+		return []key.Binding{withDesc(k.Refresh, "try again")}
+	}
 	if p.kind() == data.KindDLQ {
 		return []key.Binding{withDesc(k.Enter, "peek"), k.DeadLetters, k.Flow, k.Tail, k.Produce}
 	}
