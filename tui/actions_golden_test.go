@@ -31,7 +31,7 @@ var actionScreens = []struct {
 	{name: "resend-form", line: "dlq public/demo/orders-billing-DLQ", keys: []string{"j", "E"}},
 	{name: "resend-confirm", line: "dlq public/demo/orders-billing-DLQ", keys: []string{"j", "E", "ctrl+s"}},
 	{name: "resend-done", line: "dlq public/demo/orders-billing-DLQ", keys: []string{"j", "E", "ctrl+s", "y"}},
-	{name: "replay-controls", line: "dlq public/demo/orders-billing-DLQ", keys: []string{"R", "o"}},
+	{name: "replay-controls", line: "dlq public/demo/orders-billing-DLQ", keys: []string{"R", "O"}},
 	{name: "subscribe-confirm", line: "dlq acme/billing/invoices-archiver-DLQ", keys: []string{"A", "enter"}},
 	{name: "subscribe-done", line: "dlq acme/billing/invoices-archiver-DLQ", keys: []string{"A", "enter", "y"}},
 	{name: "read-only", line: "dlq public/demo/orders-billing-DLQ", keys: []string{"space", "X"}, readOnly: true},

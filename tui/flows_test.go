@@ -143,9 +143,9 @@ func TestFlowTailFollow(t *testing.T) {
 	if s := h.plain(); !strings.Contains(s, "paused") {
 		t.Errorf("scrolling back did not pause:\n%s", s)
 	}
-	h.keys("f")
+	h.keys("F")
 	if s := h.plain(); !strings.Contains(s, "● following") {
-		t.Errorf("f did not resume following:\n%s", s)
+		t.Errorf("F did not resume following:\n%s", s)
 	}
 	h.keys("esc") // closes the page and stops the tail
 	if len(h.app.stack) != 1 {

@@ -16,7 +16,7 @@ func TestScanOfDeletedDLQ(t *testing.T) {
 	h := newHarness(t, 120, 30, "dark")
 	h.src.ScanErr = fmt.Errorf("scan: %w", triage.ErrTopicGone)
 	h.command("dlq public/demo/orders-billing-DLQ")
-	h.keys("S")
+	h.keys("c")
 	screen := h.plain()
 	if !strings.Contains(screen, "✗ scan: the DLQ was deleted while it was scanned") {
 		t.Fatalf("no word of the deleted DLQ:\n%s", screen)
@@ -41,7 +41,7 @@ func TestScanCancel(t *testing.T) {
 	h.src.ScanHold = hold
 	t.Cleanup(func() { close(hold) })
 	h.command("dlq public/demo/orders-billing-DLQ")
-	h.keys("S")
+	h.keys("c")
 	if !strings.Contains(h.plain(), "scanning") {
 		t.Fatalf("no scan running:\n%s", h.plain())
 	}

@@ -24,7 +24,7 @@ func TestTUITriageEndToEnd(t *testing.T) {
 	})
 
 	// S: the counts of the whole DLQ, by reason first.
-	tm.keys("S")
+	tm.keys("c")
 	screen := tm.waitFor("the counts", 20*time.Second, func(s string) bool {
 		return regexp.MustCompile(`counts of [0-9]+ letters`).MatchString(s) && strings.Contains(s, "BY REASON") &&
 			strings.Contains(s, "BY ORIGIN TOPIC") && strings.Contains(s, "public/demo/orders")

@@ -133,7 +133,7 @@ func TestTUIReplayEndToEnd(t *testing.T) {
 		if attempt == 5 {
 			t.Fatalf("the DLQ's backlog did not reach 0 in %d runs:\n%s", attempt, screen)
 		}
-		tm.keys("p")
+		tm.keys("C-r")
 	}
 
 	// Back on the dead letters, the history lists the run.

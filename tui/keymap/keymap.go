@@ -1,6 +1,9 @@
 // Package keymap is every key binding of the TUI, by name, so help, the footer and the screens
 // agree. Plain letters are only ever matched when no input field has focus (the app checks
-// Page.Capturing before it looks at a key); ctrl-keys work everywhere.
+// Page.Capturing before it looks at a key); ctrl-keys work everywhere. A key means one thing on
+// every screen (f is the flow, d the dead letters, D decodes, F follows); upper-case letters
+// act on data (R replay, X discard, P purge, E resend, A add a subscription, T retention) and
+// always ask first; nothing destructive is bound to a ctrl-key.
 package keymap
 
 import "charm.land/bubbles/v2/key"
@@ -10,7 +13,7 @@ type KeyMap struct {
 	// Global
 	Quit, ForceQuit, Help, Palette, Filter, Back, NextPane, Refresh key.Binding
 	// Navigation
-	Up, Down, PageUp, PageDown, Top, Bottom, Left, Right, Enter key.Binding
+	Up, Down, PageUp, PageDown, HalfUp, HalfDown, Top, Bottom, Left, Right, Enter key.Binding
 	// Topics
 	Sort, SortReverse, Expand, Produce key.Binding
 	// Topic
@@ -38,8 +41,10 @@ func Default() *KeyMap {
 
 		Up:       b("↑/k", "up", "up", "k"),
 		Down:     b("↓/j", "down", "down", "j"),
-		PageUp:   b("pgup", "page up", "pgup", "ctrl+u"),
-		PageDown: b("pgdn", "page down", "pgdown", "ctrl+d"),
+		PageUp:   b("pgup", "page up", "pgup"),
+		PageDown: b("pgdn", "page down", "pgdown"),
+		HalfUp:   b("ctrl+u", "half a page up", "ctrl+u"),
+		HalfDown: b("ctrl+d", "half a page down", "ctrl+d"),
 		Top:      b("g", "top", "g", "home"),
 		Bottom:   b("G", "bottom", "G", "end"),
 		Left:     b("←/h", "collapse", "left", "h"),
@@ -56,12 +61,12 @@ func Default() *KeyMap {
 		Flow:        b("f", "flow", "f"),
 		DeadLetters: b("d", "dead letters", "d"),
 
-		Decode:    b("d", "decode as", "d"),
+		Decode:    b("D", "decode as", "D"),
 		Export:    b("e", "export", "e", "ctrl+e"),
 		Copy:      b("y", "copy", "y"),
 		NextMatch: b("n", "next match", "n"),
 		PrevMatch: b("N", "previous match", "N"),
-		Follow:    b("f", "follow", "f"),
+		Follow:    b("F", "follow", "F"),
 		Mark:      b("space", "mark", "space", "v"),
 		NextPage:  b("]", "next page", "]"),
 		PrevPage:  b("[", "previous page", "["),

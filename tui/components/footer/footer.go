@@ -1,9 +1,11 @@
 // Package footer renders the context-sensitive key hints at the bottom of the screen: the keys
-// of the active page, then the global ones. The global keys (help, command, quit) always keep
-// their place; the page's keys fill the room left, in order.
+// of the active page, then the global ones. The page's own keys come first and keep their
+// place; when the line is too narrow for all, the global keys (back, command, quit) go first —
+// all but the help key, which lists everything else.
 package footer
 
 import (
+	"slices"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -12,38 +14,48 @@ import (
 	"github.com/letterbox-dev/letterbox/tui/common"
 )
 
-// View renders page and global bindings on one line of width cells.
+// View renders page and global bindings on one line of width cells. A global binding whose key
+// is "?" is the help key: it is the last to go.
 func View(c *common.Common, page, global []key.Binding, width int) string {
 	st := c.Styles
 	sep := st.Subtle.Render(" · ")
-	render := func(bs []key.Binding, room int) (string, int) {
-		var parts []string
-		used := 0
-		for _, k := range bs {
-			if !k.Enabled() || k.Help().Key == "" {
-				continue
-			}
-			h := k.Help()
-			w := ansi.StringWidth(h.Key) + 1 + ansi.StringWidth(h.Desc)
-			if used > 0 {
+	shown := func(bs []key.Binding) []key.Binding {
+		return slices.DeleteFunc(slices.Clone(bs), func(k key.Binding) bool { return !k.Enabled() || k.Help().Key == "" })
+	}
+	widthOf := func(k key.Binding) int { h := k.Help(); return ansi.StringWidth(h.Key) + 1 + ansi.StringWidth(h.Desc) }
+	lineWidth := func(bs []key.Binding) int {
+		w := 0
+		for i, k := range bs {
+			if i > 0 {
 				w += 3
 			}
-			if used+w > room {
-				break
-			}
-			parts = append(parts, st.Key.Render(h.Key)+" "+st.KeyDesc.Render(h.Desc))
-			used += w
+			w += widthOf(k)
 		}
-		return strings.Join(parts, sep), used
+		return w
 	}
-	g, gw := render(global, width)
-	p, pw := render(page, width-gw-3)
-	out := g
-	if pw > 0 {
-		out = p
-		if gw > 0 {
-			out += sep + g
+	page, global = shown(page), shown(global)
+	// Drop global keys, the help key last, until the page's keys fit beside them.
+	for lineWidth(append(slices.Clone(page), global...)) > width {
+		i := slices.IndexFunc(global, func(k key.Binding) bool { return k.Help().Key != "?" })
+		if i < 0 {
+			break // only the help key is left
 		}
+		global = slices.Delete(global, i, i+1)
 	}
-	return common.Pad(out, width, false)
+	all := append(slices.Clone(page), global...)
+	// Still too wide: the page's last keys go, the help key staying.
+	for lineWidth(all) > width && len(all) > 1 {
+		i := len(page) - 1
+		if i < 0 {
+			break
+		}
+		page = page[:i]
+		all = append(slices.Clone(page), global...)
+	}
+	parts := make([]string, 0, len(all))
+	for _, k := range all {
+		h := k.Help()
+		parts = append(parts, st.Key.Render(h.Key)+" "+st.KeyDesc.Render(h.Desc))
+	}
+	return common.Pad(strings.Join(parts, sep), width, false)
 }

@@ -78,6 +78,8 @@ func (m *Model) Top()           { m.SetCursor(0) }
 func (m *Model) Bottom()        { m.SetCursor(m.n - 1) }
 func (m *Model) PageDown()      { m.Move(max(1, m.bodyHeight()-1)) }
 func (m *Model) PageUp()        { m.Move(-max(1, m.bodyHeight()-1)) }
+func (m *Model) HalfDown()      { m.Move(max(1, m.bodyHeight()/2)) }
+func (m *Model) HalfUp()        { m.Move(-max(1, m.bodyHeight()/2)) }
 
 // RowAt returns the row index at line y of the table's view (0 is the header), or -1.
 func (m Model) RowAt(y int) int {

@@ -168,11 +168,11 @@ var (
 	keyReason   = key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "search its reason"))
 	keyReplay   = key.NewBinding(key.WithKeys("R"), key.WithHelp("R", "replay…"))
 	keyFlow     = key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "flow"))
-	keySub      = key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "next subscription"))
+	keySub      = key.NewBinding(key.WithKeys("u"), key.WithHelp("u", "use the next subscription"))
 	keyNextPage = key.NewBinding(key.WithKeys("]"), key.WithHelp("]", "next page"))
 	keyPrevPage = key.NewBinding(key.WithKeys("["), key.WithHelp("[", "previous page"))
-	keyScan     = key.NewBinding(key.WithKeys("S"), key.WithHelp("S", "scan: count all"))
 	keyCounts   = key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "counts"))
+	keyScan     = key.NewBinding(key.WithKeys("C"), key.WithHelp("C", "count again"))
 	keyFrom     = key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "open at…"))
 )
 
@@ -288,6 +288,12 @@ func (p *Page) key(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, km.PageDown):
 		t.PageDown()
 		p.counts.skipHeader(1)
+	case key.Matches(msg, km.HalfUp):
+		t.HalfUp()
+		p.counts.skipHeader(-1)
+	case key.Matches(msg, km.HalfDown):
+		t.HalfDown()
+		p.counts.skipHeader(1)
 	case key.Matches(msg, km.Top):
 		t.Top()
 		p.counts.skipHeader(1)
@@ -301,8 +307,9 @@ func (p *Page) key(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, keyScan):
 		return p.startScan(p.expr)
 	case key.Matches(msg, keyCounts):
-		if p.scan.result == nil {
-			return status("no counts yet: S scans the whole DLQ")
+		// The counts of the last scan, or a scan when there is none; again: the letters.
+		if p.scan.result == nil && !p.scan.running {
+			return p.startScan(p.expr)
 		}
 		p.counts.shown = !p.counts.shown
 	case p.counts.shown && key.Matches(msg, km.Enter):

@@ -56,6 +56,10 @@ func (p *Page) indexKey(msg tea.KeyPressMsg) tea.Cmd {
 		p.tbl.PageUp()
 	case key.Matches(msg, km.PageDown):
 		p.tbl.PageDown()
+	case key.Matches(msg, km.HalfUp):
+		p.tbl.HalfUp()
+	case key.Matches(msg, km.HalfDown):
+		p.tbl.HalfDown()
 	case key.Matches(msg, km.Top):
 		p.tbl.Top()
 	case key.Matches(msg, km.Bottom):

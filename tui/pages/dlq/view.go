@@ -126,9 +126,9 @@ func (p *Page) emptyText() string {
 		return "the DLQ retains no letters"
 	}
 	if p.sub == "" {
-		return "no subscription to peek through: o reads the DLQ from a position, S scans it"
+		return "no subscription to peek through: o reads the DLQ from a position, c counts it"
 	}
-	return "the subscription's backlog is empty: o reads what the DLQ retains, S scans it"
+	return "the subscription's backlog is empty: o reads what the DLQ retains, c counts it"
 }
 
 // promptProblem is the line under the prompt: where the expression is wrong, or a hint.
@@ -351,14 +351,14 @@ func (p *Page) ShortHelp() []key.Binding {
 	case p.counts.shown:
 		return []key.Binding{withDesc(k.Enter, "search"), withDesc(keyCounts, "letters"), keyReplay}
 	}
-	return []key.Binding{keyMark, withDesc(k.Filter, "search"), keyScan, keyReplay, keyDiscard, keyResend, keyFrom, keyFlow}
+	return []key.Binding{keyMark, withDesc(k.Filter, "search"), keyCounts, keyReplay, keyDiscard, keyResend, keyFrom, keyFlow}
 }
 
 func (p *Page) FullHelp() []common.HelpSection {
 	k := p.c.Keys
 	return []common.HelpSection{{Title: "Dead letters", Keys: []key.Binding{
 		keyMark, keyMarkAll, withDesc(k.Filter, "search the whole DLQ: expression or text"), keyReason,
-		keyScan, keyCounts, keyFrom, withDesc(keyReplay, "replay marked / searched / all"), keyFlow,
+		withDesc(keyCounts, "counts of the whole DLQ (again: the letters)"), keyScan, keyFrom, withDesc(keyReplay, "replay marked / searched / all"), keyFlow,
 		withDesc(k.Enter, "open the letter (on counts: search it)"), keyNextPage, keyPrevPage, keySub,
 		withDesc(k.Back, "cancel scan, close counts, end search, clear marks, back")}},
 		{Title: "Acting on dead letters (each asks first)", Keys: []key.Binding{

@@ -217,6 +217,10 @@ func (p *Page) Update(msg tea.Msg) (common.Page, tea.Cmd) {
 			p.list().PageUp()
 		case key.Matches(msg, k.PageDown):
 			p.list().PageDown()
+		case key.Matches(msg, k.HalfUp):
+			p.list().HalfUp()
+		case key.Matches(msg, k.HalfDown):
+			p.list().HalfDown()
 		case key.Matches(msg, k.Top):
 			p.list().Top()
 		case key.Matches(msg, k.Bottom):

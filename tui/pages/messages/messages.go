@@ -370,6 +370,10 @@ func (p *Page) key(msg tea.KeyPressMsg) tea.Cmd {
 		p.move(-10)
 	case key.Matches(msg, k.PageDown):
 		p.move(10)
+	case key.Matches(msg, k.HalfUp):
+		p.move(-5)
+	case key.Matches(msg, k.HalfDown):
+		p.move(5)
 	case key.Matches(msg, k.Top):
 		p.move(-1 << 30)
 	case key.Matches(msg, k.Bottom), key.Matches(msg, k.Follow):

@@ -154,7 +154,7 @@ func (p *Page) stateLine() string {
 		case p.following:
 			parts = append(parts, st.OK.Render("● following"))
 		default:
-			parts = append(parts, st.Warn.Render("⏸ paused")+" (f follows)")
+			parts = append(parts, st.Warn.Render("⏸ paused")+" (F follows)")
 		}
 		parts = append(parts, fmt.Sprintf("%d messages", len(p.msgs)))
 		if p.dropped > 0 {

@@ -290,10 +290,10 @@ var (
 	keyRun     = key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "run it…"))
 	keyYes     = key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "yes, move them"))
 	keyNo      = key.NewBinding(key.WithKeys("n", "esc"), key.WithHelp("n/esc", "no"))
-	keyCancel  = key.NewBinding(key.WithKeys("c", "esc"), key.WithHelp("c/esc", "cancel the run"))
+	keyCancel  = key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel the run"))
 	keyQuit    = key.NewBinding(key.WithKeys("q"), key.WithHelp("q", "quit (asks)"))
-	keyPreview = key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "preview again"))
-	keyOptions = key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "controls…"))
+	keyPreview = key.NewBinding(key.WithKeys("ctrl+r"), key.WithHelp("ctrl+r", "preview again"))
+	keyOptions = key.NewBinding(key.WithKeys("O"), key.WithHelp("O", "controls…"))
 )
 
 func (p *Page) Update(msg tea.Msg) (common.Page, tea.Cmd) {
@@ -333,6 +333,11 @@ func (p *Page) Update(msg tea.Msg) (common.Page, tea.Cmd) {
 	case RereadMsg:
 		if msg.Run == p.run {
 			p.after = &msg
+		}
+	case common.RefreshMsg:
+		// ctrl+r, where nothing runs: the preview again.
+		if msg.Forced && !p.opts.open && (p.stage == Previewed || p.stage == Done || p.stage == Failed) {
+			return p, p.start(true)
 		}
 	case tea.KeyPressMsg:
 		return p, p.key(msg)

@@ -53,9 +53,9 @@ func (p *Page) View() string {
 		case p.stage == Confirming:
 			lines = append(lines, p.question()...)
 		case p.preview.WouldMove > 0:
-			lines = append(lines, st.Paint(&st.Accent, common.Trunc("enter runs it (asks first) · o sets rate, limit, destination… · p previews again · esc leaves, nothing changed", p.w)))
+			lines = append(lines, st.Paint(&st.Accent, common.Trunc("enter runs it (asks first) · O sets rate, limit, destination… · ctrl+r previews again · esc leaves, nothing changed", p.w)))
 		default:
-			lines = append(lines, st.Paint(&st.Subtle, "nothing selected · o changes the controls · esc leaves"))
+			lines = append(lines, st.Paint(&st.Subtle, "nothing selected · O changes the controls · esc leaves"))
 		}
 	case Starting:
 		lines = append(lines, st.Title.Render("Starting"), "", st.Paint(&st.Subtle, "reading the DLQ and the destinations before anything moves…"))
@@ -71,12 +71,12 @@ func (p *Page) View() string {
 		if p.quitAsk {
 			lines = append(lines, st.Paint(&st.Warn, common.Trunc("A replay is running. Quit and cancel it? Moved messages stay moved, the rest stay in the DLQ.  y quit · n keep running", p.w)))
 		} else {
-			lines = append(lines, st.Paint(&st.Subtle, common.Trunc("c or esc cancels at any time: moved messages stay moved, the rest stay in the DLQ", p.w)))
+			lines = append(lines, st.Paint(&st.Subtle, common.Trunc("esc cancels at any time: moved messages stay moved, the rest stay in the DLQ", p.w)))
 		}
 	case Done:
 		lines = append(lines, p.summary(ns)...)
 	case Failed:
-		lines = append(lines, st.Paint(&st.Error, common.Trunc("✗ "+errString(p.err), p.w)), "", st.Paint(&st.Subtle, "p tries the preview again · esc leaves"))
+		lines = append(lines, st.Paint(&st.Error, common.Trunc("✗ "+errString(p.err), p.w)), "", st.Paint(&st.Subtle, "ctrl+r tries the preview again · esc leaves"))
 	}
 	used := len(lines)
 	if rest := p.h - used - 1; rest > 1 && len(p.recent) > 0 {
@@ -237,9 +237,9 @@ func (p *Page) summary(ns string) []string {
 	}
 	switch {
 	case s.Run != "" && !p.req.Discard:
-		out = append(out, st.Paint(&st.Subtle, common.Trunc("run "+s.Run+" · recorded in the history · p previews again · esc back", p.w)))
+		out = append(out, st.Paint(&st.Subtle, common.Trunc("run "+s.Run+" · recorded in the history · ctrl+r previews again · esc back", p.w)))
 	default:
-		out = append(out, st.Paint(&st.Subtle, common.Trunc("recorded in the history · p previews again · esc back", p.w)))
+		out = append(out, st.Paint(&st.Subtle, common.Trunc("recorded in the history · ctrl+r previews again · esc back", p.w)))
 	}
 	return out
 }

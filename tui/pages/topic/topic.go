@@ -147,6 +147,10 @@ func (p *Page) Update(msg tea.Msg) (common.Page, tea.Cmd) {
 			p.scroll(-10)
 		case key.Matches(msg, k.PageDown):
 			p.scroll(10)
+		case key.Matches(msg, k.HalfUp):
+			p.scroll(-5)
+		case key.Matches(msg, k.HalfDown):
+			p.scroll(5)
 		case key.Matches(msg, k.Top):
 			p.scroll(-1 << 20)
 		case key.Matches(msg, k.Bottom):

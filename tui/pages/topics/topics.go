@@ -201,6 +201,10 @@ func (p *Page) Update(msg tea.Msg) (common.Page, tea.Cmd) {
 			p.tbl.PageUp()
 		case key.Matches(msg, k.PageDown):
 			p.tbl.PageDown()
+		case key.Matches(msg, k.HalfUp):
+			p.tbl.HalfUp()
+		case key.Matches(msg, k.HalfDown):
+			p.tbl.HalfDown()
 		case key.Matches(msg, k.Top):
 			p.tbl.Top()
 		case key.Matches(msg, k.Bottom):
