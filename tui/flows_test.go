@@ -159,8 +159,18 @@ func TestFlowPeekSearchExport(t *testing.T) {
 	h.keys("/")
 	h.typeText("cancelled")
 	h.keys("enter")
-	if s := h.plain(); !strings.Contains(s, "/cancelled: 1 matches") || !strings.Contains(s, "key         order-1003") {
-		t.Fatalf("search did not find the message:\n%s", s)
+	if s := h.plain(); !strings.Contains(s, "/cancelled: 1 of 6 shown") || !strings.Contains(s, "key         order-1003") {
+		t.Fatalf("the filter did not find the message:\n%s", s)
+	}
+	// An expression filters too, as it is typed; a mistake is pointed at and keeps the list.
+	h.keys("/")
+	h.typeText(" and key~(")
+	if s := h.plain(); !strings.Contains(s, "↓ bad regular expression") || !strings.Contains(s, "key         order-1003") {
+		t.Fatalf("no pointer to the mistake:\n%s", s)
+	}
+	h.keys("esc") // clears the filter
+	if s := h.plain(); strings.Contains(s, "shown") || !strings.Contains(s, "order-1006") {
+		t.Fatalf("esc did not clear the filter:\n%s", s)
 	}
 	h.keys("g", "space", "space", "e", "enter")
 	dir := h.app.c.ExportDir

@@ -8,11 +8,13 @@ package messages
 
 import (
 	"context"
+	"errors"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/letterbox-dev/letterbox/client/expr"
 	"github.com/letterbox-dev/letterbox/tui/common"
 	"github.com/letterbox-dev/letterbox/tui/components/input"
 	"github.com/letterbox-dev/letterbox/tui/components/table"
@@ -65,7 +67,7 @@ const (
 
 const (
 	promptNone = iota
-	promptSearch
+	promptFilter
 	promptExport
 	promptFrom
 )
@@ -105,8 +107,10 @@ type Page struct {
 	focus            int
 	prompt           int
 	in               input.Model
-	query            string
-	matches          []int
+	query            string             // the filter typed after /
+	flt              *expr.Expr         // …parsed: what the list shows
+	fltErr           *expr.SyntaxError  // the filter being typed does not parse
+	shown            []int              // indexes into msgs that pass the filter
 	loading          bool
 	w, h             int
 }
@@ -166,7 +170,7 @@ func (p *Page) browse(from data.From) tea.Cmd {
 func (p *Page) openAt(from data.From) tea.Cmd {
 	p.Close() // a tail stops
 	p.sub, p.browsing, p.following, p.tailDone = "", true, false, false
-	p.msgs, p.marked, p.query, p.matches = nil, map[string]bool{}, "", nil
+	p.msgs, p.marked, p.query, p.flt, p.shown = nil, map[string]bool{}, "", nil, nil
 	p.tbl.Top()
 	return p.browse(from)
 }
@@ -344,8 +348,8 @@ func (p *Page) move(d int) {
 	p.tbl.Move(d)
 	p.detailOff = 0
 	// Scrolling back stops following; reaching the end again resumes it.
-	if p.sub == "" {
-		p.following = p.tbl.Cursor() >= len(p.msgs)-1
+	if p.sub == "" && !p.browsing {
+		p.following = p.tbl.Cursor() >= len(p.shown)-1
 	}
 }
 
@@ -354,8 +358,7 @@ func (p *Page) key(msg tea.KeyPressMsg) tea.Cmd {
 	switch {
 	case key.Matches(msg, k.Back):
 		if p.query != "" {
-			p.query, p.matches = "", nil
-			p.refreshRows()
+			p.setFilter("")
 			return nil
 		}
 		return common.Back
@@ -396,9 +399,10 @@ func (p *Page) key(msg tea.KeyPressMsg) tea.Cmd {
 			p.tbl.Move(1)
 		}
 	case key.Matches(msg, k.Filter):
-		p.prompt = promptSearch
-		p.in = input.New(p.c, "/", "search key, properties, payload")
-		p.in.SetWidth(p.w / 2)
+		p.prompt = promptFilter
+		p.in = input.New(p.c, "/", "text, or key=…, property.NAME=…, payload~REGEX, json.PATH=…, published>=-1h")
+		p.in.SetWidth(p.w - 2)
+		p.in.SetValue(p.query)
 		p.in.Focus()
 	case key.Matches(msg, k.Export):
 		if len(p.msgs) == 0 {
@@ -459,15 +463,20 @@ func (p *Page) span() int {
 func (p *Page) updatePrompt(msg tea.KeyPressMsg) tea.Cmd {
 	switch msg.String() {
 	case "esc":
+		if p.prompt == promptFilter { // esc clears the filter
+			p.setFilter("")
+		}
 		p.prompt = promptNone
 		return nil
 	case "enter":
 		kind := p.prompt
+		if kind == promptFilter && p.fltErr != nil {
+			return nil // the mistake is on screen: the filter stays open
+		}
 		p.prompt = promptNone
 		v := strings.TrimSpace(p.in.Value())
 		switch kind {
-		case promptSearch:
-			p.search(v)
+		case promptFilter: // enter keeps what typing filtered
 			return nil
 		case promptFrom:
 			from, err := data.ParseFrom(v, p.c.Clock.Now())
@@ -484,77 +493,75 @@ func (p *Page) updatePrompt(msg tea.KeyPressMsg) tea.Cmd {
 	}
 	var cmd tea.Cmd
 	p.in, cmd = p.in.Update(msg)
+	if p.prompt == promptFilter { // filters as it is typed
+		p.setFilter(p.in.Value())
+	}
 	return cmd
 }
 
-// selection is what export writes: the marked messages, or all loaded when none is marked.
+// selection is what export writes: the marked messages, or those shown when none is marked.
 func (p *Page) selection() []data.Message {
-	if len(p.marked) == 0 {
-		return p.msgs
-	}
 	var out []data.Message
-	for _, m := range p.msgs {
-		if p.marked[m.ID] {
+	for _, i := range p.shown {
+		if m := p.msgs[i]; len(p.marked) == 0 || p.marked[m.ID] {
 			out = append(out, m)
 		}
 	}
 	return out
 }
 
-func (p *Page) search(q string) {
-	p.query, p.matches = q, nil
-	if q == "" {
-		p.refreshRows()
-		return
+// setFilter shows the messages that q selects (client/expr's grammar: text, or key=…,
+// property.NAME=…, …); a q that does not parse keeps the last filter and says where it is
+// wrong.
+func (p *Page) setFilter(q string) {
+	p.query = strings.TrimSpace(q)
+	e, err := expr.Parse(p.query, p.c.Clock.Now())
+	p.fltErr = nil
+	if err != nil {
+		errors.As(err, &p.fltErr)
+	} else {
+		p.flt = e
 	}
-	lq := strings.ToLower(q)
-	for i, m := range p.msgs {
-		hay := m.Key + " " + string(m.Payload)
-		for k, v := range m.Properties {
-			hay += " " + k + "=" + v
-		}
-		if strings.Contains(strings.ToLower(hay), lq) {
-			p.matches = append(p.matches, i)
-		}
-	}
+	cur := p.current()
 	p.refreshRows()
-	if len(p.matches) > 0 {
-		p.tbl.SetCursor(p.matches[0])
-		p.following = false
+	if cur != nil { // keep the cursor on the message it was on, when it is still shown
+		for row, i := range p.shown {
+			if p.msgs[i].ID == cur.ID {
+				p.tbl.SetCursor(row)
+			}
+		}
 	}
 }
 
-// jump moves to the next (dir 1) or previous (dir -1) search match, wrapping around.
+// filterShown recomputes which messages pass the filter.
+func (p *Page) filterShown() {
+	p.shown = p.shown[:0]
+	for i := range p.msgs {
+		m := &p.msgs[i]
+		subject := expr.Message{Key: m.Key, Properties: m.Properties, Payload: m.Payload, PublishTime: m.PublishTime, ProducerName: m.ProducerName}
+		if p.flt.Match(&subject) {
+			p.shown = append(p.shown, i)
+		}
+	}
+}
+
+// jump moves to the next (dir 1) or previous (dir -1) message shown, wrapping around: with a
+// filter, the next match.
 func (p *Page) jump(dir int) {
-	if len(p.matches) == 0 {
+	if len(p.shown) == 0 {
 		return
 	}
-	cur := p.tbl.Cursor()
-	next := p.matches[0]
-	if dir < 0 {
-		next = p.matches[len(p.matches)-1]
-	}
-	for i := range p.matches {
-		j := p.matches[i]
-		if dir < 0 {
-			j = p.matches[len(p.matches)-1-i]
-		}
-		if (dir > 0 && j > cur) || (dir < 0 && j < cur) {
-			next = j
-			break
-		}
-	}
-	p.tbl.SetCursor(next)
+	p.tbl.SetCursor((p.tbl.Cursor() + dir + len(p.shown)) % len(p.shown))
 	p.following = false
 	p.detailOff = 0
 }
 
 func (p *Page) current() *data.Message {
 	i := p.tbl.Cursor()
-	if i < 0 || i >= len(p.msgs) {
+	if i < 0 || i >= len(p.shown) || p.shown[i] >= len(p.msgs) {
 		return nil
 	}
-	return &p.msgs[i]
+	return &p.msgs[p.shown[i]]
 }
 
 func status(s string) tea.Cmd { return func() tea.Msg { return common.StatusMsg(s) } }

@@ -33,12 +33,10 @@ func (p *Page) SetSize(w, h int) {
 // refreshRows rebuilds the list's rows from the loaded messages.
 func (p *Page) refreshRows() {
 	st := p.c.Styles
-	match := map[int]bool{}
-	for _, i := range p.matches {
-		match[i] = true
-	}
-	rows := make([]table.Row, len(p.msgs))
-	for i, m := range p.msgs {
+	p.filterShown()
+	rows := make([]table.Row, len(p.shown))
+	for row, i := range p.shown {
+		m := p.msgs[i]
 		mark := " "
 		if p.marked[m.ID] {
 			mark = "●"
@@ -60,14 +58,14 @@ func (p *Page) refreshRows() {
 			published = m.PublishTime.In(time.UTC).Format("15:04:05")
 		}
 		prev := &st.Text
-		if match[i] {
+		if p.query != "" {
 			prev = &st.Match
 		}
 		rc := &st.Subtle
 		if ok {
 			rc = &st.Retry
 		}
-		rows[i] = table.Row{
+		rows[row] = table.Row{
 			Cells:  []string{mark, pos, published, m.Key, common.Bytes(int64(len(m.Payload))), redlv, recons, p.dec.preview(m.Payload)},
 			Styles: []*lipgloss.Style{&st.Marked, &st.Subtle, &st.Subtle, &st.Accent, &st.Subtle, &st.Subtle, rc, prev},
 		}
@@ -102,7 +100,15 @@ func (p *Page) View() string {
 	lines = append(lines, body)
 	bottom := ""
 	switch p.prompt {
-	case promptSearch, promptExport, promptFrom:
+	case promptFilter:
+		bottom = p.in.View()
+		if p.fltErr != nil { // the line above the prompt points down at the mistake
+			pad := strings.Repeat(" ", 1+common.Width(string([]rune(p.fltErr.Expr)[:min(p.fltErr.Col-1, len([]rune(p.fltErr.Expr)))])))
+			lines = append(lines[:1], common.Lines(lines[1], p.w, p.h-3))
+			bottom = st.Paint(&st.Error, common.Trunc(pad+"↓ "+p.fltErr.Msg, p.w)) + "\n" + bottom
+			return common.Lines(common.Lines(strings.Join(lines, "\n"), p.w, p.h-2)+"\n"+bottom, p.w, p.h)
+		}
+	case promptExport, promptFrom:
 		bottom = p.in.View()
 	default:
 		bottom = p.stateLine()
@@ -166,7 +172,7 @@ func (p *Page) stateLine() string {
 		parts = append(parts, fmt.Sprintf("%d marked", len(p.marked)))
 	}
 	if p.query != "" {
-		parts = append(parts, fmt.Sprintf("/%s: %d matches", p.query, len(p.matches)))
+		parts = append(parts, fmt.Sprintf("/%s: %d of %d shown", p.query, len(p.shown), len(p.msgs)))
 	}
 	return st.Subtle.Render(common.Trunc(strings.Join(parts, " · "), p.w))
 }
@@ -201,21 +207,24 @@ func (p *Page) detail() string {
 		kv("event time", when(m.EventTime)),
 		kv("redelivered", redlv) + st.Subtle.Render("  reconsumed ") + st.Retry.Render(recons),
 	}
+	// Every property on a line of its own (a reason is long), then the payload: the pane
+	// scrolls as a whole (tab to it, then ↑↓).
 	if len(m.Properties) > 0 {
-		var props []string
-		for _, k := range slices.Sorted(maps.Keys(m.Properties)) {
-			props = append(props, st.Accent.Render(k)+"="+m.Properties[k])
+		lines = append(lines, st.ColHeader.Render(fmt.Sprintf("properties · %d", len(m.Properties))))
+		width := 0
+		for k := range m.Properties {
+			width = max(width, common.Width(k))
 		}
-		lines = append(lines, kv("properties", strings.Join(props, " ")))
+		width = min(width, 28)
+		for _, k := range slices.Sorted(maps.Keys(m.Properties)) {
+			lines = append(lines, " "+st.Accent.Render(common.Pad(common.Trunc(k, width), width, false))+" "+st.Text.Render(m.Properties[k]))
+		}
 	}
 	text, form := p.dec.decode(m.Payload, p.mode)
 	lines = append(lines, st.ColHeader.Render(fmt.Sprintf("payload · %s · %s", form, common.Bytes(int64(len(m.Payload))))))
-	payload := strings.Split(text, "\n")
-	off := min(p.detailOff, max(0, len(payload)-1))
-	for _, l := range payload[off:] {
-		lines = append(lines, st.Text.Render(l))
-	}
-	return strings.Join(lines, "\n")
+	lines = append(lines, strings.Split(text, "\n")...)
+	off := min(p.detailOff, max(0, len(lines)-1))
+	return strings.Join(lines[off:], "\n")
 }
 
 func orDash(s string) string {
