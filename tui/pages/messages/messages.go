@@ -107,10 +107,10 @@ type Page struct {
 	focus            int
 	prompt           int
 	in               input.Model
-	query            string             // the filter typed after /
-	flt              *expr.Expr         // …parsed: what the list shows
-	fltErr           *expr.SyntaxError  // the filter being typed does not parse
-	shown            []int              // indexes into msgs that pass the filter
+	query            string            // the filter typed after /
+	flt              *expr.Expr        // …parsed: what the list shows
+	fltErr           *expr.SyntaxError // the filter being typed does not parse
+	shown            []int             // indexes into msgs that pass the filter
 	loading          bool
 	w, h             int
 }
