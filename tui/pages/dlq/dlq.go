@@ -71,6 +71,8 @@ type Page struct {
 	marked  map[string]bool
 	filter  string     // the search expression in effect ("" none)
 	expr    *expr.Expr // …parsed
+	local   *expr.Expr // the expression being typed after /, applied to the letters loaded
+	shown   []int      // indexes into list.msgs that pass local (all without it)
 	prompt  int
 	confirm *confirmation // the question promptConfirm asks (actions.go)
 	in      input.Model
@@ -342,8 +344,8 @@ func (p *Page) key(msg tea.KeyPressMsg) tea.Cmd {
 			p.setRows()
 		}
 	case key.Matches(msg, keyMarkAll):
-		for _, d := range p.list.msgs {
-			p.marked[d.ID] = true
+		for _, i := range p.shown {
+			p.marked[p.list.msgs[i].ID] = true
 		}
 		p.setRows()
 	case key.Matches(msg, keyResend):
@@ -500,9 +502,9 @@ func (p *Page) setState(m StateMsg) {
 
 // current is the dead letter under the cursor.
 func (p *Page) current() *data.DeadLetter {
-	i := p.tbl.Cursor()
-	if i < 0 || i >= len(p.list.msgs) {
+	row := p.tbl.Cursor()
+	if row < 0 || row >= len(p.shown) {
 		return nil
 	}
-	return &p.list.msgs[i]
+	return &p.list.msgs[p.shown[row]]
 }

@@ -7,6 +7,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 
+	"github.com/letterbox-dev/letterbox/client/expr"
 	"github.com/letterbox-dev/letterbox/tui/common"
 	"github.com/letterbox-dev/letterbox/tui/components/table"
 	"github.com/letterbox-dev/letterbox/tui/data"
@@ -201,13 +202,21 @@ func (p *Page) resultCount() int {
 	return len(p.scan.result.Matches)
 }
 
+// setRows lists the letters loaded that the expression being typed selects (all without one).
 func (p *Page) setRows() {
 	st := p.c.Styles
 	now := p.c.Clock.Now()
 	msgs := p.list.msgs
+	p.shown = p.shown[:0]
+	for i := range msgs {
+		if p.local == nil || p.local.Match(letterSubject(&msgs[i])) {
+			p.shown = append(p.shown, i)
+		}
+	}
+	shown := p.shown
 	ns := data.ParseTopic(p.topic).NS()
-	p.tbl.SetRowFunc(len(msgs), func(i int) table.Row {
-		d := msgs[i]
+	p.tbl.SetRowFunc(len(shown), func(row int) table.Row {
+		d := msgs[shown[row]]
 		mark := ""
 		if p.marked[d.ID] {
 			mark = "●"
@@ -219,6 +228,11 @@ func (p *Page) setRows() {
 		return table.Row{Cells: []string{mark, common.Age(now, d.PublishTime), d.Key, origin, or(d.OriginID, "-"), rcn(d.Reconsumes), or(d.Reason, "-")},
 			Styles: []*lipgloss.Style{&st.Marked, &st.Subtle, nil, nil, &st.Subtle, &st.Retry, &st.DLQ}}
 	})
+}
+
+// letterSubject is what an expression is matched against.
+func letterSubject(d *data.DeadLetter) *expr.Message {
+	return &expr.Message{Key: d.Key, Properties: d.Properties, Payload: d.Payload, PublishTime: d.PublishTime, ProducerName: d.ProducerName}
 }
 
 func or(v, none string) string {

@@ -212,8 +212,8 @@ func (p *Page) promptKey(msg tea.KeyPressMsg) tea.Cmd {
 			p.closePrompt()
 			return status("not confirmed: nothing done")
 		}
-		p.prompt = promptNone
-		p.in.Blur()
+		p.closePrompt()
+		p.filterLoaded(nil)
 		return nil
 	case "enter":
 		v := strings.TrimSpace(p.in.Value())
@@ -223,6 +223,7 @@ func (p *Page) promptKey(msg tea.KeyPressMsg) tea.Cmd {
 				return nil // the error is on screen; the prompt stays
 			}
 			p.closePrompt()
+			p.filterLoaded(nil)
 			if v == "" {
 				return p.back()
 			}
@@ -271,11 +272,39 @@ func (p *Page) closePrompt() {
 	p.in.Blur()
 }
 
-// checkPrompt parses what is typed, so that an error shows as it is made.
+// checkPrompt parses what is typed, so that an error shows as it is made; what parses
+// filters the letters loaded at once (enter searches the whole DLQ). What does not keeps the
+// last filter that did.
 func (p *Page) checkPrompt() {
 	p.inErr = nil
-	if _, err := expr.Parse(p.in.Value(), p.c.Clock.Now()); err != nil {
+	e, err := expr.Parse(p.in.Value(), p.c.Clock.Now())
+	if err != nil {
 		errors.As(err, &p.inErr)
+		return
+	}
+	if e.Empty() {
+		e = nil
+	}
+	p.filterLoaded(e)
+}
+
+// filterLoaded shows the letters loaded that e selects (nil: all), keeping the cursor on the
+// letter it was on while that is still shown.
+func (p *Page) filterLoaded(e *expr.Expr) {
+	if p.indexMode || (e == nil && p.local == nil) {
+		return
+	}
+	cur := p.current()
+	p.local = e
+	p.setRows()
+	if cur == nil {
+		return
+	}
+	p.tbl.Top()
+	for row, i := range p.shown {
+		if p.list.msgs[i].ID == cur.ID {
+			p.tbl.SetCursor(row)
+		}
 	}
 }
 

@@ -75,6 +75,9 @@ func (p *Page) View() string {
 	case len(p.list.msgs) == 0 && !p.loading:
 		lines = append(lines, st.Subtle.Render(p.emptyText()))
 		lines = append(lines, make([]string, max(0, p.h-len(lines)-p.historyLines()))...)
+	case len(p.shown) == 0 && p.local != nil:
+		lines = append(lines, st.Subtle.Render(common.Trunc(fmt.Sprintf("none of the %d letters shown matches: enter searches the whole DLQ", len(p.list.msgs)), p.w)))
+		lines = append(lines, make([]string, max(0, p.h-len(lines)-p.historyLines()))...)
 	default:
 		lines = append(lines, p.tbl.View())
 		lines = append(lines, p.detailView()...)
@@ -141,8 +144,10 @@ func (p *Page) promptProblem() string {
 		return st.Paint(&st.Error, common.Trunc(pad+"^ "+p.inErr.Msg, p.w))
 	case p.inMsg != "":
 		return st.Paint(&st.Error, common.Trunc(p.inMsg, p.w))
+	case p.prompt == promptFilter && p.local != nil:
+		return st.Paint(&st.Subtle, common.Trunc(fmt.Sprintf("%d of the %d letters shown match · enter searches the whole DLQ · esc cancels", len(p.shown), len(p.list.msgs)), p.w))
 	case p.prompt == promptFilter:
-		return st.Paint(&st.Subtle, common.Trunc("enter searches the whole DLQ · conditions join with and · esc cancels", p.w))
+		return st.Paint(&st.Subtle, common.Trunc("filters the letters shown as you type · enter searches the whole DLQ · conditions join with and · esc cancels", p.w))
 	case p.prompt == promptFrom:
 		return st.Paint(&st.Subtle, common.Trunc("enter reads the DLQ from there, without consuming · esc cancels", p.w))
 	}
