@@ -44,6 +44,12 @@ type App struct {
 	helpOpen    bool
 	status      string
 	statusErr   bool
+	// errHeld: the error on the status line has not been seen to by a key yet, so news from
+	// the background (a refresh's status) does not replace it.
+	errHeld bool
+	// freshAt is when each page last received data from the cluster: the header says how old
+	// what is on screen is once that is more than two refreshes ago.
+	freshAt map[common.Page]time.Time
 	conn        connState
 	refresh     time.Duration
 	spin        int
@@ -83,7 +89,7 @@ func (a *App) askQuit() tea.Cmd {
 
 // NewApp builds the app on c, starting on the topics screen of namespace ns ("" = all).
 func NewApp(c *common.Common, ns string, refresh time.Duration) *App {
-	a := &App{c: c, refresh: refresh}
+	a := &App{c: c, refresh: refresh, freshAt: map[common.Page]time.Time{}}
 	a.root = topics.New(c, ns)
 	a.stack = []common.Page{a.root}
 	a.palette = palette.New(c, commands)
@@ -174,16 +180,20 @@ func (a *App) update(msg tea.Msg) tea.Cmd {
 		return a.push(msg)
 	case common.BackMsg:
 		a.pop()
-		return nil
+		// The screen returned to shows what it read when it was left: read it again now.
+		return a.toActive(common.RefreshMsg{})
 	case common.QuitMsg:
 		return a.quit()
 	case resolvedMsg:
 		return msg.then(msg.topic)
 	case common.StatusMsg:
+		if a.statusErr && a.errHeld {
+			return nil // the error stays until the user acts
+		}
 		a.status, a.statusErr = string(msg), false
 		return nil
 	case common.ErrorMsg:
-		a.status, a.statusErr = msg.Error(), true
+		a.status, a.statusErr, a.errHeld = msg.Error(), true, true
 		if msg.Network() {
 			a.conn = connDown
 		}
@@ -195,9 +205,11 @@ func (a *App) update(msg tea.Msg) tea.Cmd {
 	}
 	if _, ok := msg.(common.FreshMsg); ok {
 		if a.conn == connDown && a.statusErr {
-			a.status, a.statusErr = "reconnected", false
+			a.status, a.statusErr = "reconnected", false // the condition cleared
 		}
 		a.conn = connUp
+		// Only the screen on top reloads, so what just arrived is its.
+		a.freshAt[a.active()] = a.c.Clock.Now()
 	}
 	_ = k
 	return a.toAll(msg)
@@ -205,6 +217,7 @@ func (a *App) update(msg tea.Msg) tea.Cmd {
 
 func (a *App) key(msg tea.KeyPressMsg) tea.Cmd {
 	k := a.c.Keys
+	a.errHeld = false
 	if key.Matches(msg, k.ForceQuit) {
 		return a.quit()
 	}
@@ -308,6 +321,7 @@ func (a *App) pop() {
 		return
 	}
 	a.active().Close()
+	delete(a.freshAt, a.active())
 	a.stack = a.stack[:len(a.stack)-1]
 }
 

@@ -24,6 +24,10 @@ func (a *App) header() string {
 	default:
 		state = st.Subtle.Render("○ connecting")
 	}
+	if at, ok := a.freshAt[a.active()]; ok && a.refresh > 0 && a.c.Clock.Now().Sub(at) > 2*a.refresh {
+		// What is on screen missed two refreshes: say how old it is.
+		state = st.Warn.Render("as of "+at.Format("15:04:05")) + " " + state
+	}
 	right := st.Subtle.Render(a.c.Source.Endpoint()) + " " + state
 	if a.active().Busy() {
 		right = st.Accent.Render(spinFrames[a.spin%len(spinFrames)]) + " " + right
