@@ -49,13 +49,13 @@ type App struct {
 	errHeld bool
 	// freshAt is when each page last received data from the cluster: the header says how old
 	// what is on screen is once that is more than two refreshes ago.
-	freshAt map[common.Page]time.Time
-	conn        connState
-	refresh     time.Duration
-	spin        int
-	spinning    bool
-	quitting    bool
-	ctxs        contextState // contexts.go
+	freshAt  map[common.Page]time.Time
+	conn     connState
+	refresh  time.Duration
+	spin     int
+	spinning bool
+	quitting bool
+	ctxs     contextState // contexts.go
 	// readOnlyFlag is the session's own read-only reason (--readonly), which a context switch
 	// keeps; a context's readonly setting holds only while on it.
 	readOnlyFlag string
