@@ -64,6 +64,8 @@ type App struct {
 	// otherClients counts the embedded broker's clients other than the TUI (nil: letterbox
 	// runs no broker of its own).
 	otherClients func() int
+	// names are the topics and subscriptions the palette completes (completions.go).
+	names names
 }
 
 // question is asked on the status line: y does yes, n or esc nothing.
@@ -186,6 +188,9 @@ func (a *App) update(msg tea.Msg) tea.Cmd {
 		return a.quit()
 	case resolvedMsg:
 		return msg.then(msg.topic)
+	case namesMsg, subsMsg:
+		a.namesRead(msg)
+		return nil
 	case common.StatusMsg:
 		if a.statusErr && a.errHeld {
 			return nil // the error stays until the user acts
@@ -224,7 +229,7 @@ func (a *App) key(msg tea.KeyPressMsg) tea.Cmd {
 	if a.paletteOpen {
 		var cmd tea.Cmd
 		a.palette, cmd = a.palette.Update(msg)
-		return cmd
+		return tea.Batch(cmd, a.paletteTyped())
 	}
 	if q := a.question; q != nil {
 		switch msg.String() {
@@ -252,9 +257,7 @@ func (a *App) key(msg tea.KeyPressMsg) tea.Cmd {
 		a.helpOpen = true
 		return nil
 	case key.Matches(msg, k.Palette):
-		a.paletteOpen = true
-		a.palette.Open(a.completions())
-		return nil
+		return a.openPalette()
 	case key.Matches(msg, k.Refresh):
 		a.status = ""
 		return a.toActive(common.RefreshMsg{Forced: true})

@@ -38,31 +38,6 @@ var commands = []palette.Command{
 	{Name: "q", Desc: "quit"},
 }
 
-// completions are whole lines the palette completes with tab.
-func (a *App) completions() []string {
-	var out []string
-	for _, c := range commands {
-		out = append(out, c.Name)
-	}
-	for _, t := range themes.Names(a.c.UserThemes) {
-		out = append(out, "theme "+t)
-	}
-	out = append(out, a.contextCompletions()...)
-	if a.root != nil {
-		for _, ns := range a.root.Namespaces() {
-			out = append(out, "ns "+ns)
-		}
-		if t := a.root.Selected(); t != "" {
-			short := data.ShortName(t, "")
-			out = append(out, "topic "+short, "tail "+short, "produce "+short, "flow "+short)
-			if a.root.SelectedKind() == data.KindDLQ {
-				out = append(out, "dlq "+short, "replay "+short)
-			}
-		}
-	}
-	return out
-}
-
 // run executes one palette line. A command may be shortened to any prefix that names only it
 // (:d is :dlq); topic names may be short (orders), resolved among the topics that exist.
 func (a *App) run(line string) tea.Cmd {

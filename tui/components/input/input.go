@@ -6,6 +6,7 @@ package input
 import (
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/letterbox-dev/letterbox/tui/common"
 )
@@ -14,6 +15,7 @@ import (
 type Model struct {
 	c  *common.Common
 	ti textinput.Model
+	w  int // the line's width, prompt included (0: unbounded)
 }
 
 // New returns a blurred prompt showing prompt before the text.
@@ -51,7 +53,7 @@ func (m *Model) Blur()                     { m.ti.Blur() }
 func (m Model) Focused() bool              { return m.ti.Focused() }
 func (m Model) Value() string              { return m.ti.Value() }
 func (m *Model) SetValue(v string)         { m.ti.SetValue(v); m.ti.CursorEnd() }
-func (m *Model) SetWidth(w int)            { m.ti.SetWidth(max(1, w-len([]rune(m.ti.Prompt))-1)) }
+func (m *Model) SetWidth(w int)            { m.w = w; m.ti.SetWidth(max(1, w-len([]rune(m.ti.Prompt))-1)) }
 func (m *Model) SetSuggestions(s []string) { m.ti.ShowSuggestions = len(s) > 0; m.ti.SetSuggestions(s) }
 
 // Update hands msg to the text input.
@@ -61,4 +63,11 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	return m, cmd
 }
 
-func (m Model) View() string { return m.ti.View() }
+// View is the line, cut to its width: the text input pads to its width without counting a
+// suggestion's grey completion, which would push the line over.
+func (m Model) View() string {
+	if m.w <= 0 {
+		return m.ti.View()
+	}
+	return ansi.Truncate(m.ti.View(), m.w, "")
+}

@@ -28,8 +28,9 @@ type Command struct {
 type Model struct {
 	c     *common.Common
 	in    input.Model
-	cmds  []Command
-	width int
+	cmds        []Command
+	completions []string
+	width       int
 }
 
 // New returns a closed palette knowing cmds; extra are completions beyond the command names
@@ -42,9 +43,18 @@ func New(c *common.Common, cmds []Command) Model {
 func (m *Model) Open(completions []string) {
 	m.in.Restyle()
 	m.in.SetValue("")
-	m.in.SetSuggestions(completions)
+	m.SetCompletions(completions)
 	m.in.Focus()
 }
+
+// SetCompletions replaces the whole lines tab completes, keeping what is typed.
+func (m *Model) SetCompletions(completions []string) {
+	m.completions = completions
+	m.in.SetSuggestions(completions)
+}
+
+// Value is the line typed so far.
+func (m Model) Value() string { return m.in.Value() }
 
 func (m *Model) SetWidth(w int) { m.width = w; m.in.SetWidth(w - 2) }
 
@@ -66,9 +76,14 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	return m, cmd
 }
 
-// Hints are the commands matching what is typed so far, for the line above the prompt.
+// Hints are the commands matching what is typed so far, for the line above the prompt; once
+// a command is typed, the names that complete its arguments.
 func (m Model) Hints() string {
-	typed := strings.Fields(m.in.Value())
+	v := m.in.Value()
+	typed := strings.Fields(v)
+	if args := m.argHints(v); args != "" {
+		return args
+	}
 	var parts []string
 	for _, c := range m.cmds {
 		if len(typed) > 0 && !strings.HasPrefix(c.Name, typed[0]) {
@@ -91,3 +106,34 @@ func (m Model) Hints() string {
 }
 
 func (m Model) View() string { return common.Pad(m.in.View(), m.width, false) }
+
+// argHints lists the completions of what is typed past the command (the word being typed), or
+// "" when none: "orders  orders-DLQ  orders-RETRY" after ":topic ord".
+func (m Model) argHints(v string) string {
+	i := strings.IndexByte(v, ' ')
+	if i < 0 {
+		return ""
+	}
+	// The words typed in full stay; the hint is the word being typed, completed.
+	done := v[:strings.LastIndexByte(v, ' ')+1]
+	var words []string
+	seen := map[string]bool{}
+	for _, c := range m.completions {
+		if len(c) <= len(v) || !strings.HasPrefix(c, v) {
+			continue
+		}
+		w, _, _ := strings.Cut(c[len(done):], " ")
+		if w != "" && !seen[w] {
+			seen[w] = true
+			words = append(words, w)
+		}
+	}
+	if len(words) == 0 {
+		return ""
+	}
+	var parts []string
+	for _, w := range words {
+		parts = append(parts, m.c.Styles.Key.Render(w))
+	}
+	return common.Trunc(m.c.Styles.Subtle.Render("tab completes: ")+strings.Join(parts, "  "), m.width)
+}

@@ -1,0 +1,49 @@
+package tui
+
+import (
+	"github.com/letterbox-dev/letterbox/tui/data"
+	"strings"
+	"testing"
+)
+
+// The palette completes topic names from the cluster, and a command's subscriptions once its
+// topic is typed; the line above the prompt lists what tab would complete.
+func TestPaletteCompletesNames(t *testing.T) {
+	h := newHarness(t, 160, 48, "")
+	h.keys(":", "text:topic ord")
+	if s := h.plain(); !strings.Contains(s, "tab completes:") || !strings.Contains(s, "orders-billing-DLQ") {
+		t.Fatalf("no topic names offered after :topic ord:\n%s", s)
+	}
+	h.keys("esc", ":", "text:dlq orders-billing-DLQ ")
+	if s := h.plain(); !strings.Contains(s, "billing-replay") {
+		t.Fatalf("the DLQ's subscription is not offered:\n%s", s)
+	}
+	h.keys("tab", "enter")
+	if s := h.plain(); !strings.Contains(s, "via billing-replay") {
+		t.Fatalf("tab did not complete the subscription, or :dlq did not open it:\n%s", s)
+	}
+}
+
+func TestShortestNames(t *testing.T) {
+	got := shortestNames(rowsNamed("persistent://public/a/orders", "persistent://public/b/orders",
+		"persistent://public/a/payments", "non-persistent://public/a/pings"))
+	want := map[string]string{
+		"persistent://public/a/orders":    "public/a/orders",
+		"persistent://public/b/orders":    "public/b/orders",
+		"persistent://public/a/payments":  "payments",
+		"non-persistent://public/a/pings": "non-persistent://public/a/pings",
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("shortest name of %s = %q, want %q", k, got[k], v)
+		}
+	}
+}
+
+func rowsNamed(names ...string) []data.TopicRow {
+	var rows []data.TopicRow
+	for _, n := range names {
+		rows = append(rows, data.TopicRow{Name: n})
+	}
+	return rows
+}
