@@ -26,8 +26,8 @@ type Command struct {
 
 // Model is the palette.
 type Model struct {
-	c     *common.Common
-	in    input.Model
+	c           *common.Common
+	in          input.Model
 	cmds        []Command
 	completions []string
 	width       int
