@@ -40,6 +40,9 @@ type Options struct {
 	Clock common.Clock
 	// ExportDir is where message exports go; "" means the working directory.
 	ExportDir string
+	// DataDir is the embedded broker's data directory, when letterbox runs one: exports are
+	// never written inside it.
+	DataDir string
 	// Warnf receives problems worth logging that do not stop the TUI (a broken user theme).
 	// While the TUI owns the terminal nothing may be printed; pass a logger. nil drops them.
 	Warnf func(format string, args ...any)
@@ -99,7 +102,7 @@ func New(ctx context.Context, opts Options) (*App, error) {
 	}
 	c := &common.Common{
 		Ctx: ctx, Styles: common.NewStyles(theme), Keys: keymap.Default(), Clock: clock,
-		Source: opts.Source, Timeout: opts.Timeout, UserThemes: user, ExportDir: opts.ExportDir,
+		Source: opts.Source, Timeout: opts.Timeout, UserThemes: user, ExportDir: opts.ExportDir, DataDir: opts.DataDir,
 		ReadOnly: opts.ReadOnly, Getenv: getenv,
 	}
 	app := NewApp(c, opts.Namespace, opts.Refresh)

@@ -18,6 +18,10 @@
 //	colour = "red"
 //	readonly = true
 //
+// export_dir (a top-level key, before the first [[context]]) is where the TUI's exports go
+// when their name is relative: the working directory when unset. It must be absolute (or
+// start with ~/).
+//
 // readonly = true makes a context read-only: the command line refuses every action that
 // changes the cluster on it (replay, dlq discard, purge, resend and subscribe) before it
 // connects, as --readonly does, and no flag lifts it (a writable twin of the context, under
@@ -34,6 +38,7 @@
 package config
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -108,6 +113,9 @@ type Config struct {
 	// Current is the context the file marks current ("" for none). letterbox only checks it.
 	Current  string
 	Contexts []Context
+	// ExportDir is export_dir, with ~ expanded: where the TUI writes exports ("" for the
+	// working directory).
+	ExportDir string
 	// Warnings are problems that do not stop letterbox (a file others may read that holds a
 	// token), for the user to see.
 	Warnings []string
@@ -196,8 +204,9 @@ func LoadFile(path string, getenv func(string) string) (*Config, error) {
 
 // file is the TOML layout.
 type file struct {
-	Current string        `toml:"current"`
-	Context []fileContext `toml:"context"`
+	Current   string        `toml:"current"`
+	ExportDir string        `toml:"export_dir"`
+	Context   []fileContext `toml:"context"`
 }
 
 type fileContext struct {
@@ -238,6 +247,15 @@ func Parse(name string, b []byte, getenv func(string) string) (*Config, error) {
 		return nil, fmt.Errorf("%s: unknown key %q", where, k.String())
 	}
 	cfg := &Config{Path: name, Current: strings.TrimSpace(f.Current)}
+	if d := strings.TrimSpace(f.ExportDir); d != "" {
+		where := cmp.Or(lines.topKey("export_dir"), name)
+		if cfg.ExportDir, err = expand(d, getenv); err != nil {
+			return nil, fmt.Errorf("%s: export_dir %v", where, err)
+		}
+		if !filepath.IsAbs(cfg.ExportDir) {
+			return nil, fmt.Errorf("%s: export_dir %q: want an absolute path (or ~/…): a relative one would change with the directory letterbox starts in", where, d)
+		}
+	}
 	seen := map[string]string{}
 	for i, fc := range f.Context {
 		pos, keyPos := lines.context(i)

@@ -248,3 +248,22 @@ func TestLoad(t *testing.T) {
 		t.Errorf("broken file: %v", err)
 	}
 }
+
+func TestExportDir(t *testing.T) {
+	t.Parallel()
+	home := env(map[string]string{"HOME": "/home/u"})
+	cfg, err := Parse("c.toml", []byte("export_dir = \"~/dlq-exports\"\n"), home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := filepath.Join("/home/u", "dlq-exports"); cfg.ExportDir != want {
+		t.Errorf("export_dir = %q, want %q", cfg.ExportDir, want)
+	}
+	if cfg, _ := Parse("c.toml", []byte(example), home); cfg.ExportDir != "" {
+		t.Errorf("export_dir unset reads as %q", cfg.ExportDir)
+	}
+	_, err = Parse("c.toml", []byte("current = \"\"\nexport_dir = \"exports\"\n"), home)
+	if err == nil || !strings.Contains(err.Error(), "c.toml:2: export_dir \"exports\": want an absolute path") {
+		t.Errorf("a relative export_dir: %v", err)
+	}
+}

@@ -32,6 +32,9 @@ type Common struct {
 	UserThemes []themes.Theme
 	// ExportDir is where exports are written ("" = the working directory).
 	ExportDir string
+	// DataDir is the embedded broker's data directory ("" when letterbox runs none): no
+	// export is written inside it.
+	DataDir string
 	// ReadOnly, when set, says why the TUI may not change anything ("read-only (context
 	// prod)"): every action answers with it instead of acting, and the header shows it.
 	ReadOnly string

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -70,11 +71,14 @@ func compact(b []byte) []byte {
 	return out
 }
 
-// export writes msgs to path (relative to dir) in a command.
-func export(dir, path string, msgs []data.Message) tea.Cmd {
+// export writes msgs to path (relative to dir, else to the working directory) in a command.
+// It never writes inside noDir, the embedded broker's data: a file there would be taken for
+// the broker's own, or break it.
+func export(dir, noDir, path string, msgs []data.Message) tea.Cmd {
 	return func() tea.Msg {
-		if !filepath.IsAbs(path) && dir != "" {
-			path = filepath.Join(dir, path)
+		path, err := exportPath(dir, noDir, path)
+		if err != nil {
+			return common.ErrorMsg{What: "export", Err: err}
 		}
 		var buf []byte
 		for _, m := range msgs {
@@ -89,6 +93,49 @@ func export(dir, path string, msgs []data.Message) tea.Cmd {
 		}
 		return ExportedMsg{Path: path, N: len(msgs)}
 	}
+}
+
+// exportPath is where an export named path goes, absolute.
+func exportPath(dir, noDir, path string) (string, error) {
+	if path = expandHome(path); !filepath.IsAbs(path) && dir != "" {
+		path = filepath.Join(dir, path)
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", err
+	}
+	if noDir != "" {
+		if d, err := filepath.Abs(noDir); err == nil && within(d, abs) {
+			return "", fmt.Errorf("refused: inside the embedded broker's data directory (%s): give another path; export_dir in config.toml sets where exports go", d)
+		}
+	}
+	return abs, nil
+}
+
+// within reports whether path is dir or below it, symbolic links resolved where they exist.
+func within(dir, path string) bool {
+	resolve := func(p string) string {
+		// The file does not exist yet: resolve its directory.
+		if r, err := filepath.EvalSymlinks(filepath.Dir(p)); err == nil {
+			return filepath.Join(r, filepath.Base(p))
+		}
+		return p
+	}
+	if r, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = r
+	}
+	rel, err := filepath.Rel(dir, resolve(path))
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+// expandHome replaces a leading ~/ with the home directory, as a shell would.
+func expandHome(p string) string {
+	if rest, ok := strings.CutPrefix(p, "~/"); ok {
+		if home, err := os.UserHomeDir(); err == nil {
+			return filepath.Join(home, rest)
+		}
+	}
+	return p
 }
 
 // defaultExportName is the file name the export prompt proposes.

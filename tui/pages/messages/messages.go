@@ -290,7 +290,7 @@ func (p *Page) Update(msg tea.Msg) (common.Page, tea.Cmd) {
 		return p, waitTail(p.topic, msg.ch)
 	case ExportedMsg:
 		return p, func() tea.Msg {
-			return common.StatusMsg("exported " + itoa(msg.N) + " messages to " + msg.Path)
+			return common.StatusMsg("exported " + common.Plural(msg.N, "message") + " to " + msg.Path)
 		}
 	case common.ErrorMsg:
 		p.loading = false
@@ -410,6 +410,9 @@ func (p *Page) key(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		p.prompt = promptExport
 		p.in = input.New(p.c, "export to: ", "")
+		if d := p.c.ExportDir; d != "" {
+			p.in.SetPrompt("export to ("+d+"): ", "")
+		}
 		p.in.SetWidth(p.w - 2)
 		p.in.SetValue(defaultExportName(p.topic, p.c.Clock.Now()))
 		p.in.Focus()
@@ -489,7 +492,7 @@ func (p *Page) updatePrompt(msg tea.KeyPressMsg) tea.Cmd {
 		if v == "" {
 			return status("export cancelled: no file name")
 		}
-		return export(p.c.ExportDir, v, p.selection())
+		return export(p.c.ExportDir, p.c.DataDir, v, p.selection())
 	}
 	var cmd tea.Cmd
 	p.in, cmd = p.in.Update(msg)
