@@ -239,7 +239,9 @@ func newPage(c *common.Common, m common.NavigateMsg) common.Page {
 		return topic.New(c, m.Topic)
 	case common.PageMessages:
 		if from, ok := m.Extra.(data.From); ok {
-			return messages.NewAt(c, m.Topic, from)
+			p := messages.NewAt(c, m.Topic, from)
+			p.SetFilter(m.Filter)
+			return p
 		}
 		return messages.New(c, m.Topic, m.Sub)
 	case common.PageProduce:

@@ -196,6 +196,9 @@ type NavigateMsg struct {
 	Page  PageID
 	Topic string // full topic name, for topic/messages/produce
 	Sub   string // subscription, for messages (peek); "" tails
+	// Filter is the expression the messages screen starts filtered by (a DLQ search that
+	// opened one of its letters).
+	Filter string
 	// Extra carries what a page needs beyond a topic and a subscription (a replay's
 	// selection, data.ReplayRequest).
 	Extra any

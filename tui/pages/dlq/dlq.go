@@ -410,7 +410,7 @@ func (p *Page) open(d *data.DeadLetter) tea.Cmd {
 	if err != nil {
 		return status("cannot open " + d.ID + ": " + err.Error())
 	}
-	return common.Navigate(common.NavigateMsg{Page: common.PageMessages, Topic: p.topic,
+	return common.Navigate(common.NavigateMsg{Page: common.PageMessages, Topic: p.topic, Filter: p.filter,
 		Extra: data.From{ID: pos.MessageID(), HasID: true}})
 }
 

@@ -513,6 +513,9 @@ func (p *Page) selection() []data.Message {
 	return out
 }
 
+// SetFilter starts the screen filtered by q (see setFilter).
+func (p *Page) SetFilter(q string) { p.setFilter(q) }
+
 // setFilter shows the messages that q selects (client/expr's grammar: text, or key=…,
 // property.NAME=…, …); a q that does not parse keeps the last filter and says where it is
 // wrong.
