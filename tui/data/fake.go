@@ -244,6 +244,9 @@ func NewFake() *Fake {
 			Payload:     fmt.Appendf(nil, `{"id":"o-%d","amount":9.99,"currency":"XTS"}`, 990+i),
 		})
 	}
+	// A letter replayed twice that died again.
+	dead[1].Properties["REPLAY_COUNT"] = "2"
+	dead[1].Properties["REPLAYED_FROM"] = dlq
 	f.Messages[dlq] = dead
 	f.TailMsgs = []Message{{ID: "12:99:-1", Topic: orders, Key: "order-2001", PublishTime: FakeEpoch,
 		Properties: map[string]string{}, Payload: []byte(`{"id":"o-2001","amount":5,"currency":"EUR"}`),

@@ -4,6 +4,7 @@
 package table
 
 import (
+	"slices"
 	"strings"
 
 	"charm.land/lipgloss/v2"
@@ -22,6 +23,9 @@ type Column struct {
 	Flex      bool
 	Min       int
 	Droppable bool
+	// Max, on the flex column, caps its width (its content's widest, set by the page): a
+	// wide terminal leaves the room after the last column rather than inside a name.
+	Max int
 }
 
 // Row is one row: plain cells, and optionally a style per cell (cells past len(Styles) take
@@ -60,6 +64,16 @@ func (m Model) Len() int               { return m.n }
 func (m Model) Width() int             { return m.width }
 func (m Model) Height() int            { return m.height }
 func (m *Model) SetColumns(c []Column) { m.cols = c }
+
+// SetFlexMax caps the flex column at w cells (0: no cap); see Column.Max.
+func (m *Model) SetFlexMax(w int) {
+	m.cols = slices.Clone(m.cols)
+	for i := range m.cols {
+		if m.cols[i].Flex {
+			m.cols[i].Max = w
+		}
+	}
+}
 
 // SetRows replaces the rows, keeping the cursor where it was (clamped).
 func (m *Model) SetRows(rows []Row) {
@@ -140,6 +154,9 @@ func (m Model) layout() ([]int, []int) {
 				w := c.Width
 				if c.Flex {
 					w = max(1, rest)
+					if c.Max > 0 {
+						w = max(1, min(w, max(c.Max, c.Min, ansi.StringWidth(c.Title))))
+					}
 				}
 				idx, ws = append(idx, i), append(ws, w)
 			}

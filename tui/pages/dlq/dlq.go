@@ -98,7 +98,7 @@ func New(c *common.Common, topic, sub string) *Page {
 	if p.indexMode {
 		p.tbl.SetColumns(indexColumns)
 	} else {
-		p.tbl.SetColumns(letterColumns)
+		p.tbl.SetColumns(letterColumns(0, nil, ""))
 	}
 	return p
 }

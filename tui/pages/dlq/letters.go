@@ -3,6 +3,8 @@ package dlq
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
@@ -60,14 +62,62 @@ type BrowsedMsg struct {
 	Page  *data.BrowsePage
 }
 
-var letterColumns = []table.Column{
-	{Title: " ", Width: 1},
-	{Title: "AGE", Width: 4, Right: true},
-	{Title: "KEY", Width: 12, Droppable: true},
-	{Title: "ORIGIN", Width: 14},
-	{Title: "ORIGINAL ID", Width: 11, Droppable: true},
-	{Title: "RCN", Width: 3, Right: true},
-	{Title: "REASON", Flex: true, Min: 14},
+// Columns of the letters table. The narrow ones come first; the wide ones show only on a
+// terminal wide enough to give them room.
+const (
+	colMark = iota
+	colAge
+	colKey
+	colOrigin
+	colOriginID
+	colRCN
+	colReplayed
+	colPublished // from wideFrom
+	colProducer  // from widerFrom
+	colSize      // from widerFrom
+	colReason
+	colPayload // from widerFrom
+)
+
+// The widths from which the letters table shows the publish time, then the producer, the
+// size and the first line of the payload.
+const (
+	wideFrom  = 140
+	widerFrom = 200
+)
+
+// letterColumns are the table's columns at width w, those holding names and reasons sized to
+// the letters shown (between a minimum and a cap).
+func letterColumns(w int, msgs []data.DeadLetter, ns string) []table.Column {
+	key, origin, producer, reason := 3, 6, 8, 6
+	for i := range msgs {
+		d := &msgs[i]
+		key = max(key, common.Width(d.Key))
+		origin = max(origin, common.Width(data.ShortName(d.Origin, ns)))
+		producer = max(producer, common.Width(d.ProducerName))
+		reason = max(reason, common.Width(or(d.Reason, "-")))
+	}
+	cols := []table.Column{
+		colMark:     {Title: " ", Width: 1},
+		colAge:      {Title: "AGE", Width: 4, Right: true},
+		colKey:      {Title: "KEY", Width: min(key, 24), Droppable: true},
+		colOrigin:   {Title: "ORIGIN", Width: min(origin, 30)},
+		colOriginID: {Title: "ORIGINAL ID", Width: 11, Droppable: true},
+		colRCN:      {Title: "RCN", Width: 3, Right: true},
+		colReplayed: {Title: "REPLAYED", Width: 8, Right: true, Droppable: true},
+		colReason:   {Title: "REASON", Flex: true, Min: 14, Max: reason},
+	}
+	if w >= wideFrom {
+		cols[colPublished] = table.Column{Title: "PUBLISHED", Width: 20}
+	}
+	if w >= widerFrom {
+		cols[colProducer] = table.Column{Title: "PRODUCER", Width: min(producer, 40)}
+		cols[colSize] = table.Column{Title: "SIZE", Width: 7, Right: true}
+		// The reason keeps its width; the payload takes what is left.
+		cols[colReason] = table.Column{Title: "REASON", Width: min(reason, 60)}
+		cols[colPayload] = table.Column{Title: "PAYLOAD", Flex: true, Min: 12}
+	}
+	return slices.DeleteFunc(cols, func(c table.Column) bool { return c.Title == "" })
 }
 
 func (p *Page) loadBacklog(from int) tea.Cmd {
@@ -208,13 +258,17 @@ func (p *Page) setRows() {
 	now := p.c.Clock.Now()
 	msgs := p.list.msgs
 	p.shown = p.shown[:0]
+	var shownMsgs []data.DeadLetter
 	for i := range msgs {
 		if p.local == nil || p.local.Match(letterSubject(&msgs[i])) {
 			p.shown = append(p.shown, i)
+			shownMsgs = append(shownMsgs, msgs[i])
 		}
 	}
 	shown := p.shown
 	ns := data.ParseTopic(p.topic).NS()
+	wide, wider := p.w >= wideFrom, p.w >= widerFrom
+	p.tbl.SetColumns(letterColumns(p.w, shownMsgs, ns))
 	p.tbl.SetRowFunc(len(shown), func(row int) table.Row {
 		d := msgs[shown[row]]
 		mark := ""
@@ -225,9 +279,34 @@ func (p *Page) setRows() {
 		if d.Origin != "" {
 			origin = data.ShortName(d.Origin, ns)
 		}
-		return table.Row{Cells: []string{mark, common.Age(now, d.PublishTime), d.Key, origin, or(d.OriginID, "-"), rcn(d.Reconsumes), or(d.Reason, "-")},
-			Styles: []*lipgloss.Style{&st.Marked, &st.Subtle, nil, nil, &st.Subtle, &st.Retry, &st.DLQ}}
+		replayed := ""
+		if d.ReplayCount > 0 {
+			replayed = fmt.Sprintf("×%d", d.ReplayCount)
+		}
+		cells := []string{mark, common.Age(now, d.PublishTime), d.Key, origin, or(d.OriginID, "-"), rcn(d.Reconsumes), replayed}
+		styles := []*lipgloss.Style{&st.Marked, &st.Subtle, nil, nil, &st.Subtle, &st.Retry, &st.Warn}
+		if wide {
+			cells, styles = append(cells, d.PublishTime.UTC().Format("2006-01-02 15:04:05Z")), append(styles, &st.Subtle)
+		}
+		if wider {
+			cells = append(cells, d.ProducerName, common.Bytes(int64(len(d.Payload))))
+			styles = append(styles, &st.Subtle, &st.Subtle)
+		}
+		cells, styles = append(cells, or(d.Reason, "-")), append(styles, &st.DLQ)
+		if wider {
+			cells, styles = append(cells, firstLine(d.Payload)), append(styles, &st.Subtle)
+		}
+		return table.Row{Cells: cells, Styles: styles}
 	})
+}
+
+// firstLine is the payload's first line, spaces squeezed, or what it is when not text.
+func firstLine(b []byte) string {
+	if !isText(b) {
+		return fmt.Sprintf("<%d bytes binary>", len(b))
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	return strings.Join(strings.Fields(line), " ")
 }
 
 // letterSubject is what an expression is matched against.

@@ -28,6 +28,7 @@ func (p *Page) SetSize(w, h int) {
 	}
 	body := max(2, h-3-p.historyLines())
 	p.tbl.SetSize(w, max(2, body-detailLines))
+	p.setRows() // the columns depend on the width
 	p.counts.tbl.SetSize(w, body)
 	p.counts.setWidth(w)
 }

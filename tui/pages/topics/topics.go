@@ -348,6 +348,12 @@ func (p *Page) rebuild() {
 	}
 	p.tbl.SortCol, p.tbl.SortDesc = sortCols[p.sortBy], p.desc
 	p.tbl.SetRowFunc(len(p.shown), p.tableRow)
+	// The name column is as wide as the longest name, so that the numbers stay beside it.
+	widest := 0
+	for i := range p.shown {
+		widest = max(widest, common.Width(p.tableRow(i).Cells[0]))
+	}
+	p.tbl.SetFlexMax(widest + 1)
 	if keep != "" {
 		p.selectTopic(keep)
 	}
