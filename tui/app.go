@@ -13,6 +13,7 @@ import (
 
 	"github.com/letterbox-dev/letterbox/themes"
 	"github.com/letterbox-dev/letterbox/tui/common"
+	"github.com/letterbox-dev/letterbox/tui/data"
 	"github.com/letterbox-dev/letterbox/tui/components/footer"
 	"github.com/letterbox-dev/letterbox/tui/components/help"
 	"github.com/letterbox-dev/letterbox/tui/components/palette"
@@ -49,7 +50,9 @@ type App struct {
 	errHeld bool
 	// freshAt is when each page last received data from the cluster: the header says how old
 	// what is on screen is once that is more than two refreshes ago.
-	freshAt  map[common.Page]time.Time
+	freshAt map[common.Page]time.Time
+	// opened is what each screen on the stack was opened on (navKey), to return to it.
+	opened   map[common.Page]string
 	conn     connState
 	refresh  time.Duration
 	spin     int
@@ -91,7 +94,7 @@ func (a *App) askQuit() tea.Cmd {
 
 // NewApp builds the app on c, starting on the topics screen of namespace ns ("" = all).
 func NewApp(c *common.Common, ns string, refresh time.Duration) *App {
-	a := &App{c: c, refresh: refresh, freshAt: map[common.Page]time.Time{}}
+	a := &App{c: c, refresh: refresh, freshAt: map[common.Page]time.Time{}, opened: map[common.Page]string{}}
 	a.root = topics.New(c, ns)
 	a.stack = []common.Page{a.root}
 	a.palette = palette.New(c, commands)
@@ -309,14 +312,46 @@ func (a *App) push(m common.NavigateMsg) tea.Cmd {
 			return refuse
 		}
 	}
+	// A screen already on the stack is returned to rather than opened again, so that the
+	// way back does not grow with every hop between the same screens.
+	key := navKey(m)
+	for i, q := range a.stack {
+		if key != "" && a.opened[q] == key {
+			for len(a.stack) > i+1 {
+				a.pop()
+			}
+			a.status, a.statusErr = "", false
+			return a.toActive(common.RefreshMsg{Forced: true})
+		}
+	}
 	p := newPage(a.c, m)
 	if p == nil {
 		return nil
 	}
+	a.opened[p] = key
 	p.SetSize(a.c.Width, a.pageHeight())
 	a.stack = append(a.stack, p)
 	a.status, a.statusErr = "", false
 	return p.Init()
+}
+
+// navKey names the screen m opens, for the screens returned to rather than opened twice:
+// those that show a topic (or a DLQ, a flow, a subscription's backlog or a tail). A screen
+// opened on a position or a selection, and those that act, are always new. "" for those.
+func navKey(m common.NavigateMsg) string {
+	switch m.Page {
+	case common.PageTopic, common.PageDLQ, common.PageFlow, common.PageMessages:
+	default:
+		return ""
+	}
+	if m.Extra != nil || m.Filter != "" {
+		return ""
+	}
+	t := m.Topic
+	if t != "" {
+		t = data.ParseTopic(t).String()
+	}
+	return string(m.Page) + " " + t + " " + m.Sub
 }
 
 func (a *App) pop() {
@@ -325,6 +360,7 @@ func (a *App) pop() {
 	}
 	a.active().Close()
 	delete(a.freshAt, a.active())
+	delete(a.opened, a.active())
 	a.stack = a.stack[:len(a.stack)-1]
 }
 
