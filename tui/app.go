@@ -13,10 +13,10 @@ import (
 
 	"github.com/letterbox-dev/letterbox/themes"
 	"github.com/letterbox-dev/letterbox/tui/common"
-	"github.com/letterbox-dev/letterbox/tui/data"
 	"github.com/letterbox-dev/letterbox/tui/components/footer"
 	"github.com/letterbox-dev/letterbox/tui/components/help"
 	"github.com/letterbox-dev/letterbox/tui/components/palette"
+	"github.com/letterbox-dev/letterbox/tui/data"
 	"github.com/letterbox-dev/letterbox/tui/pages/topics"
 )
 
