@@ -100,6 +100,7 @@ type Page struct {
 	eventsEnded bool
 	ended       *DoneMsg
 	started     time.Time
+	returns     returns // the moved letters that came back to the DLQ (returned.go)
 	w, h        int
 }
 
@@ -148,7 +149,7 @@ func (p *Page) start(dry bool) tea.Cmd {
 	}
 	p.run++
 	p.prog, p.dests, p.why, p.recent, p.cancelled, p.err = replay.Progress{}, map[string]int64{}, map[string]int64{}, nil, false, nil
-	p.eventsEnded, p.ended = false, nil
+	p.eventsEnded, p.ended, p.returns = false, nil, returns{}
 	req := p.req
 	req.DryRun = dry
 	if dry {
@@ -334,7 +335,18 @@ func (p *Page) Update(msg tea.Msg) (common.Page, tea.Cmd) {
 		if msg.Run == p.run {
 			p.after = &msg
 		}
+	case ReturnedMsg:
+		if msg.Run == p.run {
+			p.returns.reading, p.returns.known, p.returns.ReturnedMsg = false, true, msg
+		}
+	case returnsFailed:
+		if msg.run == p.run {
+			p.returns.reading = false
+		}
 	case common.RefreshMsg:
+		if !msg.Forced && p.stage == Done {
+			return p, p.readReturns()
+		}
 		// ctrl+r, where nothing runs: the preview again.
 		if msg.Forced && !p.opts.open && (p.stage == Previewed || p.stage == Done || p.stage == Failed) {
 			return p, p.start(true)
@@ -353,6 +365,7 @@ func (p *Page) count(ev data.ReplayEvent) {
 	case replay.Skipped, replay.Failed:
 		p.why[string(ev.Action)+": "+ev.Reason]++
 	}
+	p.returns.noteMoved(ev)
 	p.recent = append(p.recent, ev)
 	if len(p.recent) > 50 {
 		p.recent = p.recent[len(p.recent)-50:]
@@ -394,7 +407,8 @@ func (p *Page) done(m DoneMsg) tea.Cmd {
 			})
 		}
 	}
-	cmds = append(cmds, p.read(func(b int64, o map[string]int64) tea.Msg { return RereadMsg{Run: run, Backlog: b, Origins: o} }))
+	cmds = append(cmds, p.read(func(b int64, o map[string]int64) tea.Msg { return RereadMsg{Run: run, Backlog: b, Origins: o} }),
+		p.readReturns())
 	if m.Summary.Moved+m.Summary.Discarded > 0 {
 		dlq := p.req.DLQ
 		cmds = append(cmds, func() tea.Msg { return common.ChangedMsg{Topic: data.ParseTopic(dlq).String()} })

@@ -232,6 +232,9 @@ func (p *Page) summary(ns string) []string {
 			out = append(out, st.Paint(&st.Text, common.Trunc(l, p.w)))
 		}
 	}
+	if l := p.returnsLine(); l != "" {
+		out = append(out, l)
+	}
 	if p.err != nil && !p.cancelled {
 		out = append(out, st.Paint(&st.Error, common.Trunc("✗ "+p.err.Error(), p.w)))
 	}
