@@ -191,6 +191,10 @@ func (a *App) update(msg tea.Msg) tea.Cmd {
 		return a.quit()
 	case resolvedMsg:
 		return msg.then(msg.topic)
+	case common.PaletteMsg:
+		cmd := a.openPalette()
+		a.palette.SetValue(msg.Line)
+		return cmd
 	case namesMsg, subsMsg:
 		a.namesRead(msg)
 		return nil

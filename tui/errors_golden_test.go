@@ -30,6 +30,12 @@ var errorScreens = []struct {
 		h.src.Unlock()
 		h.command("topic orders")
 	}},
+	{"empty-cluster", func(h *harness) { // what a new user sees first: how to get data in
+		h.src.Lock()
+		h.src.Rows = nil
+		h.src.Unlock()
+		h.send(common.RefreshMsg{Forced: true})
+	}},
 	{"tail-ended", func(h *harness) {
 		h.src.TailEnd = errors.New("pulsar: closed by the broker: the topic was deleted")
 		h.command("tail orders")

@@ -208,6 +208,9 @@ type NavigateMsg struct {
 // them read them again, and marks on letters that are gone go.
 type ChangedMsg struct{ Topic string }
 
+// PaletteMsg opens the ":" palette with Line typed (p on an empty cluster: "produce ").
+type PaletteMsg struct{ Line string }
+
 // QuitMsg asks the app to quit (a page that confirmed it, e.g. over a running replay).
 type QuitMsg struct{}
 

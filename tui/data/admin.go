@@ -89,6 +89,9 @@ func NewAdmin(opts AdminOptions) (*Admin, error) {
 
 func (a *Admin) Endpoint() string { return a.base.String() }
 
+// Service is the service URL applications connect to ("" when not known).
+func (a *Admin) Service() string { return a.opts.ServiceURL }
+
 // HTTPError is a non-2xx answer of the admin API.
 type HTTPError struct {
 	Status int

@@ -13,6 +13,8 @@ import (
 type Source interface {
 	// Endpoint names where the data comes from, for the header (an admin URL, "fake", …).
 	Endpoint() string
+	// Service is the service URL applications connect to, "" when not known.
+	Service() string
 	// Namespaces lists every namespace as "tenant/namespace", sorted.
 	Namespaces(ctx context.Context) ([]string, error)
 	// Topics lists the topics of a namespace ("tenant/ns"), or of every namespace when ns is "".

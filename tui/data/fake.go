@@ -49,6 +49,9 @@ func (f *Fake) fail() error {
 	return f.Err
 }
 
+// Service is the service URL a fake cluster would have.
+func (f *Fake) Service() string { return "pulsar://127.0.0.1:6650" }
+
 func (f *Fake) Endpoint() string {
 	if f.Name == "" {
 		return "http://127.0.0.1:8080"

@@ -53,6 +53,9 @@ func (m *Model) SetCompletions(completions []string) {
 	m.in.SetSuggestions(completions)
 }
 
+// SetValue types v, the cursor at its end.
+func (m *Model) SetValue(v string) { m.in.SetValue(v) }
+
 // Value is the line typed so far.
 func (m Model) Value() string { return m.in.Value() }
 

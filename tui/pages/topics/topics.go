@@ -243,6 +243,8 @@ func (p *Page) Update(msg tea.Msg) (common.Page, tea.Cmd) {
 			if r := p.current(); r != nil && r.topic != nil {
 				return p, common.Navigate(common.NavigateMsg{Page: common.PageProduce, Topic: r.topic.Name})
 			}
+			// No topic to produce to: name one (a new one is created after asking).
+			return p, func() tea.Msg { return common.PaletteMsg{Line: "produce "} }
 		case key.Matches(msg, k.Tail):
 			if r := p.current(); r != nil && r.topic != nil {
 				return p, common.Navigate(common.NavigateMsg{Page: common.PageMessages, Topic: r.topic.Name})

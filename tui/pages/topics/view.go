@@ -76,12 +76,15 @@ func (p *Page) View() string {
 	title = common.Pad(title, p.w, false)
 
 	body := p.tbl.View()
-	if p.rows != nil && len(p.shown) == 0 {
-		msg := "no topics in " + where
+	if !p.loadedAt.IsZero() && len(p.shown) == 0 {
+		lines := []string{st.Subtle.Render("  no topics in " + where)}
 		if p.filter.Value() != "" {
-			msg = "no topic matches /" + p.filter.Value() + " (esc clears the filter)"
+			lines = []string{st.Subtle.Render("  no topic matches /" + p.filter.Value() + " (esc clears the filter)")}
+		} else {
+			lines = append(lines, p.gettingStarted()...)
 		}
-		body = common.Lines(p.tbl.View()+"\n"+st.Subtle.Render("  "+msg), p.tbl.Width(), p.h-1)
+		header, _, _ := strings.Cut(p.tbl.View(), "\n") // the column titles; no rows to show
+		body = common.Lines(header+"\n"+strings.Join(lines, "\n"), p.tbl.Width(), p.h-1)
 	}
 	switch {
 	case p.w >= sidebarMin:
@@ -152,3 +155,19 @@ func withDesc(b key.Binding, desc string) key.Binding {
 
 // Namespaces are the namespaces last loaded (for the palette's completion).
 func (p *Page) Namespaces() []string { return p.namespaces }
+
+// gettingStarted is what an empty cluster's screen says: how to get data in.
+func (p *Page) gettingStarted() []string {
+	st := p.c.Styles
+	w := max(10, p.tbl.Width())
+	line := func(s string) string { return common.Trunc(s, w) }
+	out := []string{"", st.Paint(&st.Title, line("  Nothing here yet. To get messages in:"))}
+	if svc := p.c.Source.Service(); svc != "" {
+		out = append(out, st.Paint(&st.Text, line("    · point your applications at "+svc)))
+	}
+	out = append(out,
+		st.Paint(&st.Text, line("    · p produces a test message to a topic you name")),
+		st.Paint(&st.Text, line("    · letterbox demo runs a tour: live retries, dead letters and replays")),
+		st.Paint(&st.Subtle, line("  Topics appear here as they are created; : opens the command line, ? the keys.")))
+	return out
+}
