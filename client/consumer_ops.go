@@ -70,6 +70,8 @@ func (c *Consumer) seekPartition(ctx context.Context, pc *partitionConsumer, id 
 	pc.seeking = true
 	pc.minPublish, pc.seekTime = time.Time{}, time.Time{}
 	if c.opts.nonDurable {
+		// A reader's acknowledgement still waiting would move the new position past it.
+		pc.acks.take(false)
 		pc.startID, pc.startInclusive, pc.hasStart = id, true, !id.isEarliest() && !id.isLatest()
 	}
 	pc.mu.Unlock()
@@ -90,6 +92,7 @@ func (c *Consumer) SeekByTime(ctx context.Context, t time.Time) error {
 		pc.mu.Lock()
 		pc.seeking = true
 		if c.opts.nonDurable {
+			pc.acks.take(false) // as in seekPartition
 			// A reader's subscription goes away when the broker detaches it after the seek,
 			// and a start id cannot say "from this time": resubscribe from the earliest and
 			// skip what was published before t.

@@ -21,8 +21,10 @@ type ReaderOptions struct {
 	ReadCompacted     bool
 }
 
-// Reader reads a topic from a position without a durable subscription: nothing it reads is
-// acknowledged and nothing is retained for it.
+// Reader reads a topic from a position without a durable subscription: nothing is retained
+// for it. It acknowledges what it reads (cumulatively, grouped), as the official clients'
+// readers do: a broker otherwise keeps every message delivered as pending on the reader's
+// subscription, which costs it memory while the reader lives and work when it closes.
 type Reader struct {
 	c *Consumer
 }
@@ -45,7 +47,6 @@ func (cl *Client) CreateReader(ctx context.Context, opts ReaderOptions) (*Reader
 		ReceiverQueueSize: opts.ReceiverQueueSize,
 		Schema:            opts.Schema,
 		ReadCompacted:     opts.ReadCompacted,
-		AckGroupingTime:   -1,
 		nonDurable:        true,
 		startID:           start,
 		startInclusive:    opts.StartMessageIDInclusive,
@@ -80,7 +81,16 @@ func (cl *Client) CreateReader(ctx context.Context, opts ReaderOptions) (*Reader
 func (r *Reader) Topic() string { return r.c.topic }
 
 // Next returns the next message, waiting for one.
-func (r *Reader) Next(ctx context.Context) (*Message, error) { return r.c.next(ctx) }
+func (r *Reader) Next(ctx context.Context) (*Message, error) {
+	m, err := r.c.next(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.c.AckCumulative(m); err != nil {
+		return nil, fmt.Errorf("acknowledge %v: %w", m.ID, err)
+	}
+	return m, nil
+}
 
 // HasNext reports whether a message is available after the last one read: queued locally,
 // or published on the topic (asking the broker for its last message id).

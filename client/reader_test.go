@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/letterbox-dev/letterbox/client"
+	"github.com/letterbox-dev/letterbox/internal/brokertest"
 )
 
 func publish(t *testing.T, p *client.Producer, n int) []client.MessageID {
@@ -145,5 +146,43 @@ func TestReaderSeekByTime(t *testing.T) {
 		if err != nil || string(m.Payload) != want {
 			t.Fatalf("after seek: got %v %v, want %s", m, err, want)
 		}
+	}
+}
+
+// A reader acknowledges what it reads, as the official readers do: the broker keeps nothing
+// pending for it (the engine of a scan reads millions of letters through one).
+func TestReaderAcknowledges(t *testing.T) {
+	t.Parallel()
+	env := brokertest.Start(t)
+	c := env.Client(t)
+	topic := uniqueTopic(t)
+	p := mustProducer(t, c, client.ProducerOptions{Topic: topic, DisableBatching: true})
+	publish(t, p, 50)
+	ctx := testCtx(t, 20*time.Second)
+	r, err := c.CreateReader(ctx, client.ReaderOptions{Topic: topic, SubscriptionName: "reader-acks"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	for range 50 {
+		if _, err := r.Next(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	brokertest.WaitFor(t, 10*time.Second, "the reader's subscription still holds unacknowledged messages", func() bool {
+		st, err := env.Admin.Stats(ctx, topic)
+		if err != nil {
+			return false
+		}
+		s, ok := st.Subscriptions["reader-acks"]
+		return ok && s.MsgBacklog == 0 && s.UnackedMessages == 0
+	})
+	// A seek back reads again what was acknowledged.
+	if err := r.Seek(ctx, client.EarliestMessageID()); err != nil {
+		t.Fatal(err)
+	}
+	m, err := r.Next(ctx)
+	if err != nil || string(m.Payload) != "0" {
+		t.Fatalf("after a seek to the earliest: %v, %v", m, err)
 	}
 }
