@@ -8,8 +8,9 @@
 // figure, `letterbox broker --data DIR` as separate processes, and fails with a message, rather
 // than hangs, when a broker stalls or errors. Beyond the broker (part "broker") it puts our
 // client beside the official one on the same broker (clients.go), times client/replay
-// (replay.go), and takes the TUI's figures from the real binary in tmux and the tui package's
-// benchmarks (tui.go); -only runs some of these parts.
+// (replay.go) and client/triage's whole-DLQ scan beside a bare official reader (scan.go), and
+// takes the TUI's figures from the real binary in tmux and the tui package's benchmarks
+// (tui.go); -only runs some of these parts.
 package main
 
 import (
@@ -40,14 +41,20 @@ type options struct {
 	only      map[string]bool // parts to run; empty: all
 	replayN   int
 	dlqN      int
+	scanN     int
+	// scanProfile, when set, is a directory for CPU profiles of the scan part's readings.
+	scanProfile string
 }
 
 // parts of the bench, for -only.
-var partNames = []string{"broker", "clients", "replay", "tui"}
+var partNames = []string{"broker", "clients", "replay", "scan", "tui"}
 
 func (o options) part(name string) bool { return len(o.only) == 0 || o.only[name] }
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == scanChildArg {
+		os.Exit(scanChildMain(os.Args[2:]))
+	}
 	var o options
 	flag.StringVar(&o.out, "out", "", "also write the report, Markdown, to `FILE`")
 	flag.DurationVar(&o.window, "duration", 10*time.Second, "measured window of the headline runs (supporting runs take half)")
@@ -59,6 +66,8 @@ func main() {
 	flag.IntVar(&o.nullBatch, "null-batch", 127, "messages in the batch entry the null broker replays (127: what the default producer batches of 1 KiB messages into 128 KiB)")
 	flag.IntVar(&o.replayN, "replay", 100_000, "dead letters of the replay run")
 	flag.IntVar(&o.dlqN, "dlq", 1_000_000, "dead letters of the DLQ the TUI browses")
+	flag.IntVar(&o.scanN, "scan", 1_000_000, "dead letters of the DLQ the scan reads")
+	flag.StringVar(&o.scanProfile, "scan-profile", "", "write CPU profiles of the scan's readings to `DIR`")
 	only := flag.String("only", "", "run only these comma-separated parts: "+strings.Join(partNames, ", ")+" (default: all)")
 	flag.Parse()
 	for p := range strings.SplitSeq(*only, ",") {
@@ -74,9 +83,9 @@ func main() {
 		}
 		o.only[p] = true
 	}
-	if flag.NArg() > 0 || o.replayN <= 0 || o.dlqN <= 0 || o.window <= 0 || o.warmup < 0 || o.rate <= 0 || o.starts <= 0 || o.rounds <= 0 || o.nullBatch <= 0 ||
+	if flag.NArg() > 0 || o.replayN <= 0 || o.dlqN <= 0 || o.scanN <= 0 || o.window <= 0 || o.warmup < 0 || o.rate <= 0 || o.starts <= 0 || o.rounds <= 0 || o.nullBatch <= 0 ||
 		(o.subType != "shared" && o.subType != "exclusive") {
-		fmt.Fprintln(os.Stderr, "usage: go run ./bench [-out FILE] [-duration 10s] [-warmup 1s] [-rate 50000] [-starts 5] [-rounds 3] [-subscription shared|exclusive] [-null-batch 127] [-replay 100000] [-dlq 1000000] [-only PARTS]")
+		fmt.Fprintln(os.Stderr, "usage: go run ./bench [-out FILE] [-duration 10s] [-warmup 1s] [-rate 50000] [-starts 5] [-rounds 3] [-subscription shared|exclusive] [-null-batch 127] [-replay 100000] [-dlq 1000000] [-scan 1000000] [-scan-profile DIR] [-only PARTS]")
 		os.Exit(2)
 	}
 
@@ -252,6 +261,9 @@ func measure(ctx context.Context, o options, progress func(string, ...any)) *rep
 			}
 		}
 		rep.replay.rounds = rates
+	}
+	if o.part("scan") && b != nil && ctx.Err() == nil {
+		measureScan(ctx, &rep.scan, o, filepath.Join(binDir, "letterbox"), progress, failed)
 	}
 	if o.part("tui") && b != nil && ctx.Err() == nil {
 		measureTUI(ctx, rep, o, filepath.Join(binDir, "letterbox"), progress, failed)

@@ -40,44 +40,17 @@ func benchReplay(ctx context.Context, b *brokerProc, n int, progress func(string
 	origin := fmt.Sprintf("persistent://public/default/bench-replay-%d", time.Now().UnixNano())
 	dlq, sub := origin+"-app-DLQ", "app-DLQ-sub"
 
-	cl, err := client.New(client.Options{ServiceURL: b.serviceURL, OperationTimeout: 10 * time.Second, Logger: ourLogger})
+	progress("replay: producing %s dead letters of %d bytes, one entry each", thousands(n), payloadSize)
+	payload := make([]byte, payloadSize)
+	r.fill, err = fillDLQ(ctx, b.serviceURL, dlqFill{topic: dlq, sub: sub, n: n, letter: func(i int) *client.Message {
+		return &client.Message{Payload: payload, Key: "k" + strconv.Itoa(i), Properties: map[string]string{
+			client.PropertyRealTopic: origin, client.PropertyOriginMessageID: "1:" + strconv.Itoa(i) + ":0",
+			client.PropertyReconsumeTimes: "16", "reason": "bench: a dead letter",
+		}}
+	}})
 	if err != nil {
 		return r, err
 	}
-	defer cl.Close()
-	// The subscription first, so that the DLQ keeps everything.
-	cons, err := cl.Subscribe(ctx, client.ConsumerOptions{Topic: dlq, SubscriptionName: sub, Type: client.Exclusive, InitialPosition: client.Earliest})
-	if err != nil {
-		return r, fmt.Errorf("subscribing to the DLQ: %w", err)
-	}
-	cons.Close()
-
-	progress("replay: producing %s dead letters of %d bytes, one entry each", thousands(n), payloadSize)
-	prod, err := cl.CreateProducer(ctx, client.ProducerOptions{Topic: dlq, DisableBatching: true, TopicPurpose: client.TopicPurposeDeadLetter})
-	if err != nil {
-		return r, fmt.Errorf("DLQ producer: %w", err)
-	}
-	payload := make([]byte, payloadSize)
-	t0 := time.Now()
-	for i := range n {
-		id := "1:" + strconv.Itoa(i) + ":0"
-		f := prod.SendAsync(ctx, &client.Message{Payload: payload, Key: "k" + strconv.Itoa(i), Properties: map[string]string{
-			client.PropertyRealTopic: origin, client.PropertyOriginMessageID: id, client.PropertyReconsumeTimes: "16",
-			"reason": "bench: a dead letter",
-		}})
-		select {
-		case <-f.Done():
-			if _, err := f.Result(); err != nil {
-				return r, fmt.Errorf("producing dead letters: %w", err)
-			}
-		default:
-		}
-	}
-	if err := prod.Flush(ctx); err != nil {
-		return r, fmt.Errorf("producing dead letters: %w", err)
-	}
-	r.fill = time.Since(t0)
-	prod.Close()
 
 	state, err := os.MkdirTemp("", "letterbox-bench-replay-")
 	if err != nil {

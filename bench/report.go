@@ -42,6 +42,7 @@ type report struct {
 	durable                durableReport // letterbox broker --data (durable.go)
 	clients                clientsReport // our client beside the official one (clients.go)
 	replay                 replayReport  // client/replay (replay.go)
+	scan                   scanReport    // client/triage's scan (scan.go)
 	tui                    tuiReport     // the TUI (tui.go)
 
 	root string // the module's directory
@@ -79,7 +80,7 @@ func (r *report) busiest() float64 {
 	if r.replay.measured {
 		most = max(most, r.replay.others)
 	}
-	return most
+	return max(most, r.scan.others())
 }
 
 func (r *report) startMedian() time.Duration {
@@ -186,6 +187,7 @@ func (r *report) markdown() string {
 	r.durable.markdown(&b, r)
 	r.clients.markdown(&b, r)
 	r.replay.markdown(&b)
+	r.scan.markdown(&b)
 	r.tui.markdown(&b, len(r.starts))
 
 	p("\n## Supporting runs\n\n")

@@ -240,52 +240,26 @@ func measureIdle(ctx context.Context, bin string, b *brokerProc, window time.Dur
 	return err
 }
 
-// fillDLQ puts n dead letters of 1 KiB, one entry each, on a fresh DLQ of b that a
-// subscription keeps.
-func fillDLQ(ctx context.Context, b *brokerProc, n int) (dlq, sub string, took time.Duration, err error) {
+// browseDLQ is the DLQ the TUI browses: n dead letters of 1 KiB from one origin, all with the
+// reason the browsing waits for on screen, on a fresh DLQ that a subscription keeps.
+func browseDLQ(n int) dlqFill {
 	origin := fmt.Sprintf("persistent://public/default/bench-browse-%d", time.Now().UnixNano())
-	dlq, sub = origin+"-app-DLQ", "app-DLQ-sub"
-	cl, err := client.New(client.Options{ServiceURL: b.serviceURL, OperationTimeout: 10 * time.Second, Logger: ourLogger})
-	if err != nil {
-		return "", "", 0, err
-	}
-	defer cl.Close()
-	cons, err := cl.Subscribe(ctx, client.ConsumerOptions{Topic: dlq, SubscriptionName: sub, Type: client.Exclusive, InitialPosition: client.Earliest})
-	if err != nil {
-		return "", "", 0, err
-	}
-	cons.Close()
-	prod, err := cl.CreateProducer(ctx, client.ProducerOptions{Topic: dlq, DisableBatching: true, TopicPurpose: client.TopicPurposeDeadLetter})
-	if err != nil {
-		return "", "", 0, err
-	}
-	defer prod.Close()
 	const order = `{"order":"o-1","amount_cents":4200,"note":"bench"} `
 	payload := []byte(strings.Repeat(order, payloadSize/len(order)+1)[:payloadSize])
-	t0 := time.Now()
-	for i := range n {
-		f := prod.SendAsync(ctx, &client.Message{Payload: payload, Key: "k" + strconv.Itoa(i), Properties: map[string]string{
+	return dlqFill{topic: origin + "-app-DLQ", sub: "app-DLQ-sub", n: n, letter: func(i int) *client.Message {
+		return &client.Message{Payload: payload, Key: "k" + strconv.Itoa(i), Properties: map[string]string{
 			client.PropertyRealTopic: origin, client.PropertyOriginMessageID: "1:" + strconv.Itoa(i) + ":0",
 			client.PropertyReconsumeTimes: "16", "reason": "bench: a dead letter",
-		}})
-		select {
-		case <-f.Done():
-			if _, err := f.Result(); err != nil {
-				return "", "", 0, err
-			}
-		default:
-		}
-	}
-	if err := prod.Flush(ctx); err != nil {
-		return "", "", 0, err
-	}
-	return dlq, sub, time.Since(t0), nil
+		}}
+	}}
 }
 
 // measureDLQ fills a DLQ of n messages on b, opens it in the TUI and pages through it.
 func measureDLQ(ctx context.Context, bin string, b *brokerProc, n, pages int, r *tuiReport, progress func(string, ...any)) error {
 	progress("tui: producing a DLQ of %s dead letters", thousands(n))
-	dlq, sub, took, err := fillDLQ(ctx, b, n)
+	f := browseDLQ(n)
+	dlq, sub := f.topic, f.sub
+	took, err := fillDLQ(ctx, b.serviceURL, f)
 	if err != nil {
 		return fmt.Errorf("filling the DLQ: %w", err)
 	}
@@ -407,7 +381,7 @@ func measureTUI(ctx context.Context, rep *report, o options, bin string, progres
 		failed("tui first frame", err)
 	}
 	// A broker of its own, so that the million dead letters weigh on nothing else.
-	b, err := startBroker(ctx, bin)
+	b, _, err := startDLQBroker(ctx, bin)
 	if err != nil {
 		failed("tui: letterbox broker", err)
 		return
