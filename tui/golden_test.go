@@ -9,7 +9,7 @@ import (
 	"github.com/letterbox-dev/letterbox/tui/tuitest"
 )
 
-var sizes = [][2]int{{80, 24}, {160, 48}}
+var sizes = [][2]int{{80, 24}, {160, 48}, {220, 60}}
 
 // screens are the golden views: how to reach each from the start.
 var screens = []struct {

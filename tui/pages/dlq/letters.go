@@ -97,7 +97,7 @@ func letterColumns(w int, msgs []data.DeadLetter, ns string) []table.Column {
 		producer = max(producer, common.Width(d.ProducerName))
 		reason = max(reason, common.Width(or(d.Reason, "-")))
 	}
-	cols := []table.Column{
+	cols := [colPayload + 1]table.Column{
 		colMark:     {Title: " ", Width: 1},
 		colAge:      {Title: "AGE", Width: 4, Right: true},
 		colKey:      {Title: "KEY", Width: min(key, 24), Droppable: true},
@@ -117,7 +117,7 @@ func letterColumns(w int, msgs []data.DeadLetter, ns string) []table.Column {
 		cols[colReason] = table.Column{Title: "REASON", Width: min(reason, 60)}
 		cols[colPayload] = table.Column{Title: "PAYLOAD", Flex: true, Min: 12}
 	}
-	return slices.DeleteFunc(cols, func(c table.Column) bool { return c.Title == "" })
+	return slices.DeleteFunc(cols[:], func(c table.Column) bool { return c.Title == "" })
 }
 
 func (p *Page) loadBacklog(from int) tea.Cmd {
@@ -289,7 +289,7 @@ func (p *Page) setRows() {
 			cells, styles = append(cells, d.PublishTime.UTC().Format("2006-01-02 15:04:05Z")), append(styles, &st.Subtle)
 		}
 		if wider {
-			cells = append(cells, d.ProducerName, common.Bytes(int64(len(d.Payload))))
+			cells = append(cells, or(d.ProducerName, "-"), common.Bytes(int64(len(d.Payload))))
 			styles = append(styles, &st.Subtle, &st.Subtle)
 		}
 		cells, styles = append(cells, or(d.Reason, "-")), append(styles, &st.DLQ)
