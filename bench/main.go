@@ -7,10 +7,11 @@
 // It builds the letterbox binary, runs `letterbox broker --in-memory` and, for the durable
 // figure, `letterbox broker --data DIR` as separate processes, and fails with a message, rather
 // than hangs, when a broker stalls or errors. Beyond the broker (part "broker") it puts our
-// client beside the official one on the same broker (clients.go), times client/replay
-// (replay.go) and client/triage's whole-DLQ scan beside a bare official reader (scan.go), and
-// takes the TUI's figures from the real binary in tmux and the tui package's benchmarks
-// (tui.go); -only runs some of these parts.
+// client beside the official one on the same broker (clients.go), times client/replay with
+// and without a rate limit (replay.go, replayrate.go) and client/triage's whole-DLQ scan beside
+// a bare official reader (scan.go), takes the TUI's figures from the real binary in tmux and
+// the tui package's benchmarks (tui.go), and times the admin API while stalled requests hold
+// connections open (adminlatency.go); -only runs some of these parts.
 package main
 
 import (
@@ -47,7 +48,7 @@ type options struct {
 }
 
 // parts of the bench, for -only.
-var partNames = []string{"broker", "clients", "replay", "scan", "tui"}
+var partNames = []string{"broker", "clients", "replay", "scan", "tui", "admin"}
 
 func (o options) part(name string) bool { return len(o.only) == 0 || o.only[name] }
 
@@ -261,12 +262,24 @@ func measure(ctx context.Context, o options, progress func(string, ...any)) *rep
 			}
 		}
 		rep.replay.rounds = rates
+		// Then once at a rate limit, on a fresh DLQ: its figure is the limiter's accuracy,
+		// which rounds would not sharpen.
+		if ctx.Err() == nil {
+			progress("replay at %d msg/s", replayLimitRate)
+			var err error
+			if rep.replay.limited, err = benchReplayLimit(ctx, b, progress); err != nil {
+				failed(fmt.Sprintf("replay at --rate %d", replayLimitRate), err)
+			}
+		}
 	}
 	if o.part("scan") && b != nil && ctx.Err() == nil {
 		measureScan(ctx, &rep.scan, o, filepath.Join(binDir, "letterbox"), progress, failed)
 	}
 	if o.part("tui") && b != nil && ctx.Err() == nil {
 		measureTUI(ctx, rep, o, filepath.Join(binDir, "letterbox"), progress, failed)
+	}
+	if o.part("admin") && b != nil && ctx.Err() == nil {
+		measureAdmin(ctx, &rep.admin, filepath.Join(binDir, "letterbox"), progress, failed)
 	}
 	return rep
 }

@@ -44,6 +44,7 @@ type report struct {
 	replay                 replayReport  // client/replay (replay.go)
 	scan                   scanReport    // client/triage's scan (scan.go)
 	tui                    tuiReport     // the TUI (tui.go)
+	admin                  adminReport   // the admin API under stalled requests (adminlatency.go)
 
 	root string // the module's directory
 
@@ -79,6 +80,12 @@ func (r *report) busiest() float64 {
 	}
 	if r.replay.measured {
 		most = max(most, r.replay.others)
+	}
+	if r.replay.limited.measured {
+		most = max(most, r.replay.limited.others)
+	}
+	if r.admin.loadedMeasured {
+		most = max(most, r.admin.others)
 	}
 	return max(most, r.scan.others())
 }
@@ -189,6 +196,7 @@ func (r *report) markdown() string {
 	r.replay.markdown(&b)
 	r.scan.markdown(&b)
 	r.tui.markdown(&b, len(r.starts))
+	r.admin.markdown(&b)
 
 	p("\n## Supporting runs\n\n")
 	p("Each over a %v window after a %v warm-up unless marked. Sent counts messages whose publish was acknowledged.\n\n", r.shortWindow, r.warmup)
