@@ -338,6 +338,24 @@ func (c *Consumer) Chan() <-chan *Message {
 	return c.out
 }
 
+// Connected reports whether every partition of the consumer has a connection to its broker
+// now: false while one reconnects (as after its broker went away), and once closed. As the
+// Java client's isConnected.
+func (c *Consumer) Connected() bool {
+	c.mu.Lock()
+	closed := c.closed
+	c.mu.Unlock()
+	if closed {
+		return false
+	}
+	for _, pc := range c.partitionList() {
+		if pc.conn() == nil {
+			return false
+		}
+	}
+	return true
+}
+
 // Name is the consumer name sent to the broker.
 func (c *Consumer) Name() string { return c.name }
 

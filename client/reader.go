@@ -77,6 +77,10 @@ func (cl *Client) CreateReader(ctx context.Context, opts ReaderOptions) (*Reader
 	return r, nil
 }
 
+// Connected reports whether the reader is connected to its broker now (false while it
+// reconnects: it resumes after the last message it returned once the broker is back).
+func (r *Reader) Connected() bool { return r.c.Connected() }
+
 // Topic is the reader's topic.
 func (r *Reader) Topic() string { return r.c.topic }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/letterbox-dev/letterbox/broker"
 	"github.com/letterbox-dev/letterbox/broker/storage"
 	"github.com/letterbox-dev/letterbox/client"
+	"github.com/letterbox-dev/letterbox/internal/brokertest"
 )
 
 // TestBrokerRestart: a durable broker restarted under a live producer and consumer. Sends
@@ -110,4 +111,54 @@ func TestBrokerRestart(t *testing.T) {
 		t.Errorf("%d of %d sends receipted", len(receipted), sent)
 	}
 	t.Logf("%d messages sent across the restart, all received", sent)
+}
+
+// A reader says it is disconnected while its broker is away, and reconnects by itself to read
+// on from where it was once the broker is back.
+func TestReaderConnectedAcrossRestart(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	start := func(addr string) *broker.Broker {
+		t.Helper()
+		st, err := storage.OpenFileStore(dir, storage.FileStoreOptions{})
+		if err != nil {
+			t.Fatalf("open store: %v", err)
+		}
+		cfg := broker.DefaultConfig()
+		cfg.ListenAddr, cfg.Store, cfg.Logger = addr, st, testLogger(t, "broker: ")
+		b, err := broker.New(broker.WithConfig(cfg))
+		if err != nil {
+			t.Fatalf("start broker on %s: %v", addr, err)
+		}
+		t.Cleanup(func() { b.Close() })
+		return b
+	}
+	b := start("127.0.0.1:0")
+	addr := b.Addr()
+	c := newClient(t, b)
+	topic := uniqueTopic(t)
+	p := mustProducer(t, c, client.ProducerOptions{Topic: topic, DisableBatching: true})
+	ctx := testCtx(t, 40*time.Second)
+	r, err := c.CreateReader(ctx, client.ReaderOptions{Topic: topic})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	publish(t, p, 1)
+	if m, err := r.Next(ctx); err != nil || string(m.Payload) != "0" {
+		t.Fatalf("first message: %v, %v", m, err)
+	}
+	if !r.Connected() {
+		t.Fatal("a reading reader says it is not connected")
+	}
+	b.Close()
+	brokertest.WaitFor(t, 10*time.Second, "the reader still says it is connected with its broker gone", func() bool { return !r.Connected() })
+	start(addr)
+	brokertest.WaitFor(t, 20*time.Second, "the reader did not reconnect", r.Connected)
+	if _, err := p.Send(ctx, &client.Message{Payload: []byte("after")}); err != nil {
+		t.Fatal(err)
+	}
+	if m, err := r.Next(ctx); err != nil || string(m.Payload) != "after" {
+		t.Fatalf("after the restart: %v, %v (want the message sent after it)", m, err)
+	}
 }
