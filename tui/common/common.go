@@ -161,7 +161,8 @@ func (e ErrorMsg) Error() string {
 func (e ErrorMsg) Network() bool {
 	var ne net.Error
 	var oe *net.OpError
-	return errors.As(e.Err, &ne) || errors.As(e.Err, &oe) || errors.Is(e.Err, context.DeadlineExceeded)
+	return errors.As(e.Err, &ne) || errors.As(e.Err, &oe) || errors.Is(e.Err, context.DeadlineExceeded) ||
+		errors.Is(e.Err, data.ErrLinkLost)
 }
 
 // Fresh is embedded by messages carrying data that just arrived from the cluster: the app

@@ -101,8 +101,37 @@ func (a *Admin) Tail(ctx context.Context, topic string) (<-chan TailEvent, func(
 	}
 	rctx, cancel := context.WithCancel(context.Background())
 	ch := make(chan TailEvent, 64)
+	var watching sync.WaitGroup
+	watching.Add(1)
+	go func() { // says when the reader loses its broker, and when it has it back
+		defer watching.Done()
+		tick := time.NewTicker(tailLinkEvery)
+		defer tick.Stop()
+		up := true
+		for {
+			select {
+			case <-rctx.Done():
+				return
+			case <-tick.C:
+			}
+			if now := r.Connected(); now != up {
+				up = now
+				ev := TailEvent{Link: LinkBack}
+				if !now {
+					ev.Link = LinkLost
+				}
+				select {
+				case ch <- ev:
+				case <-rctx.Done():
+					return
+				}
+			}
+		}
+	}()
 	go func() {
 		defer close(ch)
+		defer watching.Wait() // no send on ch once it is closed
+		defer cancel()
 		defer r.Close()
 		for {
 			pm, err := r.Next(rctx)
@@ -125,6 +154,12 @@ func (a *Admin) Tail(ctx context.Context, topic string) (<-chan TailEvent, func(
 	var once sync.Once
 	return ch, func() { once.Do(cancel) }, nil
 }
+
+// ErrLinkLost says a tail's reader lost its broker; it reconnects by itself.
+var ErrLinkLost = errors.New("connection to the broker lost: reconnecting")
+
+// tailLinkEvery is how often a tail looks at its reader's connection.
+const tailLinkEvery = 250 * time.Millisecond
 
 // Produce sends one message with a short-lived producer.
 func (a *Admin) Produce(ctx context.Context, topic string, req ProduceRequest) (string, error) {

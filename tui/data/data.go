@@ -175,7 +175,20 @@ func (m Message) ReconsumeTimes() (string, bool) {
 type TailEvent struct {
 	Msg Message
 	Err error
+	// Link, when set, is news of the tail's connection instead of a message: LinkLost when
+	// its broker went away (the reader reconnects by itself), LinkBack when it is connected
+	// again and reads on from where it was.
+	Link Link
 }
+
+// Link is a change of a tail's connection to its broker.
+type Link int
+
+const (
+	LinkNone Link = iota
+	LinkLost
+	LinkBack
+)
 
 // ProduceRequest is a test message to send.
 type ProduceRequest struct {

@@ -27,8 +27,10 @@ type Fake struct {
 	Messages map[string][]Message // by topic; peeks of every subscription see the same backlog
 	TailMsgs []Message
 	TailEnd  error // when set, the tail ends with it after TailMsgs
-	Produced []ProduceRequest
-	Err      error
+	// TailLinks are connection news the tail sends after TailMsgs (a lost broker, back again).
+	TailLinks []Link
+	Produced  []ProduceRequest
+	Err       error
 	// Flow, dead letters and replay (fake_flow.go).
 	Retentions      map[string]Retention // by "tenant/ns"
 	ReplayHold      chan struct{}
@@ -142,11 +144,14 @@ func (f *Fake) Tail(ctx context.Context, topic string) (<-chan TailEvent, func()
 		return nil, nil, err
 	}
 	f.Lock()
-	msgs, end := slices.Clone(f.TailMsgs), f.TailEnd
+	msgs, end, links := slices.Clone(f.TailMsgs), f.TailEnd, slices.Clone(f.TailLinks)
 	f.Unlock()
-	ch := make(chan TailEvent, len(msgs)+1)
+	ch := make(chan TailEvent, len(msgs)+len(links)+1)
 	for _, m := range msgs {
 		ch <- TailEvent{Msg: m}
+	}
+	for _, l := range links {
+		ch <- TailEvent{Link: l}
 	}
 	if end != nil {
 		ch <- TailEvent{Err: end}

@@ -60,6 +60,26 @@ type TailMsg struct {
 	ch    <-chan data.TailEvent
 }
 
+// TailLostMsg says the tail's reader lost its broker (it reconnects by itself).
+type TailLostMsg struct {
+	Topic string
+	ch    <-chan data.TailEvent
+}
+
+// TailBackMsg says the tail's reader has its broker again and reads on.
+type TailBackMsg struct {
+	common.Fresh
+	Topic string
+	ch    <-chan data.TailEvent
+}
+
+// TailAliveMsg answers the check a running tail makes at each refresh: the topic is there
+// and the cluster answers, so what the tail shows is current.
+type TailAliveMsg struct {
+	common.Fresh
+	Topic string
+}
+
 const (
 	focusList = iota
 	focusDetail
@@ -99,6 +119,7 @@ type Page struct {
 	stop             func()
 	tailDone         bool
 	tailErr          error // why the tail ended
+	tailLost         bool  // the tail's reader lost its broker and is reconnecting
 	loadErr          error // the screen's own reading failed (nothing to show)
 	dec              decoder
 	mode             int
@@ -200,17 +221,31 @@ func (p *Page) startTail() tea.Cmd {
 func waitTail(topic string, ch <-chan data.TailEvent) tea.Cmd {
 	return func() tea.Msg {
 		ev, ok := <-ch
-		if ok && ev.Err != nil {
+		switch {
+		case ok && ev.Link == data.LinkLost:
+			return TailLostMsg{Topic: topic, ch: ch}
+		case ok && ev.Link == data.LinkBack:
+			return TailBackMsg{Topic: topic, ch: ch}
+		case ok && ev.Err != nil:
 			return TailMsg{Topic: topic, Err: ev.Err, ch: ch}
 		}
 		return TailMsg{Topic: topic, Msg: ev.Msg, ok: ok, ch: ch}
 	}
 }
 
+// checkTail asks the cluster about the tailed topic at each refresh: an answer says that what
+// the tail shows is current; none (the cluster unreachable, the topic gone) says so.
+func (p *Page) checkTail() tea.Cmd {
+	t := p.topic
+	return common.Load(p.c, "tail "+data.ShortName(t, ""), func(ctx context.Context, s data.Source) (*data.TopicDetail, error) {
+		return s.TopicDetail(ctx, t)
+	}, func(*data.TopicDetail) tea.Msg { return TailAliveMsg{Topic: t} })
+}
+
 // restartTail starts the tail again after it ended (ctrl+r): what it showed stays.
 func (p *Page) restartTail() tea.Cmd {
 	p.Close()
-	p.tailDone, p.tailErr, p.loadErr, p.following = false, nil, nil, true
+	p.tailDone, p.tailErr, p.loadErr, p.following, p.tailLost = false, nil, nil, true, false
 	return p.startTail()
 }
 
@@ -288,6 +323,22 @@ func (p *Page) Update(msg tea.Msg) (common.Page, tea.Cmd) {
 		}
 		p.appendTail(msg.Msg)
 		return p, waitTail(p.topic, msg.ch)
+	case TailLostMsg:
+		if msg.Topic != p.topic || p.stop == nil {
+			return p, nil
+		}
+		p.tailLost = true
+		topic := data.ShortName(msg.Topic, "")
+		// The news first: the next event (back again) comes a while later.
+		return p, tea.Batch(func() tea.Msg {
+			return common.ErrorMsg{What: "tail " + topic, Err: data.ErrLinkLost}
+		}, waitTail(p.topic, msg.ch))
+	case TailBackMsg:
+		if msg.Topic != p.topic || p.stop == nil {
+			return p, nil
+		}
+		p.tailLost = false
+		return p, tea.Batch(waitTail(p.topic, msg.ch), status("the tail of "+data.ShortName(msg.Topic, "")+" is connected again and reads on"))
 	case ExportedMsg:
 		return p, func() tea.Msg {
 			return common.StatusMsg("exported " + common.Plural(msg.N, "message") + " to " + msg.Path)
@@ -299,7 +350,9 @@ func (p *Page) Update(msg tea.Msg) (common.Page, tea.Cmd) {
 		}
 	case common.RefreshMsg:
 		switch {
-		case msg.Forced && !p.browsing && p.sub == "" && (p.tailDone || p.stop == nil):
+		case !msg.Forced && p.stop != nil && !p.tailDone:
+			return p, p.checkTail()
+		case msg.Forced && !p.browsing && p.sub == "" && (p.tailDone || p.stop == nil || p.tailLost):
 			return p, p.restartTail()
 		case msg.Forced && p.browsing:
 			return p, p.browse(p.at)

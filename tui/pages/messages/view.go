@@ -157,6 +157,8 @@ func (p *Page) stateLine() string {
 			parts = append(parts, st.Error.Render("tail ended: "+common.ProblemOf(p.tailErr).Words()+" ("+p.tailErr.Error()+")")+" · ctrl+r starts it again")
 		case p.tailDone:
 			parts = append(parts, st.Warn.Render("tail ended")+" · ctrl+r starts it again")
+		case p.tailLost:
+			parts = append(parts, st.Error.Render("connection lost: the broker is unreachable")+" · the tail reads on when it is back · ctrl+r starts it again")
 		case p.following:
 			parts = append(parts, st.OK.Render("● following"))
 		default:
