@@ -223,7 +223,7 @@ func (p *Page) View() string {
 	case p.sending:
 		lines = append(lines, st.Subtle.Render("sending…"))
 	case len(p.sent) > 0:
-		lines = append(lines, st.OK.Render(fmt.Sprintf("✓ sent %d message(s), last id %s", len(p.sent), p.sent[len(p.sent)-1])))
+		lines = append(lines, st.OK.Render(fmt.Sprintf("✓ sent %s, last id %s", common.Plural(len(p.sent), "message"), p.sent[len(p.sent)-1])))
 	}
 	return common.Lines(strings.Join(lines, "\n"), p.w, p.h)
 }
