@@ -94,7 +94,7 @@ func letterColumns(w int, msgs []data.DeadLetter, ns string) []table.Column {
 		d := &msgs[i]
 		key = max(key, common.Width(d.Key))
 		origin = max(origin, common.Width(data.ShortName(d.Origin, ns)))
-		producer = max(producer, common.Width(d.ProducerName))
+		producer = max(producer, common.Width(shortProducer(d.ProducerName, ns)))
 		reason = max(reason, common.Width(or(d.Reason, "-")))
 	}
 	cols := [colPayload + 1]table.Column{
@@ -289,7 +289,7 @@ func (p *Page) setRows() {
 			cells, styles = append(cells, d.PublishTime.UTC().Format("2006-01-02 15:04:05Z")), append(styles, &st.Subtle)
 		}
 		if wider {
-			cells = append(cells, or(d.ProducerName, "-"), common.Bytes(int64(len(d.Payload))))
+			cells = append(cells, or(shortProducer(d.ProducerName, ns), "-"), common.Bytes(int64(len(d.Payload))))
 			styles = append(styles, &st.Subtle, &st.Subtle)
 		}
 		cells, styles = append(cells, or(d.Reason, "-")), append(styles, &st.DLQ)
@@ -298,6 +298,12 @@ func (p *Page) setRows() {
 		}
 		return table.Row{Cells: cells, Styles: styles}
 	})
+}
+
+// shortProducer is a producer's name without the persistent://tenant/ns/ that the clients'
+// DLQ routers put before it (their names start with the origin topic's).
+func shortProducer(name, ns string) string {
+	return strings.TrimPrefix(strings.TrimPrefix(name, "persistent://"), ns+"/")
 }
 
 // firstLine is the payload's first line, spaces squeezed, or what it is when not text.
