@@ -16,24 +16,7 @@ import (
 // resume, the consumer resumes from its cursor, and every receipted message is received.
 func TestBrokerRestart(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	start := func(addr string) *broker.Broker {
-		t.Helper()
-		st, err := storage.OpenFileStore(dir, storage.FileStoreOptions{})
-		if err != nil {
-			t.Fatalf("open store: %v", err)
-		}
-		cfg := broker.DefaultConfig()
-		cfg.ListenAddr = addr
-		cfg.Store = st
-		cfg.Logger = testLogger(t, "broker: ")
-		b, err := broker.New(broker.WithConfig(cfg))
-		if err != nil {
-			t.Fatalf("start broker on %s: %v", addr, err)
-		}
-		t.Cleanup(func() { b.Close() })
-		return b
-	}
+	start := durableBroker(t)
 	b := start("127.0.0.1:0")
 	addr := b.Addr()
 	c := newClient(t, b)
@@ -117,22 +100,7 @@ func TestBrokerRestart(t *testing.T) {
 // on from where it was once the broker is back.
 func TestReaderConnectedAcrossRestart(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	start := func(addr string) *broker.Broker {
-		t.Helper()
-		st, err := storage.OpenFileStore(dir, storage.FileStoreOptions{})
-		if err != nil {
-			t.Fatalf("open store: %v", err)
-		}
-		cfg := broker.DefaultConfig()
-		cfg.ListenAddr, cfg.Store, cfg.Logger = addr, st, testLogger(t, "broker: ")
-		b, err := broker.New(broker.WithConfig(cfg))
-		if err != nil {
-			t.Fatalf("start broker on %s: %v", addr, err)
-		}
-		t.Cleanup(func() { b.Close() })
-		return b
-	}
+	start := durableBroker(t)
 	b := start("127.0.0.1:0")
 	addr := b.Addr()
 	c := newClient(t, b)
@@ -160,5 +128,26 @@ func TestReaderConnectedAcrossRestart(t *testing.T) {
 	}
 	if m, err := r.Next(ctx); err != nil || string(m.Payload) != "after" {
 		t.Fatalf("after the restart: %v, %v (want the message sent after it)", m, err)
+	}
+}
+
+// durableBroker returns a function that starts a broker on addr over the same data directory
+// each time (the previous one closed first), stopped when the test ends.
+func durableBroker(t *testing.T) func(addr string) *broker.Broker {
+	dir := t.TempDir()
+	return func(addr string) *broker.Broker {
+		t.Helper()
+		st, err := storage.OpenFileStore(dir, storage.FileStoreOptions{})
+		if err != nil {
+			t.Fatalf("open store: %v", err)
+		}
+		cfg := broker.DefaultConfig()
+		cfg.ListenAddr, cfg.Store, cfg.Logger = addr, st, testLogger(t, "broker: ")
+		b, err := broker.New(broker.WithConfig(cfg))
+		if err != nil {
+			t.Fatalf("start broker on %s: %v", addr, err)
+		}
+		t.Cleanup(func() { b.Close() })
+		return b
 	}
 }
