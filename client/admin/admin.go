@@ -6,7 +6,9 @@
 // schemaType) are optional fields.
 //
 // Every call takes a context; a Client also applies its own per-request timeout. Failures are
-// *Error values carrying the HTTP status and upstream's reason.
+// *Error values carrying the HTTP status and upstream's reason. Redirects (a broker sends an
+// admin call about a topic it does not own to the owner) are followed, with the credentials
+// sent only to the cluster's own hosts (Options.TrustedHosts, Client.TrustHost).
 package admin
 
 import (
@@ -30,20 +32,29 @@ type Options struct {
 	URL string
 	// Token, when set, is sent as "Authorization: Bearer <Token>".
 	Token string
+	// Authorization, when set, replaces Token: it returns the whole Authorization header value
+	// ("Bearer …") for each call, so a provider can refresh what it sends (OAuth2); "" sends
+	// none.
+	Authorization func(ctx context.Context) (string, error)
+	// TrustedHosts are hosts of the cluster besides URL's, to which credentials may follow a
+	// redirect; the forms are TrustHost's. A redirect anywhere else is followed without them.
+	TrustedHosts []string
 	// TLS configures https URLs (custom roots, client certificates); nil uses the defaults.
 	TLS *tls.Config
-	// Timeout bounds each request; 0 means 30 s.
+	// Timeout bounds each call, redirects included; 0 means 30 s.
 	Timeout time.Duration
-	// HTTPClient replaces the default client (TLS and Timeout are then ignored).
+	// HTTPClient replaces the default client (TLS is then ignored). The Client uses a copy
+	// whose redirects it follows itself; the caller's client is left as it is.
 	HTTPClient *http.Client
 }
 
 // Client is an admin API client, safe for concurrent use.
 type Client struct {
 	base    *url.URL
-	token   string
+	auth    func(ctx context.Context) (string, error) // nil: no credentials
 	hc      *http.Client
 	timeout time.Duration
+	trusted trustedHosts
 }
 
 // New returns a client for opts.URL.
@@ -52,17 +63,33 @@ func New(opts Options) (*Client, error) {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("admin: invalid URL %q: want http(s)://host:port", opts.URL)
 	}
-	c := &Client{base: u, token: opts.Token, hc: opts.HTTPClient, timeout: opts.Timeout}
+	c := &Client{base: u, auth: opts.Authorization, timeout: opts.Timeout}
+	if c.auth == nil && opts.Token != "" {
+		bearer := "Bearer " + opts.Token
+		c.auth = func(context.Context) (string, error) { return bearer, nil }
+	}
 	if c.timeout <= 0 {
 		c.timeout = 30 * time.Second
 	}
-	if c.hc == nil {
+	c.trusted.add(hostPattern{name: canonicalHost(u.Hostname())})
+	for _, h := range opts.TrustedHosts {
+		p, err := parseHostPattern(h)
+		if err != nil {
+			return nil, err
+		}
+		c.trusted.add(p)
+	}
+	if opts.HTTPClient != nil {
+		hc := *opts.HTTPClient
+		c.hc = &hc
+	} else {
 		tr := http.DefaultTransport.(*http.Transport).Clone()
 		if opts.TLS != nil {
 			tr.TLSClientConfig = opts.TLS.Clone()
 		}
 		c.hc = &http.Client{Transport: tr}
 	}
+	c.hc.CheckRedirect = stopAtRedirect
 	return c, nil
 }
 
@@ -70,9 +97,17 @@ func New(opts Options) (*Client, error) {
 type Error struct {
 	Status int
 	Reason string
+	// Withheld says why the request's credentials were not sent on a redirect ("" when they
+	// were): the likely cause of a 401 from the broker a redirect led to.
+	Withheld string
 }
 
-func (e *Error) Error() string { return fmt.Sprintf("admin: HTTP %d: %s", e.Status, e.Reason) }
+func (e *Error) Error() string {
+	if e.Withheld != "" {
+		return fmt.Sprintf("admin: HTTP %d: %s (%s)", e.Status, e.Reason, e.Withheld)
+	}
+	return fmt.Sprintf("admin: HTTP %d: %s", e.Status, e.Reason)
+}
 
 // IsNotFound reports whether err is a 404 from the server.
 func IsNotFound(err error) bool { return StatusOf(err) == http.StatusNotFound }
@@ -111,60 +146,103 @@ func (c *Client) url(path []string, q url.Values) string {
 	return b.String()
 }
 
-// do sends r and returns the response (status 2xx) for the caller to read and close.
+// do sends r and returns the response (status 2xx) for the caller to read and close, then
+// cancel.
 func (c *Client) do(ctx context.Context, r request) (*http.Response, context.CancelFunc, error) {
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
-	var body io.Reader
-	if r.body != nil {
-		data, err := json.Marshal(r.body)
-		if err != nil {
-			cancel()
-			return nil, nil, fmt.Errorf("admin: encode request: %w", err)
-		}
-		body = bytes.NewReader(data)
-	}
-	req, err := http.NewRequestWithContext(ctx, r.method, c.url(r.path, r.query), body)
+	resp, err := c.roundTrip(ctx, r)
 	if err != nil {
 		cancel()
-		return nil, nil, fmt.Errorf("admin: %w", err)
+		return nil, nil, err
 	}
+	return resp, cancel, nil
+}
+
+// roundTrip sends r, following redirects (redirect.go), and returns a 2xx response; any other
+// answer is an *Error.
+func (c *Client) roundTrip(ctx context.Context, r request) (*http.Response, error) {
+	first := hop{method: r.method, creds: true}
+	var err error
+	if first.url, err = url.Parse(c.url(r.path, r.query)); err != nil {
+		return nil, fmt.Errorf("admin: %w", err)
+	}
+	header := http.Header{}
 	accept := r.accept
 	if accept == "" {
 		accept = "application/json"
 	}
-	req.Header.Set("Accept", accept)
+	header.Set("Accept", accept)
 	if r.body != nil {
+		if first.body, err = json.Marshal(r.body); err != nil {
+			return nil, fmt.Errorf("admin: encode request: %w", err)
+		}
 		ct := r.contentType
 		if ct == "" {
 			ct = "application/json"
 		}
-		req.Header.Set("Content-Type", ct)
+		header.Set("Content-Type", ct)
 	}
-	if c.token != "" {
-		req.Header.Set("Authorization", "Bearer "+c.token)
+	auth := ""
+	if c.auth != nil {
+		if auth, err = c.auth(ctx); err != nil {
+			return nil, fmt.Errorf("admin: %s %s: authorization: %w", r.method, first.url.Path, err)
+		}
 	}
-	resp, err := c.hc.Do(req)
+	ex, err := c.send(ctx, first, auth, header)
 	if err != nil {
-		cancel()
-		return nil, nil, fmt.Errorf("admin: %s %s: %w", r.method, req.URL.Path, err)
+		return nil, fmt.Errorf("admin: %s %s: %w", r.method, first.url.Path, err)
 	}
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		defer cancel()
-		defer resp.Body.Close()
-		data, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
-		e := &Error{Status: resp.StatusCode, Reason: strings.TrimSpace(string(data))}
-		var body struct {
-			Reason string `json:"reason"`
-		}
-		if json.Unmarshal(data, &body) == nil && body.Reason != "" {
-			e.Reason = body.Reason
-		}
-		if e.Reason == "" {
-			e.Reason = http.StatusText(resp.StatusCode)
-		}
-		return nil, nil, e
+	resp := ex.resp
+	if resp.StatusCode >= 200 && resp.StatusCode <= 299 {
+		return resp, nil
 	}
-	return resp, cancel, nil
+	defer resp.Body.Close()
+	data, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	e := &Error{Status: resp.StatusCode, Reason: strings.TrimSpace(string(data)), Withheld: ex.withheld}
+	var body struct {
+		Reason string `json:"reason"`
+	}
+	if json.Unmarshal(data, &body) == nil && body.Reason != "" {
+		e.Reason = body.Reason
+	}
+	if e.Reason == "" {
+		e.Reason = http.StatusText(resp.StatusCode)
+	}
+	return nil, e
+}
+
+// Do sends method to path (escaped, below the admin URL, e.g. /admin/v2/broker-stats/topics)
+// with query and body as JSON (nil: none), for endpoints the typed methods do not cover; the
+// client's timeout, credentials and redirect policy apply as to any call. It returns the 2xx
+// response, whose body the caller must close (that also ends the call's deadline); any other
+// answer is an *Error.
+func (c *Client) Do(ctx context.Context, method, path string, query url.Values, body any) (*http.Response, error) {
+	if strings.ContainsAny(path, "?#") {
+		return nil, fmt.Errorf("admin: path %q: pass the query apart", path)
+	}
+	var segs []string
+	if p := strings.Trim(path, "/"); p != "" {
+		segs = strings.Split(p, "/")
+	}
+	resp, cancel, err := c.do(ctx, request{method: method, path: segs, query: query, body: body})
+	if err != nil {
+		return nil, err
+	}
+	resp.Body = &cancelOnClose{ReadCloser: resp.Body, cancel: cancel}
+	return resp, nil
+}
+
+// cancelOnClose ends a call's deadline when its body is closed, not before the caller has
+// read it.
+type cancelOnClose struct {
+	io.ReadCloser
+	cancel context.CancelFunc
+}
+
+func (b *cancelOnClose) Close() error {
+	err := b.ReadCloser.Close()
+	b.cancel()
+	return err
 }
 
 // call sends r and decodes a JSON answer into out (nil: ignore the body). An empty body

@@ -35,6 +35,9 @@ type AdminOptions struct {
 	TLSAllowInsecureConnection bool
 	// HTTPClient defaults to a client with a 10 s timeout; pass one with TLS settings for https.
 	HTTPClient *http.Client
+	// TrustedHosts are the cluster's hosts besides AdminURL's, to which the token may follow a
+	// broker's redirect (admin.Options.TrustedHosts).
+	TrustedHosts []string
 	// MaxStatsTopics caps the per-topic stats requests of one Topics call when the cluster has
 	// no bulk broker-stats endpoint; rows past it come without stats. Default 200.
 	MaxStatsTopics int
@@ -51,7 +54,6 @@ type AdminOptions struct {
 type Admin struct {
 	opts AdminOptions
 	base *url.URL
-	hc   *http.Client
 	ac   *admin.Client
 
 	finder *triage.Finder // which topics are DLQs and retry topics
@@ -80,11 +82,12 @@ func NewAdmin(opts AdminOptions) (*Admin, error) {
 	if opts.Cluster == "" {
 		opts.Cluster = replay.ClusterKey(opts.Context, u.String())
 	}
-	ac, err := admin.New(admin.Options{URL: u.String(), Token: opts.Token, HTTPClient: hc, Timeout: hc.Timeout})
+	ac, err := admin.New(admin.Options{URL: u.String(), Token: opts.Token, TrustedHosts: opts.TrustedHosts,
+		HTTPClient: hc, Timeout: hc.Timeout})
 	if err != nil {
 		return nil, err
 	}
-	return &Admin{opts: opts, base: u, hc: hc, ac: ac, finder: triage.NewFinder(ac)}, nil
+	return &Admin{opts: opts, base: u, ac: ac, finder: triage.NewFinder(ac)}, nil
 }
 
 func (a *Admin) Endpoint() string { return a.base.String() }
@@ -122,40 +125,27 @@ func IsUnauthorized(err error) bool {
 	return status == http.StatusUnauthorized || status == http.StatusForbidden
 }
 
-// do sends a GET for path (already escaped) and returns the response when its status is 2xx.
-func (a *Admin) do(ctx context.Context, method, path string) (*http.Response, error) {
-	req, err := http.NewRequestWithContext(ctx, method, a.base.String()+path, nil)
+// getJSON GETs path (escaped, with its query) and decodes the answer into v. The request goes
+// through client/admin, so the token and a broker's redirects are handled as for every other
+// call; a non-2xx answer is an *HTTPError naming path.
+func (a *Admin) getJSON(ctx context.Context, path string, v any) error {
+	p, rawQuery, _ := strings.Cut(path, "?")
+	q, err := url.ParseQuery(rawQuery)
 	if err != nil {
-		return nil, err
+		return fmt.Errorf("%s: %w", path, err)
 	}
-	req.Header.Set("Accept", "application/json")
-	if a.opts.Token != "" {
-		req.Header.Set("Authorization", "Bearer "+a.opts.Token)
-	}
-	resp, err := a.hc.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode/100 != 2 {
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
-		var body struct {
-			Reason string `json:"reason"`
-		}
-		reason := strings.TrimSpace(string(b))
-		if json.Unmarshal(b, &body) == nil && body.Reason != "" {
-			reason = body.Reason
-		}
+	resp, err := a.ac.Do(ctx, http.MethodGet, p, q, nil)
+	var ae *admin.Error
+	if errors.As(err, &ae) {
+		reason := ae.Reason
 		if len(reason) > 200 {
 			reason = reason[:200] + "…"
 		}
-		return nil, &HTTPError{Status: resp.StatusCode, Path: path, Reason: reason}
+		if ae.Withheld != "" {
+			reason += " (" + ae.Withheld + ")"
+		}
+		return &HTTPError{Status: ae.Status, Path: path, Reason: reason}
 	}
-	return resp, nil
-}
-
-func (a *Admin) getJSON(ctx context.Context, path string, v any) error {
-	resp, err := a.do(ctx, http.MethodGet, path)
 	if err != nil {
 		return err
 	}
