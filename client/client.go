@@ -10,6 +10,7 @@
 package client
 
 import (
+	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"fmt"
@@ -48,6 +49,9 @@ func New(opts Options) (*Client, error) {
 	su, err := parseServiceURL(opts.ServiceURL)
 	if err != nil {
 		return nil, err
+	}
+	if opts.TokenSource != nil && (opts.Token != "" || opts.TokenFile != "") {
+		return nil, fmt.Errorf("%w: TokenSource excludes Token and TokenFile", ErrInvalidConfig)
 	}
 	cl := &Client{
 		opts:    opts,
@@ -121,9 +125,21 @@ func (cl *Client) clientVersion() string {
 }
 
 // credentials returns the auth method name and data for CONNECT and AUTH_RESPONSE. A token
-// file is read on every call, so a rotated token is picked up on the next (re)connect.
-func (cl *Client) credentials() (string, []byte, error) {
+// file is read, and a token source asked, on every call, so a rotated token is picked up on the
+// next (re)connect. expired is the token the broker challenged ("" on CONNECT): a token source
+// that still hands it out is told to refresh, when it can.
+func (cl *Client) credentials(ctx context.Context, expired string) (string, []byte, error) {
 	switch {
+	case cl.opts.TokenSource != nil:
+		ts := cl.opts.TokenSource
+		tok, err := ts.Token(ctx)
+		if r, ok := ts.(TokenRefresher); ok && err == nil && expired != "" && tok == expired {
+			tok, err = r.Refresh(ctx)
+		}
+		if err != nil {
+			return "", nil, fmt.Errorf("%w: %w", ErrCredentials, err)
+		}
+		return "token", []byte(tok), nil
 	case cl.opts.TokenFile != "":
 		b, err := os.ReadFile(cl.opts.TokenFile)
 		if err != nil {

@@ -48,6 +48,10 @@ type conn struct {
 	done     chan struct{}
 	wg       sync.WaitGroup
 	lastRecv atomic.Int64
+
+	// sent is the auth data this connection last presented (CONNECT or AUTH_RESPONSE): an
+	// AUTH_CHALLENGE says the broker found it expired.
+	sent atomic.Pointer[string]
 }
 
 // producerHandler receives what the broker sends to one producer. Methods run on the
@@ -129,10 +133,12 @@ func (c *conn) handshake(ctx context.Context) (*frameReader, error) {
 	stop := context.AfterFunc(ctx, func() { c.nc.SetDeadline(time.Now()) })
 	defer stop()
 
-	method, data, err := c.cl.credentials()
+	method, data, err := c.cl.credentials(ctx, "")
 	if err != nil {
 		return nil, err
 	}
+	sent := string(data)
+	c.sent.Store(&sent)
 	connect := &pb.CommandConnect{
 		ClientVersion:   proto.String(c.cl.clientVersion()),
 		ProtocolVersion: proto.Int32(int32(pb.ProtocolVersion_v21)),
@@ -180,7 +186,7 @@ func (c *conn) handshake(ctx context.Context) (*frameReader, error) {
 			e := f.Cmd.GetError()
 			return nil, serverError(e.GetError(), e.GetMessage())
 		case pb.BaseCommand_AUTH_CHALLENGE:
-			if _, err := c.nc.Write(c.authResponse()); err != nil {
+			if _, err := c.nc.Write(c.authResponse(ctx)); err != nil {
 				return nil, fmt.Errorf("%w: %s: %w", ErrConnect, c.physical, err)
 			}
 		default:
@@ -189,14 +195,38 @@ func (c *conn) handshake(ctx context.Context) (*frameReader, error) {
 	}
 }
 
-func (c *conn) authResponse() []byte {
-	method, data, err := c.cl.credentials()
+// answerChallenge answers an AUTH_CHALLENGE that came after the handshake on a goroutine of
+// its own: a token source may need a round trip to its issuer, and the reader must not wait
+// for it. The goroutine belongs to the connection: it ends with it, or after OperationTimeout.
+func (c *conn) answerChallenge() {
+	c.wg.Add(1) // the reader, which calls this, keeps the group above zero
+	go func() {
+		defer c.wg.Done()
+		ctx, cancel := context.WithTimeout(context.Background(), c.cl.opts.OperationTimeout)
+		defer cancel()
+		go func() { // ends with this call: cancel runs on return
+			select {
+			case <-c.done:
+				cancel()
+			case <-ctx.Done():
+			}
+		}()
+		c.write(c.authResponse(ctx))
+	}()
+}
+
+// authResponse is the AUTH_RESPONSE to a challenge: fresh credentials. When there are none,
+// it answers empty, and the broker closes the connection, whose reconnect tries again.
+func (c *conn) authResponse(ctx context.Context) []byte {
+	method, data, err := c.cl.credentials(ctx, *c.sent.Load())
 	if err != nil {
 		c.log.Warn("cannot refresh credentials", "err", err)
 	}
 	if data == nil {
 		data = []byte{}
 	}
+	sent := string(data)
+	c.sent.Store(&sent)
 	buf, _ := wire.AppendCommand(nil, &pb.BaseCommand{
 		Type: pb.BaseCommand_AUTH_RESPONSE.Enum(),
 		AuthResponse: &pb.CommandAuthResponse{

@@ -20,6 +20,11 @@ var (
 	ErrTimeout = errors.New("pulsar: timed out")
 	// ErrConnect is returned when no connection to a broker could be established.
 	ErrConnect = errors.New("pulsar: cannot connect")
+	// ErrCredentials is returned when Options.TokenSource could not supply a token to connect
+	// with (it wraps the source's error: an OAuth2 issuer's refusal, or an issuer that does not
+	// answer). A request fails with it at once, as retrying would only ask again; producers
+	// and consumers that are reconnecting keep trying.
+	ErrCredentials = errors.New("pulsar: no credentials")
 	// ErrInvalidConfig is returned for invalid options.
 	ErrInvalidConfig = errors.New("pulsar: invalid configuration")
 	// ErrInvalidTopic is returned for a topic name that cannot be parsed.

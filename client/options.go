@@ -1,6 +1,7 @@
 package client
 
 import (
+	"context"
 	"crypto/tls"
 	"log/slog"
 	"time"
@@ -31,6 +32,10 @@ type Options struct {
 	TokenFile  string
 	AuthMethod string
 	AuthData   []byte
+	// TokenSource, instead of Token and TokenFile, supplies the token (auth method "token") on
+	// every CONNECT and answers the broker's AUTH_CHALLENGE: tokens that expire and are renewed,
+	// such as OAuth2 access tokens (package client/oauth2).
+	TokenSource TokenSource
 
 	// TLS: TLSTrustCertsFile is a PEM bundle of CAs; TLSAllowInsecureConnection skips
 	// verification; TLSConfig, when set, is used as is (cloned) instead.
@@ -44,6 +49,21 @@ type Options struct {
 	ClientVersionSuffix string
 	// MaxConnectionsPerBroker; default 1.
 	MaxConnectionsPerBroker int
+}
+
+// TokenSource supplies tokens. Token is asked on every CONNECT and AUTH_CHALLENGE (it caches
+// as it sees fit), from the connection's own goroutines, so it must be safe for concurrent use
+// and honour ctx.
+type TokenSource interface {
+	Token(ctx context.Context) (string, error)
+}
+
+// TokenRefresher is a TokenSource that can be told to renew its token now. When the broker
+// challenges a connection (its credentials expired) and Token still returns the token that
+// connection presented, Refresh is asked for a new one.
+type TokenRefresher interface {
+	TokenSource
+	Refresh(ctx context.Context) (string, error)
 }
 
 func (o *Options) setDefaults() {

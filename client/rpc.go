@@ -84,7 +84,7 @@ func (c *conn) dispatch(f wire.Frame) {
 			h.endOfTopic()
 		}
 	case pb.BaseCommand_AUTH_CHALLENGE:
-		c.write(c.authResponse())
+		c.answerChallenge()
 	case pb.BaseCommand_TOPIC_MIGRATED:
 		c.log.Info("topic migrated", "to", cmd.GetTopicMigrated().GetBrokerServiceUrl())
 	default:

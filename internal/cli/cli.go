@@ -160,6 +160,11 @@ func printFlags(w io.Writer, fs *flag.FlagSet, names []string) {
 		if name != "" {
 			line += " " + name
 		}
+		if len(line) > 28 {
+			// Too long to share its line with the help: the help goes under it.
+			fmt.Fprintln(w, line)
+			line = ""
+		}
 		fmt.Fprintf(w, "%-28s %s", line, help)
 		if f.DefValue != "" && f.DefValue != "false" {
 			fmt.Fprintf(w, " (default %s)", f.DefValue)

@@ -25,6 +25,7 @@ type clientFlags struct {
 	tokenFile  string
 	tlsCAFile  string
 	context    string
+	oauth2     oauth2Flags // client_oauth2.go
 
 	// TLS without certificate verification (--tls-insecure, or the context's tls_insecure),
 	// and the context --context names (nil without it; contexts.go).
@@ -41,7 +42,8 @@ type clientFlags struct {
 }
 
 // clientFlagNames lists the client flags in the order of the help.
-var clientFlagNames = []string{"service-url", "admin-url", "token", "token-file", "tls-ca-file", "tls-insecure", "context", "readonly"}
+var clientFlagNames = slices.Concat([]string{"service-url", "admin-url", "token", "token-file"}, oauth2FlagNames,
+	[]string{"tls-ca-file", "tls-insecure", "context", "readonly"})
 
 func (c *clientFlags) register(fs *flag.FlagSet) {
 	c.registerDefaults(fs, defaultServiceURL, defaultAdminURL, "", "", "", "")
@@ -58,6 +60,7 @@ func (c *clientFlags) registerDefaults(fs *flag.FlagSet, serviceURL, adminURL, t
 	fs.StringVar(&c.adminURL, "admin-url", adminURL, "admin REST `URL` (http:// or https://)")
 	fs.StringVar(&c.token, "token", token, "authentication `TOKEN` (a JWT)")
 	fs.StringVar(&c.tokenFile, "token-file", tokenFile, "read the authentication token from `FILE`")
+	c.oauth2.register(fs)
 	fs.StringVar(&c.tlsCAFile, "tls-ca-file", tlsCAFile, "trust the CA certificates in `FILE`")
 	fs.BoolVar(&c.tlsInsecure, "tls-insecure", c.tlsInsecure, "do not verify the cluster's TLS certificate (a warning says so)")
 	fs.StringVar(&c.context, "context", context, "use the context `NAME` of $XDG_CONFIG_HOME/letterbox/config.toml (flags given override its settings)")
@@ -109,6 +112,15 @@ func (c *clientFlags) firstSet() string {
 func (c *clientFlags) validate() error {
 	if c.token != "" && c.tokenFile != "" {
 		return errors.New("--token and --token-file exclude each other")
+	}
+	if err := c.checkAuth(); err != nil {
+		return err
+	}
+	if c.context == "" {
+		// Else the context may hold the rest: resolveContext checks again.
+		if err := c.oauth2.check(); err != nil {
+			return err
+		}
 	}
 	if err := checkURL("service-url", c.serviceURL, "pulsar", "pulsar+ssl"); err != nil {
 		return err

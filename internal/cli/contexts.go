@@ -18,9 +18,9 @@ import (
 // Contexts (DESIGN.md "Command line"): --context NAME takes the cluster's URLs, credentials
 // and TLS settings from the context NAME of $XDG_CONFIG_HOME/letterbox/config.toml; client
 // flags given as well override the context's fields one by one (--token or --token-file
-// replaces its authentication as a whole). A context is used only when named: the file's
-// `current` never makes `letterbox` with no flags leave the local broker, nor `replay` act on
-// a cluster the command line does not name.
+// replaces its authentication as a whole, --oauth2-* flags its token). A context is used only
+// when named: the file's `current` never makes `letterbox` with no flags leave the local
+// broker, nor `replay` act on a cluster the command line does not name.
 
 // loadConfig reads the configuration file (none is an empty configuration).
 func loadConfig() (*config.Config, error) { return config.Load(os.Getenv) }
@@ -48,6 +48,9 @@ func (c *clientFlags) resolveContext(cmd string, stderr io.Writer) (*config.Conf
 		return nil, usageError(stderr, cmd, err)
 	}
 	c.useContext(ctx)
+	if err := c.oauth2.check(); err != nil {
+		return nil, usageError(stderr, cmd, fmt.Errorf("context %s: %w", ctx.Name, err))
+	}
 	if ctx.TLSInsecure && !slices.Contains(c.set, "tls-insecure") {
 		fmt.Fprintf(stderr, "%s: warning: context %s has tls_insecure = true: the cluster's certificate is not verified\n", cmd, ctx.Name)
 	}
@@ -65,8 +68,25 @@ func (c *clientFlags) useContext(ctx config.Context) {
 	if !given("admin-url") {
 		c.adminURL = ctx.AdminURL
 	}
-	if !given("token") && !given("token-file") {
+	// Authentication: a token flag replaces the context's whole; OAuth2 flags replace its
+	// token, and override its OAuth2 settings one by one.
+	tokenGiven := given("token") || given("token-file")
+	if !tokenGiven && !c.oauth2Given() {
 		c.token, c.tokenFile = ctx.Token.Reveal(), ctx.TokenFile
+	}
+	if !tokenGiven {
+		if !given("oauth2-issuer-url") {
+			c.oauth2.issuerURL = ctx.OAuth2IssuerURL
+		}
+		if !given("oauth2-credentials-file") {
+			c.oauth2.credentialsFile = ctx.OAuth2CredentialsFile.Reveal()
+		}
+		if !given("oauth2-audience") {
+			c.oauth2.audience = ctx.OAuth2Audience
+		}
+		if !given("oauth2-scope") {
+			c.oauth2.scope = ctx.OAuth2Scope
+		}
 	}
 	if !given("tls-ca-file") {
 		c.tlsCAFile = ctx.TLSCAFile

@@ -191,7 +191,7 @@ func findTopic(ctx context.Context, ad *admin.Client, arg string) (string, error
 // and returns the exit code: 2 for a name that is no topic name, 1 otherwise (not found
 // included). The caller closes cl.
 func openDLQ(ctx context.Context, cf *clientFlags, cmd, arg string, stderr io.Writer) (ad *admin.Client, cl *client.Client, topic string, code int) {
-	ad, cl, err := cf.connect(stderr)
+	ad, cl, err := cf.connect(ctx, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", cmd, err)
 		return nil, nil, "", ExitFailure

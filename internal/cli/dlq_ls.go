@@ -68,7 +68,7 @@ func runDLQLs(ctx context.Context, cf *clientFlags, _ stdin, args []string, stdo
 		}
 		namespaces = []string{ns}
 	}
-	ad, cl, err := cf.connect(stderr)
+	ad, cl, err := cf.connect(ctx, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", dlqLs.cmd, err)
 		return ExitFailure

@@ -147,7 +147,7 @@ func runReplay(ctx context.Context, cf *clientFlags, args []string, stdout, stde
 		fmt.Fprintf(stderr, "letterbox replay: %v\n", err)
 		return ExitFailure
 	}
-	ad, cl, err := cf.connect(stderr)
+	ad, cl, err := cf.connect(ctx, stderr)
 	if err != nil {
 		return fail(err)
 	}
@@ -264,9 +264,22 @@ func chooseSubscription(st admin.TopicStats, topic, given string) (string, error
 	return given, nil
 }
 
-// connect makes the admin and binary-protocol clients the client flags describe.
-func (c *clientFlags) connect(stderr io.Writer) (*admin.Client, *client.Client, error) {
+// connect makes the admin and binary-protocol clients the client flags describe. With OAuth2
+// it gets a first token (ctx bounds that), so bad credentials fail here, naming the issuer.
+func (c *clientFlags) connect(ctx context.Context, stderr io.Writer) (*admin.Client, *client.Client, error) {
+	ts, err := c.tokenSource()
+	if err != nil {
+		return nil, nil, err
+	}
 	ao := admin.Options{URL: c.adminURL, Token: c.token}
+	if ts != nil {
+		// Fail at once, naming the issuer, rather than at the first admin call; then each call
+		// asks for the token of its moment (renewed before it expires).
+		if _, err := ts.Token(ctx); err != nil {
+			return nil, nil, err
+		}
+		ao.Authorization = ts.Authorization
+	}
 	if c.tokenFile != "" {
 		b, err := os.ReadFile(c.tokenFile)
 		if err != nil {
@@ -291,9 +304,13 @@ func (c *clientFlags) connect(stderr io.Writer) (*admin.Client, *client.Client, 
 	if err != nil {
 		return nil, nil, err
 	}
-	cl, err := client.New(client.Options{ServiceURL: c.serviceURL, Token: c.token, TokenFile: c.tokenFile,
+	co := client.Options{ServiceURL: c.serviceURL, Token: c.token, TokenFile: c.tokenFile,
 		TLSTrustCertsFile: c.tlsCAFile, TLSAllowInsecureConnection: c.tlsInsecure,
-		Logger: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})
+		Logger: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))}
+	if ts != nil {
+		co.TokenSource = ts // only when set: a nil *TokenSource is not a nil interface
+	}
+	cl, err := client.New(co)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -18,6 +18,19 @@
 //	colour = "red"
 //	readonly = true
 //
+//	[[context]]
+//	name = "cloud"
+//	service_url = "pulsar+ssl://pulsar.cloud.example:6651"
+//	admin_url = "https://pulsar.cloud.example"
+//	oauth2_issuer_url = "https://auth.cloud.example"
+//	oauth2_credentials_file = "~/.config/letterbox/cloud-credentials.json"
+//	oauth2_audience = "urn:pulsar:cluster"
+//
+// The oauth2_* keys are OAuth2 client-credentials authentication with upstream's parameters
+// (issuerUrl, privateKey, audience, scope): oauth2_credentials_file is a path, a file:// URL or
+// a data: URL of the JSON credentials (client_id, client_secret); the issuer URL may be left to
+// the credentials' issuer_url. They exclude token and token_file.
+//
 // export_dir (a top-level key, before the first [[context]]) is where the TUI's exports go
 // when their name is relative: the working directory when unset. It must be absolute (or
 // start with ~/).
@@ -28,13 +41,14 @@
 // another name, is the way to act on that cluster). Reading — the TUI's views, dlq ls, stats
 // and export, dry runs — works as on any context.
 //
-// The package only reads and checks the file; it never connects and never reads token files
-// (the command line does, when it uses a context). A context is used only when the user names
-// it (--context NAME, or :context NAME in the TUI): `current` is read and checked but never
-// makes letterbox connect somewhere on its own, so `letterbox` with no flags keeps meaning the
-// local broker.
+// The package only reads and checks the file; it never connects and never reads token or
+// credentials files (the command line does, when it uses a context). A context is used only
+// when the user names it (--context NAME, or :context NAME in the TUI): `current` is read and
+// checked but never makes letterbox connect somewhere on its own, so `letterbox` with no flags
+// keeps meaning the local broker.
 //
-// An inline token is a Secret: it prints as [redacted], and no error of this package quotes it.
+// An inline token is a Secret: it prints as [redacted], and no error of this package quotes it;
+// so are the OAuth2 credentials, which a data: URL holds inline.
 package config
 
 import (
@@ -77,6 +91,13 @@ type Context struct {
 	Token      Secret // an inline token (discouraged: prefer TokenFile)
 	TokenFile  string // with ~ expanded
 	TLSCAFile  string // with ~ expanded
+	// OAuth2 client credentials (oauth2_*), instead of Token and TokenFile.
+	// OAuth2CredentialsFile is a path (with ~ expanded), a file:// URL or a data: URL; a Secret
+	// because a data: URL holds the client secret itself.
+	OAuth2IssuerURL       string
+	OAuth2CredentialsFile Secret
+	OAuth2Audience        string
+	OAuth2Scope           string
 	// TLSInsecure skips the verification of the cluster's certificate (a test cluster with a
 	// self-signed certificate); never for production.
 	TLSInsecure bool
@@ -221,11 +242,16 @@ type fileContext struct {
 	Colour      string `toml:"colour"`
 	Color       string `toml:"color"` // the American spelling, accepted too
 	Theme       string `toml:"theme"`
+
+	OAuth2IssuerURL       string `toml:"oauth2_issuer_url"`
+	OAuth2CredentialsFile Secret `toml:"oauth2_credentials_file"`
+	OAuth2Audience        string `toml:"oauth2_audience"`
+	OAuth2Scope           string `toml:"oauth2_scope"`
 }
 
 // Parse reads a configuration from b; name is the file's path, for messages. It checks every
-// context: a name (no spaces, unique), both URLs with the right schemes, at most one of token
-// and token_file, a known colour; and that current names a context.
+// context: a name (no spaces, unique), both URLs with the right schemes, at most one of token,
+// token_file and OAuth2, a known colour; and that current names a context.
 func Parse(name string, b []byte, getenv func(string) string) (*Config, error) {
 	text := string(b)
 	var f file
@@ -290,6 +316,9 @@ func Parse(name string, b []byte, getenv func(string) string) (*Config, error) {
 		}
 		if ctx.TLSCAFile, err = expand(strings.TrimSpace(fc.TLSCAFile), getenv); err != nil {
 			return nil, fmt.Errorf("%s: %s: tls_ca_file: %v", at("tls_ca_file"), label, err)
+		}
+		if err := parseOAuth2(&ctx, fc, getenv); err != nil {
+			return nil, err
 		}
 		colourKey, colour := "colour", fc.Colour
 		if fc.Color != "" {
@@ -415,6 +444,8 @@ func syntaxError(name, text string, err error) error {
 	msg := pe.Message
 	if l := lineText(text, line); secretLine(l) || strings.HasSuffix(pe.LastKey, "token") {
 		msg = "invalid value (not shown: it is a token)"
+	} else if secretKeys[pe.LastKey] {
+		msg = "invalid value (not shown: it may hold a secret)"
 	}
 	return fmt.Errorf("%s:%d: %s", name, line, msg)
 }
@@ -427,10 +458,13 @@ func lineText(text string, n int) string {
 	return ls[n-1]
 }
 
-// secretLine reports whether a line sets a token inline.
+// secretKeys are the keys whose value may be a secret itself.
+var secretKeys = map[string]bool{"token": true, "oauth2_credentials_file": true}
+
+// secretLine reports whether a line sets a key of secretKeys.
 func secretLine(l string) bool {
 	k, _, ok := strings.Cut(strings.TrimSpace(l), "=")
-	return ok && strings.Trim(strings.TrimSpace(k), `"'`) == "token"
+	return ok && secretKeys[strings.Trim(strings.TrimSpace(k), `"'`)]
 }
 
 // permissionWarning warns when the file holds an inline token and its group or others may read
@@ -440,10 +474,13 @@ func permissionWarning(path string, cfg *Config) string {
 		return ""
 	}
 	var inline []string
+	var tokens, creds bool
 	for _, c := range cfg.Contexts {
-		if c.Token != "" {
+		t, cr := c.Token != "", inlineCredentials(c.OAuth2CredentialsFile)
+		if t || cr {
 			inline = append(inline, c.Name)
 		}
+		tokens, creds = tokens || t, creds || cr
 	}
 	if len(inline) == 0 {
 		return ""
@@ -452,6 +489,17 @@ func permissionWarning(path string, cfg *Config) string {
 	if err != nil || fi.Mode().Perm()&0o044 == 0 {
 		return ""
 	}
-	return fmt.Sprintf("%s holds a token (context %s) and is readable by others (mode %04o): chmod 600 it, or move the token to a token_file",
-		path, strings.Join(inline, ", "), fi.Mode().Perm())
+	what, advice := "a token", "move the token to a token_file"
+	switch {
+	case tokens && creds:
+		what, advice = "a token and OAuth2 credentials", "move them to a token_file and a credentials file"
+	case creds:
+		what, advice = "OAuth2 credentials", "move them to a credentials file"
+	}
+	return fmt.Sprintf("%s holds %s (context %s) and is readable by others (mode %04o): chmod 600 it, or %s",
+		path, what, strings.Join(inline, ", "), fi.Mode().Perm(), advice)
 }
+
+// inlineCredentials reports whether an oauth2_credentials_file holds the credentials themselves
+// (a data: URL) rather than naming a file.
+func inlineCredentials(s Secret) bool { return hasScheme(s.Reveal(), "data:") }

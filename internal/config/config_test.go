@@ -267,3 +267,105 @@ func TestExportDir(t *testing.T) {
 		t.Errorf("a relative export_dir: %v", err)
 	}
 }
+
+// The oauth2_* keys: read with ~ expanded in a path (URLs kept), checked as the other keys,
+// and credentials inline in a data: URL treated as a secret.
+func TestOAuth2Keys(t *testing.T) {
+	t.Parallel()
+	const dataURL = `data:application/json,{"client_id":"app","client_secret":"S3CRET-creds"}`
+	cfg, err := Parse("c.toml", []byte(`
+[[context]]
+name = "cloud"
+service_url = "pulsar+ssl://pulsar.example:6651"
+admin_url = "https://pulsar.example"
+oauth2_issuer_url = "https://auth.example/realms/pulsar"
+oauth2_credentials_file = "~/.config/letterbox/cloud.json"
+oauth2_audience = "urn:pulsar:cluster"
+oauth2_scope = "a b"
+
+[[context]]
+name = "url"
+service_url = "pulsar://h:6650"
+admin_url = "http://h:8080"
+oauth2_credentials_file = "file:///etc/letterbox/creds.json"
+
+[[context]]
+name = "inline"
+service_url = "pulsar://h:6650"
+admin_url = "http://h:8080"
+oauth2_credentials_file = '`+dataURL+`'
+`), env(map[string]string{"HOME": "/home/u"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := cfg.Contexts[0]
+	if c.OAuth2IssuerURL != "https://auth.example/realms/pulsar" || c.OAuth2Audience != "urn:pulsar:cluster" || c.OAuth2Scope != "a b" ||
+		c.OAuth2CredentialsFile.Reveal() != filepath.Join("/home/u", ".config/letterbox/cloud.json") {
+		t.Errorf("cloud: %#v (credentials %q)", c, c.OAuth2CredentialsFile.Reveal())
+	}
+	if got := c.Pos("oauth2_audience"); got != "c.toml:8" {
+		t.Errorf("Pos(oauth2_audience) = %q", got)
+	}
+	if got := cfg.Contexts[1].OAuth2CredentialsFile.Reveal(); got != "file:///etc/letterbox/creds.json" {
+		t.Errorf("file URL became %q", got)
+	}
+	in := cfg.Contexts[2]
+	if in.OAuth2CredentialsFile.Reveal() != dataURL {
+		t.Errorf("data URL became %q", in.OAuth2CredentialsFile.Reveal())
+	}
+	if s := fmt.Sprintf("%v %+v %#v", in, in, in); strings.Contains(s, "S3CRET") {
+		t.Errorf("printed the credentials: %s", s)
+	}
+
+	ctx := func(extra string) string {
+		return "[[context]]\nname = \"p\"\nservice_url = \"pulsar://h:6650\"\nadmin_url = \"http://h:8080\"\n" + extra
+	}
+	for _, tt := range []struct{ name, text, want string }{
+		{"audience alone", ctx("oauth2_audience = \"a\"\n"), `c.toml:5: context "p": oauth2_audience needs oauth2_credentials_file`},
+		{"issuer alone", ctx("oauth2_issuer_url = \"https://auth\"\n"), `c.toml:5: context "p": oauth2_issuer_url needs oauth2_credentials_file`},
+		{"and token", ctx("token = \"t\"\noauth2_credentials_file = \"/c.json\"\n"), `c.toml:6: context "p": oauth2_credentials_file excludes token and token_file`},
+		{"and token_file", ctx("oauth2_credentials_file = \"/c.json\"\ntoken_file = \"/t\"\n"), `c.toml:5: context "p": oauth2_credentials_file excludes token and token_file`},
+		{"bad issuer", ctx("oauth2_credentials_file = \"/c.json\"\noauth2_issuer_url = \"auth.example\"\n"), `c.toml:6: context "p": oauth2_issuer_url "auth.example": want https://HOST:PORT or http://HOST:PORT`},
+		{"~user", ctx("oauth2_credentials_file = \"~bob/c.json\"\n"), `c.toml:5: context "p": oauth2_credentials_file: "~bob/c.json": only ~/`},
+		{"unknown key", ctx("oauth2_issuer = \"x\"\n"), `c.toml:5: unknown key "context.oauth2_issuer"`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Parse("c.toml", []byte(tt.text), env(map[string]string{"HOME": "/h"}))
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("error %v, want it to contain %q", err, tt.want)
+			}
+		})
+	}
+	// A syntax error on the credentials' line does not quote them.
+	_, err = Parse("c.toml", []byte(ctx("oauth2_credentials_file = "+dataURL+"\n")), env(nil))
+	if err == nil || strings.Contains(err.Error(), "S3CRET") {
+		t.Errorf("syntax error on the credentials' line: %v", err)
+	}
+}
+
+// A file others may read that holds credentials inline (a data: URL) is warned about; one that
+// names a credentials file is not.
+func TestOAuth2InlineCredentialsWarning(t *testing.T) {
+	t.Parallel()
+	if runtime.GOOS == "windows" {
+		t.Skip("no permission bits")
+	}
+	path := filepath.Join(t.TempDir(), "config.toml")
+	head := "[[context]]\nname = \"cloud\"\nservice_url = \"pulsar://h:6650\"\nadmin_url = \"http://h:8080\"\n"
+	for _, tt := range []struct{ creds, want string }{
+		{`data:;base64,eyJ9`, "holds OAuth2 credentials (context cloud) and is readable by others (mode 0644)"},
+		{`/etc/letterbox/creds.json`, ""},
+	} {
+		if err := os.WriteFile(path, []byte(head+"oauth2_credentials_file = \""+tt.creds+"\"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cfg, err := LoadFile(path, env(nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := strings.Join(cfg.Warnings, "\n")
+		if (tt.want == "") != (got == "") || !strings.Contains(got, tt.want) {
+			t.Errorf("%s: warnings %q, want %q", tt.creds, got, tt.want)
+		}
+	}
+}
