@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/letterbox-dev/letterbox/client"
 	"github.com/letterbox-dev/letterbox/client/admin"
 	"github.com/letterbox-dev/letterbox/client/replay"
 	"github.com/letterbox-dev/letterbox/client/triage"
@@ -35,6 +36,10 @@ type AdminOptions struct {
 	TLSAllowInsecureConnection bool
 	// HTTPClient defaults to a client with a 10 s timeout; pass one with TLS settings for https.
 	HTTPClient *http.Client
+	// TokenSource, when set, authenticates instead of Token and TokenFile (OAuth2 client
+	// credentials): the binary protocol asks it on every (re)connect and refresh challenge,
+	// the admin API on every call, so a renewed token is always the one sent.
+	TokenSource TokenSource
 	// TrustedHosts are the cluster's hosts besides AdminURL's, to which the token may follow a
 	// broker's redirect (admin.Options.TrustedHosts).
 	TrustedHosts []string
@@ -45,6 +50,13 @@ type AdminOptions struct {
 	// the key of its action history (default: replay.ClusterKey of Context and AdminURL).
 	Context string
 	Cluster string
+}
+
+// TokenSource is a renewable token (client/oauth2's): the binary protocol asks Token, the
+// admin API Authorization (the header's value).
+type TokenSource interface {
+	client.TokenRefresher
+	Authorization(ctx context.Context) (string, error)
 }
 
 // Admin is a Source over the upstream admin REST API (/admin/v2), so it works against the
@@ -82,8 +94,11 @@ func NewAdmin(opts AdminOptions) (*Admin, error) {
 	if opts.Cluster == "" {
 		opts.Cluster = replay.ClusterKey(opts.Context, u.String())
 	}
-	ac, err := admin.New(admin.Options{URL: u.String(), Token: opts.Token, TrustedHosts: opts.TrustedHosts,
-		HTTPClient: hc, Timeout: hc.Timeout})
+	ao := admin.Options{URL: u.String(), Token: opts.Token, TrustedHosts: opts.TrustedHosts, HTTPClient: hc, Timeout: hc.Timeout}
+	if opts.TokenSource != nil {
+		ao.Authorization = opts.TokenSource.Authorization
+	}
+	ac, err := admin.New(ao)
 	if err != nil {
 		return nil, err
 	}

@@ -37,9 +37,12 @@ func (a *Admin) pulsarClient() (*client.Client, error) {
 
 		TLSAllowInsecureConnection: a.opts.TLSAllowInsecureConnection,
 	}
-	if a.opts.TokenFile != "" {
+	switch {
+	case a.opts.TokenSource != nil:
+		opts.TokenSource = a.opts.TokenSource
+	case a.opts.TokenFile != "":
 		opts.TokenFile = a.opts.TokenFile
-	} else {
+	default:
 		opts.Token = a.opts.Token
 	}
 	c, err := client.New(opts)
