@@ -10,6 +10,7 @@ import (
 
 	"github.com/letterbox-dev/letterbox/tui/common"
 	"github.com/letterbox-dev/letterbox/tui/data"
+	"github.com/letterbox-dev/letterbox/tui/data/datatest"
 	"github.com/letterbox-dev/letterbox/tui/tuitest"
 )
 
@@ -69,8 +70,8 @@ func TestGoldenActions(t *testing.T) {
 // newHarnessWith is newHarness with options changed first.
 func newHarnessWith(t *testing.T, w, h int, mod func(*Options)) *harness {
 	t.Helper()
-	src := data.NewFake()
-	opts := Options{Source: src, Theme: "dark", ThemesDir: t.TempDir(), Clock: common.FixedClock{T: data.FakeEpoch},
+	src := datatest.NewFake()
+	opts := Options{Source: src, Theme: "dark", ThemesDir: t.TempDir(), Clock: common.FixedClock{T: datatest.FakeEpoch},
 		Getenv: func(string) string { return "" }, ExportDir: t.TempDir()}
 	mod(&opts)
 	app, err := New(context.Background(), opts)
@@ -84,13 +85,13 @@ func newHarnessWith(t *testing.T, w, h int, mod func(*Options)) *harness {
 }
 
 // manyLetters adds n letters to the fake DLQ, all of one reason.
-func manyLetters(f *data.Fake, n int) {
+func manyLetters(f *datatest.Fake, n int) {
 	f.Lock()
 	defer f.Unlock()
 	dlq := "persistent://public/demo/orders-billing-DLQ"
 	for i := range n {
 		f.Messages[dlq] = append(f.Messages[dlq], data.Message{ID: fmt.Sprintf("8:%d:-1", i), Topic: dlq, Key: fmt.Sprintf("order-%d", 2000+i),
 			Properties:  map[string]string{"REAL_TOPIC": "persistent://public/demo/orders", "reason": "currency not supported"},
-			PublishTime: data.FakeEpoch.Add(-time.Minute), Payload: []byte(`{"currency":"XTS"}`)})
+			PublishTime: datatest.FakeEpoch.Add(-time.Minute), Payload: []byte(`{"currency":"XTS"}`)})
 	}
 }

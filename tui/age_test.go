@@ -10,7 +10,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/letterbox-dev/letterbox/tui/common"
-	"github.com/letterbox-dev/letterbox/tui/data"
+	"github.com/letterbox-dev/letterbox/tui/data/datatest"
 	"github.com/letterbox-dev/letterbox/tui/tuitest"
 )
 
@@ -37,8 +37,8 @@ func (*movingClock) Tick(time.Duration, func(time.Time) tea.Msg) tea.Cmd { retur
 // What is on screen says how old it is once two refreshes have failed to bring anything new,
 // and an error stays on the status line until a key is pressed or the cluster answers again.
 func TestDataAgeAndHeldErrors(t *testing.T) {
-	clk := &movingClock{t: data.FakeEpoch}
-	src := data.NewFake()
+	clk := &movingClock{t: datatest.FakeEpoch}
+	src := datatest.NewFake()
 	app, err := New(context.Background(), Options{Source: src, ThemesDir: t.TempDir(), Clock: clk,
 		Getenv: func(string) string { return "" }, ExportDir: t.TempDir(), Refresh: 2 * time.Second})
 	if err != nil {
@@ -57,7 +57,7 @@ func TestDataAgeAndHeldErrors(t *testing.T) {
 		t.Fatalf("data one refresh old carries an age:\n%s", header())
 	}
 	clk.add(2 * time.Second)
-	if want := "as of " + data.FakeEpoch.Format("15:04:05"); !strings.Contains(header(), want) {
+	if want := "as of " + datatest.FakeEpoch.Format("15:04:05"); !strings.Contains(header(), want) {
 		t.Fatalf("data two refreshes old: want %q in the header:\n%s", want, header())
 	}
 	h.send(common.RefreshMsg{Forced: true}) // the cluster answers: the age goes

@@ -9,12 +9,13 @@ import (
 
 	"github.com/letterbox-dev/letterbox/tui/common"
 	"github.com/letterbox-dev/letterbox/tui/data"
+	"github.com/letterbox-dev/letterbox/tui/data/datatest"
 	"github.com/letterbox-dev/letterbox/tui/pages/topics"
 )
 
 // bigFake is a cluster of n topics over 10 namespaces.
-func bigFake(n int) *data.Fake {
-	f := data.NewFake()
+func bigFake(n int) *datatest.Fake {
+	f := datatest.NewFake()
 	f.Rows = nil
 	f.NS = nil
 	for i := range 10 {
@@ -36,7 +37,7 @@ func bigFake(n int) *data.Fake {
 func benchApp(b *testing.B, n int) *App {
 	b.Helper()
 	app, err := New(context.Background(), Options{Source: bigFake(n), ThemesDir: b.TempDir(),
-		Clock: common.FixedClock{T: data.FakeEpoch}, Getenv: func(string) string { return "" }})
+		Clock: common.FixedClock{T: datatest.FakeEpoch}, Getenv: func(string) string { return "" }})
 	if err != nil {
 		b.Fatal(err)
 	}

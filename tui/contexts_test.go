@@ -13,12 +13,13 @@ import (
 
 	"github.com/letterbox-dev/letterbox/tui/common"
 	"github.com/letterbox-dev/letterbox/tui/data"
+	"github.com/letterbox-dev/letterbox/tui/data/datatest"
 	"github.com/letterbox-dev/letterbox/tui/tuitest"
 )
 
 // closingFake is a fake source that counts its Close calls.
 type closingFake struct {
-	*data.Fake
+	*datatest.Fake
 	mu     sync.Mutex
 	closed int
 }
@@ -49,7 +50,7 @@ func (cl *clusters) open(_ context.Context, name string) (data.Source, error) {
 	if err := cl.fail[name]; err != nil {
 		return nil, err
 	}
-	f := data.NewFake()
+	f := datatest.NewFake()
 	switch name {
 	case "prod":
 		f.Name = "https://pulsar.example:8443"
@@ -86,13 +87,13 @@ var testContexts = []Context{
 func newContextHarness(t *testing.T, w, h int, start Context) (*harness, *clusters, *closingFake) {
 	t.Helper()
 	cl := newClusters()
-	first := &closingFake{Fake: data.NewFake()}
+	first := &closingFake{Fake: datatest.NewFake()}
 	if start.Name == "prod" {
 		s, _ := cl.open(context.Background(), "prod")
 		first = s.(*closingFake)
 	}
 	app, err := New(context.Background(), Options{
-		Source: first, Theme: "", ThemesDir: t.TempDir(), Clock: common.FixedClock{T: data.FakeEpoch},
+		Source: first, Theme: "", ThemesDir: t.TempDir(), Clock: common.FixedClock{T: datatest.FakeEpoch},
 		Getenv: func(string) string { return "" }, ExportDir: t.TempDir(),
 		Contexts: Contexts{Current: start, List: testContexts, Open: cl.open},
 	})
@@ -276,7 +277,7 @@ func TestContextThemeAndCompletion(t *testing.T) {
 func TestContextThemeFixed(t *testing.T) {
 	cl := newClusters()
 	app, err := New(context.Background(), Options{
-		Source: data.NewFake(), Theme: "high-contrast", ThemesDir: t.TempDir(), Clock: common.FixedClock{T: data.FakeEpoch},
+		Source: datatest.NewFake(), Theme: "high-contrast", ThemesDir: t.TempDir(), Clock: common.FixedClock{T: datatest.FakeEpoch},
 		Getenv:   func(string) string { return "" },
 		Contexts: Contexts{Current: Context{Name: "staging", Theme: "light"}, List: testContexts, Open: cl.open},
 	})
@@ -286,7 +287,7 @@ func TestContextThemeFixed(t *testing.T) {
 	if got := app.c.Styles.Theme.Name; got != "high-contrast" {
 		t.Errorf("theme %s", got)
 	}
-	_, err = New(context.Background(), Options{Source: data.NewFake(), ThemesDir: t.TempDir(),
+	_, err = New(context.Background(), Options{Source: datatest.NewFake(), ThemesDir: t.TempDir(),
 		Getenv: func(string) string { return "" }, Contexts: Contexts{Current: Context{Name: "x", Theme: "nope"}}})
 	if err == nil || !strings.Contains(err.Error(), `context x: unknown theme "nope"`) {
 		t.Errorf("unknown context theme: %v", err)
@@ -316,7 +317,7 @@ func TestContextReadOnly(t *testing.T) {
 	cl := newClusters()
 	list := []Context{{Name: "local"}, {Name: "prod", ReadOnly: true}}
 	for _, flag := range []bool{false, true} {
-		opts := Options{Source: data.NewFake(), ThemesDir: t.TempDir(), Clock: common.FixedClock{T: data.FakeEpoch},
+		opts := Options{Source: datatest.NewFake(), ThemesDir: t.TempDir(), Clock: common.FixedClock{T: datatest.FakeEpoch},
 			Getenv: func(string) string { return "" }, Contexts: Contexts{List: list, Open: cl.open}}
 		if flag {
 			opts.ReadOnly, opts.ReadOnlyFlag = "read-only (--readonly)", true

@@ -13,7 +13,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/letterbox-dev/letterbox/tui/common"
-	"github.com/letterbox-dev/letterbox/tui/data"
+	"github.com/letterbox-dev/letterbox/tui/data/datatest"
 )
 
 const orders = "persistent://public/demo/orders"
@@ -267,7 +267,7 @@ func TestFlowPart2Commands(t *testing.T) {
 }
 
 func TestNoColor(t *testing.T) {
-	app, err := New(t.Context(), Options{Source: data.NewFake(), ThemesDir: t.TempDir(),
+	app, err := New(t.Context(), Options{Source: datatest.NewFake(), ThemesDir: t.TempDir(),
 		Getenv: func(k string) string {
 			if k == "NO_COLOR" {
 				return "1"
@@ -280,7 +280,7 @@ func TestNoColor(t *testing.T) {
 	if app.c.Styles.Theme.Name != "no-color" {
 		t.Errorf("NO_COLOR set, theme %s", app.c.Styles.Theme.Name)
 	}
-	if _, err := New(t.Context(), Options{Source: data.NewFake(), Theme: "nope", ThemesDir: t.TempDir()}); err == nil {
+	if _, err := New(t.Context(), Options{Source: datatest.NewFake(), Theme: "nope", ThemesDir: t.TempDir()}); err == nil {
 		t.Error("unknown theme accepted")
 	}
 }

@@ -10,7 +10,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/letterbox-dev/letterbox/tui/common"
-	"github.com/letterbox-dev/letterbox/tui/data"
+	"github.com/letterbox-dev/letterbox/tui/data/datatest"
 	"github.com/letterbox-dev/letterbox/tui/tuitest"
 )
 
@@ -20,7 +20,7 @@ import (
 type harness struct {
 	t   *testing.T
 	app *App
-	src *data.Fake
+	src *datatest.Fake
 	// patience is how long a command may take before the test fails (default 30 s);
 	// streamWait how long a command waiting on a page's stream may wait before it is abandoned
 	// (default 300 ms: the fake's streams block for good once they have delivered what they
@@ -30,9 +30,9 @@ type harness struct {
 
 func newHarness(t *testing.T, w, h int, theme string) *harness {
 	t.Helper()
-	src := data.NewFake()
+	src := datatest.NewFake()
 	app, err := New(context.Background(), Options{
-		Source: src, Theme: theme, ThemesDir: t.TempDir(), Clock: common.FixedClock{T: data.FakeEpoch},
+		Source: src, Theme: theme, ThemesDir: t.TempDir(), Clock: common.FixedClock{T: datatest.FakeEpoch},
 		Getenv: func(string) string { return "" }, ExportDir: t.TempDir(),
 	})
 	if err != nil {

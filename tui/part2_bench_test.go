@@ -10,27 +10,28 @@ import (
 
 	"github.com/letterbox-dev/letterbox/tui/common"
 	"github.com/letterbox-dev/letterbox/tui/data"
+	"github.com/letterbox-dev/letterbox/tui/data/datatest"
 	"github.com/letterbox-dev/letterbox/tui/pages/flow"
 )
 
 // BenchmarkFlowRender is one frame of the flow screen at 160×48 with a full reading: 100
 // peeked dead letters and retry letters over 16 RECONSUMETIMES values.
 func BenchmarkFlowRender(b *testing.B) {
-	src := data.NewFake()
+	src := datatest.NewFake()
 	dlq, retry := "persistent://public/demo/orders-billing-DLQ", "persistent://public/demo/orders-billing-RETRY"
 	var dead, rl []data.Message
 	for i := range data.FlowPeek {
 		props := map[string]string{"RECONSUMETIMES": fmt.Sprint(1 + i%16), "REAL_TOPIC": "persistent://public/demo/orders",
 			"ORIGIN_MESSAGE_ID": fmt.Sprintf("12:%d:-1", i), "reason": fmt.Sprintf("reason %d", i%7)}
 		m := data.Message{ID: fmt.Sprintf("7:%d:-1", i), Key: fmt.Sprintf("order-%d", i), Properties: props,
-			PublishTime: data.FakeEpoch.Add(-time.Duration(i) * time.Minute), Payload: []byte(`{"id":1}`)}
+			PublishTime: datatest.FakeEpoch.Add(-time.Duration(i) * time.Minute), Payload: []byte(`{"id":1}`)}
 		dead = append(dead, m)
 		m.ID = fmt.Sprintf("9:%d:-1", i)
 		rl = append(rl, m)
 	}
 	src.Messages[dlq], src.Messages[retry] = dead, rl
 	app, err := New(context.Background(), Options{Source: src, ThemesDir: b.TempDir(),
-		Clock: common.FixedClock{T: data.FakeEpoch}, Getenv: func(string) string { return "" }})
+		Clock: common.FixedClock{T: datatest.FakeEpoch}, Getenv: func(string) string { return "" }})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/letterbox-dev/letterbox/client"
 	"github.com/letterbox-dev/letterbox/tui/common"
 	"github.com/letterbox-dev/letterbox/tui/data"
+	"github.com/letterbox-dev/letterbox/tui/data/datatest"
 )
 
 // After a replay, the screen counts the moved letters that died again and came back to the
@@ -32,7 +33,7 @@ func TestReplayCountsReturns(t *testing.T) {
 		}
 		from := data.ReplayEvent{ID: id}.IDString() // as the engine writes REPLAYED_FROM
 		h.src.Messages[dlq] = append(h.src.Messages[dlq], data.Message{ID: fmt.Sprintf("9:%d:-1", i), Topic: dlq,
-			Key: "again", PublishTime: data.FakeEpoch, Properties: map[string]string{"REPLAYED_FROM": from, "REPLAY_COUNT": "1"}})
+			Key: "again", PublishTime: datatest.FakeEpoch, Properties: map[string]string{"REPLAYED_FROM": from, "REPLAY_COUNT": "1"}})
 	}
 	h.src.Unlock()
 	h.send(common.RefreshMsg{})

@@ -19,7 +19,7 @@ import (
 // Options configure Run. Only Source is required.
 type Options struct {
 	// Source is where the data comes from: data.NewAdmin(...) for a cluster or the embedded
-	// broker, data.NewFake() for a demo without one.
+	// broker (tests use a fake, tui/data/datatest).
 	Source data.Source
 	// Theme is a theme name (built-in or user); "" picks the default, or no-color when NO_COLOR
 	// is set. An unknown name is an error, reported before the screen is taken.

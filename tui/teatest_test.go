@@ -11,15 +11,15 @@ import (
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
 	"github.com/letterbox-dev/letterbox/tui/common"
-	"github.com/letterbox-dev/letterbox/tui/data"
+	"github.com/letterbox-dev/letterbox/tui/data/datatest"
 )
 
 // TestTeatestFlow runs the real Bubble Tea program (renderer, input parsing) on the fake
 // source: open a topic through the filter, read a consumer's schema type, switch theme from
 // the palette, show the help, quit.
 func TestTeatestFlow(t *testing.T) {
-	app, err := New(context.Background(), Options{Source: data.NewFake(), ThemesDir: t.TempDir(),
-		Clock: common.FixedClock{T: data.FakeEpoch}, Getenv: func(string) string { return "" }})
+	app, err := New(context.Background(), Options{Source: datatest.NewFake(), ThemesDir: t.TempDir(),
+		Clock: common.FixedClock{T: datatest.FakeEpoch}, Getenv: func(string) string { return "" }})
 	if err != nil {
 		t.Fatal(err)
 	}

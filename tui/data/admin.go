@@ -174,6 +174,11 @@ func (a *Admin) getJSON(ctx context.Context, path string, v any) error {
 	return nil
 }
 
+// TopicNotFound is the error the admin API's stats of a missing topic come back as.
+func TopicNotFound(topic string) error {
+	return &HTTPError{Status: http.StatusNotFound, Path: topicPath(topic) + "/stats", Reason: "Topic not found"}
+}
+
 // topicPath is /admin/v2/<domain>/<tenant>/<ns>/<local>.
 func topicPath(topic string) string {
 	n := ParseTopic(topic)

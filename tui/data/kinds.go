@@ -23,6 +23,10 @@ func verdictOf(v deadletter.Verdict) Verdict {
 	return out
 }
 
+// ClassifyByName sets the verdict of every row as far as the names tell (no purpose read, no
+// message sampled).
+func ClassifyByName(rows []TopicRow) { classify(context.Background(), nil, rows) }
+
 // classify sets the verdict of every row: from the finder, which reads purposes and samples
 // newest messages through the admin API, or (f nil) from the names alone. A partition's row
 // carries its partitioned topic's verdict.
@@ -109,20 +113,4 @@ func (a *Admin) Verdict(ctx context.Context, topic string) (Verdict, error) {
 	defer a.mu.Unlock()
 	v, _ = a.verdicts.get(topic, time.Now())
 	return v, nil
-}
-
-// Verdict is the name rule's verdict on topic among the fake's rows.
-func (f *Fake) Verdict(ctx context.Context, topic string) (Verdict, error) {
-	if err := f.fail(); err != nil {
-		return Verdict{}, err
-	}
-	f.Lock()
-	defer f.Unlock()
-	topic = ParseTopic(topic).String()
-	for _, r := range f.Rows {
-		if r.Name == topic {
-			return r.Verdict, nil
-		}
-	}
-	return Verdict{}, nil
 }

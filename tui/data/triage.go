@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/letterbox-dev/letterbox/client"
-	"github.com/letterbox-dev/letterbox/client/deadletter"
 	"github.com/letterbox-dev/letterbox/client/expr"
 	"github.com/letterbox-dev/letterbox/client/triage"
 )
@@ -160,56 +159,6 @@ func fromClient(pm *client.Message) Message {
 	return m
 }
 
-// Scan counts the fake's messages of req.Topic as a real scan would, in one progress step.
-func (f *Fake) Scan(ctx context.Context, req ScanRequest, progress func(ScanProgress)) (*ScanResult, error) {
-	if err := f.fail(); err != nil {
-		return nil, err
-	}
-	f.Lock()
-	msgs, hold := f.Messages[ParseTopic(req.Topic).String()], f.ScanHold
-	f.Unlock()
-	if hold != nil && progress != nil {
-		n := int64(len(msgs))
-		progress(ScanProgress{Read: n / 2, Matched: n / 2, Entries: n / 2, TotalEntries: n, Fraction: 0.5,
-			Rate: 123_456, Left: 3 * time.Second, Elapsed: 2 * time.Second})
-		select {
-		case <-hold:
-		case <-ctx.Done():
-			return &ScanResult{Topic: req.Topic}, ctx.Err()
-		}
-	}
-	f.Lock()
-	scanErr := f.ScanErr
-	f.Unlock()
-	if scanErr != nil {
-		return &ScanResult{Topic: req.Topic, Read: int64(len(msgs) / 2)}, scanErr
-	}
-	t := triage.NewTally()
-	res := &ScanResult{Topic: req.Topic, Complete: true}
-	for _, m := range msgs {
-		res.Read++
-		res.Entries++
-		subject := expr.Message{Key: m.Key, Properties: m.Properties, Payload: m.Payload, PublishTime: m.PublishTime,
-			ProducerName: m.ProducerName}
-		if !req.Filter.Match(&subject) {
-			continue
-		}
-		l := deadletter.Read(m.Properties, m.ProducerName)
-		t.Add(m.Key, m.PublishTime, &l)
-		p, err := ParsePosition(m.ID)
-		if err != nil {
-			return nil, err
-		}
-		res.Matches = append(res.Matches, p)
-	}
-	res.Stats = t.Stats()
-	if progress != nil {
-		progress(ScanProgress{Read: res.Read, Matched: res.Stats.Letters, Entries: res.Entries, TotalEntries: res.Entries,
-			Fraction: 1, Done: true})
-	}
-	return res, nil
-}
-
 // ParsePosition reads a message id as the screens write it.
 func ParsePosition(id string) (Position, error) {
 	mid, err := client.ParseMessageID(strings.TrimSuffix(id, ":-1"))
@@ -217,63 +166,4 @@ func ParsePosition(id string) (Position, error) {
 		return Position{}, err
 	}
 	return triage.PositionOf(mid), nil
-}
-
-// Letters finds the fake's messages at ps.
-func (f *Fake) Letters(ctx context.Context, topic string, ps []Position) ([]Message, error) {
-	if err := f.fail(); err != nil {
-		return nil, err
-	}
-	f.Lock()
-	defer f.Unlock()
-	var out []Message
-	for _, p := range ps {
-		for _, m := range f.Messages[ParseTopic(topic).String()] {
-			if mp, err := ParsePosition(m.ID); err == nil && mp == p {
-				out = append(out, m)
-			}
-		}
-	}
-	return out, nil
-}
-
-// Browse pages through the fake's messages of topic by index.
-func (f *Fake) Browse(ctx context.Context, topic string, from From, n int) (*BrowsePage, error) {
-	if err := f.fail(); err != nil {
-		return nil, err
-	}
-	f.Lock()
-	defer f.Unlock()
-	all := f.Messages[ParseTopic(topic).String()]
-	start := 0
-	switch {
-	case from.Latest:
-		start = max(0, len(all)-n)
-	case from.HasID:
-		for i, m := range all {
-			if p, err := ParsePosition(m.ID); err == nil && p.Ledger == from.ID.Ledger && p.Entry == from.ID.Entry {
-				start = i
-				if from.After {
-					start++
-				}
-			}
-		}
-	case !from.Time.IsZero():
-		for start < len(all) && all[start].PublishTime.Before(from.Time) {
-			start++
-		}
-	}
-	end := min(len(all), start+n)
-	out := &BrowsePage{Msgs: append([]Message(nil), all[start:end]...), More: end < len(all)}
-	idOf := func(i int) client.MessageID {
-		p, _ := ParsePosition(all[i].ID)
-		return p.MessageID()
-	}
-	if out.More {
-		out.Next = From{ID: idOf(end - 1), HasID: true, After: true}
-	}
-	if start > 0 {
-		out.HasPrev, out.Prev = true, From{ID: idOf(max(0, start-n)), HasID: true}
-	}
-	return out, nil
 }

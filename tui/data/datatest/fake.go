@@ -1,13 +1,17 @@
-package data
+// Package datatest is a fake cluster for the TUI's tests: a data.Source over fixed snapshots
+// (topics, stats, messages, dead letters, a replay engine) that the golden and flow tests render
+// from. Only tests import it, so none of it is built into letterbox.
+package datatest
 
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"slices"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/letterbox-dev/letterbox/tui/data"
 )
 
 // FakeEpoch is the fixed instant the fake snapshots are taken at; tests pair it with a fake
@@ -21,29 +25,29 @@ type Fake struct {
 	sync.Mutex
 	Name     string
 	NS       []string
-	Rows     []TopicRow
-	Details  map[string]*TopicDetail
-	Schemas  map[string]*SchemaInfo
-	Messages map[string][]Message // by topic; peeks of every subscription see the same backlog
-	TailMsgs []Message
+	Rows     []data.TopicRow
+	Details  map[string]*data.TopicDetail
+	Schemas  map[string]*data.SchemaInfo
+	Messages map[string][]data.Message // by topic; peeks of every subscription see the same backlog
+	TailMsgs []data.Message
 	TailEnd  error // when set, the tail ends with it after TailMsgs
 	// TailLinks are connection news the tail sends after TailMsgs (a lost broker, back again).
-	TailLinks []Link
-	Produced  []ProduceRequest
+	TailLinks []data.Link
+	Produced  []data.ProduceRequest
 	Err       error
 	// Flow, dead letters and replay (fake_flow.go).
-	Retentions      map[string]Retention // by "tenant/ns"
+	Retentions      map[string]data.Retention // by "tenant/ns"
 	ReplayHold      chan struct{}
 	ReplayHoldAfter int
 	// ScanHold, when set, stops a scan half way (one progress report) until it is closed;
 	// ScanErr, when set, then ends it with that error (a DLQ deleted under the scan).
 	ScanHold chan struct{}
 	ScanErr  error
-	Replays  []HistoryEntry // the replay history, oldest first
-	Resent   []ReplayEdit   // what edited resends sent
+	Replays  []data.HistoryEntry // the replay history, oldest first
+	Resent   []data.ReplayEdit   // what edited resends sent
 }
 
-var _ Source = (*Fake)(nil)
+var _ data.Source = (*Fake)(nil)
 
 func (f *Fake) fail() error {
 	f.Lock()
@@ -70,13 +74,13 @@ func (f *Fake) Namespaces(ctx context.Context) ([]string, error) {
 	return slices.Clone(f.NS), nil
 }
 
-func (f *Fake) Topics(ctx context.Context, ns string) ([]TopicRow, error) {
+func (f *Fake) Topics(ctx context.Context, ns string) ([]data.TopicRow, error) {
 	if err := f.fail(); err != nil {
 		return nil, err
 	}
 	f.Lock()
 	defer f.Unlock()
-	var out []TopicRow
+	var out []data.TopicRow
 	for _, r := range f.Rows {
 		if ns == "" || r.Namespace == ns {
 			out = append(out, r)
@@ -85,7 +89,7 @@ func (f *Fake) Topics(ctx context.Context, ns string) ([]TopicRow, error) {
 	return out, nil
 }
 
-func (f *Fake) TopicDetail(ctx context.Context, topic string) (*TopicDetail, error) {
+func (f *Fake) TopicDetail(ctx context.Context, topic string) (*data.TopicDetail, error) {
 	if err := f.fail(); err != nil {
 		return nil, err
 	}
@@ -93,7 +97,7 @@ func (f *Fake) TopicDetail(ctx context.Context, topic string) (*TopicDetail, err
 	defer f.Unlock()
 	d, ok := f.Details[topic]
 	if !ok {
-		return nil, &HTTPError{Status: http.StatusNotFound, Path: topicPath(topic) + "/stats", Reason: "Topic not found"}
+		return nil, data.TopicNotFound(topic)
 	}
 	c := *d
 	for _, r := range f.Rows {
@@ -108,7 +112,7 @@ func (f *Fake) TopicDetail(ctx context.Context, topic string) (*TopicDetail, err
 	return &c, nil
 }
 
-func (f *Fake) Schema(ctx context.Context, topic string) (*SchemaInfo, error) {
+func (f *Fake) Schema(ctx context.Context, topic string) (*data.SchemaInfo, error) {
 	if err := f.fail(); err != nil {
 		return nil, err
 	}
@@ -117,7 +121,7 @@ func (f *Fake) Schema(ctx context.Context, topic string) (*SchemaInfo, error) {
 	return f.Schemas[topic], nil
 }
 
-func (f *Fake) Peek(ctx context.Context, topic, sub string, from, n int) ([]Message, error) {
+func (f *Fake) Peek(ctx context.Context, topic, sub string, from, n int) ([]data.Message, error) {
 	if err := f.fail(); err != nil {
 		return nil, err
 	}
@@ -139,28 +143,28 @@ func (f *Fake) Peek(ctx context.Context, topic, sub string, from, n int) ([]Mess
 	return out, nil
 }
 
-func (f *Fake) Tail(ctx context.Context, topic string) (<-chan TailEvent, func(), error) {
+func (f *Fake) Tail(ctx context.Context, topic string) (<-chan data.TailEvent, func(), error) {
 	if err := f.fail(); err != nil {
 		return nil, nil, err
 	}
 	f.Lock()
 	msgs, end, links := slices.Clone(f.TailMsgs), f.TailEnd, slices.Clone(f.TailLinks)
 	f.Unlock()
-	ch := make(chan TailEvent, len(msgs)+len(links)+1)
+	ch := make(chan data.TailEvent, len(msgs)+len(links)+1)
 	for _, m := range msgs {
-		ch <- TailEvent{Msg: m}
+		ch <- data.TailEvent{Msg: m}
 	}
 	for _, l := range links {
-		ch <- TailEvent{Link: l}
+		ch <- data.TailEvent{Link: l}
 	}
 	if end != nil {
-		ch <- TailEvent{Err: end}
+		ch <- data.TailEvent{Err: end}
 	}
 	var once sync.Once
 	return ch, func() { once.Do(func() { close(ch) }) }, nil
 }
 
-func (f *Fake) Produce(ctx context.Context, topic string, req ProduceRequest) (string, error) {
+func (f *Fake) Produce(ctx context.Context, topic string, req data.ProduceRequest) (string, error) {
 	if err := f.fail(); err != nil {
 		return "", err
 	}
@@ -176,62 +180,62 @@ func (f *Fake) Produce(ctx context.Context, topic string, req ProduceRequest) (s
 func NewFake() *Fake {
 	f := &Fake{
 		NS:       []string{"acme/billing", "public/default", "public/demo"},
-		Details:  map[string]*TopicDetail{},
-		Schemas:  map[string]*SchemaInfo{},
-		Messages: map[string][]Message{},
+		Details:  map[string]*data.TopicDetail{},
+		Schemas:  map[string]*data.SchemaInfo{},
+		Messages: map[string][]data.Message{},
 	}
-	row := func(name string, parts int, s Stats) {
-		n := ParseTopic(name)
-		r := TopicRow{Name: n.String(), Namespace: n.NS(), Local: n.Local, Partitions: parts, StatsKnown: true, Stats: s}
-		if p, _, ok := PartitionOf(n.Local); ok {
-			r.Parent = TopicName{n.Domain, n.Tenant, n.Namespace, p}.String()
+	row := func(name string, parts int, s data.Stats) {
+		n := data.ParseTopic(name)
+		r := data.TopicRow{Name: n.String(), Namespace: n.NS(), Local: n.Local, Partitions: parts, StatsKnown: true, Stats: s}
+		if p, _, ok := data.PartitionOf(n.Local); ok {
+			r.Parent = data.TopicName{Domain: n.Domain, Tenant: n.Tenant, Namespace: n.Namespace, Local: p}.String()
 		}
 		f.Rows = append(f.Rows, r)
 	}
-	row("public/demo/orders", 0, Stats{RateIn: 42.5, RateOut: 40.1, Backlog: 118, Storage: 3_481_600, Subscriptions: 2, Producers: 2, Consumers: 3})
-	row("public/demo/orders-billing-RETRY", 0, Stats{RateIn: 3.2, RateOut: 3.1, Backlog: 7, Storage: 91_204, Subscriptions: 1, Producers: 1, Consumers: 1})
-	row("public/demo/orders-billing-DLQ", 0, Stats{RateIn: 0.4, Backlog: 36, Storage: 40_960, Subscriptions: 1, Producers: 1})
-	row("public/demo/payments", 3, Stats{RateIn: 120, RateOut: 119.5, Backlog: 12, Storage: 12_582_912, Subscriptions: 1, Producers: 3, Consumers: 3})
-	row("public/demo/payments-partition-0", 0, Stats{RateIn: 40, RateOut: 39.9, Backlog: 4, Storage: 4_194_304, Subscriptions: 1, Producers: 1, Consumers: 1})
-	row("public/demo/payments-partition-1", 0, Stats{RateIn: 41, RateOut: 40.8, Backlog: 5, Storage: 4_194_304, Subscriptions: 1, Producers: 1, Consumers: 1})
-	row("public/demo/payments-partition-2", 0, Stats{RateIn: 39, RateOut: 38.8, Backlog: 3, Storage: 4_194_304, Subscriptions: 1, Producers: 1, Consumers: 1})
-	row("public/demo/audit", 0, Stats{RateIn: 0, Storage: 1_024, Subscriptions: 0})
-	row("public/default/events", 0, Stats{RateIn: 5, RateOut: 5, Storage: 204_800, Subscriptions: 1, Producers: 1, Consumers: 1})
-	row("acme/billing/invoices", 0, Stats{RateIn: 1.5, RateOut: 0, Backlog: 2_340, Storage: 2_097_152, Subscriptions: 1, Producers: 1})
-	row("acme/billing/invoices-archiver-DLQ", 0, Stats{Backlog: 3, Storage: 3_072, Subscriptions: 0, Producers: 0})
+	row("public/demo/orders", 0, data.Stats{RateIn: 42.5, RateOut: 40.1, Backlog: 118, Storage: 3_481_600, Subscriptions: 2, Producers: 2, Consumers: 3})
+	row("public/demo/orders-billing-RETRY", 0, data.Stats{RateIn: 3.2, RateOut: 3.1, Backlog: 7, Storage: 91_204, Subscriptions: 1, Producers: 1, Consumers: 1})
+	row("public/demo/orders-billing-DLQ", 0, data.Stats{RateIn: 0.4, Backlog: 36, Storage: 40_960, Subscriptions: 1, Producers: 1})
+	row("public/demo/payments", 3, data.Stats{RateIn: 120, RateOut: 119.5, Backlog: 12, Storage: 12_582_912, Subscriptions: 1, Producers: 3, Consumers: 3})
+	row("public/demo/payments-partition-0", 0, data.Stats{RateIn: 40, RateOut: 39.9, Backlog: 4, Storage: 4_194_304, Subscriptions: 1, Producers: 1, Consumers: 1})
+	row("public/demo/payments-partition-1", 0, data.Stats{RateIn: 41, RateOut: 40.8, Backlog: 5, Storage: 4_194_304, Subscriptions: 1, Producers: 1, Consumers: 1})
+	row("public/demo/payments-partition-2", 0, data.Stats{RateIn: 39, RateOut: 38.8, Backlog: 3, Storage: 4_194_304, Subscriptions: 1, Producers: 1, Consumers: 1})
+	row("public/demo/audit", 0, data.Stats{RateIn: 0, Storage: 1_024, Subscriptions: 0})
+	row("public/default/events", 0, data.Stats{RateIn: 5, RateOut: 5, Storage: 204_800, Subscriptions: 1, Producers: 1, Consumers: 1})
+	row("acme/billing/invoices", 0, data.Stats{RateIn: 1.5, RateOut: 0, Backlog: 2_340, Storage: 2_097_152, Subscriptions: 1, Producers: 1})
+	row("acme/billing/invoices-archiver-DLQ", 0, data.Stats{Backlog: 3, Storage: 3_072, Subscriptions: 0, Producers: 0})
 
 	orders := "persistent://public/demo/orders"
-	f.Details[orders] = &TopicDetail{
+	f.Details[orders] = &data.TopicDetail{
 		Name: orders, Stats: f.Rows[0].Stats, SchemaTypesReported: true,
-		Producers: []Producer{{Name: "checkout-1", Address: "/127.0.0.1:51234", RateIn: 30.5}, {Name: "checkout-2", Address: "/127.0.0.1:51240", RateIn: 12}},
-		Subscriptions: []Subscription{
-			{Name: "billing", Type: "Shared", Backlog: 118, RateOut: 35.1, RateRedeliver: 2.4, Unacked: 9, Consumers: []Consumer{
+		Producers: []data.Producer{{Name: "checkout-1", Address: "/127.0.0.1:51234", RateIn: 30.5}, {Name: "checkout-2", Address: "/127.0.0.1:51240", RateIn: 12}},
+		Subscriptions: []data.Subscription{
+			{Name: "billing", Type: "Shared", Backlog: 118, RateOut: 35.1, RateRedeliver: 2.4, Unacked: 9, Consumers: []data.Consumer{
 				{Name: "billing-a", Address: "/127.0.0.1:51300", Permits: 991, Unacked: 5, RateOut: 17.6, SchemaType: "JSON"},
 				{Name: "billing-b", Address: "/127.0.0.1:51302", Permits: 996, Unacked: 4, RateOut: 17.5, SchemaType: "JSON"},
 			}},
-			{Name: "audit-sink", Type: "Exclusive", RateOut: 5, Consumers: []Consumer{
+			{Name: "audit-sink", Type: "Exclusive", RateOut: 5, Consumers: []data.Consumer{
 				{Name: "auditor", Address: "/127.0.0.1:51310", Permits: 1000, RateOut: 5, SchemaType: "AUTO_CONSUME"},
 			}},
 		},
 	}
-	f.Schemas[orders] = &SchemaInfo{Type: "JSON", Version: 2, Definition: `{"type":"record","name":"Order","fields":[{"name":"id","type":"string"},{"name":"amount","type":"double"},{"name":"currency","type":"string"}]}`}
+	f.Schemas[orders] = &data.SchemaInfo{Type: "JSON", Version: 2, Definition: `{"type":"record","name":"Order","fields":[{"name":"id","type":"string"},{"name":"amount","type":"double"},{"name":"currency","type":"string"}]}`}
 	payments := "persistent://public/demo/payments"
-	f.Details[payments] = &TopicDetail{
+	f.Details[payments] = &data.TopicDetail{
 		Name: payments, Partitions: 3, Stats: f.Rows[3].Stats, SchemaTypesReported: false,
-		Subscriptions: []Subscription{{Name: "ledger", Type: "Key_Shared", Backlog: 12, RateOut: 119.5, Consumers: []Consumer{
+		Subscriptions: []data.Subscription{{Name: "ledger", Type: "Key_Shared", Backlog: 12, RateOut: 119.5, Consumers: []data.Consumer{
 			{Name: "ledger-0", Address: "/10.0.0.7:40001", Permits: 500, RateOut: 40},
 			{Name: "ledger-1", Address: "/10.0.0.8:40001", Permits: 500, RateOut: 40},
 			{Name: "ledger-2", Address: "/10.0.0.9:40001", Permits: 500, RateOut: 39.5},
 		}}},
 	}
 	dlq := "persistent://public/demo/orders-billing-DLQ"
-	f.Details[dlq] = &TopicDetail{Name: dlq, Stats: f.Rows[2].Stats, SchemaTypesReported: true,
-		Subscriptions: []Subscription{{Name: "billing-replay", Type: "Exclusive", Backlog: 36}}}
+	f.Details[dlq] = &data.TopicDetail{Name: dlq, Stats: f.Rows[2].Stats, SchemaTypesReported: true,
+		Subscriptions: []data.Subscription{{Name: "billing-replay", Type: "Exclusive", Backlog: 36}}}
 
 	t := func(sec int) time.Time { return FakeEpoch.Add(time.Duration(-sec) * time.Second) }
-	var msgs []Message
+	var msgs []data.Message
 	for i := range 6 {
-		msgs = append(msgs, Message{
+		msgs = append(msgs, data.Message{
 			ID: fmt.Sprintf("12:%d:-1", 40+i), Topic: orders, Key: fmt.Sprintf("order-%d", 1001+i),
 			Properties:  map[string]string{"source": "checkout"},
 			PublishTime: t(300 - i*37), EventTime: t(301 - i*37),
@@ -242,9 +246,9 @@ func NewFake() *Fake {
 	msgs[2].Payload = []byte("order 1003 cancelled by customer")
 	msgs[4].Payload = []byte{0x0a, 0x05, 'o', '-', '1', '0', '5', 0x11, 0x00, 0x00, 0x00, 0x00, 0x00, 0x80, 0x41, 0x40, 0xff, 0x00}
 	f.Messages[orders] = msgs
-	var dead []Message
+	var dead []data.Message
 	for i := range 4 {
-		dead = append(dead, Message{
+		dead = append(dead, data.Message{
 			ID: fmt.Sprintf("7:%d:-1", i), Topic: dlq, Key: fmt.Sprintf("order-%d", 990+i),
 			Properties: map[string]string{"RECONSUMETIMES": "3", "REAL_TOPIC": orders,
 				"ORIGIN_MESSAGE_ID": fmt.Sprintf("12:%d:-1", 3+i), "reason": "currency not supported"},
@@ -256,7 +260,7 @@ func NewFake() *Fake {
 	dead[1].Properties["REPLAY_COUNT"] = "2"
 	dead[1].Properties["REPLAYED_FROM"] = dlq
 	f.Messages[dlq] = dead
-	f.TailMsgs = []Message{{ID: "12:99:-1", Topic: orders, Key: "order-2001", PublishTime: FakeEpoch,
+	f.TailMsgs = []data.Message{{ID: "12:99:-1", Topic: orders, Key: "order-2001", PublishTime: FakeEpoch,
 		Properties: map[string]string{}, Payload: []byte(`{"id":"o-2001","amount":5,"currency":"EUR"}`),
 		Redeliveries: 0, RedeliveriesKnown: true}}
 	f.addFlow()
@@ -269,7 +273,7 @@ func NewFake() *Fake {
 func (f *Fake) Classify() {
 	f.Lock()
 	defer f.Unlock()
-	classify(context.Background(), nil, f.Rows)
+	data.ClassifyByName(f.Rows)
 }
 
 // SetSchemaType changes a consumer's reported schema type, as a live broker would after that

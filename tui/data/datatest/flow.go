@@ -1,4 +1,4 @@
-package data
+package datatest
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/letterbox-dev/letterbox/client"
 	"github.com/letterbox-dev/letterbox/client/replay"
+	"github.com/letterbox-dev/letterbox/tui/data"
 )
 
 // The fake's flow: orders → orders-billing-RETRY → orders-billing-DLQ for subscription
@@ -25,23 +26,23 @@ func (f *Fake) addFlow() {
 	for name, d := range f.Details {
 		d.Stats.InCounter = counters[name]
 	}
-	f.Details[retry] = &TopicDetail{Name: retry, Stats: f.row(retry).Stats, SchemaTypesReported: true,
-		Producers: []Producer{{Name: "billing-a-retry", Address: "/127.0.0.1:51300", RateIn: 3.2}},
-		Subscriptions: []Subscription{{Name: "billing", Type: "Shared", Backlog: 7, RateOut: 3.1, RateRedeliver: 0.2, Unacked: 1,
-			Consumers: []Consumer{{Name: "billing-a", Address: "/127.0.0.1:51300", Permits: 999, Unacked: 1, RateOut: 3.1, SchemaType: "JSON"}}}}}
-	f.Details[dlq].Producers = []Producer{{Name: "billing-a-dlq", Address: "/127.0.0.1:51300", RateIn: 0.4}}
+	f.Details[retry] = &data.TopicDetail{Name: retry, Stats: f.row(retry).Stats, SchemaTypesReported: true,
+		Producers: []data.Producer{{Name: "billing-a-retry", Address: "/127.0.0.1:51300", RateIn: 3.2}},
+		Subscriptions: []data.Subscription{{Name: "billing", Type: "Shared", Backlog: 7, RateOut: 3.1, RateRedeliver: 0.2, Unacked: 1,
+			Consumers: []data.Consumer{{Name: "billing-a", Address: "/127.0.0.1:51300", Permits: 999, Unacked: 1, RateOut: 3.1, SchemaType: "JSON"}}}}}
+	f.Details[dlq].Producers = []data.Producer{{Name: "billing-a-dlq", Address: "/127.0.0.1:51300", RateIn: 0.4}}
 	inv := "persistent://acme/billing/invoices-archiver-DLQ"
-	f.Details[inv] = &TopicDetail{Name: inv, Stats: f.row(inv).Stats, SchemaTypesReported: true}
-	f.Retentions = map[string]Retention{"public/demo": {Minutes: 10080, SizeMB: 1024, TTL: 72 * time.Hour}, "acme/billing": {}}
-	f.Replays = []HistoryEntry{{When: FakeEpoch.Add(-26 * time.Hour), DLQ: dlq, Subscription: "billing-replay",
+	f.Details[inv] = &data.TopicDetail{Name: inv, Stats: f.row(inv).Stats, SchemaTypesReported: true}
+	f.Retentions = map[string]data.Retention{"public/demo": {Minutes: 10080, SizeMB: 1024, TTL: 72 * time.Hour}, "acme/billing": {}}
+	f.Replays = []data.HistoryEntry{{When: FakeEpoch.Add(-26 * time.Hour), DLQ: dlq, Subscription: "billing-replay",
 		Selection: "property.reason=tax service unavailable", Moved: 12, Result: "complete", Elapsed: 1400 * time.Millisecond,
 		Run: "letterbox-replay-20260313T072653-1a2b3c4d", By: "cli"}}
 
 	t := func(sec int) time.Time { return FakeEpoch.Add(time.Duration(-sec) * time.Second) }
 	hops := []int{1, 1, 2, 1, 3, 2, 1}
-	var rl []Message
+	var rl []data.Message
 	for i, h := range hops {
-		rl = append(rl, Message{
+		rl = append(rl, data.Message{
 			ID: fmt.Sprintf("9:%d:-1", 200+i), Topic: retry, Key: fmt.Sprintf("order-%d", 1090+i),
 			Properties: map[string]string{"RECONSUMETIMES": fmt.Sprint(h), "REAL_TOPIC": orders, "DELAY_TIME": "1000",
 				"ORIGIN_MESSAGE_ID": fmt.Sprintf("12:%d:-1", 90+i), "reason": []string{"timeout calling inventory", "tax service unavailable"}[i%2]},
@@ -58,46 +59,46 @@ func (f *Fake) addFlow() {
 	}
 }
 
-func (f *Fake) row(name string) TopicRow {
+func (f *Fake) row(name string) data.TopicRow {
 	for _, r := range f.Rows {
 		if r.Name == name {
 			return r
 		}
 	}
-	return TopicRow{}
+	return data.TopicRow{}
 }
 
-var _ DeadLetterSource = (*Fake)(nil)
+var _ data.DeadLetterSource = (*Fake)(nil)
 
 // Retention is the fake namespace's retention (Retentions, by "tenant/ns").
-func (f *Fake) Retention(ctx context.Context, topic string) (Retention, error) {
+func (f *Fake) Retention(ctx context.Context, topic string) (data.Retention, error) {
 	if err := f.fail(); err != nil {
-		return Retention{}, err
+		return data.Retention{}, err
 	}
 	f.Lock()
 	defer f.Unlock()
-	return f.Retentions[ParseTopic(topic).NS()], nil
+	return f.Retentions[data.ParseTopic(topic).NS()], nil
 }
 
 // Replay replays the fake DLQ's messages as the engine would, with a deterministic clock
 // (each message 100 ms): selected ones move to their REAL_TOPIC (dropping out of the DLQ
 // unless DryRun), the rest are skipped. With ReplayHold set a run (not a dry run) stops after ReplayHoldAfter
 // messages until ReplayHold is closed or ctx ends.
-func (f *Fake) Replay(ctx context.Context, req ReplayRequest, events chan<- ReplayEvent) (ReplaySummary, error) {
+func (f *Fake) Replay(ctx context.Context, req data.ReplayRequest, events chan<- data.ReplayEvent) (data.ReplaySummary, error) {
 	defer close(events)
 	opts, err := req.Options()
 	if err != nil {
-		return ReplaySummary{}, err
+		return data.ReplaySummary{}, err
 	}
 	if err := f.fail(); err != nil {
-		return ReplaySummary{}, err
+		return data.ReplaySummary{}, err
 	}
-	dlq := ParseTopic(req.DLQ).String()
+	dlq := data.ParseTopic(req.DLQ).String()
 	f.Lock()
 	msgs := slices.Clone(f.Messages[dlq])
 	hold, holdAfter := f.ReplayHold, f.ReplayHoldAfter
 	f.Unlock()
-	sum := ReplaySummary{DryRun: req.DryRun, Run: "letterbox-replay-fake"}
+	sum := data.ReplaySummary{DryRun: req.DryRun, Run: "letterbox-replay-fake"}
 	sum.Total = req.Total
 	var moved []string
 	for i, m := range msgs {
@@ -112,7 +113,7 @@ func (f *Fake) Replay(ctx context.Context, req ReplayRequest, events chan<- Repl
 		}
 		id, _ := client.ParseMessageID(m.ID)
 		cm := &client.Message{Key: m.Key, Properties: m.Properties, Payload: m.Payload, PublishTime: m.PublishTime, ID: id}
-		ev := ReplayEvent{ID: id, Key: m.Key, Destination: NewDeadLetter(m).Origin}
+		ev := data.ReplayEvent{ID: id, Key: m.Key, Destination: data.NewDeadLetter(m).Origin}
 		if opts.Destination != "" {
 			ev.Destination = opts.Destination
 		}
@@ -163,7 +164,7 @@ func (f *Fake) Replay(ctx context.Context, req ReplayRequest, events chan<- Repl
 	f.Lock()
 	defer f.Unlock()
 	if len(moved) > 0 {
-		f.Messages[dlq] = slices.DeleteFunc(f.Messages[dlq], func(m Message) bool { return slices.Contains(moved, m.ID) })
+		f.Messages[dlq] = slices.DeleteFunc(f.Messages[dlq], func(m data.Message) bool { return slices.Contains(moved, m.ID) })
 		n := int64(len(moved))
 		if d := f.Details[dlq]; d != nil {
 			d.Stats.Backlog -= n
@@ -178,9 +179,9 @@ func (f *Fake) Replay(ctx context.Context, req ReplayRequest, events chan<- Repl
 		}
 		for _, m := range msgs {
 			if slices.Contains(moved, m.ID) && !req.Discard {
-				dest := NewDeadLetter(m).Origin
+				dest := data.NewDeadLetter(m).Origin
 				if req.Destination != "" {
-					dest = ParseTopic(req.Destination).String()
+					dest = data.ParseTopic(req.Destination).String()
 				}
 				if d := f.Details[dest]; d != nil {
 					d.Stats.InCounter++
@@ -224,7 +225,7 @@ func (f *Fake) Purge(ctx context.Context, dlq, sub string, n int64) error {
 	}
 	f.Lock()
 	defer f.Unlock()
-	f.dropBacklog(ParseTopic(dlq).String(), n)
+	f.dropBacklog(data.ParseTopic(dlq).String(), n)
 	return nil
 }
 
@@ -235,7 +236,7 @@ func (f *Fake) CreateSubscription(ctx context.Context, dlq, sub string) error {
 	}
 	f.Lock()
 	defer f.Unlock()
-	dlq = ParseTopic(dlq).String()
+	dlq = data.ParseTopic(dlq).String()
 	d := f.Details[dlq]
 	if d == nil {
 		return fmt.Errorf("topic %s not found", dlq)
@@ -245,12 +246,12 @@ func (f *Fake) CreateSubscription(ctx context.Context, dlq, sub string) error {
 			return fmt.Errorf("subscription %s already exists", sub)
 		}
 	}
-	d.Subscriptions = append(d.Subscriptions, Subscription{Name: sub, Type: "Exclusive", Backlog: int64(len(f.Messages[dlq]))})
+	d.Subscriptions = append(d.Subscriptions, data.Subscription{Name: sub, Type: "Exclusive", Backlog: int64(len(f.Messages[dlq]))})
 	return nil
 }
 
 // SetRetention sets the fake namespace's retention.
-func (f *Fake) SetRetention(ctx context.Context, ns string, r Retention) error {
+func (f *Fake) SetRetention(ctx context.Context, ns string, r data.Retention) error {
 	if err := f.fail(); err != nil {
 		return err
 	}
@@ -276,15 +277,15 @@ func selected(s replay.Selection, m *client.Message) bool {
 }
 
 // History is the fake's replays of dlq (History, newest last in the slice), newest first.
-func (f *Fake) History(ctx context.Context, dlq string, limit int) ([]HistoryEntry, error) {
+func (f *Fake) History(ctx context.Context, dlq string, limit int) ([]data.HistoryEntry, error) {
 	if err := f.fail(); err != nil {
 		return nil, err
 	}
 	f.Lock()
 	defer f.Unlock()
-	var out []HistoryEntry
+	var out []data.HistoryEntry
 	for i := len(f.Replays) - 1; i >= 0; i-- {
-		if ParseTopic(f.Replays[i].DLQ).String() == ParseTopic(dlq).String() {
+		if data.ParseTopic(f.Replays[i].DLQ).String() == data.ParseTopic(dlq).String() {
 			out = append(out, f.Replays[i])
 			if limit > 0 && len(out) == limit {
 				break
@@ -295,7 +296,7 @@ func (f *Fake) History(ctx context.Context, dlq string, limit int) ([]HistoryEnt
 }
 
 // RecordReplay adds e to the fake's history.
-func (f *Fake) RecordReplay(e HistoryEntry) error {
+func (f *Fake) RecordReplay(e data.HistoryEntry) error {
 	f.Lock()
 	defer f.Unlock()
 	f.Replays = append(f.Replays, e)
