@@ -148,7 +148,6 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 }
 
 func (a *App) update(msg tea.Msg) tea.Cmd {
-	k := a.c.Keys
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		a.c.Width, a.c.Height = msg.Width, msg.Height
@@ -223,7 +222,6 @@ func (a *App) update(msg tea.Msg) tea.Cmd {
 		// Only the screen on top reloads, so what just arrived is its.
 		a.freshAt[a.active()] = a.c.Clock.Now()
 	}
-	_ = k
 	return a.toAll(msg)
 }
 
