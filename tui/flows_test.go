@@ -247,7 +247,8 @@ func TestFlowResizeAndMouse(t *testing.T) {
 	}
 }
 
-func TestFlowPart2Commands(t *testing.T) {
+// The flow, dead letters and replay commands of the palette, bare.
+func TestFlowDeadLetterCommands(t *testing.T) {
 	h := newHarness(t, 80, 24, "")
 	for cmd, want := range map[string]string{"flow": "Flows · 2 found", "dlq": "2 DLQ topics", "replay": "usage: :replay DLQ"} {
 		h.keys(":")

@@ -7,9 +7,9 @@ import (
 	"github.com/letterbox-dev/letterbox/tui/tuitest"
 )
 
-// part2Screens are the golden views of the flow, dead-letters and replay screens: how to
+// deadLetterScreens are the golden views of the flow, dead-letters and replay screens: how to
 // reach each from the start (a palette line, then keys).
-var part2Screens = []struct {
+var deadLetterScreens = []struct {
 	name, line string
 	keys       []string
 	hold       bool // the fake replay stops after 2 messages (a run in progress)
@@ -37,8 +37,8 @@ var part2Screens = []struct {
 	{name: "dlq-browse", line: "dlq public/demo/orders-billing-DLQ", keys: []string{"o", "text:-50m", "enter"}},
 }
 
-func TestGoldenPart2Screens(t *testing.T) {
-	for _, sc := range part2Screens {
+func TestGoldenDeadLetterScreens(t *testing.T) {
+	for _, sc := range deadLetterScreens {
 		for _, sz := range sizes {
 			name := fmt.Sprintf("%s-%dx%d", sc.name, sz[0], sz[1])
 			t.Run(name, func(t *testing.T) {

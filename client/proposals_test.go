@@ -15,8 +15,8 @@ import (
 	"github.com/letterbox-dev/letterbox/client/wire/pb"
 )
 
-// More of the seed proposals end to end with our client (issue 5): what seed_test.go,
-// dlq_test.go and reconnect_test.go do not cover.
+// The four proposals (PIP-124, PIP-263, PIP-139, PIP-236) end to end with our client: what
+// seed_test.go, dlq_test.go and reconnect_test.go do not cover.
 
 // nackAll receives n messages and nacks each, so that with MaxDeliveries 1 their next
 // delivery goes to the DLQ.
@@ -31,7 +31,7 @@ func nackAll(t *testing.T, cons *client.Consumer, n int) {
 // a consumer that subscribes later, at Latest, to the initial subscription — whether the DLQ
 // producer auto-created the topic or an admin created it first. The subscription shows in admin
 // stats before any consumer attaches.
-func TestSeedMoreInitialSubscription(t *testing.T) {
+func TestProposalInitialSubscription(t *testing.T) {
 	t.Parallel()
 	for _, precreate := range []bool{false, true} {
 		name := "auto-created"
@@ -84,7 +84,7 @@ func TestSeedMoreInitialSubscription(t *testing.T) {
 // NotAllowedError, no subscription exists on the DLQ and nothing is written to it. The error
 // is permanent, so the router does not spin on it: it nacks the message, which stays in the
 // source subscription's backlog.
-func TestSeedMoreInitialSubscriptionNotAllowed(t *testing.T) {
+func TestProposalInitialSubscriptionNotAllowed(t *testing.T) {
 	t.Parallel()
 	b := startBroker(t, func(c *broker.Config) { c.AllowAutoSubscriptionCreation = false })
 	var refused atomic.Int32
@@ -144,7 +144,7 @@ func TestSeedMoreInitialSubscriptionNotAllowed(t *testing.T) {
 
 // PIP-263 with our client: on a broker that auto-creates partitioned topics (3 partitions),
 // the retry and DLQ topics of a subscription on a partitioned topic have 0 partitions.
-func TestSeedMoreLetterTopicsNonPartitioned(t *testing.T) {
+func TestProposalLetterTopicsNonPartitioned(t *testing.T) {
 	t.Parallel()
 	b := startBroker(t, func(c *broker.Config) {
 		c.AllowAutoTopicCreationType = "partitioned"
@@ -192,7 +192,7 @@ var chained = regexp.MustCompile(`-(DLQ|RETRY)-.*-(DLQ|RETRY)$`)
 // PIP-263: a regex consumer with retry enabled, restarted 5 times over a namespace in which
 // its own retry and DLQ topics appear, never extends them: no topic name chains two
 // DLQ/RETRY suffixes.
-func TestSeedMoreRegexConsumerNoLetterChains(t *testing.T) {
+func TestProposalRegexConsumerNoLetterChains(t *testing.T) {
 	t.Parallel()
 	b := startBroker(t)
 	if err := b.CreateTenant("seed", broker.TenantInfo{AllowedClusters: []string{"standalone"}}); err != nil {
@@ -266,7 +266,7 @@ func TestSeedMoreRegexConsumerNoLetterChains(t *testing.T) {
 // PIP-139: after a forced topic deletion our client reports the typed error with the broker's
 // reason and makes no further attempt — no new connection, no PRODUCER or SUBSCRIBE for that
 // topic — while the connection keeps serving other topics.
-func TestSeedMoreDeletedTopicNoReconnect(t *testing.T) {
+func TestProposalDeletedTopicNoReconnect(t *testing.T) {
 	t.Parallel()
 	b := startBroker(t)
 	c := newClient(t, b)
@@ -355,7 +355,7 @@ type orderV2 struct {
 
 // PIP-236: an AUTO_CONSUME consumer decodes each message with the schema version it was
 // written with — two Avro versions and two JSON versions on one topic each.
-func TestSeedMoreAutoConsumeSchemaVersions(t *testing.T) {
+func TestProposalAutoConsumeSchemaVersions(t *testing.T) {
 	t.Parallel()
 	b := startBroker(t)
 	c := newClient(t, b)
@@ -415,7 +415,7 @@ func TestSeedMoreAutoConsumeSchemaVersions(t *testing.T) {
 
 // PIP-236 with our client: a consumer whose Avro schema is incompatible with the topic's (a
 // required field added, under the default FULL strategy) is refused with IncompatibleSchema.
-func TestSeedMoreIncompatibleAvroConsumer(t *testing.T) {
+func TestProposalIncompatibleAvroConsumer(t *testing.T) {
 	t.Parallel()
 	b := startBroker(t)
 	c := newClient(t, b)
