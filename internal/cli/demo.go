@@ -78,5 +78,16 @@ func runDemo(ctx context.Context, args []string, tf *tuiFlags, stdout, stderr io
 	// The demo's broker lives as long as the demo: its history is its own, not that of
 	// whatever listened on the same port before.
 	cluster := "demo:" + time.Now().UTC().Format(time.RFC3339Nano)
-	return runApp(ctx, data.AdminOptions{AdminURL: eb.adminURL, ServiceURL: eb.serviceURL, Cluster: cluster}, f.theme, log, stderr)
+	opts := data.AdminOptions{AdminURL: eb.adminURL, ServiceURL: eb.serviceURL, Cluster: cluster}
+	// config.toml's contexts are there to switch to (and back with :context -), and its
+	// export_dir holds; a broken file only turns :context off.
+	cfg, cfgErr := loadConfig()
+	if cfgErr != nil {
+		log.Warn("configuration file: :context is off", "err", cfgErr)
+	}
+	app := appSetup{theme: f.theme, contexts: tuiContexts(cfg, cfgErr, nil, opts, log)}
+	if cfg != nil {
+		app.exportDir = cfg.ExportDir
+	}
+	return runApp(ctx, opts, app, log, stderr)
 }

@@ -202,3 +202,28 @@ func namespaceTopics(t *testing.T, adminURL, ns string) []string {
 	slices.Sort(out)
 	return out
 }
+
+// TestDemoListsContexts: `letterbox demo` offers config.toml's contexts to :context (it said
+// "no contexts" with a file full of them).
+func TestDemoListsContexts(t *testing.T) {
+	bin, dir := buildForTmux(t)
+	conf := filepath.Join(dir, "home", "config", "letterbox", "config.toml")
+	if err := os.MkdirAll(filepath.Dir(conf), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(conf, []byte(`[[context]]
+name = "staging"
+service_url = "pulsar://127.0.0.1:1"
+admin_url = "http://127.0.0.1:1"
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tm := letterboxInTmux(t, "ctx", bin, dir, "demo")
+	tm.waitFor("the demo's topics", 30*time.Second, func(s string) bool {
+		return strings.Contains(s, "● connected") && strings.Contains(s, "orders-billing-DLQ")
+	})
+	tm.keys(":")
+	tm.literal("context")
+	tm.keys("Enter")
+	tm.waitFor("the contexts", 10*time.Second, func(s string) bool { return strings.Contains(s, "contexts: staging") })
+}

@@ -84,6 +84,10 @@ func runTUI(ctx context.Context, cf *clientFlags, tf *tuiFlags, stderr io.Writer
 	defer closeLog()
 
 	opts := data.AdminOptions{AdminURL: cf.adminURL, ServiceURL: cf.serviceURL, Context: cf.context}
+	app := appSetup{theme: tf.theme, readOnly: cf.readOnly()}
+	if cfg != nil {
+		app.exportDir = cfg.ExportDir
+	}
 	if len(cf.set) > 0 {
 		// A cluster of the user's choosing: never an embedded broker.
 		if err := cf.apply(&opts); err != nil {
@@ -112,30 +116,52 @@ func runTUI(ctx context.Context, cf *clientFlags, tf *tuiFlags, stderr io.Writer
 		defer eb.close(log)
 		log.Info("embedded broker", "dir", dir, "pulsar", eb.serviceURL, "http", eb.adminURL)
 		opts.ServiceURL, opts.AdminURL = eb.serviceURL, eb.adminURL
+		app.broker, app.dataDir = eb, dir
 	}
-	return runAppContexts(ctx, opts, tf.theme, cf.readOnly(), tuiContexts(cfg, cfgErr, cf.named, opts, log), log, stderr)
+	app.contexts = tuiContexts(cfg, cfgErr, cf.named, opts, log)
+	return runApp(ctx, opts, app, log, stderr)
+}
+
+// appSetup is how the TUI runs, beyond the cluster it opens.
+type appSetup struct {
+	theme string
+	// readOnly is why the session may not act ("--readonly", "context prod"; "" when it may).
+	readOnly string
+	// contexts are those :context switches between.
+	contexts tui.Contexts
+	// exportDir is config.toml's export_dir ("" the working directory).
+	exportDir string
+	// broker, when letterbox runs it for the TUI alone (not the demo's, whose workload is its
+	// own client), makes q ask while other clients use it; dataDir is its data, where no export
+	// goes.
+	broker  *embedded
+	dataDir string
+}
+
+// options are the TUI's options on src.
+func (app appSetup) options(src *data.Admin, log *slog.Logger) tui.Options {
+	to := tui.Options{Source: src, Theme: app.theme, Contexts: app.contexts, ExportDir: app.exportDir, DataDir: app.dataDir,
+		Warnf: func(format string, args ...any) { log.Warn(fmt.Sprintf(format, args...)) }}
+	if app.broker != nil {
+		b := app.broker.b
+		// The TUI's own connections (a tail, a produce, a scan) are not others'.
+		to.OtherClients = func() int { return max(0, b.ConnectionCount()-src.OwnConnections()) }
+	}
+	if r := app.readOnly; r != "" {
+		to.ReadOnly, to.ReadOnlyFlag = "read-only ("+r+")", r == "--readonly"
+	}
+	return to
 }
 
 // runApp runs the TUI on the cluster opts names until the user quits or ctx ends.
-func runApp(ctx context.Context, opts data.AdminOptions, theme string, log *slog.Logger, stderr io.Writer) int {
-	return runAppContexts(ctx, opts, theme, "", tui.Contexts{}, log, stderr)
-}
-
-// runAppContexts is runApp with the contexts :context switches between; readOnly is why the
-// session may not act ("--readonly", "context prod"; "" when it may).
-func runAppContexts(ctx context.Context, opts data.AdminOptions, theme, readOnly string, contexts tui.Contexts, log *slog.Logger, stderr io.Writer) int {
+func runApp(ctx context.Context, opts data.AdminOptions, app appSetup, log *slog.Logger, stderr io.Writer) int {
 	src, err := data.NewAdmin(opts)
 	if err != nil {
 		fmt.Fprintf(stderr, "letterbox: %v\n", err)
 		return ExitUsage
 	}
 	defer src.Close()
-	to := tui.Options{Source: src, Theme: theme, Contexts: contexts, Warnf: func(format string, args ...any) {
-		log.Warn(fmt.Sprintf(format, args...))
-	}}
-	if readOnly != "" {
-		to.ReadOnly, to.ReadOnlyFlag = "read-only ("+readOnly+")", readOnly == "--readonly"
-	}
+	to := app.options(src, log)
 	err = tui.Run(ctx, to)
 	if err != nil {
 		log.Error("tui", "err", err)
@@ -147,6 +173,13 @@ func runAppContexts(ctx context.Context, opts data.AdminOptions, theme, readOnly
 
 // apply puts the client flags' (or their context's) authentication and TLS settings into opts.
 func (c *clientFlags) apply(opts *data.AdminOptions) error {
+	ts, err := c.tokenSource()
+	if err != nil {
+		return err
+	}
+	if ts != nil { // OAuth2; the flags exclude a token then
+		opts.TokenSource = ts
+	}
 	opts.Token = c.token
 	if c.tokenFile != "" {
 		b, err := os.ReadFile(c.tokenFile)

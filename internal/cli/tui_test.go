@@ -5,8 +5,11 @@ import (
 	"log/slog"
 	"net"
 	"testing"
+	"time"
 
 	"github.com/letterbox-dev/letterbox/broker"
+	"github.com/letterbox-dev/letterbox/internal/brokertest"
+	"github.com/letterbox-dev/letterbox/tui/data"
 )
 
 // TestServesPulsar: a broker is recognised, a port nobody listens on or a listener that
@@ -48,5 +51,39 @@ func TestServesPulsar(t *testing.T) {
 	free.Close()
 	if servesPulsar(ctx, addr, quiet) {
 		t.Error("a closed port is taken for Pulsar")
+	}
+}
+
+// The TUI on a broker letterbox runs for it counts the broker's other clients (q asks before
+// stopping it while there are some), not its own connections.
+func TestOtherClientsOfTheEmbeddedBroker(t *testing.T) {
+	env := brokertest.Start(t)
+	src, err := data.NewAdmin(data.AdminOptions{AdminURL: env.AdminURL, ServiceURL: env.ServiceURL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	app := appSetup{broker: &embedded{b: env.Broker}, dataDir: t.TempDir()}
+	opts := app.options(src, discardLogger())
+	if opts.OtherClients == nil || opts.DataDir != app.dataDir {
+		t.Fatalf("options without the broker's clients or data: %+v", opts)
+	}
+	ctx := brokertest.Ctx(t, 20*time.Second)
+	// The TUI's own connection: a produce.
+	if _, err := src.Produce(ctx, "persistent://public/default/own", data.ProduceRequest{Payload: []byte("x")}); err != nil {
+		t.Fatal(err)
+	}
+	if n := opts.OtherClients(); n != 0 {
+		t.Fatalf("the TUI's own connection counts as %d other clients", n)
+	}
+	other := env.Client(t)
+	if _, err := other.TopicsOfNamespace(ctx, "public/default"); err != nil {
+		t.Fatal(err)
+	}
+	brokertest.WaitFor(t, 5*time.Second, "an application's connection is not counted", func() bool { return opts.OtherClients() == 1 })
+	other.Close()
+	brokertest.WaitFor(t, 5*time.Second, "a closed connection is still counted", func() bool { return opts.OtherClients() == 0 })
+	if (appSetup{}).options(src, discardLogger()).OtherClients != nil {
+		t.Error("a TUI on a cluster letterbox does not run asks about its clients")
 	}
 }
