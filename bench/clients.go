@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -52,11 +53,47 @@ func (r clientResult) bytesPerMsg() float64 {
 	return float64(r.bytes) / float64(r.received)
 }
 
-// clientsReport is what the comparison measured; nil results were not measured.
+// clientsReport is what the comparison measured, round by round.
 type clientsReport struct {
-	ours, official        *clientResult
-	oursRounds, offRounds []float64
-	oursAllocs, offAllocs []float64
+	rounds []clientRound
+}
+
+// clientRound is one round: our client's run, then the official client's beside it, on the
+// same broker; nil: not measured.
+type clientRound struct{ ours, official *clientResult }
+
+func roundOurs(cr clientRound) *clientResult     { return cr.ours }
+func roundOfficial(cr clientRound) *clientResult { return cr.official }
+
+// results are one library's measured rounds, in order.
+func (c *clientsReport) results(which func(clientRound) *clientResult) []*clientResult {
+	var out []*clientResult
+	for _, cr := range c.rounds {
+		if x := which(cr); x != nil {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// ratios are f of our client's run over f of the official client's, in every round that
+// measured both.
+func (c *clientsReport) ratios(f func(clientResult) float64) []float64 {
+	return perRound(c.rounds, func(cr clientRound) (float64, bool) {
+		if cr.ours == nil || cr.official == nil {
+			return 0, false
+		}
+		return ratioOf(f(*cr.ours), f(*cr.official))
+	})
+}
+
+// clientValues are f of every result.
+func clientValues(xs []*clientResult, f func(clientResult) float64) []float64 {
+	out := make([]float64, len(xs))
+	for i, x := range xs {
+		out[i] = f(*x)
+	}
+	return out
 }
 
 // library is one client library's producer and consumer on a topic.
@@ -288,21 +325,20 @@ func runLibrary(ctx context.Context, lib library, url string, pid int, shared bo
 	return res, nil
 }
 
-// compareClients alternates the two libraries, rounds times each, on the broker b; each keeps
-// its best round by throughput.
+// compareClients alternates the two libraries on the broker b, rounds times each: each round
+// runs ours, then the official client beside it.
 func compareClients(ctx context.Context, b *brokerProc, o options, window time.Duration, progress func(string, ...any), failed func(string, error)) clientsReport {
 	var r clientsReport
 	libs := []struct {
-		lib    library
-		keep   **clientResult
-		rounds *[]float64
-		allocs *[]float64
+		lib  library
+		keep func(*clientRound) **clientResult
 	}{
-		{ourLibrary, &r.ours, &r.oursRounds, &r.oursAllocs},
-		{officialLibrary, &r.official, &r.offRounds, &r.offAllocs},
+		{ourLibrary, func(cr *clientRound) **clientResult { return &cr.ours }},
+		{officialLibrary, func(cr *clientRound) **clientResult { return &cr.official }},
 	}
 	dead := map[string]bool{}
 	for i := range o.rounds {
+		r.rounds = append(r.rounds, clientRound{})
 		for _, l := range libs {
 			if ctx.Err() != nil || b == nil || dead[l.lib.name] || b.alive() != nil {
 				continue
@@ -316,11 +352,7 @@ func compareClients(ctx context.Context, b *brokerProc, o options, window time.D
 				dead[l.lib.name] = true
 				continue
 			}
-			*l.rounds = append(*l.rounds, res.recvRate())
-			*l.allocs = append(*l.allocs, res.allocsPerMsg())
-			if *l.keep == nil || res.recvRate() > (*l.keep).recvRate() {
-				*l.keep = &res
-			}
+			*l.keep(&r.rounds[i]) = &res
 		}
 	}
 	return r
@@ -332,14 +364,17 @@ func (c *clientsReport) markdown(b *strings.Builder, r *report) {
 	p("\n## Our client beside the official client\n\n")
 	p("The headline workload (one producer of %d-byte payloads with default batching, `SendAsync` bounded by each client's default "+
 		"of 1,000 messages in flight, and one %s consumer acking every message, on a fresh topic) on the same `letterbox broker --in-memory`, "+
-		"through our `client` package and through the official Go client in turn, %d rounds each over a %v window after a %v warm-up; "+
-		"each reports its best round. Allocations are the `runtime.MemStats` Mallocs of the bench process over the window (producer "+
-		"and consumer together; the broker is another process) per message received.\n\n",
+		"%d rounds over a %v window after a %v warm-up, each round through our `client` package and then through the official Go client. "+
+		"Each figure is the median of the rounds; the ratios are the median of the rounds' ratios, each round's letterbox run over the "+
+		"official run right after it, and the spread is (largest − smallest) / median of the rounds' values. Allocations are the "+
+		"`runtime.MemStats` Mallocs of the bench process over the window (producer and consumer together; the broker is another process) "+
+		"per message received.\n\n",
 		payloadSize, r.subType, r.rounds, r.shortWindow, r.warmup)
 	p("| metric | measured | target | |\n|---|---|---|---|\n")
+	ours, official := c.results(roundOurs), c.results(roundOfficial)
 	busy := func(rs ...*clientResult) string {
 		for _, x := range rs {
-			if x != nil && x.others >= busyWarning {
+			if x.others >= busyWarning {
 				return " (busy machine)"
 			}
 		}
@@ -351,39 +386,48 @@ func (c *clientsReport) markdown(b *strings.Builder, r *report) {
 		}
 		return "not met" + busy(rs...)
 	}
-	tput := func(name string, x *clientResult) {
-		if x == nil {
+	tput := func(name string, xs []*clientResult) {
+		if len(xs) == 0 {
 			p("| throughput, %s | %s | | |\n", name, notMeasuredText)
 			return
 		}
-		p("| throughput, %s | %s msg/s | | |\n", name, rate(x.recvRate()))
+		p("| throughput, %s (%s) | %s | | |\n", name, ofRounds(len(xs)), byRound(clientValues(xs, clientResult.recvRate), rate, " msg/s"))
 	}
-	tput("letterbox client", c.ours)
-	tput("official client", c.official)
-	if c.ours != nil && c.official != nil && c.official.received > 0 {
-		ratio := c.ours.recvRate() / c.official.recvRate()
-		p("| letterbox client / official client | %.2f× | ≥ 1.2× | %s |\n", ratio, verdict(ratio >= targetClientRatio, c.ours, c.official))
-		p("| allocations per message, letterbox / official | %.1f / %.1f (%.0f / %.0f bytes) | fewer than the official client's | %s |\n",
-			c.ours.allocsPerMsg(), c.official.allocsPerMsg(), c.ours.bytesPerMsg(), c.official.bytesPerMsg(),
-			verdict(c.ours.allocsPerMsg() < c.official.allocsPerMsg()))
+	tput("letterbox client", ours)
+	tput("official client", official)
+	if ratios := c.ratios(clientResult.recvRate); len(ratios) > 0 {
+		p("| letterbox client / official client (%s) | %s | ≥ 1.2× | %s |\n", ofRatios(len(ratios)), byRound(ratios, times, ""),
+			verdict(medianF(ratios) >= targetClientRatio, append(slices.Clone(ours), official...)...))
 	} else {
 		p("| letterbox client / official client | %s | ≥ 1.2× | not measured |\n", notMeasuredText)
+	}
+	if ratios := c.ratios(clientResult.allocsPerMsg); len(ratios) > 0 {
+		med := func(xs []*clientResult, f func(clientResult) float64) float64 { return medianF(clientValues(xs, f)) }
+		p("| allocations per message, letterbox / official (%s) | %.1f / %.1f (%.0f / %.0f bytes), medians; ratio %s | fewer than the official client's | %s |\n",
+			ofRatios(len(ratios)), med(ours, clientResult.allocsPerMsg), med(official, clientResult.allocsPerMsg),
+			med(ours, clientResult.bytesPerMsg), med(official, clientResult.bytesPerMsg), byRound(ratios, times, ""), verdict(medianF(ratios) < 1))
+	} else {
 		p("| allocations per message, letterbox / official | %s | fewer than the official client's | not measured |\n", notMeasuredText)
 	}
 	p("\n| run | sent msg/s | received msg/s | notes |\n|---|---|---|---|\n")
-	row := func(name string, x *clientResult, rounds, allocs []float64) {
-		if x == nil {
+	row := func(name string, xs []*clientResult) {
+		if len(xs) == 0 {
 			p("| %s | %s | | |\n", name, notMeasuredText)
 			return
 		}
-		rs := make([]string, len(rounds))
-		for i := range rounds {
-			rs[i] = fmt.Sprintf("%s (%.1f allocs/msg)", rate(rounds[i]), allocs[i])
+		med := func(f func(clientResult) float64) float64 { return medianF(clientValues(xs, f)) }
+		allocs := make([]string, len(xs))
+		var others float64
+		for i, x := range xs {
+			allocs[i] = fmt.Sprintf("%.1f", x.allocsPerMsg())
+			others = max(others, x.others)
 		}
-		p("| %s | %s | %s | %v window; %.1f allocs and %.0f bytes per message; broker CPU %.2f s; received msg/s by round: %s; other processes used %.2f CPUs |\n",
-			name, rate(float64(x.sent)/x.window.Seconds()), rate(x.recvRate()), x.window.Round(100*time.Millisecond),
-			x.allocsPerMsg(), x.bytesPerMsg(), x.cpu.Seconds(), strings.Join(rs, ", "), x.others)
+		p("| %s (%s) | %s | %s | %v window; %.1f allocs and %.0f bytes per message, broker CPU %.2f s, medians of the rounds; "+
+			"received msg/s by round: %s; allocs per message by round: %s; other processes used up to %.2f CPUs |\n",
+			name, ofRounds(len(xs)), rate(med(func(x clientResult) float64 { return float64(x.sent) / x.window.Seconds() })), rate(med(clientResult.recvRate)),
+			xs[0].window.Round(100*time.Millisecond), med(clientResult.allocsPerMsg), med(clientResult.bytesPerMsg),
+			med(func(x clientResult) float64 { return x.cpu.Seconds() }), spread(clientValues(xs, clientResult.recvRate), rate), strings.Join(allocs, ", "), others)
 	}
-	row("letterbox client: producer + consumer (best round)", c.ours, c.oursRounds, c.oursAllocs)
-	row("official client: producer + consumer (best round)", c.official, c.offRounds, c.offAllocs)
+	row("letterbox client: producer + consumer", ours)
+	row("official client: producer + consumer", official)
 }

@@ -24,12 +24,11 @@ const (
 	recoveryBytes = 1 << 30
 )
 
-// durableReport is what the durable runs measured; nil results were not measured.
+// durableReport is what the durable runs measured; nil results were not measured. Its
+// headline rounds are the report's (headRound.durable), each beside that round's ceiling.
 type durableReport struct {
-	head   *result   // producer + consumer, best round
-	rounds []float64 // received msg/s of every headline round
-	paced  *result
-	fill   *result // producer only, a subscription keeping everything
+	paced *result
+	fill  *result // producer only, a subscription keeping everything
 	// drain is a consumer reading that topic back from the start after the restart: the
 	// segments, not the tail cache (the kill leaves the page cache warm).
 	drain *result
@@ -69,11 +68,11 @@ func startDurable(ctx context.Context, bin string, r *durableReport, progress fu
 	return d
 }
 
-// run performs w against the durable broker and keeps the result in *keep unless it holds a
-// better one; after a failure the broker is stopped and later runs are skipped.
-func (d *durableBench) run(ctx context.Context, name string, w workload, keep **result, rounds *[]float64) {
+// run performs w against the durable broker and returns its result, nil when it failed or
+// was skipped; after a failure the broker is stopped and later runs are skipped.
+func (d *durableBench) run(ctx context.Context, name string, w workload) *result {
 	if d == nil || d.proc == nil || ctx.Err() != nil {
-		return
+		return nil
 	}
 	w.name = name
 	w.url, w.pid = d.proc.serviceURL, d.proc.pid()
@@ -86,14 +85,9 @@ func (d *durableBench) run(ctx context.Context, name string, w workload, keep **
 		d.failed(name, err)
 		_ = d.proc.stop()
 		d.proc = nil
-		return
+		return nil
 	}
-	if rounds != nil {
-		*rounds = append(*rounds, res.recvRate())
-	}
-	if *keep == nil || res.recvRate() > (*keep).recvRate() {
-		*keep = &res
-	}
+	return &res
 }
 
 // recover fills a topic that a subscription keeps whole (producer only, for w's window, so
@@ -103,7 +97,7 @@ func (d *durableBench) run(ctx context.Context, name string, w workload, keep **
 func (d *durableBench) recover(ctx context.Context, r *durableReport, w workload) {
 	w.consume, w.keep = false, true
 	w.topic = fmt.Sprintf("persistent://public/default/bench-kept-%d", time.Now().UnixNano())
-	d.run(ctx, "letterbox --data: producer only, a subscription keeping everything", w, &r.fill, nil)
+	r.fill = d.run(ctx, "letterbox --data: producer only, a subscription keeping everything", w)
 	if d == nil || d.proc == nil || ctx.Err() != nil {
 		return
 	}
@@ -127,7 +121,7 @@ func (d *durableBench) recover(ctx context.Context, r *durableReport, w workload
 	drain := w
 	drain.produce, drain.consume, drain.keep = false, true, false
 	drain.window = w.window / 2
-	d.run(ctx, "letterbox --data: a consumer reading the kept topic back from its start", drain, &r.drain, nil)
+	r.drain = d.run(ctx, "letterbox --data: a consumer reading the kept topic back from its start", drain)
 }
 
 // close stops the broker and removes its data.
@@ -167,7 +161,8 @@ func (d *durableReport) markdown(b *strings.Builder, r *report) {
 	p("\n## Durable storage\n\n")
 	p("The same workloads against `letterbox broker --data DIR` on a fresh directory of the machine's disk: every receipt leaves after the " +
 		"fdatasync that covers its entry (group commit), 64 MiB segments, retention as upstream's default. " +
-		"Its headline rounds alternate with the two brokers above, so the ceiling is the same run's.\n\n")
+		"Each of its headline rounds runs right after the null broker's round above, and its ratio to the ceiling is the median of the " +
+		"rounds' ratios, each durable round's received msg/s over that null round's.\n\n")
 	p("| metric | measured | target | |\n|---|---|---|---|\n")
 	row := func(metric, measured, target string, met *bool, from ...*result) {
 		verdict := "not measured"
@@ -182,14 +177,16 @@ func (d *durableReport) markdown(b *strings.Builder, r *report) {
 		}
 		p("| %s | %s | %s | %s |\n", metric, measured, target, verdict)
 	}
-	if d.head != nil {
-		p("| throughput, letterbox broker --data | %s msg/s | | |\n", rate(d.head.recvRate()))
+	heads := r.headResults(headDurable)
+	if len(heads) > 0 {
+		p("| throughput, letterbox broker --data (%s) | %s | | |\n", ofRounds(len(heads)), byRound(values(heads, result.recvRate), rate, " msg/s"))
 	} else {
 		p("| throughput, letterbox broker --data | not measured | | |\n")
 	}
-	if d.head != nil && r.ceiling != nil && r.ceiling.received > 0 {
-		ratio := d.head.recvRate() / r.ceiling.recvRate()
-		row("letterbox --data / ceiling", fmt.Sprintf("%.1f %%", 100*ratio), "≥ 60 %", new(ratio >= targetDurableRatio), d.head, r.ceiling)
+	if ratios := r.ceilingRatios(headDurable); len(ratios) > 0 {
+		ratio := medianF(ratios)
+		row(fmt.Sprintf("letterbox --data / ceiling (%s)", ofRatios(len(ratios))), byRound(ratios, percent, ""), "≥ 60 %",
+			new(ratio >= targetDurableRatio), slices.Concat(heads, r.headResults(headCeiling))...)
 	} else {
 		row("letterbox --data / ceiling", "not measured", "≥ 60 %", nil)
 	}
@@ -234,16 +231,7 @@ func (d *durableReport) markdown(b *strings.Builder, r *report) {
 		notes = strings.TrimPrefix(notes+fmt.Sprintf("; other processes used %.2f CPUs", res.others), "; ")
 		p("| %s | %s | %s | %s |\n", name, sent, recv, notes)
 	}
-	var headNotes string
-	if res := d.head; res != nil {
-		s := make([]string, len(d.rounds))
-		for i, v := range d.rounds {
-			s[i] = rate(v)
-		}
-		headNotes = fmt.Sprintf("%v window, broker CPU %.2f s (%.0f %% of one core); received msg/s by round: %s",
-			res.window.Round(100*time.Millisecond), res.cpu.Seconds(), 100*res.cpu.Seconds()/res.window.Seconds(), strings.Join(s, ", "))
-	}
-	run("letterbox --data: producer + consumer (best round)", d.head, headNotes)
+	roundsRow(b, "letterbox --data: producer + consumer", "", heads, "")
 	var pacedNotes string
 	if res := d.paced; res != nil && len(res.latencies) > 0 {
 		pacedNotes = fmt.Sprintf("paced at %s msg/s (%s handed to SendAsync); latency p50 %.2f ms, p99 %.2f ms, p99.9 %.2f ms, max %.2f ms",

@@ -62,7 +62,7 @@ func main() {
 	flag.DurationVar(&o.warmup, "warmup", time.Second, "unmeasured warm-up before each window")
 	flag.IntVar(&o.rate, "rate", 50_000, "publish rate of the latency runs, msg/s")
 	flag.IntVar(&o.starts, "starts", 5, "broker starts to time")
-	flag.IntVar(&o.rounds, "rounds", 3, "headline runs on each broker, alternating; the best counts")
+	flag.IntVar(&o.rounds, "rounds", 3, "rounds of the headline, clients, replay and scan runs, each side by side with its reference; figures are the rounds' medians")
 	flag.StringVar(&o.subType, "subscription", "shared", "consumer subscription type: shared or exclusive")
 	flag.IntVar(&o.nullBatch, "null-batch", 127, "messages in the batch entry the null broker replays (127: what the default producer batches of 1 KiB messages into 128 KiB)")
 	flag.IntVar(&o.replayN, "replay", 100_000, "dead letters of the replay run")
@@ -109,7 +109,8 @@ func main() {
 
 // measure runs every measurement, recording what fails and carrying on with what does not
 // depend on it. The headline runs alternate between the brokers, round after round, so that
-// whatever else the machine is doing weighs on all alike; each reports its best round.
+// whatever else the machine is doing weighs on all alike and each product round has its
+// ceiling round beside it; the report takes the medians of the rounds (rounds.go).
 func measure(ctx context.Context, o options, progress func(string, ...any)) *report {
 	rep := &report{
 		date: time.Now(), cpus: runtime.NumCPU(), cpuModel: cpuModel(), goVersion: runtime.Version(),
@@ -174,12 +175,12 @@ func measure(ctx context.Context, o options, progress func(string, ...any)) *rep
 	consOnly := short
 	consOnly.produce = false
 
-	// run performs w against the letterbox broker (onBroker) or the null broker and keeps the
-	// result in *keep unless *keep already has a better one. After a failure, the runs left on
-	// that broker are skipped.
-	run := func(onBroker bool, name string, w workload, keep **result, rounds *[]float64) {
+	// run performs w against the letterbox broker (onBroker) or the null broker and returns
+	// its result, nil when it failed or was skipped. After a failure, the runs left on that
+	// broker are skipped.
+	run := func(onBroker bool, name string, w workload) *result {
 		if ctx.Err() != nil || (onBroker && b == nil) || (!onBroker && nb == nil) {
-			return
+			return nil
 		}
 		w.name = name
 		if onBroker {
@@ -205,41 +206,40 @@ func measure(ctx context.Context, o options, progress func(string, ...any)) *rep
 				nb.Close()
 				nb = nil
 			}
-			return
+			return nil
 		}
 		if !onBroker && w.produce {
 			if n := nb.sends.Load() - sends0; n > 0 {
 				res.batchMsgs = float64(nb.sentMsgs.Load()-msgs0) / float64(n)
 			}
 		}
-		if rounds != nil {
-			*rounds = append(*rounds, res.recvRate())
-		}
-		if *keep == nil || res.recvRate() > (*keep).recvRate() {
-			*keep = &res
-		}
+		return &res
 	}
 
 	rounds := o.rounds
 	if !o.part("broker") {
 		rounds = 0
 	}
+	// Each round runs the three brokers one after the other: the null broker's run sits between
+	// the two products' runs that are measured against it.
 	for i := range rounds {
 		round := fmt.Sprintf(" [round %d/%d]", i+1, o.rounds)
-		run(true, "letterbox: producer + consumer"+round, head, &rep.broker, &rep.brokerRounds)
-		run(false, "null: producer + consumer"+round, head, &rep.ceiling, &rep.ceilingRounds)
-		dur.run(ctx, "letterbox --data: producer + consumer"+round, head, &rep.durable.head, &rep.durable.rounds)
+		var h headRound
+		h.broker = run(true, "letterbox: producer + consumer"+round, head)
+		h.ceiling = run(false, "null: producer + consumer"+round, head)
+		h.durable = dur.run(ctx, "letterbox --data: producer + consumer"+round, head)
+		rep.head = append(rep.head, h)
 	}
 	if o.part("broker") {
-		run(true, fmt.Sprintf("letterbox: producer + consumer, paced at %d msg/s", o.rate), paced, &rep.brokerPaced, nil)
+		rep.brokerPaced = run(true, fmt.Sprintf("letterbox: producer + consumer, paced at %d msg/s", o.rate), paced)
 		// Paced without a consumer: against the null broker one would take all the CPU it can get,
 		// whereas the letterbox consumer only gets what the producer sends.
-		run(false, fmt.Sprintf("null: producer only, paced at %d msg/s", o.rate), withoutConsumer(paced), &rep.nullPaced, nil)
-		dur.run(ctx, fmt.Sprintf("letterbox --data: producer + consumer, paced at %d msg/s", o.rate), paced, &rep.durable.paced, nil)
-		run(false, "null: producer only", prodOnly, &rep.nullProd, nil)
-		run(false, "null: consumer only", consOnly, &rep.nullCons, nil)
+		rep.nullPaced = run(false, fmt.Sprintf("null: producer only, paced at %d msg/s", o.rate), withoutConsumer(paced))
+		rep.durable.paced = dur.run(ctx, fmt.Sprintf("letterbox --data: producer + consumer, paced at %d msg/s", o.rate), paced)
+		rep.nullProd = run(false, "null: producer only", prodOnly)
+		rep.nullCons = run(false, "null: consumer only", consOnly)
 		// Last on the letterbox broker: nothing consumes what it leaves behind.
-		run(true, "letterbox: producer only", prodOnly, &rep.brokerProd, nil)
+		rep.brokerProd = run(true, "letterbox: producer only", prodOnly)
 		dur.recover(ctx, &rep.durable, head)
 	}
 
@@ -247,8 +247,9 @@ func measure(ctx context.Context, o options, progress func(string, ...any)) *rep
 		rep.clients = compareClients(ctx, b, o, rep.shortWindow, progress, failed)
 	}
 	if o.part("replay") && b != nil && ctx.Err() == nil {
-		// Rounds like the headline's, each on a fresh DLQ; the best counts.
-		var rates []float64
+		// Rounds like the headline's, each on a fresh DLQ filled just before its replay: the
+		// fill is the reference the replay's round is put beside.
+		rep.replay.n = o.replayN
 		for i := range o.rounds {
 			progress("replay [round %d/%d]", i+1, o.rounds)
 			r, err := benchReplay(ctx, b, o.replayN, progress)
@@ -256,12 +257,8 @@ func measure(ctx context.Context, o options, progress func(string, ...any)) *rep
 				failed("replay", err)
 				break
 			}
-			rates = append(rates, r.rate())
-			if !rep.replay.measured || r.rate() > rep.replay.rate() {
-				rep.replay = r
-			}
+			rep.replay.rounds = append(rep.replay.rounds, r)
 		}
-		rep.replay.rounds = rates
 		// Then once at a rate limit, on a fresh DLQ: its figure is the limiter's accuracy,
 		// which rounds would not sharpen.
 		if ctx.Err() == nil {

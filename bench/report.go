@@ -31,10 +31,8 @@ type report struct {
 	starts  []time.Duration
 	idleRSS int64 // bytes; 0 when not measured
 
-	// The headline, one producer + one consumer: the best round of each, and every round's
-	// received msg/s.
-	broker, ceiling             *result
-	brokerRounds, ceilingRounds []float64
+	// The headline, one producer + one consumer, round by round on each broker.
+	head []headRound
 
 	brokerPaced, nullPaced *result
 	brokerProd             *result
@@ -49,6 +47,54 @@ type report struct {
 	root string // the module's directory
 
 	failures []string
+}
+
+// headRound is one round of the headline on each broker, run one after the other (in memory,
+// null, durable), so that each product's run has its ceiling's beside it; nil: not measured.
+type headRound struct{ broker, ceiling, durable *result }
+
+func headBroker(h headRound) *result  { return h.broker }
+func headCeiling(h headRound) *result { return h.ceiling }
+func headDurable(h headRound) *result { return h.durable }
+
+// headResults are one broker's measured headline rounds, in order.
+func (r *report) headResults(which func(headRound) *result) []*result {
+	var out []*result
+	for _, h := range r.head {
+		if res := which(h); res != nil {
+			out = append(out, res)
+		}
+	}
+	return out
+}
+
+// ceilingRatios are, for every round that measured both, which's received msg/s over the
+// null broker's in the same round.
+func (r *report) ceilingRatios(which func(headRound) *result) []float64 {
+	return perRound(r.head, func(h headRound) (float64, bool) {
+		if which(h) == nil || h.ceiling == nil {
+			return 0, false
+		}
+		return ratioOf(which(h).recvRate(), h.ceiling.recvRate())
+	})
+}
+
+// values are f of every result.
+func values(rs []*result, f func(result) float64) []float64 {
+	out := make([]float64, len(rs))
+	for i, res := range rs {
+		out[i] = f(*res)
+	}
+	return out
+}
+
+// mostOthers is the most CPU other processes used during any of rs, in cores.
+func mostOthers(rs []*result) float64 {
+	var most float64
+	for _, res := range rs {
+		most = max(most, res.others)
+	}
+	return most
 }
 
 // Targets from the issue.
@@ -67,19 +113,28 @@ const busyWarning = 0.2
 // busiest is the most CPU, in cores, that other processes used during any run.
 func (r *report) busiest() float64 {
 	var most float64
-	for _, res := range []*result{r.broker, r.ceiling, r.brokerPaced, r.nullPaced, r.brokerProd, r.nullProd, r.nullCons,
-		r.durable.head, r.durable.paced, r.durable.fill} {
+	for _, res := range []*result{r.brokerPaced, r.nullPaced, r.brokerProd, r.nullProd, r.nullCons,
+		r.durable.paced, r.durable.fill, r.durable.drain} {
 		if res != nil {
 			most = max(most, res.others)
 		}
 	}
-	for _, res := range []*clientResult{r.clients.ours, r.clients.official} {
-		if res != nil {
-			most = max(most, res.others)
+	for _, h := range r.head {
+		for _, res := range []*result{h.broker, h.ceiling, h.durable} {
+			if res != nil {
+				most = max(most, res.others)
+			}
 		}
 	}
-	if r.replay.measured {
-		most = max(most, r.replay.others)
+	for _, cr := range r.clients.rounds {
+		for _, res := range []*clientResult{cr.ours, cr.official} {
+			if res != nil {
+				most = max(most, res.others)
+			}
+		}
+	}
+	for _, rr := range r.replay.rounds {
+		most = max(most, rr.others)
 	}
 	if r.replay.limited.measured {
 		most = max(most, r.replay.limited.others)
@@ -88,12 +143,6 @@ func (r *report) busiest() float64 {
 		most = max(most, r.admin.others)
 	}
 	return max(most, r.scan.others())
-}
-
-func (r *report) startMedian() time.Duration {
-	s := slices.Clone(r.starts)
-	slices.Sort(s)
-	return s[len(s)/2]
 }
 
 // markdown renders the report; the same text goes to stdout and to the -out file.
@@ -109,7 +158,9 @@ func (r *report) markdown() string {
 	p("- Workload: the official Go client (`github.com/apache/pulsar-client-go` v0.19.0) over loopback, "+
 		"one producer (%d-byte payloads, default batching, `SendAsync` with the client's own bound of %d messages in flight) "+
 		"and one %s consumer acking every message, running concurrently on one topic; %v warm-up, then a %v measured window. "+
-		"The two brokers take turns, %d rounds each, and each reports its best round.\n",
+		"%d rounds, each running the letterbox broker, the null broker and the durable broker below one after the other; "+
+		"every figure is the median of the rounds, and every ratio to the ceiling the median of the rounds' ratios, "+
+		"each round's run over the null broker's run beside it.\n",
 		payloadSize, 1000, r.subType, r.warmup, r.window, r.rounds)
 	p("- Broker: `letterbox broker --in-memory` in its own process, built from commit %s. Ceiling: the same clients against the null broker "+
 		"of `bench/nullbroker.go`, which receipts every SEND at once and answers FLOW by replaying one pre-built batch entry "+
@@ -139,29 +190,32 @@ func (r *report) markdown() string {
 		p("| %s | %s | %s | %s |\n", metric, measured, target, verdict)
 	}
 	notMeasured := "not measured"
-	if r.broker != nil {
-		row("throughput, letterbox broker", rate(r.broker.recvRate())+" msg/s", "", nil)
-	} else {
-		row("throughput, letterbox broker", notMeasured, "", nil)
-	}
-	if r.ceiling != nil {
-		row("throughput, null broker (ceiling)", rate(r.ceiling.recvRate())+" msg/s", "", nil)
-	} else {
-		row("throughput, null broker (ceiling)", notMeasured, "", nil)
-	}
-	if r.broker != nil && r.ceiling != nil && r.ceiling.received > 0 {
-		ratio := r.broker.recvRate() / r.ceiling.recvRate()
-		measured := fmt.Sprintf("%.1f %%", 100*ratio)
-		if ratio > 1 {
-			measured += " (above 100 %: the ceiling run was disturbed more)"
+	brokers, ceilings := r.headResults(headBroker), r.headResults(headCeiling)
+	throughput := func(metric string, rs []*result) {
+		if len(rs) == 0 {
+			row(metric, notMeasured, "", nil)
+			return
 		}
-		row("letterbox / ceiling", measured, "≥ 75 %", new(ratio >= targetRatio), r.broker, r.ceiling)
+		row(fmt.Sprintf("%s (%s)", metric, ofRounds(len(rs))), byRound(values(rs, result.recvRate), rate, " msg/s"), "", nil)
+	}
+	throughput("throughput, letterbox broker", brokers)
+	throughput("throughput, null broker, the ceiling", ceilings)
+	if ratios := r.ceilingRatios(headBroker); len(ratios) > 0 {
+		ratio := medianF(ratios)
+		measured := byRound(ratios, percent, "")
+		if ratio > 1 {
+			measured += "; above 100 %: the ceiling runs were disturbed more"
+		}
+		row(fmt.Sprintf("letterbox / ceiling (%s)", ofRatios(len(ratios))), measured, "≥ 75 %", new(ratio >= targetRatio),
+			slices.Concat(brokers, ceilings)...)
 	} else {
 		row("letterbox / ceiling", notMeasured, "≥ 75 %", nil)
 	}
-	if r.broker != nil && r.broker.received > 0 {
-		c := r.broker.cpuPerMsg()
-		row("broker CPU per message", fmt.Sprintf("%.2f µs", micros(c)), "≤ 1.5 µs", new(c <= targetCPUPerMsg), r.broker)
+	if counted := slices.DeleteFunc(slices.Clone(brokers), func(res *result) bool { return res.received == 0 }); len(counted) > 0 {
+		cpu := values(counted, func(res result) float64 { return micros(res.cpuPerMsg()) })
+		c := medianF(cpu)
+		row(fmt.Sprintf("broker CPU per message (%s)", ofRounds(len(cpu))), byRound(cpu, func(x float64) string { return fmt.Sprintf("%.2f", x) }, " µs"),
+			"≤ 1.5 µs", new(c <= micros(targetCPUPerMsg)), counted...)
 	} else {
 		row("broker CPU per message", notMeasured, "≤ 1.5 µs", nil)
 	}
@@ -180,7 +234,7 @@ func (r *report) markdown() string {
 	}
 	startMetric := fmt.Sprintf("start to ready, median (best) of %d", len(r.starts))
 	if len(r.starts) > 0 {
-		med := r.startMedian()
+		med := median(r.starts)
 		row(startMetric, fmt.Sprintf("%.1f (%.1f) ms", millis(med), millis(slices.Min(r.starts))), "< 50 ms", new(med < targetStart))
 	} else {
 		row(startMetric, notMeasured, "< 50 ms", nil)
@@ -217,29 +271,12 @@ func (r *report) markdown() string {
 		others := fmt.Sprintf("other processes used %.2f CPUs", res.others)
 		p("| %s | %s | %s | %s |\n", name, sent, recv, strings.Join(slices.DeleteFunc([]string{notes, others}, func(s string) bool { return s == "" }), "; "))
 	}
-	headNote := func(res *result, extra string) string {
-		if res == nil {
-			return ""
-		}
-		return fmt.Sprintf("%v window%s", res.window.Round(100*time.Millisecond), extra)
-	}
-	roundsNote := func(rounds []float64) string {
-		s := make([]string, len(rounds))
-		for i, v := range rounds {
-			s[i] = rate(v)
-		}
-		return "; received msg/s by round: " + strings.Join(s, ", ")
-	}
-	var cpuNote string
-	if r.broker != nil {
-		cpuNote = fmt.Sprintf(", broker CPU %.2f s (%.0f %% of one core)", r.broker.cpu.Seconds(), 100*r.broker.cpu.Seconds()/r.broker.window.Seconds())
-	}
-	run("letterbox: producer + consumer (headline, best round)", r.broker, headNote(r.broker, cpuNote+roundsNote(r.brokerRounds)))
+	roundsRow(&b, "letterbox: producer + consumer", "headline", brokers, "")
 	var batchNote string
-	if r.ceiling != nil && r.ceiling.batchMsgs > 0 {
-		batchNote = fmt.Sprintf(", producer batches of %.0f messages on average", r.ceiling.batchMsgs)
+	if batches := slices.DeleteFunc(values(ceilings, func(res result) float64 { return res.batchMsgs }), func(x float64) bool { return x == 0 }); len(batches) > 0 {
+		batchNote = fmt.Sprintf("producer batches of %.0f messages on average (median of the rounds)", medianF(batches))
 	}
-	run("null: producer + consumer (headline ceiling, best round)", r.ceiling, headNote(r.ceiling, batchNote+roundsNote(r.ceilingRounds)))
+	roundsRow(&b, "null: producer + consumer", "headline ceiling", ceilings, batchNote)
 	run("null: producer only", r.nullProd, "")
 	run("null: consumer only", r.nullCons, "")
 	paced := func(res *result) string {
@@ -257,8 +294,13 @@ func (r *report) markdown() string {
 	p("\n## How each number is taken\n\n")
 	p("- Throughput: messages the consumer received (and acked) during the window, per second of window. " +
 		"The ceiling is the null broker's: its producer and consumer are not coupled, so its consumer may receive more than its producer sends.\n")
-	p("- Broker CPU per message: utime + stime of the broker process (`/proc/<pid>/stat`, %d ticks/s) over the headline window, "+
-		"divided by the messages received in it. The broker shares the machine's cores with the client, which runs in the bench process.\n", clockTicks)
+	p("- Rounds: a throughput, a CPU per message and the supporting runs' headline rows are the median of the rounds (with an even " +
+		"number, the mean of the middle two). A ratio to the ceiling is the median of the rounds' ratios, each the product's received msg/s " +
+		"over the null broker's in the same round, which ran right beside it: the letterbox broker's just before it, the durable broker's " +
+		"just after; so it need not equal the quotient of the two medians above it. \"By round\" lists every round's value; the spread is " +
+		"(largest − smallest) / median of those values.\n")
+	p("- Broker CPU per message: utime + stime of the broker process (`/proc/<pid>/stat`, %d ticks/s) over a headline window, "+
+		"divided by the messages received in it, the median of the rounds. The broker shares the machine's cores with the client, which runs in the bench process.\n", clockTicks)
 	p("- Publish latency: from the `SendAsync` call to its callback, for every message sent in the window of a run whose producer is paced "+
 		"at %s msg/s (sleeping while ahead of schedule, catching up in a burst after oversleeping), with the consumer running.\n", thousands(r.rate))
 	p("- Start to ready: from exec of the freshly built binary to its `ready pulsar://… http://…` line on stdout, %d starts.\n", len(r.starts))
@@ -272,6 +314,38 @@ func (r *report) markdown() string {
 		}
 	}
 	return b.String()
+}
+
+// roundsRow writes the row of one broker's headline rounds rs in a table of runs: the median
+// sent and received msg/s, and in the notes the window, the median broker CPU (of a broker in
+// a process of its own), every round's received msg/s with their spread, and extra. The name
+// is followed by role, when given, and how the rounds were taken: "(headline, median of 3 rounds)".
+func roundsRow(b *strings.Builder, name, role string, rs []*result, extra string) {
+	if role != "" {
+		role += ", "
+	}
+	if len(rs) == 0 {
+		fmt.Fprintf(b, "| %s | %s | | |\n", name, notMeasuredText)
+		return
+	}
+	notes := []string{fmt.Sprintf("%v window", rs[0].window.Round(100*time.Millisecond))}
+	if cpu := medianF(values(rs, func(res result) float64 { return res.cpu.Seconds() })); cpu > 0 {
+		load := medianF(values(rs, func(res result) float64 { return res.cpu.Seconds() / res.window.Seconds() }))
+		notes = append(notes, fmt.Sprintf("broker CPU %.2f s (%.0f %% of one core), median of the rounds", cpu, 100*load))
+	}
+	notes = append(notes, "received msg/s by round: "+spread(values(rs, result.recvRate), rate))
+	if extra != "" {
+		notes = append(notes, extra)
+	}
+	notes = append(notes, fmt.Sprintf("other processes used up to %.2f CPUs", mostOthers(rs)))
+	sent, recv := "—", "—"
+	if v := medianF(values(rs, result.sendRate)); v > 0 {
+		sent = rate(v)
+	}
+	if v := medianF(values(rs, result.recvRate)); v > 0 {
+		recv = rate(v)
+	}
+	fmt.Fprintf(b, "| %s (%s%s) | %s | %s | %s |\n", name, role, ofRounds(len(rs)), sent, recv, strings.Join(notes, "; "))
 }
 
 func micros(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }

@@ -5,7 +5,6 @@ package main
 import (
 	"cmp"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 )
@@ -49,32 +48,18 @@ func (r *scanReport) series(pick func(*scanRound) *scanChildResult) []*scanChild
 
 // ratios are the scan's rate over the official reader's, in each round that measured both.
 func (r *scanReport) ratios() []float64 {
-	var out []float64
-	for _, sr := range r.rounds {
-		if sr.scan != nil && sr.official != nil {
-			out = append(out, sr.scan.rate()/sr.official.rate())
+	return perRound(r.rounds, func(sr scanRound) (float64, bool) {
+		if sr.scan == nil || sr.official == nil {
+			return 0, false
 		}
-	}
-	return out
+		return ratioOf(sr.scan.rate(), sr.official.rate())
+	})
 }
 
 func rates(rs []*scanChildResult) []float64 {
 	out := make([]float64, len(rs))
 	for i, res := range rs {
 		out[i] = res.rate()
-	}
-	return out
-}
-
-// spread is "a, b, c (min–max: ±x % around the median)" of per-round values shown by f.
-func spread(v []float64, f func(float64) string) string {
-	s := make([]string, len(v))
-	for i, x := range v {
-		s[i] = f(x)
-	}
-	out := strings.Join(s, ", ")
-	if m := medianF(v); len(v) > 1 && m > 0 {
-		out += fmt.Sprintf(" (spread %.0f %% of the median)", 100*(slices.Max(v)-slices.Min(v))/m)
 	}
 	return out
 }
@@ -207,7 +192,7 @@ func (r *scanReport) markdown(b *strings.Builder) {
 	filtered := r.series(func(sr *scanRound) *scanChildResult { return sr.filtered })
 	row(fmt.Sprintf("`triage.Scan`, filter `%s` (%d matches)", scanFilter, r.wantMatches), filtered, hwms(filtered))
 	if len(ratios) > 0 {
-		p("| scan / official reader, by round | %s | %.1f %% | |\n", spread(ratios, func(x float64) string { return fmt.Sprintf("%.1f %%", 100*x) }), 100*medianF(ratios))
+		p("| scan / official reader, by round | %s | %.1f %% | |\n", spread(ratios, percent), 100*medianF(ratios))
 	}
 
 	p("\n- The DLQ: %s dead letters of %d-byte JSON orders, each its own entry (batching off, no compression) as our client's and Java's "+

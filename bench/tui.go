@@ -51,18 +51,6 @@ type tuiReport struct {
 	dlqShown, dlqFirst string // what the screen said on the first and last page
 }
 
-func median(d []time.Duration) time.Duration {
-	s := slices.Clone(d)
-	slices.Sort(s)
-	return s[len(s)/2]
-}
-
-func medianF(f []float64) float64 {
-	s := slices.Clone(f)
-	slices.Sort(s)
-	return s[len(s)/2]
-}
-
 // tuiProc is the letterbox binary running in a pane of a tmux server of its own.
 type tuiProc struct {
 	sock, dir string
