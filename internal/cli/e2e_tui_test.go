@@ -151,13 +151,17 @@ func TestTUIReplayEndToEnd(t *testing.T) {
 // demoInTmux builds the binary and runs `letterbox demo` at 160×48 in a tmux session of its
 // own (own socket, no user configuration, temporary HOME and XDG directories). After letterbox
 // exits the shell prints "letterbox exited STATUS" and waits, so the pane can still be read.
-// It skips without tmux or with -short.
+// It skips with -short, and without tmux, except in CI (CI set), where a missing tmux fails the
+// test: a run that cannot drive the real binary must not pass as if it had.
 func demoInTmux(t *testing.T, session string, env ...string) (*tmux, string) {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("end to end: not with -short")
 	}
 	if _, err := exec.LookPath("tmux"); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("tmux is not installed (%v), and CI is set: the end-to-end tests of the real binary cannot run; install tmux (.ci/run does)", err)
+		}
 		t.Skip("tmux is not installed")
 	}
 	t.Parallel()
