@@ -45,6 +45,11 @@ func (c *conn) handleProducer(cmd *pb.CommandProducer) error {
 		c.sendError(reqID, serr.code, serr.msg)
 		return nil
 	}
+	if t.quotaExceeded() { // quota.go
+		serr := t.quotaRefusal()
+		c.sendError(reqID, serr.code, serr.msg)
+		return nil
+	}
 	p := &producer{
 		id:        cmd.GetProducerId(),
 		requestID: reqID,
@@ -79,6 +84,7 @@ func (c *conn) handleProducer(cmd *pb.CommandProducer) error {
 	p.lastSeq = t.lastSequenceID(p.name)
 	c.mu.Lock()
 	c.producers[p.id] = p
+	delete(c.closedProducers, p.id)
 	c.mu.Unlock()
 	ready, serr := t.addProducer(p)
 	if serr != nil {

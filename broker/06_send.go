@@ -1,6 +1,9 @@
 package broker
 
 import (
+	"encoding/binary"
+	"fmt"
+
 	"github.com/letterbox-dev/letterbox/broker/storage"
 	"github.com/letterbox-dev/letterbox/client/wire"
 	"github.com/letterbox-dev/letterbox/client/wire/pb"
@@ -9,13 +12,26 @@ import (
 // SEND → SEND_RECEIPT (after the entry is stored) or SEND_ERROR. One receipt per SEND, in SEND
 // order, echoing the sequence id; a batch is one entry. Chunks are entries of their own. The
 // payload is stored exactly as received so MESSAGE can replay it with its checksum intact.
-// Not implemented: deduplication (off by default upstream too), transactions.
+// Not implemented: transactions.
+//
+// A batch's num_messages_in_batch is what stats count and what a consumer's permits pay, so a
+// count that cannot be true is refused with SEND_ERROR NotAllowedError (the connection stays):
+// an uncompressed, unencrypted batch must hold exactly that many messages (their sizes walked
+// once, nothing copied); a compressed one cannot hold more than uncompressed_size allows at the
+// smallest message a batch can hold; an encrypted one is taken at its word, as its body is not
+// ours to read. Upstream does not check (docs/protocol.md). A message that is not a batch
+// counts one, whatever the SEND's num_messages says.
 
 func (c *conn) handleSend(cmd *pb.CommandSend, payload []byte) error {
 	c.mu.Lock()
 	p := c.producers[cmd.GetProducerId()]
 	c.mu.Unlock()
 	if p == nil {
+		if c.closedByBroker(cmd.GetProducerId()) {
+			// Sent before the client read our CLOSE_PRODUCER: expected, as upstream ignores it.
+			c.log.Debug("SEND for a producer the broker closed; ignored", "producer_id", cmd.GetProducerId())
+			return nil
+		}
 		return errProtocol("SEND for unknown producer")
 	}
 	if !p.ready {
@@ -36,7 +52,7 @@ func (c *conn) handleSend(cmd *pb.CommandSend, payload []byte) error {
 	}
 	meta := storage.Meta{
 		PublishTime:  int64(md.GetPublishTime()),
-		NumMessages:  max(cmd.GetNumMessages(), 1),
+		NumMessages:  1,
 		Batched:      md.NumMessagesInBatch != nil,
 		DeliverAt:    md.GetDeliverAtTime(),
 		ProducerName: md.GetProducerName(),
@@ -47,6 +63,11 @@ func (c *conn) handleSend(cmd *pb.CommandSend, payload []byte) error {
 		meta.ProducerName = "" // only a chunked message's last chunk advances deduplication
 	}
 	if md.NumMessagesInBatch != nil {
+		if msg := implausibleBatch(md, payload); msg != "" {
+			c.log.Debug("SEND with an impossible batch count refused", "producer_id", cmd.GetProducerId(), "why", msg)
+			p.fail(cmd, pb.ServerError_NotAllowedError, msg)
+			return nil
+		}
 		meta.NumMessages = max(md.GetNumMessagesInBatch(), 1)
 	}
 	if k := md.GetOrderingKey(); len(k) > 0 {
@@ -60,4 +81,29 @@ func (c *conn) handleSend(cmd *pb.CommandSend, payload []byte) error {
 	c.sendHold = nil
 	p.topic.publish(p, cmd, meta, payload, hold)
 	return nil
+}
+
+// implausibleBatch says why a batch's num_messages_in_batch cannot be true, or "" if it can.
+// payload is the SEND's headers and payload, its metadata already decoded into md.
+func implausibleBatch(md *pb.MessageMetadata, payload []byte) string {
+	claimed := int64(md.GetNumMessagesInBatch())
+	switch {
+	case len(md.GetEncryptionKeys()) > 0:
+		return ""
+	case md.GetCompression() != pb.CompressionType_NONE:
+		if limit := int64(md.GetUncompressedSize()) / wire.MinBatchMessageSize; claimed > limit {
+			return fmt.Sprintf("batch of %d messages in %d uncompressed bytes: at most %d fit", claimed, md.GetUncompressedSize(), limit)
+		}
+		return ""
+	}
+	// The reader checked the sizes; the body follows the metadata.
+	body := payload[10+binary.BigEndian.Uint32(payload[6:]):]
+	n, err := wire.CountBatch(body)
+	switch {
+	case err != nil:
+		return err.Error()
+	case int64(n) != claimed:
+		return fmt.Sprintf("batch says %d messages and holds %d", claimed, n)
+	}
+	return ""
 }

@@ -15,10 +15,10 @@ func (c *conn) handleFlow(cmd *pb.CommandFlow) error {
 		return nil
 	}
 	t := cs.sub.topic
-	t.mu.Lock()
-	cs.permits += int64(cmd.GetMessagePermits())
-	cs.lastFlow = time.Now()
-	t.mu.Unlock()
+	t.locked(func() {
+		cs.permits += int64(cmd.GetMessagePermits())
+		cs.lastFlow = time.Now()
+	})
 	t.signal()
 	return nil
 }

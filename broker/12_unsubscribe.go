@@ -19,22 +19,26 @@ func (c *conn) handleUnsubscribe(cmd *pb.CommandUnsubscribe) error {
 	}
 	s := cs.sub
 	t := s.topic
-	t.mu.Lock()
-	if len(s.consumers) > 1 && !cmd.GetForce() {
-		t.mu.Unlock()
+	busy := false
+	t.locked(func() {
+		if len(s.consumers) > 1 && !cmd.GetForce() {
+			busy = true
+			return
+		}
+		for _, other := range slices.Clone(s.consumers) {
+			if other != cs {
+				t.detach(other)
+				other.conn.forgetConsumer(other)
+				other.conn.sendCloseConsumer(other.id, false, "subscription "+s.name+" was deleted")
+			}
+		}
+		t.detach(cs)
+		t.removeSubscription(s)
+	})
+	if busy {
 		c.sendError(reqID, pb.ServerError_ConsumerBusy, "Subscription has other connected consumers")
 		return nil
 	}
-	for _, other := range slices.Clone(s.consumers) {
-		if other != cs {
-			t.detach(other)
-			other.conn.forgetConsumer(other)
-			other.conn.sendCloseConsumer(other.id, false, "subscription "+s.name+" was deleted")
-		}
-	}
-	t.detach(cs)
-	t.removeSubscription(s)
-	t.mu.Unlock()
 	c.forgetConsumer(cs)
 	c.sendSuccess(reqID)
 	return nil

@@ -20,12 +20,12 @@ func (c *conn) handleRedeliver(cmd *pb.CommandRedeliverUnacknowledgedMessages) e
 		ids = append(ids, storage.Position{Ledger: int64(id.GetLedgerId()), Entry: int64(id.GetEntryId())})
 	}
 	t := cs.sub.topic
-	t.mu.Lock()
-	if cmd.ConsumerEpoch != nil {
-		cs.epoch = ptr(cmd.GetConsumerEpoch())
-	}
-	cs.sub.redeliverFrom(cs, ids)
-	t.mu.Unlock()
+	t.locked(func() {
+		if cmd.ConsumerEpoch != nil {
+			cs.epoch = ptr(cmd.GetConsumerEpoch())
+		}
+		cs.sub.redeliverFrom(cs, ids)
+	})
 	t.signal()
 	return nil
 }

@@ -22,19 +22,19 @@ func (c *conn) handleConsumerStats(cmd *pb.CommandConsumerStats) error {
 		t := cs.sub.topic
 		c.b.startSampler()
 		now := time.Now()
-		t.mu.Lock()
-		resp.ConsumerName = &cs.name
-		resp.AvailablePermits = ptr(uint64(max(cs.permits, 0)))
-		resp.UnackedMessages = ptr(uint64(max(cs.unacked, 0)))
-		resp.Address = &c.remote
-		resp.ConnectedSince = ptr(cs.since.UTC().Format(time.RFC3339Nano))
-		resp.Type = ptr(cs.sub.subType.String())
-		r := c.b.rateOf(cs, cs.counters(), now)
-		resp.MsgRateOut, resp.MsgThroughputOut, resp.MsgRateRedeliver = &r.msgs, &r.bytes, &r.redeliver
-		resp.MessageAckRate = &r.acks
-		resp.MsgRateExpired = ptr(c.b.rateOf(cs.sub, cs.sub.counters(), now).expired)
-		resp.MsgBacklog = ptr(uint64(cs.sub.backlogEntries()))
-		t.mu.Unlock()
+		t.locked(func() {
+			resp.ConsumerName = &cs.name
+			resp.AvailablePermits = ptr(uint64(max(cs.permits, 0)))
+			resp.UnackedMessages = ptr(uint64(max(cs.unacked, 0)))
+			resp.Address = &c.remote
+			resp.ConnectedSince = ptr(cs.since.UTC().Format(time.RFC3339Nano))
+			resp.Type = ptr(cs.sub.subType.String())
+			r := c.b.rateOf(cs, cs.counters(), now)
+			resp.MsgRateOut, resp.MsgThroughputOut, resp.MsgRateRedeliver = &r.msgs, &r.bytes, &r.redeliver
+			resp.MessageAckRate = &r.acks
+			resp.MsgRateExpired = ptr(c.b.rateOf(cs.sub, cs.sub.counters(), now).expired)
+			resp.MsgBacklog = ptr(uint64(cs.sub.backlogEntries()))
+		})
 	}
 	c.send(&pb.BaseCommand{Type: pb.BaseCommand_CONSUMER_STATS_RESPONSE.Enum(), ConsumerStatsResponse: resp}, nil)
 	return nil

@@ -42,7 +42,7 @@ func (c *conn) handleSeek(cmd *pb.CommandSeek) error {
 		return nil
 	}
 	s.resetTo(start)
-	if len(ackSet) > 0 && !allZero(ackSet) {
+	if ackSet = s.boundAckSet(start, ackSet); len(ackSet) > 0 && !allZero(ackSet) {
 		s.partial[start] = ackSet
 	}
 	t.closeSubscriptionConsumers(s, true, "subscription was reset by a seek")

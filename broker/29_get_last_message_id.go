@@ -1,6 +1,7 @@
 package broker
 
 import (
+	"github.com/letterbox-dev/letterbox/broker/storage"
 	"github.com/letterbox-dev/letterbox/client/wire/pb"
 )
 
@@ -15,10 +16,12 @@ func (c *conn) handleGetLastMessageID(cmd *pb.CommandGetLastMessageId) error {
 		return nil
 	}
 	t := cs.sub.topic
-	t.mu.Lock()
-	last := t.lastMessageID()
-	md := cs.sub.markDelete
-	t.mu.Unlock()
+	var last *pb.MessageIdData
+	var md storage.Position
+	t.locked(func() {
+		last = t.lastMessageID()
+		md = cs.sub.markDelete
+	})
 	c.send(&pb.BaseCommand{
 		Type: pb.BaseCommand_GET_LAST_MESSAGE_ID_RESPONSE.Enum(),
 		GetLastMessageIdResponse: &pb.CommandGetLastMessageIdResponse{

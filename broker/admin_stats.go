@@ -214,7 +214,7 @@ func (b *Broker) sampleLoop() {
 		case <-b.stop:
 			return
 		case now := <-tick.C:
-			b.sample(now)
+			b.guard("sampling rates", func() { b.sample(now) })
 		}
 	}
 }
@@ -433,19 +433,10 @@ func (s *subscription) scanBacklog(fn func(storage.Entry)) {
 // ackedRanges returns the individually acknowledged entries after the mark-delete position as
 // ranges of consecutive entries, sorted. Called with the topic's mutex held.
 func ackedRanges(s *subscription) [][2]storage.Position {
-	ps := make([]storage.Position, 0, len(s.acked))
-	for p := range s.acked {
-		ps = append(ps, p)
-	}
-	sortPositions(ps)
-	var out [][2]storage.Position
-	for _, p := range ps {
-		if n := len(out); n > 0 && out[n-1][1].Ledger == p.Ledger && out[n-1][1].Entry == p.Entry-1 {
-			out[n-1][1] = p
-			continue
-		}
-		out = append(out, [2]storage.Position{p, p})
-	}
+	out := make([][2]storage.Position, 0, s.acked.ranges())
+	s.acked.each(0, func(r entryRange) {
+		out = append(out, [2]storage.Position{{Ledger: r.ledger, Entry: r.first}, {Ledger: r.ledger, Entry: r.last}})
+	})
 	return out
 }
 

@@ -86,18 +86,29 @@ func (b *Broker) CreateSubscription(tname, sub string, id MessageID) error {
 		}
 	}
 	for _, t := range ts {
-		t.mu.Lock()
-		if _, ok := t.subs[sub]; !ok {
-			s := newSubscription(t, sub, pb.CommandSubscribe_Exclusive, true, t.position(id))
-			if err := t.persistSubscription(s); err != nil {
-				t.mu.Unlock()
-				return adminErr(ErrPreconditionFailed, "cannot store subscription %s: %v", sub, err)
-			}
-			t.subs[sub] = s
+		if err := t.createSubscription(sub, id); err != nil {
+			return err
 		}
-		t.mu.Unlock()
 		t.signal()
 	}
+	return nil
+}
+
+// createSubscription is CreateSubscription on one topic (or partition).
+func (t *topic) createSubscription(sub string, id MessageID) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if _, ok := t.subs[sub]; ok {
+		return nil
+	}
+	if serr := t.subscriptionLimit(); serr != nil { // limits.go
+		return adminErr(ErrPreconditionFailed, "%s", serr.msg)
+	}
+	s := newSubscription(t, sub, pb.CommandSubscribe_Exclusive, true, t.position(id))
+	if err := t.persistSubscription(s); err != nil {
+		return adminErr(ErrPreconditionFailed, "cannot store subscription %s: %v", sub, err)
+	}
+	t.subs[sub] = s
 	return nil
 }
 
@@ -214,11 +225,11 @@ func (b *Broker) ExpireAllSubscriptions(tname string, seconds int64) error {
 	now := time.Now()
 	before := now.Add(-time.Duration(seconds) * time.Second)
 	for _, t := range ts {
-		t.mu.Lock()
-		for _, s := range t.subs {
-			s.expire(before, now)
-		}
-		t.mu.Unlock()
+		t.locked(func() {
+			for _, s := range t.subs {
+				s.expire(before, now)
+			}
+		})
 		t.signal()
 	}
 	return nil

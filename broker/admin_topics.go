@@ -338,13 +338,13 @@ func (t *topic) busy() bool {
 // clients, deletes its log and cursors, and (whole topics only) its schema and properties.
 func (b *Broker) dropTopic(t *topic, whole bool) {
 	t.close()
-	t.mu.Lock()
-	for _, s := range t.subs {
-		t.closeSubscriptionConsumers(s, false, "topic "+t.full+" was deleted")
-		t.removeSubscription(s)
-	}
-	b.closeProducersForGood(t, "topic "+t.full+" was deleted")
-	t.mu.Unlock()
+	t.locked(func() {
+		for _, s := range t.subs {
+			t.closeSubscriptionConsumers(s, false, "topic "+t.full+" was deleted")
+			t.removeSubscription(s)
+		}
+		b.closeProducersForGood(t, "topic "+t.full+" was deleted")
+	})
 	if err := b.store.DeleteLog(t.full); err != nil {
 		b.log.Warn("deleting a topic's log", "topic", t.full, "err", err)
 	}

@@ -3,9 +3,21 @@
 //
 // Concurrency: each connection has a reader goroutine (which runs the command handlers) and a
 // writer goroutine; handlers never block on the network, they append to the connection's write
-// buffer. Topic state (producers, subscriptions, consumers, cursors) is guarded by the topic's
-// mutex. Lock order: Broker.mu → topics.mu → topic.mu → conn.mu → conn.wmu. A handler never
-// holds two topic locks at once.
+// buffer, which has a bound: past it the dispatchers skip the connection's consumers and its
+// reader stops reading until the writer has drained it (backpressure.go). Topic state
+// (producers, subscriptions, consumers, cursors) is guarded by the topic's mutex. Lock order:
+// Broker.mu → topics.mu → topic.mu → conn.mu → conn.wmu. A handler never holds two topic
+// locks at once.
+//
+// A panic in a handler, a dispatcher or a store's completion is contained where that goroutine's
+// work starts (panic.go): logged with its stack, the connection concerned closed, the process
+// up. Every lock held around code that can panic is released by a deferred unlock
+// (topic.locked), so a contained panic leaves nothing locked.
+//
+// What clients may make the broker hold is bounded (limits.go, quota.go, 10_ack.go,
+// 06_send.go): connections, producers, consumers and subscriptions under upstream's limits,
+// acknowledgements only for entries of the log, batch counts that can be true, and in-memory
+// data under a memory budget.
 package broker
 
 import (
@@ -39,6 +51,7 @@ type Broker struct {
 
 	mu     sync.Mutex
 	conns  map[*conn]struct{}
+	limits connLimits // connections per IP (limits.go)
 	closed bool
 
 	wg         sync.WaitGroup
@@ -46,10 +59,15 @@ type Broker struct {
 	closeOnce  sync.Once
 	closeStore sync.Once
 
-	bufs      *wire.BufferPool // SEND frames' buffers (conn.readLoop)
-	intercept atomic.Pointer[Interceptor]
-	nextID    atomic.Uint64 // producer name counter and ledger ids
-	started   time.Time
+	bufs *wire.BufferPool // SEND frames' buffers (conn.readLoop)
+	// meter is the store's, when its memory is budgeted (quota.go); overBudget is set while
+	// the budget is spent, for logging once per episode.
+	meter      storage.MemoryMeter
+	overBudget atomic.Bool
+	panics     atomic.Int64 // contained so far (panic.go)
+	intercept  atomic.Pointer[Interceptor]
+	nextID     atomic.Uint64 // producer name counter and ledger ids
+	started    time.Time
 }
 
 // New starts a broker listening on the configured address (127.0.0.1:0 by default).
@@ -92,6 +110,7 @@ func New(opts ...Option) (*Broker, error) {
 		bufs:    wire.NewBufferPool(cfg.FrameBufferPool, cfg.PoisonFrameBuffers),
 	}
 	b.store = cfg.Store
+	b.meter = b.memoryMeter()
 	b.topics = newTopicRegistry(b)
 	b.schemas = newSchemaRegistry(b.store.Metadata())
 	if err := b.recover(); err != nil {
@@ -131,7 +150,7 @@ func (c *Config) validate() error {
 	if c.TTLDurationDefault < 0 {
 		return fmt.Errorf("broker: ttlDurationDefaultInSeconds %v: must not be negative", c.TTLDurationDefault)
 	}
-	return nil
+	return c.validateLimits() // limits.go
 }
 
 // Addr is the host:port the binary protocol listens on.
@@ -203,15 +222,19 @@ func (b *Broker) acceptLoop() {
 			nc.Close()
 			return
 		}
-		b.conns[c] = struct{}{}
+		refused := b.admitLocked(c) // limits.go
 		b.mu.Unlock()
+		if refused != "" {
+			b.refuseConn(nc, refused)
+			continue
+		}
 		c.start()
 	}
 }
 
 func (b *Broker) forgetConn(c *conn) {
 	b.mu.Lock()
-	delete(b.conns, c)
+	b.forgetLocked(c)
 	b.mu.Unlock()
 }
 

@@ -58,6 +58,47 @@ type Config struct {
 	// extension fields.
 	CompatUpstream bool
 
+	// Limits on what clients may open (limits.go), under upstream's broker.conf names; 0 means
+	// no limit, upstream's default. A connection over a connection limit is answered ERROR
+	// NotAllowedError and closed; a producer, consumer or subscription over its limit is
+	// refused (ProducerBusy, ConsumerBusy, NotAllowedError) and the connection stays.
+	BrokerMaxConnections        int
+	BrokerMaxConnectionsPerIP   int
+	MaxProducersPerTopic        int
+	MaxConsumersPerTopic        int
+	MaxConsumersPerSubscription int
+	MaxSubscriptionsPerTopic    int
+	// ManagedLedgerMaxUnackedRangesToPersist bounds the ranges of individually acknowledged
+	// entries stored with a cursor (upstream's default, 10000); the rest stay in memory and a
+	// crash redelivers them, as upstream.
+	ManagedLedgerMaxUnackedRangesToPersist int
+
+	// MemoryLimit is the memory budget of in-memory data in bytes (0: none; `letterbox broker
+	// --memory-limit`). Past it the broker acts as if every persistent topic exceeded its
+	// backlog quota, as BacklogQuotaDefaultRetentionPolicy says (quota.go), so that a backlog
+	// nobody reads cannot grow the process until the kernel kills it. Stores that keep data
+	// on disk are not budgeted.
+	MemoryLimit int64
+	// BacklogQuotaDefaultRetentionPolicy is upstream's backlogQuotaDefaultRetentionPolicy:
+	// producer_request_hold (the default), producer_exception or consumer_backlog_eviction.
+	BacklogQuotaDefaultRetentionPolicy string
+
+	// The admin listener (broker/web). HTTPMaxRequestSize is upstream's httpMaxRequestSize, the
+	// largest request body accepted; upstream's default, -1, means letterbox's own limit of
+	// 5 MiB (upstream's default maxMessageSize). MaxConcurrentHTTPRequests (upstream's
+	// maxConcurrentHttpRequests) bounds the requests being handled at once; more wait for a
+	// slot, and those still waiting after HTTPReadTimeout are answered 503.
+	// MaxHTTPServerConnections (upstream's maxHttpServerConnections) bounds open connections;
+	// more wait in the listen queue. The timeouts bound reading a request's header, reading
+	// the whole request, and an idle keep-alive connection, so a client that announces a body
+	// and never sends it cannot hold a connection for good.
+	HTTPMaxRequestSize        int64
+	MaxConcurrentHTTPRequests int
+	MaxHTTPServerConnections  int
+	HTTPReadHeaderTimeout     time.Duration
+	HTTPReadTimeout           time.Duration
+	HTTPIdleTimeout           time.Duration
+
 	// Security (auth_check.go, auth_conn.go, tls.go; broker.conf keys in auth_conf.go). All off
 	// by default. AuthenticationEnabled needs TokenSecretKey or TokenPublicKey, in upstream's
 	// forms (file:///path, data:;base64,..., a path); the role is the TokenAuthClaim claim
@@ -98,6 +139,14 @@ func DefaultConfig() Config {
 		FrameBufferPool:                        32 << 20,
 		TopicTombstoneTTL:                      60 * time.Second,
 		MessageExpiryCheckInterval:             5 * time.Minute,
+		ManagedLedgerMaxUnackedRangesToPersist: 10000,
+		BacklogQuotaDefaultRetentionPolicy:     QuotaProducerRequestHold,
+		HTTPMaxRequestSize:                     -1,
+		MaxConcurrentHTTPRequests:              1024,
+		MaxHTTPServerConnections:               2048,
+		HTTPReadHeaderTimeout:                  10 * time.Second,
+		HTTPReadTimeout:                        30 * time.Second,
+		HTTPIdleTimeout:                        2 * time.Minute,
 		Logger:                                 slog.Default(),
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"google.golang.org/protobuf/encoding/protowire"
+
 	"github.com/letterbox-dev/letterbox/broker/storage"
 	"github.com/letterbox-dev/letterbox/client/wire"
 	"github.com/letterbox-dev/letterbox/client/wire/pb"
@@ -22,6 +24,7 @@ type conn struct {
 	nc     net.Conn
 	log    *slog.Logger
 	remote string
+	ip     string // what brokerMaxConnectionsPerIp counts by
 
 	// connected is set once CONNECT was answered. The fields after it are written by the
 	// reader goroutine before it is set and only read afterwards.
@@ -35,6 +38,8 @@ type conn struct {
 	mu        sync.Mutex
 	producers map[uint64]*producer
 	consumers map[uint64]*consumer
+	// closedProducers are the producer ids the broker closed lately (producer.go).
+	closedProducers map[uint64]time.Time
 
 	// The write queue: commands are encoded into wbuf; a large payload (a stored entry being
 	// delivered) is not copied but queued by reference in wvec after the bytes before it, so
@@ -46,6 +51,7 @@ type conn struct {
 	wmark   int
 	wclosed bool
 	wsignal chan struct{}
+	out     outQueue // bytes queued, for backpressure (backpressure.go)
 
 	done      chan struct{}
 	closeOnce sync.Once
@@ -63,10 +69,12 @@ func newConn(b *Broker, nc net.Conn) *conn {
 		b:         b,
 		nc:        nc,
 		remote:    nc.RemoteAddr().String(),
+		ip:        remoteIP(nc.RemoteAddr()),
 		log:       b.log.With("remote", nc.RemoteAddr().String()),
 		producers: make(map[uint64]*producer),
 		consumers: make(map[uint64]*consumer),
 		wsignal:   make(chan struct{}, 1),
+		out:       outQueue{drainedC: make(chan struct{}, 1)},
 		done:      make(chan struct{}),
 	}
 }
@@ -115,11 +123,15 @@ func (c *conn) close(reason string) {
 
 func (c *conn) readLoop() {
 	defer c.wg.Done()
+	defer c.b.recoverPanic("reading a command", c) // handleFrame contains the handlers' own
 	r := wire.NewPooledReader(c.nc, wire.MaxFrameSize(c.b.cfg.MaxMessageSize), c.b.bufs)
 	for {
+		if !c.awaitDrain() { // a client that does not read its answers is not read either
+			return
+		}
 		f, err := r.Next()
 		if err != nil {
-			if f.Cmd != nil && f.Cmd.GetType() == pb.BaseCommand_SEND && c.connected.Load() {
+			if f.Cmd != nil && f.Cmd.GetType() == pb.BaseCommand_SEND && hasBody(f.Cmd) && c.connected.Load() {
 				// Only the payload is bad; the stream is still aligned.
 				c.sendChecksumError(f.Cmd.GetSend(), err)
 				continue
@@ -147,9 +159,16 @@ func (c *conn) readLoop() {
 	}
 }
 
-// handleFrame runs the handler for one frame; false means the connection was closed.
-func (c *conn) handleFrame(f wire.Frame) bool {
+// handleFrame runs the handler for one frame; false means the connection was closed. A panic
+// in a handler closes this connection only (panic.go).
+func (c *conn) handleFrame(f wire.Frame) (ok bool) {
 	cmd := f.Cmd
+	defer func() {
+		if r := recover(); r != nil {
+			c.b.contain(r, "handling "+cmd.GetType().String(), c)
+			ok = false
+		}
+	}()
 	v := c.b.verdict(Inbound, cmd)
 	if v.Delay > 0 {
 		select {
@@ -185,6 +204,10 @@ type errProtocol string
 func (e errProtocol) Error() string { return string(e) }
 
 func (c *conn) dispatch(cmd *pb.BaseCommand, payload []byte) error {
+	if !hasBody(cmd) {
+		// As upstream's decoder (checkArgument(cmd.hasX())): the handlers may rely on it.
+		return errProtocol("command " + cmd.GetType().String() + " without its body")
+	}
 	switch cmd.GetType() {
 	case pb.BaseCommand_CONNECT:
 		return c.handleConnect(cmd.GetConnect())
@@ -243,6 +266,14 @@ func (c *conn) dispatch(cmd *pb.BaseCommand, payload []byte) error {
 	}
 }
 
+// hasBody reports whether cmd carries the message its type names: BaseCommand's field for each
+// type has the type's number.
+func hasBody(cmd *pb.BaseCommand) bool {
+	m := cmd.ProtoReflect()
+	fd := m.Descriptor().Fields().ByNumber(protowire.Number(cmd.GetType()))
+	return fd != nil && m.Has(fd)
+}
+
 // send queues cmd (and a payload for MESSAGE) for the writer. It never blocks on the network.
 func (c *conn) send(cmd *pb.BaseCommand, payload []byte) { c.sendHeld(cmd, payload, nil) }
 
@@ -250,6 +281,11 @@ func (c *conn) send(cmd *pb.BaseCommand, payload []byte) { c.sendHeld(cmd, paylo
 // is not one): the connection takes the hold over and releases it once the payload is written,
 // copied into the write buffer, or dropped.
 func (c *conn) sendHeld(cmd *pb.BaseCommand, payload []byte, hold storage.Holder) {
+	defer func() {
+		if r := recover(); r != nil {
+			panic(c.blame(r)) // panic.go: whoever recovers closes this connection too
+		}
+	}()
 	if v := c.b.verdict(Outbound, cmd); v != (Verdict{}) {
 		switch {
 		case v.Disconnect:
@@ -281,11 +317,13 @@ func (c *conn) enqueue(cmd *pb.BaseCommand, payload []byte, hold storage.Holder)
 		return
 	}
 	var err error
+	before := len(c.wbuf)
 	if len(payload) >= refPayloadSize {
 		c.wbuf, err = wire.AppendCommandHeader(c.wbuf, cmd, len(payload))
 		if err == nil {
 			c.wvec = append(c.wvec, c.wbuf[c.wmark:], payload)
 			c.wmark = len(c.wbuf)
+			c.queuedOut(len(payload))
 			if hold != nil {
 				c.wholds = append(c.wholds, hold) // released once the writer has written it
 				hold = nil
@@ -294,6 +332,7 @@ func (c *conn) enqueue(cmd *pb.BaseCommand, payload []byte, hold storage.Holder)
 	} else {
 		c.wbuf, err = wire.AppendCommand(c.wbuf, cmd, payload)
 	}
+	c.queuedOut(len(c.wbuf) - before)
 	c.wmu.Unlock()
 	releaseHold(hold) // copied, or not encoded
 	if err != nil {
@@ -313,6 +352,7 @@ const refPayloadSize = 4 << 10
 
 func (c *conn) writeLoop() {
 	defer c.wg.Done()
+	defer c.b.recoverPanic("writing", c)
 	var spare []byte
 	var spareVec [][]byte
 	var spareHolds []storage.Holder
@@ -334,7 +374,8 @@ func (c *conn) writeLoop() {
 			continue
 		}
 		nb := net.Buffers(vec)
-		if _, err := nb.WriteTo(c.nc); err != nil {
+		n, err := nb.WriteTo(c.nc)
+		if err != nil {
 			for _, h := range holds {
 				h.Release()
 			}
@@ -344,6 +385,7 @@ func (c *conn) writeLoop() {
 		for _, h := range holds {
 			h.Release()
 		}
+		c.wroteOut(int(n)) // backpressure.go
 		clear(holds)
 		clear(vec) // drop the references to delivered payloads
 		spare, spareVec, spareHolds = buf, vec[:0], holds[:0]
@@ -359,6 +401,7 @@ func (c *conn) writeLoop() {
 // not completed CONNECT within one interval is closed too.
 func (c *conn) keepAlive() {
 	defer c.wg.Done()
+	defer c.b.recoverPanic("sending a keepalive", c)
 	interval := c.b.cfg.KeepAliveInterval
 	t := time.NewTicker(interval)
 	defer t.Stop()

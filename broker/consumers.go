@@ -39,6 +39,14 @@ func (t *topic) subscribe(req subscribeRequest) *serverError {
 	case s.subType == pb.CommandSubscribe_Exclusive && cmd.GetSubType() == pb.CommandSubscribe_Exclusive && len(s.consumers) > 0:
 		return errorf(pb.ServerError_ConsumerBusy, "Exclusive consumer is already connected")
 	}
+	if serr := t.consumerLimit(s); serr != nil { // limits.go
+		return serr
+	}
+	if s == nil {
+		if serr := t.subscriptionLimit(); serr != nil {
+			return serr
+		}
+	}
 	if sch := cmd.GetSchema(); sch != nil {
 		cs.schemaType, cs.hasSchema = sch.GetType(), true
 		if serr := t.consumerSchema(sch); serr != nil {
@@ -113,6 +121,9 @@ func (t *topic) ensureInitialSubscription(sub string) *serverError {
 	defer t.mu.Unlock()
 	if _, ok := t.subs[sub]; ok {
 		return nil
+	}
+	if serr := t.subscriptionLimit(); serr != nil { // limits.go
+		return serr
 	}
 	if !t.b.autoSubscriptionCreation(t.name.namespace()) {
 		return errorf(pb.ServerError_NotAllowedError, "Could not create the initial subscription due to the auto subscription creation is not allowed.")

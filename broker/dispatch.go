@@ -162,7 +162,7 @@ func (s *subscription) updateDue() {
 func (s *subscription) pick(e storage.Entry) (cs *consumer, stop bool) {
 	switch s.subType {
 	case pb.CommandSubscribe_Exclusive, pb.CommandSubscribe_Failover:
-		if s.active == nil || s.active.permits <= 0 {
+		if s.active == nil || s.active.permits <= 0 || s.active.conn.writeBlocked() {
 			return nil, true
 		}
 		return s.active, false
@@ -180,7 +180,7 @@ func (s *subscription) pick(e storage.Entry) (cs *consumer, stop bool) {
 			return nil, true
 		}
 		c := s.selector.pick(e.Meta.Key)
-		if c == nil || c.permits <= 0 {
+		if c == nil || c.permits <= 0 || c.conn.writeBlocked() {
 			return nil, false
 		}
 		return c, false
@@ -230,10 +230,11 @@ func (a *movingAvg) add(v float64) {
 	*a = *a*0.9 + movingAvg(v)*0.1
 }
 
-// canTake reports whether c has permits and, on a Shared subscription, is under the broker's
+// canTake reports whether c has permits and room in its connection's write queue
+// (backpressure.go) and, on a Shared subscription, is under the broker's
 // unacknowledged-messages limit per consumer.
 func (s *subscription) canTake(c *consumer) bool {
-	if c.permits <= 0 {
+	if c.permits <= 0 || c.conn.writeBlocked() {
 		return false
 	}
 	limit := int64(s.topic.b.cfg.MaxUnackedMessagesPerConsumer)

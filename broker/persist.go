@@ -3,7 +3,6 @@ package broker
 import (
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -66,18 +65,11 @@ func (s *subscription) snapshot() cursorRecord {
 		Properties: s.props,
 		Created:    s.created.UnixMilli(),
 	}
-	acked := make([]storage.Position, 0, len(s.acked))
-	for p := range s.acked {
-		acked = append(acked, p)
-	}
-	sortPositions(acked)
-	for _, p := range acked {
-		if n := len(rec.Acked); n > 0 && rec.Acked[n-1][0] == p.Ledger && rec.Acked[n-1][2] == p.Entry-1 {
-			rec.Acked[n-1][2] = p.Entry
-			continue
-		}
-		rec.Acked = append(rec.Acked, [3]int64{p.Ledger, p.Entry, p.Entry})
-	}
+	// Only the first ranges are stored, as upstream's managedLedgerMaxUnackedRangesToPersist:
+	// past them the acknowledgements live in memory only, and a crash redelivers them.
+	s.acked.each(s.topic.b.cfg.ManagedLedgerMaxUnackedRangesToPersist, func(r entryRange) {
+		rec.Acked = append(rec.Acked, [3]int64{r.ledger, r.first, r.last})
+	})
 	if len(s.partial) > 0 {
 		rec.Partial = make(map[string][]int64, len(s.partial))
 		for p, set := range s.partial {
@@ -91,10 +83,11 @@ func (s *subscription) snapshot() cursorRecord {
 func (s *subscription) restore(rec cursorRecord) {
 	s.resetTo(storage.Position{Ledger: rec.MarkDelete[0], Entry: rec.MarkDelete[1] + 1})
 	for _, r := range rec.Acked {
-		for e := r[1]; e <= r[2]; e++ {
-			s.acked[storage.Position{Ledger: r[0], Entry: e}] = struct{}{}
+		if r[2] >= r[1] && s.markDelete.Less(storage.Position{Ledger: r[0], Entry: r[2]}) {
+			s.acked.addRange(r[0], r[1], r[2])
 		}
 	}
+	s.acked.dropThrough(s.markDelete)
 	for k, set := range rec.Partial {
 		var p storage.Position
 		if _, err := fmt.Sscanf(k, "%d:%d", &p.Ledger, &p.Entry); err == nil {
@@ -224,7 +217,7 @@ func (b *Broker) flushLoop() {
 		case <-b.stop:
 			return
 		case <-t.C:
-			b.flushCursors()
+			b.guard("flushing cursors", b.flushCursors)
 		case <-trim.C:
 			b.bufs.Trim()
 		}
@@ -238,29 +231,29 @@ func (b *Broker) flushCursors() {
 	dedupPuts := map[string][]byte{}
 	var dels []string
 	for _, t := range b.topics.all() {
-		t.mu.Lock()
-		for _, s := range t.subs {
-			if !s.durable || !s.dirty {
-				continue
+		t.locked(func() {
+			for _, s := range t.subs {
+				if !s.durable || !s.dirty {
+					continue
+				}
+				v, err := json.Marshal(s.snapshot())
+				if err != nil {
+					b.log.Error("encode cursor", "topic", t.full, "subscription", s.name, "err", err)
+					continue
+				}
+				puts[cursorKey(t.full, s.name)] = v
+				s.dirty = false
 			}
-			v, err := json.Marshal(s.snapshot())
-			if err != nil {
-				b.log.Error("encode cursor", "topic", t.full, "subscription", s.name, "err", err)
-				continue
+			if t.dedup != nil {
+				if v, ok := t.dedup.snapshot(); ok {
+					dedupPuts[t.full] = v
+				}
 			}
-			puts[cursorKey(t.full, s.name)] = v
-			s.dirty = false
-		}
-		if t.dedup != nil {
-			if v, ok := t.dedup.snapshot(); ok {
-				dedupPuts[t.full] = v
+			for _, name := range t.deletedSubs {
+				dels = append(dels, cursorKey(t.full, name))
 			}
-		}
-		for _, name := range t.deletedSubs {
-			dels = append(dels, cursorKey(t.full, name))
-		}
-		t.deletedSubs = nil
-		t.mu.Unlock()
+			t.deletedSubs = nil
+		})
 	}
 	if len(puts) == 0 && len(dels) == 0 && len(dedupPuts) == 0 {
 		return
@@ -314,5 +307,3 @@ func (b *Broker) persistPartitioned(base string, n int) error {
 		return tx.Put(storage.BucketPartitioned, base, v)
 	})
 }
-
-func sortPositions(ps []storage.Position) { slices.SortFunc(ps, comparePos) }

@@ -73,6 +73,9 @@ func (t *topic) addProducer(p *producer) (bool, *serverError) {
 	if t.b.isTerminated(t.full) {
 		return false, errorf(pb.ServerError_TopicTerminatedError, "Topic %s was terminated", t.full)
 	}
+	if serr := t.producerLimit(); serr != nil { // limits.go
+		return false, serr
+	}
 	if p.userNamed {
 		for q := range t.producers {
 			if q.name == p.name {
@@ -173,6 +176,7 @@ func (c *conn) sendProducerSuccess(p *producer, epoch uint64) {
 // sendCloseProducer tells the client the broker closed its producer. allowReconnect=false is
 // the PIP-139 extension (field 1000); upstream-compat mode leaves extensions out.
 func (c *conn) sendCloseProducer(id uint64, allowReconnect bool, reason string) {
+	c.noteClosedByBroker(id)
 	cp := &pb.CommandCloseProducer{ProducerId: &id, RequestId: ptr(uint64(0))}
 	if !c.b.cfg.CompatUpstream {
 		if !allowReconnect {
@@ -205,6 +209,42 @@ func (c *conn) forgetProducer(p *producer) {
 	}
 	c.mu.Unlock()
 }
+
+// noteClosedByBroker remembers that the broker closed producer id, so that SENDs the client
+// wrote before it read the CLOSE_PRODUCER are ignored rather than taken for a protocol
+// violation (upstream's recentlyClosedProducers). A new PRODUCER with the id forgets it.
+func (c *conn) noteClosedByBroker(id uint64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	now := time.Now()
+	if len(c.closedProducers) >= maxClosedProducers {
+		// Ids are the client's to choose: keep the set small whatever it does.
+		for k, at := range c.closedProducers {
+			if now.Sub(at) > closedProducerMemory || len(c.closedProducers) >= maxClosedProducers {
+				delete(c.closedProducers, k)
+			}
+		}
+	}
+	if c.closedProducers == nil {
+		c.closedProducers = make(map[uint64]time.Time)
+	}
+	c.closedProducers[id] = now
+}
+
+// closedByBroker reports whether the broker recently closed producer id on c.
+func (c *conn) closedByBroker(id uint64) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	at, ok := c.closedProducers[id]
+	return ok && time.Since(at) <= closedProducerMemory
+}
+
+// How long, and how many, closed producers a connection remembers: long enough for a client
+// to read CLOSE_PRODUCER however busy it is.
+const (
+	closedProducerMemory = time.Minute
+	maxClosedProducers   = 1024
+)
 
 // generatedProducerName follows upstream's <cluster>-<broker>-<counter> shape.
 func (b *Broker) generatedProducerName() string {

@@ -103,6 +103,30 @@ func TestRawBadInput(t *testing.T) {
 				Topic: proto.String("persistent://public/default/x"), RequestId: proto.Uint64(1),
 			}})
 		}},
+		// A command whose body is missing (what FuzzBrokerCommands found first): upstream's
+		// decoder drops the connection, and so do we, rather than let a handler meet nil.
+		{name: "no-body/ACK", connect: true, bad: func(c *rawConn) {
+			c.send(&pb.BaseCommand{Type: pb.BaseCommand_ACK.Enum()})
+		}},
+		{name: "no-body/FLOW", connect: true, bad: func(c *rawConn) {
+			c.send(&pb.BaseCommand{Type: pb.BaseCommand_FLOW.Enum()})
+		}},
+		{name: "no-body/SEND-with-bad-checksum", connect: true, bad: func(c *rawConn) {
+			hp, err := wire.AppendPayload(nil, &pb.MessageMetadata{ProducerName: proto.String("p"),
+				SequenceId: proto.Uint64(0), PublishTime: proto.Uint64(1)}, []byte("payload"))
+			if err != nil {
+				c.t.Fatal(err)
+			}
+			hp[len(hp)-1] ^= 0xff
+			frame, err := wire.AppendCommand(nil, &pb.BaseCommand{Type: pb.BaseCommand_SEND.Enum()}, hp)
+			if err != nil {
+				c.t.Fatal(err)
+			}
+			c.write(frame)
+		}},
+		{name: "no-body/CONNECT", bad: func(c *rawConn) {
+			c.send(&pb.BaseCommand{Type: pb.BaseCommand_CONNECT.Enum()})
+		}},
 		{name: "second-connect", connect: true, bad: func(c *rawConn) {
 			c.send(&pb.BaseCommand{Type: pb.BaseCommand_CONNECT.Enum(), Connect: &pb.CommandConnect{
 				ClientVersion: proto.String(rawClientVersion), ProtocolVersion: proto.Int32(21),

@@ -13,8 +13,10 @@ import (
 // guarded by the topic's mutex.
 //
 // Cursor model, as upstream's managed cursor: every entry at or before markDelete is
-// acknowledged; acked holds entries after it that were acknowledged individually, and partial
-// the batches acknowledged in part (bit set = message not yet acknowledged). readPos is the
+// acknowledged; acked holds entries after it that were acknowledged individually, as ranges
+// (ackranges.go), and partial the batches acknowledged in part (bit set = message not yet
+// acknowledged). Both only ever hold entries of the log after markDelete: the ACK handler
+// ignores the rest (10_ack.go), so what a client acknowledges cannot grow them beyond the log. readPos is the
 // next entry never dispatched; replay holds entries to deliver again (nacked, or left unacked
 // by a consumer that went away), always before anything new.
 type subscription struct {
@@ -27,7 +29,7 @@ type subscription struct {
 
 	markDelete storage.Position
 	readPos    storage.Position
-	acked      map[storage.Position]struct{}
+	acked      ackRanges
 	partial    map[storage.Position][]int64
 	pending    map[storage.Position]*pendingEntry
 	replay     []storage.Position // sorted, no duplicates
@@ -70,7 +72,6 @@ func newSubscription(t *topic, name string, subType pb.CommandSubscribe_SubType,
 		subType:   subType,
 		durable:   durable,
 		created:   time.Now(),
-		acked:     make(map[storage.Position]struct{}),
 		partial:   make(map[storage.Position][]int64),
 		pending:   make(map[storage.Position]*pendingEntry),
 		redeliver: make(map[storage.Position]uint32),
@@ -104,7 +105,7 @@ func (s *subscription) shared() bool {
 func (s *subscription) resetTo(start storage.Position) {
 	s.markDelete = storage.Position{Ledger: start.Ledger, Entry: start.Entry - 1}
 	s.readPos = start
-	clear(s.acked)
+	s.acked.clear()
 	clear(s.partial)
 	for _, pe := range s.pending {
 		pe.consumer.unacked -= pe.messages
@@ -122,8 +123,7 @@ func (s *subscription) isAcked(p storage.Position) bool {
 	if !s.markDelete.Less(p) {
 		return true
 	}
-	_, ok := s.acked[p]
-	return ok
+	return s.acked.contains(p)
 }
 
 func (s *subscription) addReplay(p storage.Position) {
@@ -182,18 +182,19 @@ func (s *subscription) ackWhole(p storage.Position) {
 	delete(s.partial, p)
 	delete(s.redeliver, p)
 	s.removeReplay(p)
-	s.acked[p] = struct{}{}
+	s.acked.add(p)
 	s.dirty = true
 }
 
+// advanceMarkDelete moves the mark-delete position over the acknowledged ranges that follow
+// it, a whole range at a time.
 func (s *subscription) advanceMarkDelete() {
 	for {
-		n := s.topic.log.Next(s.markDelete)
-		if _, ok := s.acked[n]; !ok {
+		last, ok := s.acked.takeFrom(s.topic.log.Next(s.markDelete))
+		if !ok {
 			return
 		}
-		delete(s.acked, n)
-		s.markDelete = n
+		s.markDelete = last
 	}
 }
 
@@ -222,11 +223,7 @@ func (s *subscription) ackCumulative(p storage.Position, ackSet []int64) {
 			delete(s.pending, q)
 		}
 	}
-	for q := range s.acked {
-		if !upTo.Less(q) {
-			delete(s.acked, q)
-		}
-	}
+	s.acked.dropThrough(upTo)
 	for q := range s.partial {
 		if !upTo.Less(q) {
 			delete(s.partial, q)
@@ -282,6 +279,7 @@ func (s *subscription) dropUndelivered(end storage.Position) {
 	}
 	s.readPos = end
 	s.markDelete = storage.Position{Ledger: end.Ledger, Entry: end.Entry - 1}
+	s.acked.dropThrough(s.markDelete)
 }
 
 func andBits(a, b []int64) []int64 {
@@ -348,5 +346,5 @@ func (s *subscription) releaseDue(now time.Time) {
 // msgBacklog counts entries too).
 func (s *subscription) backlogEntries() int64 {
 	log := s.topic.log
-	return max(log.EntriesFrom(log.Next(s.markDelete))-int64(len(s.acked)), 0)
+	return max(log.EntriesFrom(log.Next(s.markDelete))-s.acked.len(), 0)
 }

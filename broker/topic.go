@@ -61,6 +61,14 @@ func newTopic(b *Broker, name topicName, log storage.Log) *topic {
 	return t
 }
 
+// locked runs fn with t.mu held. The unlock is deferred, so a panic in fn (contained by the
+// connection or goroutine running it, panic.go) does not leave the topic locked for everyone.
+func (t *topic) locked(fn func()) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	fn()
+}
+
 // signal asks the dispatcher to run; it never blocks.
 func (t *topic) signal() {
 	select {
@@ -80,10 +88,7 @@ func (t *topic) run() {
 		case <-t.kick:
 		case <-timer.C:
 		}
-		t.mu.Lock()
-		t.dispatchAll(time.Now())
-		wake := t.wake
-		t.mu.Unlock()
+		wake := t.dispatchRound()
 		if !timer.Stop() {
 			select {
 			case <-timer.C:
@@ -96,6 +101,17 @@ func (t *topic) run() {
 			timer.Reset(max(time.Until(wake), time.Millisecond))
 		}
 	}
+}
+
+// dispatchRound runs every subscription's dispatcher once and returns when a delayed message
+// is next due. A panic is contained (panic.go): the deferred unlock releases the topic first,
+// and the connection a failed delivery was for is closed.
+func (t *topic) dispatchRound() (wake time.Time) {
+	defer t.b.recoverPanic("dispatching "+t.full, nil)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.dispatchAll(time.Now())
+	return t.wake
 }
 
 // dispatchAll runs every subscription's dispatcher. Called with t.mu held.
@@ -151,6 +167,13 @@ func (t *topic) publish(p *producer, send *pb.CommandSend, meta storage.Meta, da
 		p.fail(send, pb.ServerError_TopicTerminatedError, "Topic "+t.full+" was terminated")
 		return
 	}
+	if t.quotaExceeded() {
+		// Not stored, no receipt: the producer is closed, and its client sends this again
+		// once it may produce again (quota.go).
+		releaseHold(h)
+		t.holdProducers()
+		return
+	}
 	t.stats.msgIn += int64(meta.NumMessages)
 	t.stats.bytesIn += int64(len(data))
 	p.msgIn += int64(meta.NumMessages)
@@ -167,6 +190,8 @@ func (t *topic) publish(p *producer, send *pb.CommandSend, meta storage.Meta, da
 		return
 	}
 	t.log.Append(meta, data, h, func(pos storage.Position, err error) {
+		// A durable log completes on its own goroutine: contain a panic here (panic.go).
+		defer t.b.recoverPanic("answering a SEND", p.conn)
 		if err != nil {
 			if dedup != nil {
 				dedup.failed(meta.ProducerName)

@@ -35,7 +35,7 @@ func (b *Broker) expiryLoop() {
 		case <-b.stop:
 			return
 		case now := <-tick.C:
-			b.expireByTTL(now)
+			b.guard("expiring messages", func() { b.expireByTTL(now) })
 		}
 	}
 }
@@ -57,12 +57,12 @@ func (b *Broker) expireByTTL(now time.Time) {
 		if ttl <= 0 {
 			continue
 		}
-		t.mu.Lock()
 		expired := int64(0)
-		for _, s := range t.subs {
-			expired += s.expire(now.Add(-ttl), now)
-		}
-		t.mu.Unlock()
+		t.locked(func() {
+			for _, s := range t.subs {
+				expired += s.expire(now.Add(-ttl), now)
+			}
+		})
 		if expired > 0 {
 			b.log.Info("messages expired", "topic", t.full, "entries", expired, "ttl", ttl)
 			t.signal() // dispatch past them, and let retention release them

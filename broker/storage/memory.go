@@ -3,6 +3,8 @@ package storage
 import (
 	"sort"
 	"sync"
+	"sync/atomic"
+	"unsafe"
 )
 
 // Memory is a Log held in memory: one ledger, entries in a slice. Like segment files, it frees
@@ -19,10 +21,42 @@ type Memory struct {
 	size    int64
 	held    int64 // bytes of entries in reusable buffers (Entry.Hold)
 	closed  bool
+
+	// meter, when not nil, is the store's count of the memory its logs hold (MemoryStore.
+	// MemoryInUse); charged is this log's part of it and arrayCap the capacity of the entries'
+	// array as allocated (a trimmed slice keeps the whole array until it is copied).
+	meter    *atomic.Int64
+	charged  int64
+	arrayCap int
 }
 
 // NewMemory returns an empty in-memory log whose entries live in ledger.
 func NewMemory(ledger int64) *Memory { return &Memory{ledger: ledger} }
+
+// entrySize is what one Entry costs in the entries' array.
+const entrySize = int64(unsafe.Sizeof(Entry{}))
+
+// entryCost is the memory an entry holds beyond its slot in the array: its buffer to the end of
+// the allocation (a pooled buffer is rounded up to its size class, and the frame's command
+// comes before the payload) and the strings decoded from its metadata.
+func entryCost(meta Meta, data []byte) int64 {
+	return int64(cap(data)) + int64(len(meta.Key)+len(meta.ProducerName))
+}
+
+// charge adds delta to the log's and the store's count. Called with m.mu held.
+func (m *Memory) charge(delta int64) {
+	m.charged += delta
+	if m.meter != nil {
+		m.meter.Add(delta)
+	}
+}
+
+// chargeArray counts a newly allocated entries array in place of the old one. Called with
+// m.mu held, right after the allocation (a slice trimmed since is smaller than its array).
+func (m *Memory) chargeArray() {
+	m.charge(int64(cap(m.entries)-m.arrayCap) * entrySize)
+	m.arrayCap = cap(m.entries)
+}
 
 func (m *Memory) Append(meta Meta, data []byte, hold Holder, done func(Position, error)) {
 	m.mu.Lock()
@@ -33,7 +67,12 @@ func (m *Memory) Append(meta Meta, data []byte, hold Holder, done func(Position,
 		return
 	}
 	pos := Position{Ledger: m.ledger, Entry: m.base + int64(len(m.entries))}
+	array := unsafe.SliceData(m.entries)
 	m.entries = append(m.entries, Entry{Pos: pos, Meta: meta, Data: data, Hold: hold})
+	m.charge(entryCost(meta, data))
+	if unsafe.SliceData(m.entries) != array {
+		m.chargeArray() // a new array, the old one the garbage collector's
+	}
 	m.size += int64(len(data))
 	if hold != nil {
 		m.held += int64(len(data))
@@ -167,6 +206,7 @@ func (m *Memory) TrimBefore(p Position) {
 	}
 	for i := range m.entries[:n] {
 		e := &m.entries[i]
+		m.charge(-entryCost(e.Meta, e.Data))
 		m.size -= int64(len(e.Data))
 		if e.Hold != nil {
 			m.held -= int64(len(e.Data))
@@ -180,6 +220,7 @@ func (m *Memory) TrimBefore(p Position) {
 	// so trimming after every acknowledgement stays linear overall.
 	if cap(m.entries) > 1024 && len(m.entries) < cap(m.entries)/4 {
 		m.entries = append(make([]Entry, 0, 2*len(m.entries)+16), m.entries...)
+		m.chargeArray()
 	}
 }
 
@@ -222,5 +263,7 @@ func (m *Memory) Close() error {
 	}
 	m.entries = nil
 	m.held = 0
+	m.arrayCap = 0
+	m.charge(-m.charged)
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // MemoryStore is a Store that keeps everything in memory (--in-memory): logs are Memory logs
@@ -13,7 +14,19 @@ type MemoryStore struct {
 	logs    map[string]*Memory
 	buckets map[string]map[string][]byte
 	ledger  int64
+	inUse   atomic.Int64 // what the logs hold (MemoryInUse)
 }
+
+// MemoryMeter is a Store that keeps its data in memory and can say how much: the broker
+// budgets it (Config.MemoryLimit). Stores that keep data on disk do not implement it.
+type MemoryMeter interface {
+	// MemoryInUse is the memory the store's logs hold, in bytes: entries' buffers, their
+	// decoded strings and the arrays that index them. Metadata is not counted.
+	MemoryInUse() int64
+}
+
+// MemoryInUse implements MemoryMeter. It is cheap: one atomic load.
+func (s *MemoryStore) MemoryInUse() int64 { return s.inUse.Load() }
 
 // NewMemoryStore returns an empty in-memory store.
 func NewMemoryStore() *MemoryStore {
@@ -28,6 +41,7 @@ func (s *MemoryStore) OpenLog(topic string) (Log, error) {
 	}
 	s.ledger++
 	l := NewMemory(s.ledger)
+	l.meter = &s.inUse
 	s.logs[topic] = l
 	return l, nil
 }

@@ -3,6 +3,7 @@ package web
 import (
 	"fmt"
 	"net/http"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -55,6 +56,7 @@ func (s *Server) metrics(w http.ResponseWriter, r *http.Request) {
 	cluster := s.b.Config().ClusterName
 	m := &metrics{families: map[string]*metricFamily{}}
 	m.add("pulsar_active_connections", "gauge", "Client connections open.", [][2]string{{"cluster", cluster}}, float64(s.b.ConnectionCount()))
+	s.processMetrics(m, cluster)
 	all := s.b.BrokerTopicStats()
 	nss := make([]string, 0, len(all))
 	for ns := range all {
@@ -124,4 +126,22 @@ func (s *Server) metrics(w http.ResponseWriter, r *http.Request) {
 			fmt.Fprintln(w, line)
 		}
 	}
+}
+
+// processMetrics adds the process's own figures: the Go runtime's, under the names Prometheus's
+// Go collector gives them (upstream's are the JVM's), and letterbox's memory budget (an
+// extension: upstream has none). Heap figures are as of the last garbage collection's work,
+// not after a forced one: forcing one per scrape would cost a large heap dearly.
+func (s *Server) processMetrics(m *metrics, cluster string) {
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	none := [][2]string(nil)
+	m.add("go_goroutines", "gauge", "Number of goroutines that currently exist.", none, float64(runtime.NumGoroutine()))
+	m.add("go_memstats_heap_alloc_bytes", "gauge", "Number of heap bytes allocated and still in use.", none, float64(ms.HeapAlloc))
+	m.add("go_memstats_heap_inuse_bytes", "gauge", "Number of heap bytes that are in use.", none, float64(ms.HeapInuse))
+	m.add("go_memstats_sys_bytes", "gauge", "Number of bytes obtained from system.", none, float64(ms.Sys))
+	inUse, limit := s.b.MemoryBudget()
+	l := [][2]string{{"cluster", cluster}}
+	m.add("letterbox_memory_in_use_bytes", "gauge", "Bytes the in-memory store holds (0 with durable storage).", l, float64(inUse))
+	m.add("letterbox_memory_limit_bytes", "gauge", "The in-memory store's budget (--memory-limit; 0: none).", l, float64(limit))
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"strconv"
 
@@ -15,20 +16,22 @@ import (
 // Request helpers shared by the resource files: bodies (size-limited, JSON), query
 // parameters, and the mapping of the broker's admin errors to upstream's status codes.
 
-// maxBody is the largest request body accepted (upstream's default max message size, 5 MiB);
-// larger bodies are refused with 413.
-const maxBody = 5 << 20
-
-// readBody reads the request body, answering 413 (and returning ok=false) when it is too big.
+// readBody reads the request body (admit bounds its size), answering 413 when it is too big
+// and 408 when the client stopped sending it (the read timeout), and returning ok=false then.
 func readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
+	body, err := io.ReadAll(r.Body)
 	if err != nil {
 		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			writeError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("Request body larger than %d bytes", maxBody))
-			return nil, false
+		var netErr net.Error
+		switch {
+		case errors.As(err, &tooBig):
+			writeError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("Request body larger than %d bytes", tooBig.Limit))
+		case errors.As(err, &netErr) && netErr.Timeout():
+			w.Header().Set("Connection", "close")
+			writeError(w, http.StatusRequestTimeout, "Timed out reading the request body")
+		default:
+			writeError(w, http.StatusBadRequest, "Cannot read the request body: "+err.Error())
 		}
-		writeError(w, http.StatusBadRequest, "Cannot read the request body: "+err.Error())
 		return nil, false
 	}
 	return bytes.TrimSpace(body), true

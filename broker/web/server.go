@@ -50,14 +50,19 @@ func New(b *broker.Broker, addr string, log *slog.Logger) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("web: listen on %s: %w", addr, err)
 	}
+	cfg := b.Config()
+	ln = newLimitListener(ln, cfg.MaxHTTPServerConnections) // limits.go
 	if tc := b.TLSConfig(); tc != nil {
 		ln = tls.NewListener(ln, tc) // the broker's certificate: https:// (tls.go in broker)
 	}
 	s := &Server{b: b, log: log, ln: ln, served: make(chan struct{})}
 	s.srv = &http.Server{
-		Handler:           s.logRequests(s.authenticate(s.routes())),
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       2 * time.Minute,
+		Handler: s.admit(s.logRequests(s.authenticate(s.routes()))),
+		// A client that stalls is closed (limits.go): ReadTimeout covers the header and the
+		// body of a request, IdleTimeout the wait for the next one on a kept-alive connection.
+		ReadHeaderTimeout: cfg.HTTPReadHeaderTimeout,
+		ReadTimeout:       cfg.HTTPReadTimeout,
+		IdleTimeout:       cfg.HTTPIdleTimeout,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
 	go func() {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 
+	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/letterbox-dev/letterbox/client/wire/pb"
@@ -75,4 +76,71 @@ func AppendBatchMessage(dst []byte, meta *pb.SingleMessageMetadata, payload []by
 		return dst[:start], fmt.Errorf("wire: encode single message metadata: %w", err)
 	}
 	return append(dst, payload...), nil
+}
+
+// MinBatchMessageSize is the smallest a message of a batch body can be: its 4-byte metadata
+// size and a metadata holding only the required payload_size (tag and a one-byte varint), with
+// an empty payload.
+const MinBatchMessageSize = 6
+
+// CountBatch counts the messages an uncompressed batch body holds, walking their sizes once
+// without decoding or copying anything: a broker can check a SEND's num_messages_in_batch
+// against it. Every message must be whole, with a well-formed metadata holding payload_size,
+// and the body must end exactly after the last one; otherwise the error wraps ErrBadBatch.
+func CountBatch(body []byte) (int, error) {
+	n := 0
+	for rest := body; len(rest) > 0; n++ {
+		if len(rest) < 4 {
+			return n, fmt.Errorf("%w: message %d: %d bytes left, no room for its size", ErrBadBatch, n, len(rest))
+		}
+		metaSize := binary.BigEndian.Uint32(rest)
+		rest = rest[4:]
+		if uint64(metaSize) > uint64(len(rest)) {
+			return n, fmt.Errorf("%w: message %d: metadata of %d bytes, %d left", ErrBadBatch, n, metaSize, len(rest))
+		}
+		size, err := payloadSize(rest[:metaSize])
+		if err != nil {
+			return n, fmt.Errorf("%w: message %d: %w", ErrBadBatch, n, err)
+		}
+		rest = rest[metaSize:]
+		if size > int64(len(rest)) {
+			return n, fmt.Errorf("%w: message %d: payload of %d bytes, %d left", ErrBadBatch, n, size, len(rest))
+		}
+		rest = rest[size:]
+	}
+	return n, nil
+}
+
+// payloadSize finds SingleMessageMetadata.payload_size (field 3) in an encoded metadata,
+// checking that every field is well formed.
+func payloadSize(meta []byte) (int64, error) {
+	size, found := int64(0), false
+	for len(meta) > 0 {
+		num, typ, n := protowire.ConsumeTag(meta)
+		if n < 0 {
+			return 0, protowire.ParseError(n)
+		}
+		meta = meta[n:]
+		if num == 3 && typ == protowire.VarintType {
+			v, m := protowire.ConsumeVarint(meta)
+			if m < 0 {
+				return 0, protowire.ParseError(m)
+			}
+			if int32(v) < 0 {
+				return 0, fmt.Errorf("negative payload size %d", int32(v))
+			}
+			size, found = int64(int32(v)), true
+			meta = meta[m:]
+			continue
+		}
+		m := protowire.ConsumeFieldValue(num, typ, meta)
+		if m < 0 {
+			return 0, protowire.ParseError(m)
+		}
+		meta = meta[m:]
+	}
+	if !found {
+		return 0, errors.New("metadata without payload_size")
+	}
+	return size, nil
 }

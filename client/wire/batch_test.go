@@ -7,6 +7,7 @@ import (
 	"math"
 	"testing"
 
+	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/letterbox-dev/letterbox/client/wire/pb"
@@ -135,5 +136,68 @@ func TestAppendBatchMessageKeepsDst(t *testing.T) {
 	}
 	if string(got) != "prefix" {
 		t.Errorf("dst after a failed append = %q, want %q", got, "prefix")
+	}
+}
+
+// CountBatch walks a batch without allocating; a 1000-message batch is what the official
+// client sends at most by default.
+func BenchmarkCountBatch(b *testing.B) {
+	var body []byte
+	for i := range 1000 {
+		meta := &pb.SingleMessageMetadata{PartitionKey: proto.String("key"), SequenceId: proto.Uint64(uint64(i)),
+			Properties: []*pb.KeyValue{{Key: proto.String("k"), Value: proto.String("v")}}}
+		var err error
+		if body, err = AppendBatchMessage(body, meta, make([]byte, 100)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if n, err := CountBatch(body); n != 1000 || err != nil {
+			b.Fatal(n, err)
+		}
+	}
+}
+
+// CountBatch counts what ParseBatch parses, and refuses a body that is not exactly whole
+// messages.
+func TestCountBatch(t *testing.T) {
+	t.Parallel()
+	var body []byte
+	for n := range 5 {
+		got, err := CountBatch(body)
+		if err != nil || got != n {
+			t.Fatalf("%d messages: CountBatch = %d, %v", n, got, err)
+		}
+		if _, err := ParseBatch(body, got); err != nil {
+			t.Fatalf("ParseBatch of what CountBatch counted: %v", err)
+		}
+		var err2 error
+		body, err2 = AppendBatchMessage(body, &pb.SingleMessageMetadata{SequenceId: proto.Uint64(uint64(n))}, []byte("payload"))
+		if err2 != nil {
+			t.Fatal(err2)
+		}
+	}
+	noSize, _ := proto.Marshal(&pb.SingleMessageMetadata{PartitionKey: proto.String("k"), PayloadSize: proto.Int32(0)})
+	noSize = noSize[:len(noSize)-2] // the payload_size field (tag, one-byte value) is last
+	negative := protowire.AppendTag(nil, 3, protowire.VarintType)
+	negative = protowire.AppendVarint(negative, uint64(0xFFFFFFFFFFFFFFFF)) // int32 −1
+	envelope := func(meta []byte, payload string) []byte {
+		out := binary.BigEndian.AppendUint32(nil, uint32(len(meta)))
+		return append(append(out, meta...), payload...)
+	}
+	for name, bad := range map[string][]byte{
+		"size cut short":           body[:2],
+		"metadata past the end":    binary.BigEndian.AppendUint32(nil, 100),
+		"payload past the end":     body[:len(body)-1],
+		"bytes after the last":     append(append([]byte(nil), body...), 0, 0),
+		"no payload_size":          envelope(noSize, ""),
+		"negative payload_size":    envelope(negative, ""),
+		"malformed metadata field": envelope([]byte{0x0a, 0x05, 'a'}, ""),
+	} {
+		if n, err := CountBatch(bad); !errors.Is(err, ErrBadBatch) {
+			t.Errorf("%s: CountBatch = %d, %v; want ErrBadBatch", name, n, err)
+		}
 	}
 }

@@ -30,17 +30,19 @@ type brokerFlags struct {
 	config   string
 	compat   string
 	procs    int
+	memory   memoryLimit   // broker_memory.go
 	security securityFlags // broker_security.go
 }
 
 // brokerFlagNames lists the broker flags in the order of the help.
-var brokerFlagNames = append([]string{"listen", "http", "data", "in-memory", "config", "compat", "procs"}, securityFlagNames...)
+var brokerFlagNames = append([]string{"listen", "http", "data", "in-memory", "memory-limit", "config", "compat", "procs"}, securityFlagNames...)
 
 func (f *brokerFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.listen, "listen", defaultListen, "binary protocol listener `ADDR`, host:port (port 0: a free one)")
 	fs.StringVar(&f.http, "http", defaultHTTP, "admin REST listener `ADDR`, host:port (port 0: a free one)")
 	fs.StringVar(&f.data, "data", "", "keep data in `DIR` (default $XDG_DATA_HOME/letterbox or ~/.local/share/letterbox)")
 	fs.BoolVar(&f.inMemory, "in-memory", false, "keep everything in memory, lost when the broker stops")
+	fs.Var(&f.memory, "memory-limit", memoryLimitUsage)
 	fs.StringVar(&f.config, "config", "", "settings from `FILE`, in broker.conf key=value syntax; flags win")
 	fs.StringVar(&f.compat, "compat", "", "act as an `upstream` broker would: protocol v20, no extension fields")
 	fs.IntVar(&f.procs, "procs", 1, "run Go code on at most `N` CPUs at once, 0: all (without the flag, GOMAXPROCS if set replaces the default)")
@@ -65,8 +67,8 @@ func (f *brokerFlags) procsFor(given map[string]bool, getenv func(string) string
 	return 1, true
 }
 
-const brokerUsageText = `Usage: letterbox broker [--listen ADDR] [--http ADDR] [--data DIR | --in-memory] [--config FILE]
-                        [--compat upstream] [--procs N] [--token-secret-key KEY | --token-public-key KEY]
+const brokerUsageText = `Usage: letterbox broker [--listen ADDR] [--http ADDR] [--data DIR | --in-memory [--memory-limit SIZE]]
+                        [--config FILE] [--compat upstream] [--procs N] [--token-secret-key KEY | --token-public-key KEY]
                         [--superuser-roles ROLES] [--tls-cert-file FILE --tls-key-file FILE]
 
 Runs the embedded broker without the TUI. Once both listeners accept connections it prints
@@ -135,6 +137,7 @@ func runBroker(ctx context.Context, p Process, args []string, stdout, stderr io.
 		}
 	}
 	cfg.CompatUpstream = f.compat == "upstream"
+	cfg.MemoryLimit = f.memory.limit()
 	if err := f.security.apply(&cfg, given); err != nil {
 		return usageError(stderr, name, err)
 	}
@@ -154,6 +157,9 @@ func runBroker(ctx context.Context, p Process, args []string, stdout, stderr io.
 		}
 		cfg.Store = store // the broker owns it from here
 		log.Info("durable storage", "dir", dir)
+	} else {
+		log.Info("in-memory storage", "memory_limit", formatSize(cfg.MemoryLimit),
+			"policy", cfg.BacklogQuotaDefaultRetentionPolicy)
 	}
 
 	b, err := broker.New(broker.WithConfig(cfg))

@@ -12,7 +12,7 @@ import (
 	"github.com/letterbox-dev/letterbox/tui/data"
 )
 
-const demoUsageText = `Usage: letterbox demo [--theme NAME]
+const demoUsageText = `Usage: letterbox demo [--theme NAME] [--memory-limit SIZE]
 
 An embedded broker with temporary data (in memory, gone on exit), a demo workload in the
 namespace ` + demo.DefaultNamespace + ` (deduplication on) and the TUI on it. The broker listens on
@@ -34,6 +34,7 @@ func runDemo(ctx context.Context, args []string, tf *tuiFlags, stdout, stderr io
 	const name = "letterbox demo"
 	fs := newFlagSet(name)
 	var f tuiFlags
+	f.memory = tf.memory // letterbox --memory-limit SIZE demo
 	f.registerDefault(fs, tf.theme)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -56,7 +57,7 @@ func runDemo(ctx context.Context, args []string, tf *tuiFlags, stdout, stderr io
 	}
 	defer closeLog()
 
-	eb, err := startEmbedded(nil, true, log) // nil: an in-memory store
+	eb, err := startEmbedded(nil, true, f.memory.limit(), log) // nil: an in-memory store
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", name, err)
 		return ExitFailure

@@ -27,13 +27,15 @@ import (
 
 // tuiFlags are the flags of the commands that run the TUI (letterbox itself and demo).
 type tuiFlags struct {
-	theme string
+	theme  string
+	memory memoryLimit // of the embedded broker (broker_memory.go)
 }
 
 func (f *tuiFlags) register(fs *flag.FlagSet) { f.registerDefault(fs, "") }
 
 func (f *tuiFlags) registerDefault(fs *flag.FlagSet, theme string) {
 	fs.StringVar(&f.theme, "theme", theme, "colour theme `NAME`: dark, light, high-contrast, colour-blind, no-color or a user theme")
+	fs.Var(&f.memory, "memory-limit", memoryLimitUsage)
 }
 
 // check reports an unknown theme before anything starts.
@@ -49,7 +51,7 @@ func (f *tuiFlags) check() error {
 }
 
 // The TUI's own flags, in the order of the help.
-var tuiFlagNames = []string{"theme"}
+var tuiFlagNames = []string{"theme", "memory-limit"}
 
 // runTUI is `letterbox` without a command: the TUI on the cluster the client flags name; with
 // none of them, on the Pulsar already serving 127.0.0.1:6650, or else on an embedded broker
@@ -108,7 +110,7 @@ func runTUI(ctx context.Context, cf *clientFlags, tf *tuiFlags, stderr io.Writer
 			fmt.Fprintf(stderr, "%s: %v\n", name, err)
 			return ExitFailure
 		}
-		eb, err := startEmbedded(store, false, log)
+		eb, err := startEmbedded(store, false, tf.memory.limit(), log)
 		if err != nil {
 			fmt.Fprintf(stderr, "%s: %v\n", name, err)
 			return ExitFailure
@@ -240,12 +242,13 @@ type embedded struct {
 	adminURL   string
 }
 
-// startEmbedded starts a broker on store (nil: in memory) at 127.0.0.1:6650 and its admin REST
-// at 127.0.0.1:8080. With anyPort, a port in use is replaced by a free one; without, only the
-// admin port is (6650 is the one applications are pointed at).
-func startEmbedded(store storage.Store, anyPort bool, log *slog.Logger) (*embedded, error) {
+// startEmbedded starts a broker on store (nil: in memory, within memoryLimit bytes) at
+// 127.0.0.1:6650 and its admin REST at 127.0.0.1:8080. With anyPort, a port in use is replaced
+// by a free one; without, only the admin port is (6650 is the one applications are pointed at).
+func startEmbedded(store storage.Store, anyPort bool, memoryLimit int64, log *slog.Logger) (*embedded, error) {
 	cfg := broker.DefaultConfig()
 	cfg.Logger = log
+	cfg.MemoryLimit = memoryLimit
 	cfg.ListenAddr = defaultListen
 	cfg.Store = store
 	if anyPort && !portFree(defaultListen) {

@@ -1,0 +1,48 @@
+package broker
+
+import (
+	"fmt"
+	"strconv"
+)
+
+// The broker.conf keys of the limits (limits.go, quota.go, the admin listener), under
+// upstream's names and with upstream's meaning of 0 (no limit). They join confKeys (conf.go)
+// from here so that the limits stay in one place.
+
+func init() {
+	for k, v := range limitConfKeys {
+		confKeys[k] = v
+	}
+}
+
+var limitConfKeys = map[string]confSetter{
+	"brokerMaxConnections":                   intKey(0, func(c *Config) *int { return &c.BrokerMaxConnections }),
+	"brokerMaxConnectionsPerIp":              intKey(0, func(c *Config) *int { return &c.BrokerMaxConnectionsPerIP }),
+	"maxProducersPerTopic":                   intKey(0, func(c *Config) *int { return &c.MaxProducersPerTopic }),
+	"maxConsumersPerTopic":                   intKey(0, func(c *Config) *int { return &c.MaxConsumersPerTopic }),
+	"maxConsumersPerSubscription":            intKey(0, func(c *Config) *int { return &c.MaxConsumersPerSubscription }),
+	"maxSubscriptionsPerTopic":               intKey(0, func(c *Config) *int { return &c.MaxSubscriptionsPerTopic }),
+	"managedLedgerMaxUnackedRangesToPersist": intKey(0, func(c *Config) *int { return &c.ManagedLedgerMaxUnackedRangesToPersist }),
+	"maxConcurrentHttpRequests":              intKey(0, func(c *Config) *int { return &c.MaxConcurrentHTTPRequests }),
+	"maxHttpServerConnections":               intKey(0, func(c *Config) *int { return &c.MaxHTTPServerConnections }),
+	// Upstream's -1 (and any value below 1) means no limit of its own: letterbox's 5 MiB.
+	"httpMaxRequestSize": func(cfg *Config, _ *confState, v string) error {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return fmt.Errorf("%q is not an integer", v)
+		}
+		if n < -1 {
+			return fmt.Errorf("%d: want -1 (the default limit) or a size in bytes", n)
+		}
+		cfg.HTTPMaxRequestSize = n
+		return nil
+	},
+	"backlogQuotaDefaultRetentionPolicy": func(cfg *Config, _ *confState, v string) error {
+		switch v {
+		case QuotaProducerRequestHold, QuotaProducerException, QuotaConsumerBacklogEviction:
+			cfg.BacklogQuotaDefaultRetentionPolicy = v
+			return nil
+		}
+		return fmt.Errorf("%q: want %s, %s or %s", v, QuotaProducerRequestHold, QuotaProducerException, QuotaConsumerBacklogEviction)
+	},
+}

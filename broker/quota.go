@@ -1,0 +1,96 @@
+package broker
+
+import (
+	"github.com/letterbox-dev/letterbox/broker/storage"
+	"github.com/letterbox-dev/letterbox/client/wire/pb"
+)
+
+// The memory budget of in-memory data (Config.MemoryLimit, `--memory-limit`). An in-memory
+// broker keeps every unacknowledged message in the process, so a producer whose consumers do
+// not keep up would otherwise grow it until the kernel kills it. Past the budget, every
+// persistent topic behaves as upstream's topics do past their backlog quota, by
+// backlogQuotaDefaultRetentionPolicy:
+//
+//   - producer_request_hold: the topic's producers are disconnected (CLOSE_PRODUCER, reconnect
+//     allowed) and new ones refused with ProducerBlockedQuotaExceededError, which clients
+//     retry: their sends wait (and time out client-side) until consumers free memory.
+//   - producer_exception: the same, refused with ProducerBlockedQuotaExceededException, on
+//     which clients fail their pending sends with it.
+//   - consumer_backlog_eviction: upstream drops the slowest subscriptions' oldest messages.
+//     Under the memory budget letterbox holds producers back as producer_request_hold does
+//     instead (docs/protocol.md): a memory budget is the process's, not one topic's, and
+//     dropping the backlog of topics other than the one growing would surprise more.
+//
+// The SEND that finds the budget spent is not stored and gets no receipt: its producer is
+// closed, and the client sends it again once it has a producer again, as after any
+// reconnection. Non-persistent topics keep nothing and are never held back. Stores that keep
+// data on disk are not budgeted. The backlog-quota mechanism of namespaces and topics (limits
+// per topic) is not this file's: this file only triggers its behaviour.
+
+// Upstream's BacklogQuota.RetentionPolicy values.
+const (
+	QuotaProducerRequestHold     = "producer_request_hold"
+	QuotaProducerException       = "producer_exception"
+	QuotaConsumerBacklogEviction = "consumer_backlog_eviction"
+)
+
+// quotaMessage is upstream's message for a producer refused over quota.
+const quotaMessage = "Cannot create producer on topic with backlog quota exceeded"
+
+// memoryMeter returns the store's meter when the broker budgets its memory.
+func (b *Broker) memoryMeter() storage.MemoryMeter {
+	if b.cfg.MemoryLimit <= 0 {
+		return nil
+	}
+	m, _ := b.store.(storage.MemoryMeter)
+	return m
+}
+
+// quotaExceeded reports whether t is over its backlog quota: for now, whether it is a
+// persistent topic of a broker over its memory budget. The first call to see the budget spent,
+// and the first to see it back, log it.
+func (t *topic) quotaExceeded() bool {
+	b := t.b
+	if !t.name.Persistent || b.meter == nil {
+		return false
+	}
+	inUse := b.meter.MemoryInUse()
+	over := inUse >= b.cfg.MemoryLimit
+	if over != b.overBudget.Load() && b.overBudget.CompareAndSwap(!over, over) {
+		if over {
+			b.log.Warn("memory budget reached: producers are held back (backlog quota)",
+				"in_use", inUse, "limit", b.cfg.MemoryLimit, "policy", b.cfg.BacklogQuotaDefaultRetentionPolicy)
+		} else {
+			b.log.Info("memory back under its budget: producers are accepted again", "in_use", inUse, "limit", b.cfg.MemoryLimit)
+		}
+	}
+	return over
+}
+
+// quotaRefusal is the answer to a PRODUCER on a topic over its quota, as upstream's.
+func (t *topic) quotaRefusal() *serverError {
+	code := pb.ServerError_ProducerBlockedQuotaExceededError
+	if t.b.cfg.BacklogQuotaDefaultRetentionPolicy == QuotaProducerException {
+		code = pb.ServerError_ProducerBlockedQuotaExceededException
+	}
+	return errorf(code, quotaMessage)
+}
+
+// holdProducers disconnects t's producers because t is over its quota; they may reconnect,
+// and are refused while it lasts. Called with t.mu held.
+func (t *topic) holdProducers() {
+	t.b.closeTopicProducers(t, true, "backlog quota exceeded")
+}
+
+// MemoryBudget reports what the in-memory store holds (0 for a store on disk) and the budget
+// it is held to (0: none, as for a store on disk whatever Config.MemoryLimit says), for the
+// admin API's metrics.
+func (b *Broker) MemoryBudget() (inUse, limit int64) {
+	if m, ok := b.store.(storage.MemoryMeter); ok {
+		inUse = m.MemoryInUse()
+	}
+	if b.meter != nil {
+		limit = b.cfg.MemoryLimit
+	}
+	return inUse, limit
+}
