@@ -184,6 +184,15 @@ func (t *topic) detach(cs *consumer) {
 	}
 	cs.closed = true
 	s.consumers = slices.DeleteFunc(s.consumers, func(c *consumer) bool { return c == cs })
+	if !s.durable && len(s.consumers) == 0 {
+		// A reader's subscription goes with its last consumer: nothing to hand back.
+		delete(t.subs, s.name)
+		if s.selector != nil {
+			s.selector.remove(cs)
+		}
+		t.signal()
+		return
+	}
 	s.redeliverFrom(cs, nil)
 	if s.selector != nil {
 		s.selector.remove(cs)
