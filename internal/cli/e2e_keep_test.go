@@ -81,7 +81,7 @@ func TestTUITailAcrossBrokerKill(t *testing.T) {
 	}
 	produce("before")
 
-	tm := letterboxInTmux(t, "tail", bin, dir, "--service-url", su, "--admin-url", au)
+	tm := letterboxInTmux(t, "tail", bin, dir, nil, "--service-url", su, "--admin-url", au)
 	tm.waitFor("the topics screen", 20*time.Second, func(s string) bool {
 		return strings.Contains(s, "● connected") && strings.Contains(s, "restart")
 	})
@@ -117,7 +117,7 @@ func onTopics(s string) bool {
 }
 
 // buildForTmux builds the binary into a directory of the test's, where its tmux session keeps
-// its socket and HOME too, skipping as demoInTmux does.
+// its socket and HOME too. It skips with -short, and without tmux except in CI.
 func buildForTmux(t *testing.T) (bin, dir string) {
 	t.Helper()
 	if testing.Short() {
@@ -140,18 +140,20 @@ func buildForTmux(t *testing.T) (bin, dir string) {
 	return bin, dir
 }
 
-// letterboxInTmux runs bin with args at 160×48 in a tmux session of its own, as demoInTmux
-// runs the demo.
-func letterboxInTmux(t *testing.T, session, bin, dir string, args ...string) *tmux {
+// letterboxInTmux runs bin with args at 160×48 in a tmux session of its own, HOME and the XDG
+// directories under dir (env adds to the environment, NAME=VALUE).
+func letterboxInTmux(t *testing.T, session, bin, dir string, env []string, args ...string) *tmux {
 	t.Helper()
 	home := filepath.Join(dir, "home")
 	tm := &tmux{t: t, sock: filepath.Join(dir, "tmux.sock"), target: session}
 	t.Cleanup(func() { exec.Command("tmux", "-S", tm.sock, "kill-server").Run() })
 	script := fmt.Sprintf("%s %s; echo \"letterbox exited $?\"; sleep 60", bin, strings.Join(args, " "))
-	tm.run("-f", "/dev/null", "new-session", "-d", "-s", session, "-x", "160", "-y", "48",
-		"env", "-u", "NO_COLOR", "-u", "TMUX", "HOME="+home, "XDG_STATE_HOME="+filepath.Join(home, "state"),
-		"XDG_DATA_HOME="+filepath.Join(home, "data"), "XDG_CONFIG_HOME="+filepath.Join(home, "config"),
-		"TERM=xterm-256color", "COLORTERM=", "sh", "-c", script)
+	cmd := []string{"-f", "/dev/null", "new-session", "-d", "-s", session, "-x", "160", "-y", "48",
+		"env", "-u", "NO_COLOR", "-u", "TMUX", "HOME=" + home, "XDG_STATE_HOME=" + filepath.Join(home, "state"),
+		"XDG_DATA_HOME=" + filepath.Join(home, "data"), "XDG_CONFIG_HOME=" + filepath.Join(home, "config"),
+		"TERM=xterm-256color", "COLORTERM="}
+	cmd = append(cmd, env...)
+	tm.run(append(cmd, "sh", "-c", script)...)
 	return tm
 }
 
@@ -218,7 +220,7 @@ admin_url = "http://127.0.0.1:1"
 `), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	tm := letterboxInTmux(t, "ctx", bin, dir, "demo")
+	tm := letterboxInTmux(t, "ctx", bin, dir, nil, "demo")
 	tm.waitFor("the demo's topics", 30*time.Second, func(s string) bool {
 		return strings.Contains(s, "● connected") && strings.Contains(s, "orders-billing-DLQ")
 	})

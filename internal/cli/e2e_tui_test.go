@@ -1,8 +1,6 @@
 package cli_test
 
 import (
-	"context"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -149,41 +147,15 @@ func TestTUIReplayEndToEnd(t *testing.T) {
 }
 
 // demoInTmux builds the binary and runs `letterbox demo` at 160×48 in a tmux session of its
-// own (own socket, no user configuration, temporary HOME and XDG directories). After letterbox
-// exits the shell prints "letterbox exited STATUS" and waits, so the pane can still be read.
-// It skips with -short, and without tmux, except in CI (CI set), where a missing tmux fails the
-// test: a run that cannot drive the real binary must not pass as if it had.
+// own (own socket, no user configuration, temporary HOME and XDG directories; env adds to the
+// environment, NAME=VALUE). After letterbox exits the shell prints "letterbox exited STATUS"
+// and waits, so the pane can still be read. It skips with -short, and without tmux, except in
+// CI (CI set), where a missing tmux fails the test: a run that cannot drive the real binary
+// must not pass as if it had.
 func demoInTmux(t *testing.T, session string, env ...string) (*tmux, string) {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("end to end: not with -short")
-	}
-	if _, err := exec.LookPath("tmux"); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("tmux is not installed (%v), and CI is set: the end-to-end tests of the real binary cannot run; install tmux (.ci/run does)", err)
-		}
-		t.Skip("tmux is not installed")
-	}
-	t.Parallel()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "letterbox")
-	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "github.com/letterbox-dev/letterbox")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	home := filepath.Join(dir, "home")
-	tm := &tmux{t: t, sock: filepath.Join(dir, "tmux.sock"), target: session}
-	t.Cleanup(func() { exec.Command("tmux", "-S", tm.sock, "kill-server").Run() })
-	script := fmt.Sprintf("%s demo; echo \"letterbox exited $?\"; sleep 60", bin)
-	args := []string{"-f", "/dev/null", "new-session", "-d", "-s", session, "-x", "160", "-y", "48",
-		"env", "-u", "NO_COLOR", "-u", "TMUX", "HOME=" + home, "XDG_STATE_HOME=" + filepath.Join(home, "state"),
-		"XDG_DATA_HOME=" + filepath.Join(home, "data"), "XDG_CONFIG_HOME=" + filepath.Join(home, "config"),
-		"TERM=xterm-256color", "COLORTERM="}
-	args = append(args, env...) // more of the environment, NAME=VALUE
-	tm.run(append(args, "sh", "-c", script)...)
-	return tm, home
+	bin, dir := buildForTmux(t)
+	return letterboxInTmux(t, session, bin, dir, env, "demo"), filepath.Join(dir, "home")
 }
 
 // tmux drives one session on a server of its own (its own socket, no user configuration).
