@@ -313,13 +313,42 @@ func (b *Broker) topicStats(t *topic, opts StatsOptions, now time.Time) *TopicSt
 		}
 		sort.Slice(st.Publishers, func(i, j int) bool { return st.Publishers[i].ProducerName < st.Publishers[j].ProducerName })
 	}
-	if len(t.subs) > 0 {
-		st.BacklogSize = t.log.Size()
-	}
+	st.BacklogSize = t.estimatedBacklogSize()
 	for name, s := range t.subs {
 		st.Subscriptions[name] = b.subscriptionStats(s, opts, now)
 	}
 	return st
+}
+
+// estimatedBacklogSize is upstream's estimatedBacklogSize: the bytes stored after the slowest
+// subscription's mark-delete position (0 without subscriptions). As upstream it counts the
+// ledgers after that position's ledger whole and estimates the rest of its ledger from the
+// ledger's average entry size. Called with t.mu held.
+func (t *topic) estimatedBacklogSize() int64 {
+	if len(t.subs) == 0 {
+		return 0
+	}
+	var slowest storage.Position
+	first := true
+	for _, s := range t.subs {
+		if first || s.markDelete.Less(slowest) {
+			slowest, first = s.markDelete, false
+		}
+	}
+	var size int64
+	for _, l := range t.log.Ledgers() {
+		switch {
+		case l.ID > slowest.Ledger:
+			size += l.Size
+		case l.ID == slowest.Ledger && l.Entries > 0:
+			// Stored entries after the mark-delete position in this ledger.
+			after := min(l.First+l.Entries-1-slowest.Entry, l.Entries)
+			if after > 0 {
+				size += l.Size * after / l.Entries
+			}
+		}
+	}
+	return size
 }
 
 func avg(bytes, msgs float64) float64 {
