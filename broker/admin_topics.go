@@ -238,7 +238,50 @@ func (b *Broker) PartitionedMetadata(tname string) (int, error) {
 	if n, ok := r.partitioned[name.base().String()]; ok && name.Partition >= 0 && name.Partition < n {
 		return 0, nil
 	}
-	return 0, adminErr(ErrNotFound, "Topic %s does not exist", name)
+	return 0, adminErr(ErrNotFound, "Topic %s not found", name)
+}
+
+// PartitionedMetadataAutoCreate is the partitioned metadata a client asks before it produces
+// or consumes (upstream's checkAllowAutoCreation=true, what the HTTP lookup of the official
+// clients sends): for a topic that does not exist yet and may be auto-created it answers 0,
+// or, when the namespace or broker auto-creates partitioned topics, creates the partitioned
+// topic with the default partition count and answers that, as upstream does. The producer or
+// consumer that follows creates a non-partitioned topic.
+func (b *Broker) PartitionedMetadataAutoCreate(tname string) (int, error) {
+	name, err := parseAdminTopic(tname)
+	if err != nil {
+		return 0, err
+	}
+	n, serr := b.topics.partitionedMetadata(name, true)
+	if serr == nil {
+		return n, nil
+	}
+	if serr.code == pb.ServerError_TopicNotFound {
+		// Auto-creation is off, the namespace is missing or being deleted, or the topic was
+		// deleted moments ago (PIP-139): the message says which.
+		return 0, adminErr(ErrNotFound, "%s", serr.msg)
+	}
+	return 0, adminErr(ErrPreconditionFailed, "%s", serr.msg)
+}
+
+// CheckLookup is the HTTP lookup's check, as upstream's: a persistent topic (or partition)
+// that does not exist is looked up only when it may be auto-created; a non-persistent
+// non-partitioned topic lives only while used, so it is always looked up.
+func (b *Broker) CheckLookup(tname string) error {
+	name, err := parseAdminTopic(tname)
+	if err != nil {
+		return err
+	}
+	if !name.Persistent && name.Partition < 0 {
+		return nil
+	}
+	if _, err := b.PartitionedMetadata(tname); err == nil {
+		return nil
+	}
+	if b.topics.hasNamespace(name.namespace()) && b.autoTopicAllowed(name.namespace()) {
+		return nil
+	}
+	return adminErr(ErrNotFound, "Topic not found %s", name)
 }
 
 // DeleteTopic deletes a non-partitioned topic (or one partition). Without force it fails with

@@ -4,7 +4,8 @@ import "net/http"
 
 // The HTTP lookup, /lookup/v2/topic/{domain}/{tenant}/{ns}/{topic}: every topic is served by
 // this broker, at its binary-protocol URL and this server's URL. The topic need not exist
-// (producers and consumers create it), as with the binary LOOKUP.
+// when it may be auto-created (producers and consumers create it); otherwise it is not found
+// (404 "Topic not found …"), as upstream answers.
 
 type lookupJSON struct {
 	BrokerURL    string `json:"brokerUrl"`
@@ -19,6 +20,11 @@ func (s *Server) lookupRoutes(rt *router) {
 		rt.handle("GET /lookup/v2/topic/"+d+"/{tenant}/{namespace}/{topic}", func(w http.ResponseWriter, r *http.Request) {
 			if !validPart(r.PathValue("tenant")) || !validPart(r.PathValue("namespace")) {
 				writeError(w, http.StatusPreconditionFailed, "Invalid topic name")
+				return
+			}
+			topic := d + "://" + r.PathValue("tenant") + "/" + r.PathValue("namespace") + "/" + r.PathValue("topic")
+			if err := s.b.CheckLookup(topic); err != nil {
+				writeAdminError(w, err)
 				return
 			}
 			out := lookupJSON{BrokerURL: s.b.ServiceURL(), HTTPURL: s.URL(), NativeURL: s.b.ServiceURL()}

@@ -83,7 +83,15 @@ func (s *Server) topicRoutes(rt *router) {
 		}
 	})
 	s.topicRoute(rt, "GET", "/partitions", func(w http.ResponseWriter, r *http.Request, topic string) {
-		n, err := s.b.PartitionedMetadata(topic)
+		var n int
+		var err error
+		if check, ok := queryBool(w, r, "checkAllowAutoCreation"); !ok {
+			return
+		} else if check {
+			n, err = s.b.PartitionedMetadataAutoCreate(topic) // the clients' HTTP lookup
+		} else {
+			n, err = s.b.PartitionedMetadata(topic)
+		}
 		answer(w, broker.PartitionedMetadataJSON{Partitions: n}, err)
 	})
 	s.topicRoute(rt, "DELETE", "/partitions", func(w http.ResponseWriter, r *http.Request, topic string) {
