@@ -637,55 +637,99 @@ func (b *Broker) InternalStats(tname string) (*InternalStats, error) {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	return t.internalStats(), nil
+}
+
+// internalStats is t's PersistentTopicInternalStats. Called with t.mu held.
+//
+// Ledgers are our segments (the in-memory log's one ledger). As upstream, the open ledger is
+// listed with 0 entries and size 0 (its figures are currentLedgerEntries and
+// currentLedgerSize); a closed ledger's entries count every id it handed out, trimmed ones
+// included, and its timestamp is its last entry's publish time (upstream's is when it closed,
+// which a segment does not record). Cursors are the subscriptions; they live in the metadata
+// store, not in a cursor ledger, so cursorLedger is −1.
+func (t *topic) internalStats() *InternalStats {
 	last := t.log.Last()
-	entries, size := t.log.Entries(), t.log.Size()
-	// Each ledger (segment) as upstream lists its ledgers; entries counts the ids the ledger
-	// handed out, trimmed ones included (an in-memory log trims inside its one ledger).
-	var ledgers []InternalLedgerInfo
+	ledgers := []InternalLedgerInfo{}
 	var added int64
-	for _, l := range t.log.Ledgers() {
-		ledgers = append(ledgers, InternalLedgerInfo{LedgerID: l.ID, Entries: l.First + l.Entries, Size: l.Size})
-		added += l.First + l.Entries
+	infos := t.log.Ledgers()
+	for i, l := range infos {
+		n := l.First + l.Entries
+		added += n
+		li := InternalLedgerInfo{LedgerID: l.ID, Entries: n, Size: l.Size}
+		if i == len(infos)-1 {
+			li.Entries, li.Size = 0, 0
+		} else if e, ok := t.log.GetHeld(storage.Position{Ledger: l.ID, Entry: n - 1}); ok {
+			li.Timestamp = e.Meta.PublishTime
+			releaseHold(e.Hold)
+		}
+		ledgers = append(ledgers, li)
 	}
-	current := ledgers[len(ledgers)-1]
+	var current storage.LedgerInfo
+	if len(infos) > 0 {
+		current = infos[len(infos)-1]
+	}
+	state := "LedgerOpened"
+	if t.b.isTerminated(t.full) {
+		state = "Terminated"
+	}
 	st := &InternalStats{
 		EntriesAddedCounter:        added,
-		NumberOfEntries:            entries,
-		TotalSize:                  size,
-		CurrentLedgerEntries:       current.Entries,
+		NumberOfEntries:            t.log.Entries(),
+		TotalSize:                  t.log.Size(),
+		CurrentLedgerEntries:       current.First + current.Entries,
 		CurrentLedgerSize:          current.Size,
-		LastLedgerCreatedTimestamp: t.created.UTC().Format(time.RFC3339Nano),
+		LastLedgerCreatedTimestamp: t.opened.UTC().Format(time.RFC3339Nano),
 		LastConfirmedEntry:         last.String(),
-		State:                      "LedgerOpened",
+		State:                      state,
 		Ledgers:                    ledgers,
 		Cursors:                    map[string]*CursorStats{},
 		SchemaLedgers:              []InternalLedgerInfo{},
 		CompactedLedger:            InternalLedgerInfo{LedgerID: -1, Entries: -1, Size: -1},
 	}
 	for name, s := range t.subs {
-		ranges := ackedRanges(s)
-		parts := make([]string, len(ranges))
-		for i, r := range ranges {
-			// Upstream shows open-closed ranges: (before-first..last].
-			parts[i] = "(" + storage.Position{Ledger: r[0].Ledger, Entry: r[0].Entry - 1}.String() + ".." + r[1].String() + "]"
-		}
-		st.Cursors[name] = &CursorStats{
-			MarkDeletePosition:                       s.markDelete.String(),
-			ReadPosition:                             s.readPos.String(),
-			WaitingReadOp:                            len(s.consumers) > 0 && last.Less(s.readPos),
-			MessagesConsumedCounter:                  s.msgOut,
-			CursorLedger:                             -1,
-			CursorLedgerLastEntry:                    -1,
-			IndividuallyDeletedMessages:              "[" + strings.Join(parts, ", ") + "]",
-			LastLedgerSwitchTimestamp:                s.created.UTC().Format(time.RFC3339Nano),
-			State:                                    "Open",
-			Active:                                   len(s.consumers) > 0,
-			NumberOfEntriesSinceFirstNotAckedMessage: max(s.readPos.Entry-s.markDelete.Entry, 1),
-			TotalNonContiguousDeletedMessagesRange:   len(ranges),
-			Properties:                               map[string]int64{},
-		}
+		st.Cursors[name] = s.cursorStats(added, last)
 	}
-	return st, nil
+	return st
+}
+
+// cursorStats is s's CursorStats; added is the topic's entriesAddedCounter. Called with the
+// topic's mutex held.
+func (s *subscription) cursorStats(added int64, last storage.Position) *CursorStats {
+	log := s.topic.log
+	ranges := ackedRanges(s)
+	parts := make([]string, len(ranges))
+	for i, r := range ranges {
+		// Upstream shows open-closed ranges: (before-first..last].
+		parts[i] = "(" + storage.Position{Ledger: r[0].Ledger, Entry: r[0].Entry - 1}.String() + ".." + r[1].String() + "]"
+	}
+	// Upstream counts (mark-delete, read position], the read position included even when it
+	// is not written yet: a cursor that has caught up shows 1.
+	var sinceFirst int64
+	if s.markDelete.Less(s.readPos) {
+		sinceFirst = log.EntriesFrom(log.Next(s.markDelete)) - log.EntriesFrom(s.readPos) + 1
+	}
+	state := "Open"
+	if len(s.consumers) == 0 && !s.durable {
+		state = "Closed"
+	}
+	return &CursorStats{
+		MarkDeletePosition: s.markDelete.String(),
+		ReadPosition:       s.readPos.String(),
+		WaitingReadOp:      len(s.consumers) > 0 && last.Less(s.readPos),
+		// Upstream's counter is what makes entriesAddedCounter − messagesConsumedCounter the
+		// cursor's backlog.
+		MessagesConsumedCounter:                  added - s.backlogEntries(),
+		CursorLedger:                             -1,
+		CursorLedgerLastEntry:                    -1,
+		IndividuallyDeletedMessages:              "[" + strings.Join(parts, ", ") + "]",
+		LastLedgerSwitchTimestamp:                s.created.UTC().Format(time.RFC3339Nano),
+		State:                                    state,
+		Active:                                   len(s.consumers) > 0,
+		NumberOfEntriesSinceFirstNotAckedMessage: sinceFirst,
+		TotalNonContiguousDeletedMessagesRange:   len(ranges),
+		Properties:                               map[string]int64{},
+	}
 }
 
 // ConnectionCount is the number of open client connections.

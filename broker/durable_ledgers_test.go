@@ -33,16 +33,21 @@ func TestDurableLedgersAndExamine(t *testing.T) {
 	if len(st.Ledgers) < 4 {
 		t.Fatalf("ledgers = %+v, want one per 8 KiB segment", st.Ledgers)
 	}
-	var sum int64
-	for _, l := range st.Ledgers {
-		sum += l.Entries
-	}
+	// As upstream, the open ledger is listed with 0 entries (its count is currentLedgerEntries)
+	// and each closed one with its entries and a timestamp.
 	last := st.Ledgers[len(st.Ledgers)-1]
-	if sum != n || st.NumberOfEntries != n || st.EntriesAddedCounter != n || st.CurrentLedgerEntries != last.Entries {
-		t.Errorf("entries: ledgers sum %d, numberOfEntries %d, added %d, current %d (last ledger %d); want %d",
-			sum, st.NumberOfEntries, st.EntriesAddedCounter, st.CurrentLedgerEntries, last.Entries, n)
+	sum := st.CurrentLedgerEntries
+	for _, l := range st.Ledgers[:len(st.Ledgers)-1] {
+		sum += l.Entries
+		if l.Entries == 0 || l.Size == 0 || l.Timestamp == 0 {
+			t.Errorf("closed ledger %+v: want entries, size and timestamp", l)
+		}
 	}
-	if want := fmt.Sprintf("%d:%d", last.LedgerID, last.Entries-1); st.LastConfirmedEntry != want {
+	if sum != n || st.NumberOfEntries != n || st.EntriesAddedCounter != n || last.Entries != 0 || last.Size != 0 {
+		t.Errorf("entries: ledgers sum %d, numberOfEntries %d, added %d, open ledger %+v; want %d and an open ledger listed empty",
+			sum, st.NumberOfEntries, st.EntriesAddedCounter, last, n)
+	}
+	if want := fmt.Sprintf("%d:%d", last.LedgerID, st.CurrentLedgerEntries-1); st.LastConfirmedEntry != want {
 		t.Errorf("lastConfirmedEntry = %s, want %s", st.LastConfirmedEntry, want)
 	}
 

@@ -32,6 +32,7 @@ type topic struct {
 	// deletedSubs are durable subscriptions removed since the last cursor flush.
 	deletedSubs []string
 	created     time.Time
+	opened      time.Time         // when this broker opened the log: its current ledger's creation, as far as stats know
 	props       map[string]string // topic properties; PropertyTopicPurpose among them
 	stats       topicStats
 	// wake is the earliest time a delayed message becomes due; the dispatcher sleeps until then.
@@ -55,6 +56,7 @@ func newTopic(b *Broker, name topicName, log storage.Log) *topic {
 		producers: make(map[*producer]struct{}),
 		subs:      make(map[string]*subscription),
 		created:   time.Now(),
+		opened:    time.Now(),
 	}
 	t.wg.Add(1)
 	go t.run()
