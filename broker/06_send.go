@@ -14,6 +14,12 @@ import (
 // payload is stored exactly as received so MESSAGE can replay it with its checksum intact.
 // Not implemented: transactions.
 //
+// The size of a SEND is bounded only by the frame reader: maxMessageSize plus upstream's 10 KiB
+// of frame padding for the command and metadata (wire.MaxFrameSize), as upstream's frame
+// decoder; a larger frame closes the connection. The official Go client sizes each chunk of a
+// chunked message to maxMessageSize less its metadata without the chunk fields, so every chunk
+// is a few dozen bytes over maxMessageSize and must pass.
+//
 // A batch's num_messages_in_batch is what stats count and what a consumer's permits pay, so a
 // count that cannot be true is refused with SEND_ERROR NotAllowedError (the connection stays):
 // an uncompressed, unencrypted batch must hold exactly that many messages (their sizes walked
@@ -40,10 +46,6 @@ func (c *conn) handleSend(cmd *pb.CommandSend, payload []byte) error {
 	}
 	if payload == nil {
 		return errProtocol("SEND without a payload")
-	}
-	if len(payload)-10 > c.b.cfg.MaxMessageSize { // metadata + payload, as clients count it
-		p.fail(cmd, pb.ServerError_NotAllowedError, "message exceeds the maximum message size")
-		return nil
 	}
 	md, err := wire.DecodeMetadata(payload) // the reader verified the checksum
 	if err != nil {
