@@ -2,6 +2,7 @@ package broker
 
 import (
 	"encoding/json"
+	"fmt"
 	"sort"
 
 	"github.com/letterbox-dev/letterbox/broker/storage"
@@ -172,22 +173,51 @@ func validStrategy(s string) bool {
 	return false
 }
 
+// checkAutoTopicCreation validates an autoTopicCreationOverride as upstream does: only an
+// override that allows auto-creation is checked, and a failure is 412 with upstream's words.
 func checkAutoTopicCreation(o *AutoTopicCreationOverride) error {
+	if !o.AllowAutoTopicCreation {
+		return nil
+	}
+	fail := func(detail string) error {
+		return adminErr(ErrPreconditionFailed, "Invalid configuration for autoTopicCreationOverride. the detail is %s", detail)
+	}
 	switch o.TopicType {
-	case "non-partitioned":
 	case "partitioned":
-		if o.AllowAutoTopicCreation && (o.DefaultNumPartitions == nil || *o.DefaultNumPartitions <= 0) {
-			return adminErr(ErrInvalidArgument, "[defaultNumPartitions] cannot be less than 1 for partition type.")
+		if o.DefaultNumPartitions == nil {
+			return fail("[defaultNumPartitions] cannot be null when the type is partitioned.")
+		}
+		if *o.DefaultNumPartitions <= 0 {
+			return fail("[defaultNumPartitions] cannot be less than 1 for partition type.")
+		}
+	case "non-partitioned":
+		if o.DefaultNumPartitions != nil {
+			return fail("[defaultNumPartitions] is not allowed to be set when the type is non-partition.")
 		}
 	default:
-		return adminErr(ErrInvalidArgument, "Unknown topic type %q: want partitioned or non-partitioned", o.TopicType)
+		return fail(fmt.Sprintf("Unknown topic type [%s]", o.TopicType))
+	}
+	return nil
+}
+
+// checkTenant answers upstream's 404 "Tenant does not exist" before anything about the
+// namespace, as upstream's namespace endpoints check the tenant first.
+func (b *Broker) checkTenant(ns string) error {
+	tenant, _, err := splitNamespace(ns)
+	if err != nil {
+		return err
+	}
+	a, unlock := b.adminLocked()
+	defer unlock()
+	if _, ok := a.tenants[tenant]; !ok {
+		return adminErr(ErrNotFound, "Tenant does not exist")
 	}
 	return nil
 }
 
 // NamespacePolicies returns a namespace's policies.
 func (b *Broker) NamespacePolicies(ns string) (*Policies, error) {
-	if _, _, err := splitNamespace(ns); err != nil {
+	if err := b.checkTenant(ns); err != nil {
 		return nil, err
 	}
 	if !b.topics.hasNamespace(ns) {
@@ -204,7 +234,7 @@ func (b *Broker) NamespacePolicies(ns string) (*Policies, error) {
 
 // UpdateNamespacePolicies applies fn to a copy of ns's policies and stores the result.
 func (b *Broker) UpdateNamespacePolicies(ns string, fn func(*Policies) error) error {
-	if _, _, err := splitNamespace(ns); err != nil {
+	if err := b.checkTenant(ns); err != nil {
 		return err
 	}
 	r := b.topics
