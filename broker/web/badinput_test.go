@@ -48,7 +48,7 @@ func TestBadInput(t *testing.T) {
 		{"namespace policies of wrong type", "PUT", "/namespaces/public/x", `{"bundles": 3}`, nil, 400},
 		{"bad retention", "POST", "/namespaces/public/default/retention", `{"retentionTimeInMinutes": 1.5}`, nil, 400},
 		{"retention without body", "POST", "/namespaces/public/default/retention", ``, nil, 400},
-		{"bad auto topic type", "POST", "/namespaces/public/default/autoTopicCreation", `{"allowAutoTopicCreation": true, "topicType": "weird"}`, nil, 400},
+		{"bad auto topic type", "POST", "/namespaces/public/default/autoTopicCreation", `{"allowAutoTopicCreation": true, "topicType": "weird"}`, nil, 412},
 		{"bad strategy", "PUT", "/namespaces/public/default/schemaCompatibilityStrategy", `"SOMETIMES"`, nil, 400},
 		{"bad partitions body", "PUT", "/persistent/public/default/p/partitions", `"three"`, nil, 400},
 		{"float partitions", "PUT", "/persistent/public/default/p/partitions", `3.0`, nil, 400},
