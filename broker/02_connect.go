@@ -11,7 +11,7 @@ import (
 // checked first and a failure is answered ERROR and closes (auth_conn.go). The answered protocol version is the lower of
 // the client's and ours (v21; v20 in upstream-compat mode). Nothing that needs AUTH_CHALLENGE is
 // sent: the Go client fails a handshake whose first answer is not CONNECTED.
-// Not implemented: proxying (proxy_to_broker_url is ignored; this broker owns every topic).
+// proxy_to_broker_url matters only at a front end that plays a proxy (frontend.go).
 
 const (
 	protocolVersion       = int32(pb.ProtocolVersion_v21)
@@ -29,6 +29,7 @@ func (c *conn) handleConnect(cmd *pb.CommandConnect) error {
 	if c.b.cfg.CompatUpstream {
 		ours = protocolVersionCompat
 	}
+	c.adoptProxiedFrontEnd(cmd.GetProxyToBrokerUrl()) // frontend.go
 	c.clientVersion = cmd.GetClientVersion()
 	c.protocolVersion = min(cmd.GetProtocolVersion(), ours)
 	c.features = cmd.GetFeatureFlags()

@@ -35,6 +35,10 @@ func (c *conn) handleSubscribe(cmd *pb.CommandSubscribe) error {
 		}
 		return nil
 	}
+	if serr := c.notServed(name); serr != nil { // another front end owns it (frontend.go)
+		c.sendError(reqID, serr.code, serr.msg)
+		return nil
+	}
 	t, serr := c.b.topics.get(name, cmd.GetForceTopicCreation(), cmd.GetTopicPurpose())
 	if serr != nil {
 		c.sendError(reqID, serr.code, serr.msg)

@@ -40,6 +40,10 @@ func (c *conn) handleProducer(cmd *pb.CommandProducer) error {
 		}
 		return nil
 	}
+	if serr := c.notServed(name); serr != nil { // another front end owns it (frontend.go)
+		c.sendError(reqID, serr.code, serr.msg)
+		return nil
+	}
 	t, serr := c.b.topics.get(name, true, cmd.GetTopicPurpose())
 	if serr != nil {
 		c.sendError(reqID, serr.code, serr.msg)

@@ -4,7 +4,7 @@ import "github.com/letterbox-dev/letterbox/client/wire/pb"
 
 // LOOKUP → LOOKUP_RESPONSE. A single broker owns every topic, so a valid name is always answered
 // Connect, authoritative, with our own advertised URL (never Redirect: the Go client would loop
-// 20 times on a redirect to itself). Lookup does not create the topic; PRODUCER and SUBSCRIBE do.
+// 20 times on a redirect to itself). Only a broker playing a cluster (frontend.go) redirects. Lookup does not create the topic; PRODUCER and SUBSCRIBE do.
 
 func (c *conn) handleLookup(cmd *pb.CommandLookupTopic) error {
 	name, err := parseTopicName(cmd.GetTopic())
@@ -16,14 +16,17 @@ func (c *conn) handleLookup(cmd *pb.CommandLookupTopic) error {
 		c.sendLookupError(cmd.GetRequestId(), pb.ServerError_AuthorizationError, "Client is not authorized to Lookup")
 		return nil
 	}
-	url := c.b.ServiceURL()
+	if c.lookupElsewhere(cmd, name) { // another front end owns it (frontend.go)
+		return nil
+	}
+	url := c.serviceURL()
 	c.send(&pb.BaseCommand{
 		Type: pb.BaseCommand_LOOKUP_RESPONSE.Enum(),
 		LookupTopicResponse: &pb.CommandLookupTopicResponse{
 			RequestId:           cmd.RequestId,
 			Response:            pb.CommandLookupTopicResponse_Connect.Enum(),
 			BrokerServiceUrl:    &url,
-			BrokerServiceUrlTls: c.b.tlsServiceURL(),
+			BrokerServiceUrlTls: c.tlsServiceURL(),
 			Authoritative:       ptr(true),
 		},
 	}, nil)

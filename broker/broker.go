@@ -21,7 +21,6 @@
 package broker
 
 import (
-	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -66,8 +65,12 @@ type Broker struct {
 	overBudget atomic.Bool
 	panics     atomic.Int64 // contained so far (panic.go)
 	intercept  atomic.Pointer[Interceptor]
-	nextID     atomic.Uint64 // producer name counter and ledger ids
-	started    time.Time
+	// ownership and fronts make the broker play a cluster's brokers (frontend.go); fronts is
+	// guarded by mu.
+	ownership atomic.Pointer[Ownership]
+	fronts    map[string]FrontEnd
+	nextID    atomic.Uint64 // producer name counter and ledger ids
+	started   time.Time
 }
 
 // New starts a broker listening on the configured address (127.0.0.1:0 by default).
@@ -199,38 +202,7 @@ func (b *Broker) Close() error {
 	return nil
 }
 
-func (b *Broker) acceptLoop() {
-	defer b.wg.Done()
-	for {
-		nc, err := b.ln.Accept()
-		if err != nil {
-			if errors.Is(err, net.ErrClosed) {
-				return
-			}
-			b.log.Warn("accept failed", "err", err)
-			select {
-			case <-b.stop:
-				return
-			case <-time.After(50 * time.Millisecond):
-			}
-			continue
-		}
-		c := newConn(b, nc)
-		b.mu.Lock()
-		if b.closed {
-			b.mu.Unlock()
-			nc.Close()
-			return
-		}
-		refused := b.admitLocked(c) // limits.go
-		b.mu.Unlock()
-		if refused != "" {
-			b.refuseConn(nc, refused)
-			continue
-		}
-		c.start()
-	}
-}
+func (b *Broker) acceptLoop() { b.acceptOn(b.ln, nil) } // frontend.go
 
 func (b *Broker) forgetConn(c *conn) {
 	b.mu.Lock()
