@@ -339,6 +339,11 @@ func (b *Broker) DeleteNamespace(ns string, force bool) error {
 			return adminErr(ErrConflict, "Cannot delete non empty namespace: topics were created meanwhile")
 		}
 	}
+	for _, name := range r.stored {
+		if name.namespace() == ns {
+			return adminErr(ErrConflict, "Cannot delete non empty namespace: topics were created meanwhile")
+		}
+	}
 	a, unlock := b.adminLocked()
 	defer unlock()
 	if err := b.persistAdmin(storage.BucketNamespaces, ns, nil); err != nil {
@@ -369,6 +374,15 @@ func (b *Broker) namespaceTopics(ns string) []topicName {
 			continue
 		}
 		out = append(out, t.name)
+	}
+	for _, name := range r.stored {
+		if name.namespace() != ns {
+			continue
+		}
+		if _, ok := r.partitioned[name.base().String()]; ok && name.Partition >= 0 {
+			continue
+		}
+		out = append(out, name)
 	}
 	return out
 }

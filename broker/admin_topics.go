@@ -79,7 +79,10 @@ func (b *Broker) topicFor(name topicName, what string) (*topic, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	full := name.String()
-	if t, ok := r.topics[full]; ok {
+	if t, ok, serr := r.liveLocked(name); ok {
+		if serr != nil {
+			return nil, adminErr(ErrPreconditionFailed, "%s", serr.msg)
+		}
 		return t, nil
 	}
 	if _, ok := r.partitioned[full]; ok {
@@ -129,7 +132,7 @@ func (b *Broker) CreateTopic(tname string, props map[string]string) error {
 	if !r.namespaces[name.namespace()] {
 		return adminErr(ErrNotFound, "Namespace does not exist")
 	}
-	if _, ok := r.topics[full]; ok {
+	if r.knownLocked(full) {
 		return adminErr(ErrAlreadyExists, "This topic already exists")
 	}
 	if _, ok := r.partitioned[full]; ok {
@@ -167,7 +170,7 @@ func (b *Broker) CreatePartitionedTopic(tname string, n int, props map[string]st
 	if _, ok := r.partitioned[full]; ok {
 		return adminErr(ErrAlreadyExists, "This topic already exists")
 	}
-	if _, ok := r.topics[full]; ok {
+	if r.knownLocked(full) {
 		return adminErr(ErrAlreadyExists, "This topic already exists")
 	}
 	if err := b.storeTopicRecord(full, topicRecord{Properties: maps.Clone(props), Created: time.Now().UnixMilli()}); err != nil {
@@ -232,7 +235,7 @@ func (b *Broker) PartitionedMetadata(tname string) (int, error) {
 	if n, ok := r.partitioned[name.String()]; ok {
 		return n, nil
 	}
-	if _, ok := r.topics[name.String()]; ok {
+	if r.knownLocked(name.String()) {
 		return 0, nil
 	}
 	if n, ok := r.partitioned[name.base().String()]; ok && name.Partition >= 0 && name.Partition < n {
@@ -298,10 +301,14 @@ func (b *Broker) DeleteTopic(tname string, force bool) error {
 		r.mu.Unlock()
 		return adminErr(ErrPreconditionFailed, "%s is a partitioned topic: delete it with its partitions", full)
 	}
-	t, ok := r.topics[full]
+	t, ok, serr := r.liveLocked(name) // a stored topic is opened to be deleted
 	if !ok {
 		r.mu.Unlock()
 		return adminErr(ErrNotFound, "Topic not found")
+	}
+	if serr != nil {
+		r.mu.Unlock()
+		return adminErr(ErrPreconditionFailed, "%s", serr.msg)
 	}
 	if !force && t.busy() {
 		r.mu.Unlock()
@@ -333,8 +340,12 @@ func (b *Broker) DeletePartitionedTopic(tname string, force bool) error {
 	}
 	var parts []*topic
 	for i := range n {
-		if t, ok := r.topics[name.partition(i).String()]; ok {
+		// Stored partitions are opened to be deleted with the others.
+		if t, ok, serr := r.liveLocked(name.partition(i)); ok && serr == nil {
 			parts = append(parts, t)
+		} else if serr != nil {
+			r.mu.Unlock()
+			return adminErr(ErrPreconditionFailed, "%s", serr.msg)
 		}
 	}
 	if !force {

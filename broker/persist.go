@@ -3,11 +3,9 @@ package broker
 import (
 	"encoding/json"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/letterbox-dev/letterbox/broker/storage"
-	"github.com/letterbox-dev/letterbox/client/wire/pb"
 )
 
 // What the broker keeps in the store's metadata, and how it comes back on start. Cursors are
@@ -126,7 +124,8 @@ func (t *topic) persistSubscription(s *subscription) error {
 	return nil
 }
 
-// recover loads partitioned metadata, schemas, topics and durable subscriptions from the store.
+// recover loads tenants, namespaces, partitioned metadata and schemas from the store, and the
+// names of the stored topics, which open on first use with their durable subscriptions.
 func (b *Broker) recover() error {
 	if err := b.recoverAdmin(); err != nil { // tenants, namespaces (admin_tenants.go)
 		return err
@@ -153,48 +152,8 @@ func (b *Broker) recover() error {
 	if err := b.schemas.load(); err != nil {
 		return err
 	}
-	logs, err := b.store.Logs()
-	if err != nil {
-		return err
-	}
-	for _, full := range logs {
-		name, err := parseTopicName(full)
-		if err != nil {
-			keep(fmt.Errorf("stored topic %q: %w", full, err))
-			continue
-		}
-		if _, serr := b.topics.open(name); serr != nil {
-			keep(fmt.Errorf("open %s: %s", full, serr.msg))
-		}
-	}
-	err = meta.Scan(storage.BucketCursors, "", func(key string, v []byte) bool {
-		full, sub, ok := strings.Cut(key, "\x00")
-		if !ok {
-			return true
-		}
-		var rec cursorRecord
-		if err := json.Unmarshal(v, &rec); err != nil {
-			keep(fmt.Errorf("cursor %s of %s: %w", sub, full, err))
-			return true
-		}
-		name, err := parseTopicName(full)
-		if err != nil {
-			return true
-		}
-		t, serr := b.topics.open(name)
-		if serr != nil {
-			keep(fmt.Errorf("open %s: %s", full, serr.msg))
-			return true
-		}
-		subType := pb.CommandSubscribe_SubType(pb.CommandSubscribe_SubType_value[rec.Type])
-		t.mu.Lock()
-		s := newSubscription(t, sub, subType, true, t.log.First())
-		s.restore(rec)
-		t.subs[sub] = s
-		t.mu.Unlock()
-		return true
-	})
-	if err != nil {
+	// Topics themselves open on first use (topics_lazy.go): only their names are read here.
+	if err := b.topics.loadStoredNames(); err != nil {
 		return err
 	}
 	if firstErr != nil {

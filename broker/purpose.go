@@ -55,9 +55,10 @@ func (r *topicRegistry) sourceTopics(name topicName) []topicName {
 	return out
 }
 
-// existsLocked reports whether name is a live or partitioned topic. Called with r.mu held.
+// existsLocked reports whether name is an open, stored or partitioned topic. Called with r.mu
+// held.
 func (r *topicRegistry) existsLocked(name topicName) bool {
-	if _, ok := r.topics[name.String()]; ok {
+	if r.knownLocked(name.String()) {
 		return true
 	}
 	_, ok := r.partitioned[name.String()]
@@ -70,9 +71,15 @@ func (r *topicRegistry) purposeOfLocked(name topicName) string {
 	if t, ok := r.topics[name.String()]; ok {
 		return t.property(PropertyTopicPurpose)
 	}
+	if _, ok := r.stored[name.String()]; ok {
+		return r.storedPurposeLocked(name.String())
+	}
 	if _, ok := r.partitioned[name.String()]; ok {
 		if t, ok := r.topics[name.partition(0).String()]; ok {
 			return t.property(PropertyTopicPurpose)
+		}
+		if _, ok := r.stored[name.partition(0).String()]; ok {
+			return r.storedPurposeLocked(name.partition(0).String())
 		}
 	}
 	return ""

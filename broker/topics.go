@@ -17,7 +17,10 @@ type topicRegistry struct {
 	mu          sync.Mutex
 	namespaces  map[string]bool   // "tenant/ns"
 	partitioned map[string]int    // base full name → partition count
-	topics      map[string]*topic // full name → topic
+	topics      map[string]*topic // full name → open topic
+	// stored are the topics storage holds that nobody has used since the start: they open on
+	// first use (topics_lazy.go). A name is in topics or stored, never both.
+	stored map[string]topicName
 	// PIP-139 (pip139.go): deleted topics that may not be auto-created yet, and namespaces
 	// being deleted.
 	tombstones   map[string]time.Time
@@ -30,6 +33,7 @@ func newTopicRegistry(b *Broker) *topicRegistry {
 		namespaces:  map[string]bool{"public/default": true},
 		partitioned: make(map[string]int),
 		topics:      make(map[string]*topic),
+		stored:      make(map[string]topicName),
 	}
 }
 
@@ -41,7 +45,7 @@ func (r *topicRegistry) partitionedMetadata(name topicName, autoCreate bool) (in
 	if n, ok := r.partitioned[name.String()]; ok {
 		return n, nil
 	}
-	if _, ok := r.topics[name.String()]; ok || name.Partition >= 0 {
+	if r.knownLocked(name.String()) || name.Partition >= 0 {
 		return 0, nil
 	}
 	// The namespace's autoTopicCreationOverride, else the broker's configuration.
@@ -77,8 +81,8 @@ func (r *topicRegistry) get(name topicName, create bool, purpose string) (*topic
 		// that still exists until the deletion reaches it.
 		return nil, errorf(pb.ServerError_TopicNotFound, "Namespace %s is being deleted", name.namespace())
 	}
-	if t, ok := r.topics[full]; ok {
-		return t, nil
+	if t, ok, serr := r.liveLocked(name); ok {
+		return t, serr
 	}
 	if _, ok := r.partitioned[full]; ok {
 		return nil, errorf(pb.ServerError_NotAllowedError, "%s is a partitioned topic: use its partitions", full)
@@ -113,23 +117,13 @@ func (r *topicRegistry) get(name topicName, create bool, purpose string) (*topic
 	return r.openCreating(name, props)
 }
 
-// open returns the topic, opening its stored log if it is not live yet, whatever the
-// auto-creation policy: for topics that exist in storage.
-func (r *topicRegistry) open(name topicName) (*topic, *serverError) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if t, ok := r.topics[name.String()]; ok {
-		return t, nil
-	}
-	return r.openLocked(name)
-}
-
 func (r *topicRegistry) openLocked(name topicName) (*topic, *serverError) {
 	return r.openCreating(name, nil)
 }
 
-// openCreating opens name's log and its stored metadata; a topic with no stored metadata gets
-// props (the properties of a topic being created). Called with r.mu held.
+// openCreating opens name's log, its stored metadata and its durable subscriptions; a topic
+// with no stored metadata gets props (the properties of a topic being created). Called with
+// r.mu held.
 func (r *topicRegistry) openCreating(name topicName, props map[string]string) (*topic, *serverError) {
 	full := name.String()
 	rec, found, err := r.b.loadTopicRecord(full)
@@ -151,6 +145,11 @@ func (r *topicRegistry) openCreating(name topicName, props map[string]string) (*
 	if rec.Created > 0 {
 		t.created = time.UnixMilli(rec.Created)
 	}
+	if err := r.b.restoreCursors(t); err != nil {
+		// Damaged metadata must not keep the topic closed: serve what can be served.
+		r.b.log.Error("some subscriptions of a topic could not be restored", "topic", full, "err", err)
+	}
+	delete(r.stored, full)
 	r.topics[full] = t
 	r.b.log.Debug("topic opened", "topic", full, "properties", rec.Properties)
 	return t, nil
@@ -185,6 +184,11 @@ func (r *topicRegistry) list(ns string, mode pb.CommandGetTopicsOfNamespace_Mode
 			seen[full] = true
 		}
 	}
+	for full, name := range r.stored {
+		if name.namespace() == ns && want(name.Persistent) {
+			seen[full] = true
+		}
+	}
 	out := make([]string, 0, len(seen))
 	for n := range seen {
 		out = append(out, n)
@@ -193,7 +197,7 @@ func (r *topicRegistry) list(ns string, mode pb.CommandGetTopicsOfNamespace_Mode
 	return out
 }
 
-// all returns every live topic.
+// all returns every open topic (stored topics nobody has used since the start are not).
 func (r *topicRegistry) all() []*topic {
 	r.mu.Lock()
 	defer r.mu.Unlock()

@@ -27,6 +27,7 @@ func (s *Server) lookupRoutes(rt *router) {
 				writeAdminError(w, err)
 				return
 			}
+			s.b.LoadTopic(topic) // a stored topic opens on its first lookup
 			out := lookupJSON{BrokerURL: s.b.ServiceURL(), HTTPURL: s.URL(), NativeURL: s.b.ServiceURL()}
 			if s.b.TLSConfig() != nil {
 				out.BrokerURLTLS, out.HTTPURLTLS = out.BrokerURL, out.HTTPURL
