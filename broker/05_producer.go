@@ -14,6 +14,11 @@ import (
 // authorization on, a producer naming one must also be allowed to consume (else
 // AuthorizationError, as upstream), so the subscription is created only for such a role.
 // Deduplication is off, so last_sequence_id is always −1.
+//
+// A PRODUCER for a producer id the connection already has is the client asking again (its
+// first request timed out, or it reconnects on the same connection): it is answered under the
+// new request's id, as upstream's ServerCnx does, with PRODUCER_SUCCESS while the producer is
+// registered and ServiceNotReady while it waits for exclusive access.
 
 func (c *conn) handleProducer(cmd *pb.CommandProducer) error {
 	reqID := cmd.GetRequestId()
@@ -30,14 +35,7 @@ func (c *conn) handleProducer(cmd *pb.CommandProducer) error {
 	existing, dup := c.producers[cmd.GetProducerId()]
 	c.mu.Unlock()
 	if dup {
-		if t := existing.topic; t.full == name.String() && existing.ready {
-			t.mu.Lock()
-			epoch := t.epoch
-			t.mu.Unlock()
-			c.sendProducerSuccess(existing, epoch)
-		} else {
-			c.sendError(reqID, pb.ServerError_ServiceNotReady, "Producer is already present on the connection")
-		}
+		c.answerDuplicateProducer(existing, reqID)
 		return nil
 	}
 	if serr := c.notServed(name); serr != nil { // another front end owns it (frontend.go)
@@ -102,6 +100,27 @@ func (c *conn) handleProducer(cmd *pb.CommandProducer) error {
 	p.ready = ready
 	c.sendProducerSuccess(p, epoch)
 	return nil
+}
+
+// answerDuplicateProducer answers, under reqID, a PRODUCER for the id of p, a producer the
+// connection already has. Upstream answers with the producer's name and schema version only:
+// last_sequence_id −1, ready, no topic epoch, whatever topic the request names.
+func (c *conn) answerDuplicateProducer(p *producer, reqID uint64) {
+	p.topic.mu.Lock()
+	ready := p.ready
+	p.topic.mu.Unlock()
+	if !ready {
+		c.sendError(reqID, pb.ServerError_ServiceNotReady, "Producer is already present on the connection")
+		return
+	}
+	c.log.Info("PRODUCER for a producer id already registered; answered with the existing producer", "producer_id", p.id, "producer", p.name)
+	c.send(&pb.BaseCommand{Type: pb.BaseCommand_PRODUCER_SUCCESS.Enum(), ProducerSuccess: &pb.CommandProducerSuccess{
+		RequestId:      &reqID,
+		ProducerName:   &p.name,
+		LastSequenceId: ptr(int64(-1)),
+		SchemaVersion:  p.schemaVer,
+		ProducerReady:  ptr(true),
+	}}, nil)
 }
 
 func keyValues(kvs []*pb.KeyValue) map[string]string {

@@ -85,13 +85,18 @@ func (t *topic) addProducer(p *producer) (bool, *serverError) {
 	}
 	exclusive := t.exclusiveHolder()
 	switch p.mode {
+	// Upstream's answers (AbstractTopic.incrementTopicEpochIfNeeded): a Shared producer is busy
+	// beside an exclusive one, held or awaited; an Exclusive one is fenced by any other.
 	case pb.ProducerAccessMode_Shared:
-		if exclusive != nil {
-			return false, errorf(pb.ServerError_ProducerBusy, "Topic has an existing exclusive producer: %s", exclusive.name)
+		if exclusive != nil || len(t.waiting) > 0 {
+			return false, errorf(pb.ServerError_ProducerBusy, "Topic has an existing exclusive producer: %s", exclusiveName(exclusive))
 		}
 	case pb.ProducerAccessMode_Exclusive:
+		if exclusive != nil || len(t.waiting) > 0 {
+			return false, errorf(pb.ServerError_ProducerFenced, "Topic has an existing exclusive producer: %s", exclusiveName(exclusive))
+		}
 		if len(t.producers) > 0 {
-			return false, errorf(pb.ServerError_ProducerBusy, "Topic has existing producers; exclusive access is not possible")
+			return false, errorf(pb.ServerError_ProducerFenced, "Topic has existing shared producers")
 		}
 		t.epoch++
 	case pb.ProducerAccessMode_ExclusiveWithFencing:
@@ -114,6 +119,15 @@ func (t *topic) addProducer(p *producer) (bool, *serverError) {
 	p.ready = true
 	t.producers[p] = struct{}{}
 	return true, nil
+}
+
+// exclusiveName names the holder of exclusive access in refusals ("" when producers only wait
+// for it).
+func exclusiveName(holder *producer) string {
+	if holder == nil {
+		return ""
+	}
+	return holder.name
 }
 
 // exclusiveHolder is the producer holding exclusive access, if any. Called with t.mu held.
