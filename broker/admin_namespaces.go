@@ -390,8 +390,8 @@ func (b *Broker) namespaceTopics(ns string) []topicName {
 // autoTopicCreation is the auto topic creation policy for ns: the namespace override if set,
 // else the broker's configuration. Safe with topics.mu or a topic's mutex held.
 func (b *Broker) autoTopicCreation(ns string) (allow, partitioned bool, partitions int) {
-	cfg := b.cfg
-	allow, partitioned, partitions = cfg.AllowAutoTopicCreation, cfg.AllowAutoTopicCreationType == "partitioned", cfg.DefaultNumPartitions
+	d := b.dynamic() // the configuration, dynamic overrides applied (dynconf.go)
+	allow, partitioned, partitions = d.allowAutoTopicCreation, d.allowAutoTopicCreationType == "partitioned", d.defaultNumPartitions
 	a, unlock := b.adminLocked()
 	defer unlock()
 	if p := a.policies[ns]; p != nil && p.AutoTopicCreationOverride != nil {
@@ -412,7 +412,7 @@ func (b *Broker) autoSubscriptionCreation(ns string) bool {
 	if p := a.policies[ns]; p != nil && p.AutoSubscriptionCreationOverride != nil {
 		return p.AutoSubscriptionCreationOverride.AllowAutoSubscriptionCreation
 	}
-	return b.cfg.AllowAutoSubscriptionCreation
+	return b.dynamic().allowAutoSubscriptionCreation // dynconf.go
 }
 
 // autoTopicAllowed reports whether topics may be auto-created in ns.

@@ -68,6 +68,7 @@ type Broker struct {
 	// ownership and fronts make the broker play a cluster's brokers (frontend.go); fronts is
 	// guarded by mu.
 	ownership atomic.Pointer[Ownership]
+	dyn       dynamicConfig // dynamic configuration overrides (dynconf.go)
 	fronts    map[string]FrontEnd
 	nextID    atomic.Uint64 // producer name counter and ledger ids
 	started   time.Time

@@ -1,0 +1,165 @@
+package broker
+
+import (
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+)
+
+// Dynamic configuration (upstream's /admin/v2/brokers/configuration...): the keys upstream
+// marks dynamic that letterbox honours, overridden at run time without a restart. Upstream
+// keeps the overrides in the metadata store, where every broker of the cluster watches them;
+// letterbox keeps them in memory, so they last until the broker stops (docs/protocol.md).
+// Every other key, known or not, is refused with 412 as upstream refuses non-dynamic ones.
+
+// dynamicKeys are the dynamic keys letterbox honours, each with how to read its value.
+var dynamicKeys = map[string]func(v string, d *dynamicValues) bool{
+	"allowAutoTopicCreation": func(v string, d *dynamicValues) bool {
+		b, err := strconv.ParseBool(v)
+		d.allowAutoTopicCreation = b
+		return err == nil
+	},
+	"allowAutoTopicCreationType": func(v string, d *dynamicValues) bool {
+		// Upstream's TopicType enum reads either spelling, in any case.
+		switch strings.ToLower(strings.ReplaceAll(v, "_", "-")) {
+		case "partitioned":
+			d.allowAutoTopicCreationType = "partitioned"
+		case "non-partitioned":
+			d.allowAutoTopicCreationType = "non-partitioned"
+		default:
+			return false
+		}
+		return true
+	},
+	"defaultNumPartitions": func(v string, d *dynamicValues) bool {
+		n, err := strconv.Atoi(v)
+		d.defaultNumPartitions = n
+		return err == nil && n >= 1
+	},
+	"allowAutoSubscriptionCreation": func(v string, d *dynamicValues) bool {
+		b, err := strconv.ParseBool(v)
+		d.allowAutoSubscriptionCreation = b
+		return err == nil
+	},
+}
+
+// dynamicValues are the dynamic keys' values in effect, and the overrides they came from.
+type dynamicValues struct {
+	allowAutoTopicCreation        bool
+	allowAutoTopicCreationType    string
+	defaultNumPartitions          int
+	allowAutoSubscriptionCreation bool
+	overrides                     map[string]string
+}
+
+// dynamicConfig holds the values in effect; updates are serialized by mu, reads take none.
+type dynamicConfig struct {
+	mu  sync.Mutex
+	cur atomic.Pointer[dynamicValues]
+}
+
+// dynamic returns the dynamic keys' values in effect.
+func (b *Broker) dynamic() *dynamicValues {
+	if d := b.dyn.cur.Load(); d != nil {
+		return d
+	}
+	return b.dynamicFrom(nil)
+}
+
+// dynamicFrom computes the values of the configuration with overrides applied (all valid).
+func (b *Broker) dynamicFrom(overrides map[string]string) *dynamicValues {
+	d := &dynamicValues{
+		allowAutoTopicCreation:        b.cfg.AllowAutoTopicCreation,
+		allowAutoTopicCreationType:    b.cfg.AllowAutoTopicCreationType,
+		defaultNumPartitions:          b.cfg.DefaultNumPartitions,
+		allowAutoSubscriptionCreation: b.cfg.AllowAutoSubscriptionCreation,
+		overrides:                     overrides,
+	}
+	for k, v := range overrides {
+		dynamicKeys[k](v, d)
+	}
+	return d
+}
+
+// DynamicConfigurationNames lists the keys that may be updated at run time.
+func (b *Broker) DynamicConfigurationNames() []string {
+	return slices.Sorted(maps.Keys(dynamicKeys))
+}
+
+// DynamicConfiguration returns the keys overridden at run time and their values.
+func (b *Broker) DynamicConfiguration() map[string]string {
+	return maps.Clone(b.dynamic().overrides)
+}
+
+// UpdateDynamicConfiguration overrides key with value, in effect at once. A key that is not
+// dynamic, or not one letterbox honours, is refused as upstream refuses non-dynamic keys; a
+// value that does not parse as the key's type is refused as an invalid value.
+func (b *Broker) UpdateDynamicConfiguration(key, value string) error {
+	parse, ok := dynamicKeys[key]
+	if !ok {
+		return adminErr(ErrPreconditionFailed, "Cannot update non-dynamic configuration")
+	}
+	if !parse(value, &dynamicValues{}) {
+		return adminErr(ErrPreconditionFailed, " Invalid dynamic-config value")
+	}
+	b.dyn.mu.Lock()
+	defer b.dyn.mu.Unlock()
+	overrides := maps.Clone(b.dynamic().overrides)
+	if overrides == nil {
+		overrides = map[string]string{}
+	}
+	overrides[key] = value
+	b.dyn.cur.Store(b.dynamicFrom(overrides))
+	b.log.Info("dynamic configuration updated", "key", key, "value", value)
+	return nil
+}
+
+// DeleteDynamicConfiguration drops key's override: the configured value is in effect again.
+func (b *Broker) DeleteDynamicConfiguration(key string) error {
+	if _, ok := dynamicKeys[key]; !ok {
+		return adminErr(ErrPreconditionFailed, "Can't delete non-dynamic configuration")
+	}
+	b.dyn.mu.Lock()
+	defer b.dyn.mu.Unlock()
+	overrides := maps.Clone(b.dynamic().overrides)
+	delete(overrides, key)
+	b.dyn.cur.Store(b.dynamicFrom(overrides))
+	return nil
+}
+
+// RuntimeConfiguration returns the configuration in effect under upstream's broker.conf names,
+// dynamic overrides applied, as upstream's configuration/runtime answers it. Keys naming
+// secrets (token keys, TLS key files) are left out.
+func (b *Broker) RuntimeConfiguration() map[string]string {
+	c, d := b.cfg, b.dynamic()
+	itoa := strconv.Itoa
+	btoa := strconv.FormatBool
+	return map[string]string{
+		"clusterName":                            c.ClusterName,
+		"allowAutoTopicCreation":                 btoa(d.allowAutoTopicCreation),
+		"allowAutoTopicCreationType":             d.allowAutoTopicCreationType,
+		"defaultNumPartitions":                   itoa(d.defaultNumPartitions),
+		"allowAutoSubscriptionCreation":          btoa(d.allowAutoSubscriptionCreation),
+		"maxMessageSize":                         itoa(c.MaxMessageSize),
+		"delayedDeliveryEnabled":                 btoa(c.DelayedDeliveryEnabled),
+		"delayedDeliveryTickTimeMillis":          strconv.FormatInt(c.DelayedDeliveryTick.Milliseconds(), 10),
+		"keepAliveIntervalSeconds":               strconv.FormatInt(int64(c.KeepAliveInterval.Seconds()), 10),
+		"acknowledgmentAtBatchIndexLevelEnabled": btoa(c.AcknowledgmentAtBatchIndexLevelEnabled),
+		"maxUnackedMessagesPerConsumer":          itoa(c.MaxUnackedMessagesPerConsumer),
+		"brokerDeduplicationEnabled":             btoa(c.BrokerDeduplicationEnabled),
+		"ttlDurationDefaultInSeconds":            strconv.FormatInt(int64(c.TTLDurationDefault.Seconds()), 10),
+		"brokerMaxConnections":                   itoa(c.BrokerMaxConnections),
+		"brokerMaxConnectionsPerIp":              itoa(c.BrokerMaxConnectionsPerIP),
+		"maxProducersPerTopic":                   itoa(c.MaxProducersPerTopic),
+		"maxConsumersPerTopic":                   itoa(c.MaxConsumersPerTopic),
+		"maxConsumersPerSubscription":            itoa(c.MaxConsumersPerSubscription),
+		"maxSubscriptionsPerTopic":               itoa(c.MaxSubscriptionsPerTopic),
+		"backlogQuotaDefaultRetentionPolicy":     c.BacklogQuotaDefaultRetentionPolicy,
+		"authenticationEnabled":                  btoa(c.AuthenticationEnabled),
+		"authorizationEnabled":                   btoa(c.AuthorizationEnabled),
+		"superUserRoles":                         strings.Join(c.SuperUserRoles, ","),
+	}
+}

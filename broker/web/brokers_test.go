@@ -1,0 +1,75 @@
+package web_test
+
+import (
+	"net/http"
+	"slices"
+	"testing"
+
+	"github.com/apache/pulsar-client-go/pulsar"
+)
+
+// The brokers resource with pulsaradmin: the active brokers and the leader (this broker, by
+// its web host:port), and dynamic configuration that takes effect at once.
+func TestPulsarAdminBrokers(t *testing.T) {
+	e := newEnv(t)
+	brokers := e.adm.Brokers()
+
+	for _, list := range []func() ([]string, error){
+		func() ([]string, error) { return brokers.GetActiveBrokers("standalone") },
+		brokers.GetListActiveBrokers,
+	} {
+		got, err := list()
+		must(t, err)
+		if !slices.Equal(got, []string{e.s.Addr()}) {
+			t.Fatalf("active brokers %v, want [%s]", got, e.s.Addr())
+		}
+	}
+	leader, err := brokers.GetLeaderBroker()
+	must(t, err)
+	if leader.ServiceURL != e.s.URL() || leader.BrokerID != e.s.Addr() {
+		t.Fatalf("leader %+v", leader)
+	}
+
+	names, err := brokers.GetDynamicConfigurationNames()
+	must(t, err)
+	if !slices.Contains(names, "allowAutoTopicCreation") {
+		t.Fatalf("dynamic keys %v lack allowAutoTopicCreation", names)
+	}
+	values, err := brokers.GetAllDynamicConfigurations()
+	must(t, err)
+	if len(values) != 0 {
+		t.Fatalf("overrides before any update: %v", values)
+	}
+
+	// Refused as upstream refuses them: non-dynamic, unknown, and values that do not parse.
+	for _, kv := range [][2]string{{"maxMessageSize", "2048"}, {"noSuchKey", "1"}, {"defaultNumPartitions", "many"}} {
+		if err := brokers.UpdateDynamicConfiguration(kv[0], kv[1]); status(err) != http.StatusPreconditionFailed {
+			t.Fatalf("update %s=%s: %v, want 412", kv[0], kv[1], err)
+		}
+	}
+
+	// In effect at once: auto-creation off, a producer on a new topic is refused.
+	must(t, brokers.UpdateDynamicConfiguration("allowAutoTopicCreation", "false"))
+	values, err = brokers.GetAllDynamicConfigurations()
+	must(t, err)
+	if values["allowAutoTopicCreation"] != "false" {
+		t.Fatalf("overrides %v", values)
+	}
+	runtime, err := brokers.GetRuntimeConfigurations()
+	must(t, err)
+	if runtime["allowAutoTopicCreation"] != "false" || runtime["clusterName"] != "standalone" {
+		t.Fatalf("runtime configuration %v", runtime)
+	}
+	c := e.client(t)
+	if p, err := c.CreateProducer(pulsar.ProducerOptions{Topic: "persistent://public/default/dyn-off"}); err == nil {
+		p.Close()
+		t.Fatal("a producer auto-created a topic with allowAutoTopicCreation=false")
+	}
+	must(t, brokers.DeleteDynamicConfiguration("allowAutoTopicCreation"))
+	p, err := c.CreateProducer(pulsar.ProducerOptions{Topic: "persistent://public/default/dyn-on"})
+	must(t, err)
+	p.Close()
+	if err := brokers.DeleteDynamicConfiguration("maxMessageSize"); status(err) != http.StatusPreconditionFailed {
+		t.Fatalf("delete of a non-dynamic key: %v, want 412", err)
+	}
+}
