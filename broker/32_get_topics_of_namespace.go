@@ -11,7 +11,9 @@ import (
 
 // GET_TOPICS_OF_NAMESPACE → the namespace's topics, fully qualified, partitions expanded. With a
 // topics_pattern (newer Java clients) the list is filtered here and marked filtered, and a
-// topics_hash equal to ours answers changed=false without the list, as upstream does.
+// topics_hash equal to ours answers changed=false without the list, as upstream does. A
+// namespace that does not exist has no topics: the answer is an empty list, as upstream's
+// (an error would have pattern consumers retry it until their operation timeout).
 
 // maxPatternLength bounds what we evaluate, as upstream's subscriptionPatternMaxLength.
 const maxPatternLength = 50
@@ -21,10 +23,6 @@ func (c *conn) handleGetTopicsOfNamespace(cmd *pb.CommandGetTopicsOfNamespace) e
 	ns := cmd.GetNamespace()
 	if !c.mayListTopics(ns) {
 		c.sendError(reqID, pb.ServerError_AuthorizationError, "Client is not authorized to GetTopicsOfNamespace")
-		return nil
-	}
-	if !c.b.topics.hasNamespace(ns) {
-		c.sendError(reqID, pb.ServerError_MetadataError, "Namespace "+ns+" does not exist")
 		return nil
 	}
 	topics := c.b.topics.list(ns, cmd.GetMode())
