@@ -10,6 +10,11 @@ import (
 
 // PeekEntry returns the n-th (from 1) unacknowledged entry of sub after its mark-delete
 // position. ErrNotFound when there are fewer; ErrNotAllowed on a partitioned topic.
+//
+// A subscription that does not exist is created at the earliest position first, as upstream's
+// peek does, when the namespace allows automatic subscription creation; otherwise the peek is
+// ErrPreconditionFailed. (The TUI never peeks through a subscription it has not seen in the
+// topic's stats, so it never creates one this way.)
 func (b *Broker) PeekEntry(tname, sub string, n int64) (storage.Entry, error) {
 	name, err := parseAdminTopic(tname)
 	if err != nil {
@@ -22,10 +27,13 @@ func (b *Broker) PeekEntry(tname, sub string, n int64) (storage.Entry, error) {
 	if err != nil {
 		return storage.Entry{}, err
 	}
+	if err := b.peekSubscription(t, sub); err != nil {
+		return storage.Entry{}, err
+	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	s, ok := t.subs[sub]
-	if !ok {
+	if !ok { // deleted between the two
 		return storage.Entry{}, adminErr(ErrNotFound, "Subscription not found")
 	}
 	var found storage.Entry
@@ -103,4 +111,30 @@ func nthEntry(ledgers []storage.LedgerInfo, latest bool, n int64) (storage.Posit
 		n -= l.Entries
 	}
 	return storage.Position{}, false
+}
+
+// peekSubscription makes sure sub exists on t for a peek: created at the earliest position when
+// automatic subscription creation is allowed, as upstream creates it.
+func (b *Broker) peekSubscription(t *topic, sub string) error {
+	t.mu.Lock()
+	_, ok := t.subs[sub]
+	t.mu.Unlock()
+	if ok {
+		return nil
+	}
+	if !t.name.Persistent {
+		return adminErr(ErrNotFound, "Subscription not found")
+	}
+	if sub == "" {
+		return adminErr(ErrPreconditionFailed, "Subscription name must not be empty")
+	}
+	if !b.autoSubscriptionCreation(t.name.namespace()) {
+		return adminErr(ErrPreconditionFailed, "Subscription %s does not exist and the auto subscription creation is not allowed", sub)
+	}
+	if err := t.createSubscription(sub, MessageID{LedgerID: -1, EntryID: -1}); err != nil {
+		return err
+	}
+	b.log.Info("subscription created by a peek", "topic", t.full, "subscription", sub)
+	t.signal()
+	return nil
 }

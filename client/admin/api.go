@@ -418,8 +418,9 @@ func (c *Client) Peek(ctx context.Context, topic, sub string, n int) ([]Message,
 
 // PeekAt returns the messages of the entry at position pos (1 is the first unacknowledged) of a
 // subscription's backlog, without consuming it: one message, or a batch's messages. Past the
-// end of the backlog the server answers 404 (IsNotFound), as it does for a missing topic or
-// subscription; upstream's reason tells them apart.
+// end of the backlog the server answers 404 (IsNotFound), as it does for a missing topic.
+// A subscription that does not exist is created at the earliest position by the broker (as
+// upstream's; 412 when automatic subscription creation is off): look first to only read.
 func (c *Client) PeekAt(ctx context.Context, topic, sub string, pos int) ([]Message, error) {
 	t, err := topicOf(topic)
 	if err != nil {
