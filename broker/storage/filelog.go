@@ -31,7 +31,11 @@ type FileLog struct {
 	log     *slog.Logger
 	segSize int64
 	noSync  bool
-	alloc   func() (int64, error) // a new, never used ledger id
+	// alloc returns a new, never used ledger id above the one given: highest, the highest this
+	// log has had, so that ids keep rising within a log whatever happened to the store's
+	// sequence (FileStore.allocLedger).
+	alloc   func(above int64) (int64, error)
+	highest int64
 
 	qmu     sync.Mutex
 	queue   []pendingAppend
@@ -83,7 +87,7 @@ const maxWrite = 8 << 20
 
 // openFileLog recovers the log in dir (creating nothing but its open segment) and starts its
 // writer.
-func openFileLog(dir string, opts FileStoreOptions, log *slog.Logger, alloc func() (int64, error)) (*FileLog, error) {
+func openFileLog(dir string, opts FileStoreOptions, log *slog.Logger, alloc func(above int64) (int64, error)) (*FileLog, error) {
 	l := &FileLog{
 		dir: dir, fs: opts.FS, log: log, segSize: opts.SegmentSize, noSync: opts.NoSync, tailMax: opts.TailCache, alloc: alloc,
 		wake: make(chan struct{}, 1), stopped: make(chan struct{}),
@@ -106,13 +110,19 @@ func (l *FileLog) recover() error {
 	if err != nil {
 		return err
 	}
-	var ledgers []int64
+	var ledgers, indexed []int64
 	for _, de := range des {
 		if !de.Type().IsRegular() {
 			continue
 		}
 		if ledger, ok := parseSegFileName(de.Name()); ok {
 			ledgers = append(ledgers, ledger)
+			l.highest = max(l.highest, ledger)
+			continue
+		}
+		if ledger, ok := parseIdxFileName(de.Name()); ok {
+			indexed = append(indexed, ledger)
+			l.highest = max(l.highest, ledger)
 			continue
 		}
 		name, ok := strings.CutSuffix(de.Name(), deletingSuffix)
@@ -128,10 +138,17 @@ func (l *FileLog) recover() error {
 				return err
 			}
 			l.trash = append(l.trash, &segment{ledger: ledger, path: path, f: f})
+			l.highest = max(l.highest, ledger)
 		}
 	}
 	slices.Sort(ledgers)
+	for _, ledger := range indexed {
+		if _, ok := slices.BinarySearch(ledgers, ledger); !ok {
+			l.removeIndex(ledger) // its segment was trimmed
+		}
+	}
 	lastClean := false // the last segment kept had nothing cut
+	var tail *segment  // the last ledger's segment, scanned, if it is kept
 	for i, ledger := range ledgers {
 		path := filepath.Join(l.dir, segFileName(ledger))
 		f, err := l.fs.OpenFile(path, os.O_RDWR, 0)
@@ -139,6 +156,18 @@ func (l *FileLog) recover() error {
 			return err
 		}
 		s := &segment{ledger: ledger, path: path, f: f}
+		sealed := i < len(ledgers)-1
+		if sealed {
+			// A sealed segment opens from its index (segindex.go) when it has a good one.
+			err := l.loadIndex(s)
+			if err == nil {
+				l.segs = append(l.segs, s)
+				continue
+			}
+			if !errors.Is(err, os.ErrNotExist) {
+				l.log.Warn("storage: a segment's index does not match it; rebuilding it from the records", "segment", path, "error", err)
+			}
+		}
 		res, err := s.scan()
 		if err != nil {
 			f.Close()
@@ -147,6 +176,11 @@ func (l *FileLog) recover() error {
 		lastClean = res.badAt < 0
 		if res.badAt < 0 {
 			l.segs = append(l.segs, s)
+			if sealed {
+				l.writeIndex(s)
+			} else {
+				tail = s
+			}
 			continue
 		}
 		cut := res.fileSize - res.badAt
@@ -185,6 +219,7 @@ func (l *FileLog) recover() error {
 		l.log.Warn("storage: cut a torn or corrupt tail", "segment", path, "offset", res.badAt,
 			"bytes", cut, "reason", res.reason, "entries_kept", s.count())
 		l.segs = append(l.segs, s)
+		tail = s
 	}
 	for _, s := range l.segs {
 		l.entries += s.count()
@@ -203,6 +238,9 @@ func (l *FileLog) recover() error {
 	if err != nil {
 		return err
 	}
+	if tail != nil {
+		l.writeIndex(tail) // sealed from now on: the next open reads its index
+	}
 	l.segs = append(l.segs, s)
 	l.cur = s
 	return nil
@@ -211,10 +249,11 @@ func (l *FileLog) recover() error {
 // createSegment allocates a ledger and gives it the spare file or a new one, durable before it
 // is used.
 func (l *FileLog) createSegment() (*segment, error) {
-	ledger, err := l.alloc()
+	ledger, err := l.alloc(l.highest)
 	if err != nil {
 		return nil, ioError(fmt.Errorf("storage: allocate ledger: %w", err))
 	}
+	l.highest = ledger
 	path := filepath.Join(l.dir, segFileName(ledger))
 	if spare := l.takeSpare(); spare != nil {
 		s, err := l.reuse(spare, ledger, path)
@@ -384,6 +423,7 @@ func (l *FileLog) write(cur *segment, buf []byte) error {
 func (l *FileLog) roll() error {
 	if !l.broken {
 		l.seal(l.cur)
+		l.writeIndex(l.cur)
 	}
 	s, err := l.createSegment()
 	if err != nil {
@@ -423,13 +463,30 @@ func (l *FileLog) ReadHeld(from Position, maxEntries int) ([]Entry, error) {
 }
 
 func (l *FileLog) read(from Position, maxEntries int, held bool) ([]Entry, error) {
+	for {
+		out, bad, err := l.readOnce(from, maxEntries, held)
+		if bad == nil {
+			return out, err
+		}
+		// A damaged record in a sealed segment ends what is served of it; read on past it.
+		l.cutDamaged(bad.seg, bad.entry)
+	}
+}
+
+// damage is a record of a sealed segment that failed its checksum when read.
+type damage struct {
+	seg   *segment
+	entry int
+}
+
+func (l *FileLog) readOnce(from Position, maxEntries int, held bool) ([]Entry, *damage, error) {
 	l.mu.RLock()
 	defer l.mu.RUnlock()
 	if l.closed {
-		return nil, ErrClosed
+		return nil, nil, ErrClosed
 	}
 	if maxEntries <= 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
 	si, e := l.seek(from)
 	for si < len(l.segs) && e >= l.segs[si].count() && si < len(l.segs)-1 {
@@ -437,7 +494,7 @@ func (l *FileLog) read(from Position, maxEntries int, held bool) ([]Entry, error
 	}
 	if si < len(l.segs) {
 		if out, ok := l.fromTail(Position{Ledger: l.segs[si].ledger, Entry: e}, maxEntries, held); ok {
-			return out, nil
+			return out, nil, nil
 		}
 	}
 	var out []Entry
@@ -457,7 +514,7 @@ func (l *FileLog) read(from Position, maxEntries int, held bool) ([]Entry, error
 		}
 		buf := make([]byte, s.recordEnd(j-1)-start)
 		if _, err := s.f.ReadAt(buf, start); err != nil {
-			return out, fmt.Errorf("storage: read %s at %d: %w", s.path, start, err)
+			return out, nil, fmt.Errorf("storage: read %s at %d: %w", s.path, start, err)
 		}
 		if out == nil {
 			out = make([]Entry, 0, min(maxEntries, l.entriesFrom(si, i)))
@@ -467,15 +524,41 @@ func (l *FileLog) read(from Position, maxEntries int, held bool) ([]Entry, error
 			if err == nil && ent.Pos.Entry != int64(k) {
 				err = errCorrupt
 			}
+			if err != nil && si < len(l.segs)-1 {
+				return nil, &damage{seg: s, entry: k}, nil
+			}
 			if err != nil {
 				l.log.Error("storage: record fails its checksum", "segment", s.path, "entry", k, "offset", s.idx[k].off)
-				return out, fmt.Errorf("storage: %s entry %d at offset %d: %w", s.path, k, s.idx[k].off, err)
+				return out, nil, fmt.Errorf("storage: %s entry %d at offset %d: %w", s.path, k, s.idx[k].off, err)
 			}
 			out = append(out, ent)
 		}
 		e = int64(j)
 	}
-	return out, nil
+	return out, nil, nil
+}
+
+// cutDamaged ends what is served of sealed segment s before its entry k, whose record failed
+// its checksum when read: the rule a scan applies at open (the first invalid record ends the
+// segment), applied when a segment opened from its index meets the damage. The file is kept for
+// inspection, as recovery keeps it, and its index removed, so that the next open scans it.
+func (l *FileLog) cutDamaged(s *segment, k int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	i := slices.Index(l.segs, s)
+	if l.closed || i < 0 || i == len(l.segs)-1 || k >= len(s.idx) {
+		return // trimmed, closed or cut meanwhile
+	}
+	off := s.idx[k].off
+	for _, e := range s.idx[k:] {
+		l.size -= e.dataLen
+	}
+	l.entries -= int64(len(s.idx) - k)
+	s.idx = s.idx[:k:k]
+	s.end = off
+	l.removeIndex(s.ledger)
+	l.log.Error("storage: corrupt record in sealed segment; serving it only up to the damage",
+		"segment", s.path, "offset", off, "reason", "bad checksum", "entries_served", k)
 }
 
 // entriesFrom counts the entries from segment si, entry i on (a capacity hint).
@@ -548,31 +631,43 @@ func (l *FileLog) Get(p Position) (Entry, bool) { return l.get(p, false) }
 func (l *FileLog) GetHeld(p Position) (Entry, bool) { return l.get(p, true) }
 
 func (l *FileLog) get(p Position, held bool) (Entry, bool) {
+	ent, ok, bad := l.getOnce(p, held)
+	if bad != nil {
+		l.cutDamaged(bad.seg, bad.entry)
+	}
+	return ent, ok
+}
+
+func (l *FileLog) getOnce(p Position, held bool) (ent Entry, ok bool, bad *damage) {
 	l.mu.RLock()
 	defer l.mu.RUnlock()
 	si := sort.Search(len(l.segs), func(i int) bool { return l.segs[i].ledger >= p.Ledger })
 	if si == len(l.segs) || l.segs[si].ledger != p.Ledger {
-		return Entry{}, false
+		return Entry{}, false, bad
 	}
 	s := l.segs[si]
 	if p.Entry < 0 || p.Entry >= s.count() {
-		return Entry{}, false
+		return Entry{}, false, bad
 	}
 	if es, ok := l.fromTail(p, 1, held); ok {
-		return es[0], true
+		return es[0], true, nil
 	}
 	i := int(p.Entry)
 	buf := make([]byte, s.recordEnd(i)-s.idx[i].off)
 	if _, err := s.f.ReadAt(buf, s.idx[i].off); err != nil {
 		l.log.Error("storage: read failed", "segment", s.path, "entry", i, "error", err)
-		return Entry{}, false
+		return Entry{}, false, bad
 	}
 	ent, err := s.decodeRecord(buf)
 	if err != nil || ent.Pos.Entry != p.Entry {
+		if si < len(l.segs)-1 {
+			bad = &damage{seg: s, entry: i}
+			return Entry{}, false, bad
+		}
 		l.log.Error("storage: record fails its checksum", "segment", s.path, "entry", i, "offset", s.idx[i].off)
-		return Entry{}, false
+		return Entry{}, false, bad
 	}
-	return ent, true
+	return ent, true, nil
 }
 
 // FindByTime binary-searches the stored entries as one sequence, as Memory does, using the

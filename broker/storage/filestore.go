@@ -43,6 +43,7 @@ const DefaultTailCache = 4 << 20
 //	LOCK                    flock'ed while open; holds the pid of the process that has it
 //	meta.db                 bbolt: the Metadata buckets, plus the ledger id sequence
 //	topics/<escaped topic>/<ledger, 20 digits>.seg
+//	topics/<escaped topic>/<ledger>.idx           a sealed segment's index (segindex.go)
 //	topics/<escaped topic>/<ledger>.seg.spare     a trimmed segment's file kept for reuse
 //	topics/<escaped topic>/<ledger>.seg.deleting  a trimmed segment's file being deleted
 //
@@ -111,9 +112,25 @@ func OpenFileStore(dir string, opts FileStoreOptions) (*FileStore, error) {
 	return s, nil
 }
 
-// guardSequence moves the ledger sequence past every ledger on disk, so that ids stay unique
-// even if meta.db was lost or restored from an older copy.
+// guardSequence moves the ledger sequence past every ledger on disk when meta.db has no
+// sequence (it was lost, or this is a new data directory), so that ids are not handed out
+// again. It reads every topic's directory, so only then: with a sequence, opening a log keeps
+// its own ids rising (allocLedger's above), and starting reads no topic directory at all. A
+// meta.db restored from an older copy may then hand a topic an id another topic already has,
+// never one its own log had.
 func (s *FileStore) guardSequence() error {
+	var seq uint64
+	if err := s.db.View(func(tx *bolt.Tx) error {
+		if b := tx.Bucket([]byte(internalBucket)); b != nil {
+			seq = b.Sequence()
+		}
+		return nil
+	}); err != nil {
+		return fmt.Errorf("storage: %w", err)
+	}
+	if seq > 0 {
+		return nil
+	}
 	var highest int64
 	tops, err := os.ReadDir(s.topicsDir())
 	if err != nil {
@@ -154,18 +171,19 @@ func (s *FileStore) topicsDir() string { return filepath.Join(s.dir, "topics") }
 // are skipped: ids only have to be unique and increasing.
 const ledgerBlock = 32
 
-// allocLedger returns a ledger id never handed out before.
-func (s *FileStore) allocLedger() (int64, error) {
+// allocLedger returns a ledger id never handed out before, above above (the highest id the
+// asking log has had).
+func (s *FileStore) allocLedger(above int64) (int64, error) {
 	s.ledgerMu.Lock()
 	defer s.ledgerMu.Unlock()
-	if s.nextLedger == 0 || s.nextLedger > s.ledgerLimit {
+	if s.nextLedger == 0 || s.nextLedger > s.ledgerLimit || s.nextLedger <= above {
 		var seq uint64
 		err := s.db.Update(func(tx *bolt.Tx) error {
 			b, err := tx.CreateBucketIfNotExists([]byte(internalBucket))
 			if err != nil {
 				return err
 			}
-			seq = b.Sequence()
+			seq = max(b.Sequence(), uint64(max(above, 0)))
 			return b.SetSequence(seq + ledgerBlock)
 		})
 		if err != nil {

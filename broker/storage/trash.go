@@ -121,6 +121,9 @@ func (l *FileLog) deleter() {
 		if len(dead) == 0 && closing {
 			return
 		}
+		for _, s := range dead {
+			l.removeIndex(s.ledger) // before the file goes: an index never outlives its segment for long
+		}
 		if wantSpare {
 			dead = l.keepSpare(dead)
 		}
