@@ -559,9 +559,9 @@ func (b *Broker) MessageIDByTime(tname string, ms int64) (MessageID, error) {
 }
 
 // TerminateTopic marks a topic terminated: no more messages may be published. As upstream,
-// connected producers stay until they send, which fails with SEND_ERROR TopicTerminatedError
-// (the official clients then drop the producer without reconnecting); new producers are
-// refused with TopicTerminatedError. It returns the last message id.
+// its producers are closed with reconnect allowed, and their reconnection, as any new
+// producer, is refused with TopicTerminatedError, on which the official clients fail their
+// pending sends and give up the producer. It returns the last message id.
 func (b *Broker) TerminateTopic(tname string) (MessageID, error) {
 	name, err := parseAdminTopic(tname)
 	if err != nil {
@@ -586,6 +586,7 @@ func (b *Broker) TerminateTopic(tname string) (MessageID, error) {
 	a, unlock := b.adminLocked()
 	a.terminated[t.full] = true
 	unlock()
+	b.closeTopicProducers(t, true, "topic "+t.full+" was terminated")
 	t.signal() // consumers already at the end are told so (REACHED_END_OF_TOPIC, where taken)
 	return b.messageID(t, t.log.Last()), nil
 }
