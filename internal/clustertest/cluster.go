@@ -70,8 +70,13 @@ type Member struct {
 	ServiceURL string // pulsar://host:port
 	WebURL     string // http://host:port
 
-	c *Cluster
+	c   *Cluster
+	srv *http.Server
 }
+
+// StopWeb stops the member's admin API, as a broker whose web service is down or unreachable:
+// every call to it fails, and so do the redirects that lead to it.
+func (m *Member) StopWeb() { m.srv.Close() }
 
 // Start starts the cluster.
 func Start(t testing.TB, opts Options) *Cluster {
@@ -117,9 +122,9 @@ func Start(t testing.TB, opts Options) *Cluster {
 		m.ServiceURL = c.serve(t, host, false)
 		ln := listen(t, host)
 		m.WebURL = "http://" + ln.Addr().String()
-		srv := &http.Server{Handler: m, ErrorLog: nil}
-		go srv.Serve(ln)
-		t.Cleanup(func() { srv.Close() })
+		m.srv = &http.Server{Handler: m}
+		go m.srv.Serve(ln)
+		t.Cleanup(func() { m.srv.Close() })
 		c.Members = append(c.Members, m)
 	}
 	if opts.Proxy {

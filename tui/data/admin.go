@@ -70,6 +70,8 @@ type Admin struct {
 
 	finder *triage.Finder // which topics are DLQs and retry topics
 
+	cluster clusterState // its brokers, and the topics' last stats (cluster_stats.go)
+
 	mu        sync.Mutex
 	bulkUntil time.Time // broker-stats/topics is not tried again before this
 	bin       *binary
@@ -94,15 +96,24 @@ func NewAdmin(opts AdminOptions) (*Admin, error) {
 	if opts.Cluster == "" {
 		opts.Cluster = replay.ClusterKey(opts.Context, u.String())
 	}
-	ao := admin.Options{URL: u.String(), Token: opts.Token, TrustedHosts: opts.TrustedHosts, HTTPClient: hc, Timeout: hc.Timeout}
-	if opts.TokenSource != nil {
-		ao.Authorization = opts.TokenSource.Authorization
-	}
-	ac, err := admin.New(ao)
+	opts.HTTPClient = hc
+	a := &Admin{opts: opts, base: u}
+	ac, err := admin.New(a.adminOptions(u.String()))
 	if err != nil {
 		return nil, err
 	}
-	return &Admin{opts: opts, base: u, ac: ac, finder: triage.NewFinder(ac)}, nil
+	a.ac, a.finder = ac, triage.NewFinder(ac)
+	return a, nil
+}
+
+// adminOptions are the options of an admin client of url with the source's credentials.
+func (a *Admin) adminOptions(url string) admin.Options {
+	ao := admin.Options{URL: url, Token: a.opts.Token, TrustedHosts: a.opts.TrustedHosts,
+		HTTPClient: a.opts.HTTPClient, Timeout: a.opts.HTTPClient.Timeout}
+	if a.opts.TokenSource != nil {
+		ao.Authorization = a.opts.TokenSource.Authorization
+	}
+	return ao
 }
 
 func (a *Admin) Endpoint() string { return a.base.String() }
@@ -144,12 +155,17 @@ func IsUnauthorized(err error) bool {
 // through client/admin, so the token and a broker's redirects are handled as for every other
 // call; a non-2xx answer is an *HTTPError naming path.
 func (a *Admin) getJSON(ctx context.Context, path string, v any) error {
+	return getJSONWith(ctx, a.ac, path, v)
+}
+
+// getJSONWith is getJSON through client c (one broker's, cluster_stats.go).
+func getJSONWith(ctx context.Context, c *admin.Client, path string, v any) error {
 	p, rawQuery, _ := strings.Cut(path, "?")
 	q, err := url.ParseQuery(rawQuery)
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	resp, err := a.ac.Do(ctx, http.MethodGet, p, q, nil)
+	resp, err := c.Do(ctx, http.MethodGet, p, q, nil)
 	var ae *admin.Error
 	if errors.As(err, &ae) {
 		reason := ae.Reason
@@ -279,36 +295,42 @@ func (a *Admin) namespaceTopics(ctx context.Context, ns string) ([]TopicRow, err
 	return append(rows, children...), nil
 }
 
-// fillStats sets the stats of rows: from one bulk broker-stats/topics call when the cluster
-// has it, otherwise one stats call per topic for the first MaxStatsTopics topics.
+// fillStats sets the stats of rows: from every broker's broker-stats/topics, merged
+// (cluster_stats.go), or one bulk call at the admin URL, otherwise one stats call per topic
+// for the first MaxStatsTopics topics. Rows of a broker that did not answer keep their last
+// stats, marked stale.
 func (a *Admin) fillStats(ctx context.Context, rows []TopicRow) {
-	if stats, ok := a.bulkStats(ctx); ok {
+	stats, from, failed, ok := a.clusterBulkStats(ctx)
+	if ok {
+		var missing []*TopicRow
 		for i := range rows {
+			if rows[i].Partitions > 0 {
+				continue
+			}
 			if s, ok := stats[rows[i].Name]; ok {
 				rows[i].Stats, rows[i].StatsKnown = s, true
+			} else if len(failed) > 0 {
+				missing = append(missing, &rows[i])
+			}
+		}
+		// What the brokers that answered do not report may be the silent ones' topics: ask
+		// the admin URL, which redirects to the owner; what still has no answer is stale.
+		a.topicStats(ctx, missing)
+		for _, r := range missing {
+			if !r.StatsKnown {
+				a.markStale(r, failed)
 			}
 		}
 	} else {
-		sem := make(chan struct{}, 8)
-		var wg sync.WaitGroup
-		n := 0
+		var todo []*TopicRow
 		for i := range rows {
-			if rows[i].Partitions > 0 || n >= a.opts.MaxStatsTopics {
-				continue
+			if rows[i].Partitions == 0 && len(todo) < a.opts.MaxStatsTopics {
+				todo = append(todo, &rows[i])
 			}
-			n++
-			wg.Add(1)
-			sem <- struct{}{}
-			go func(r *TopicRow) {
-				defer func() { <-sem; wg.Done() }()
-				var ts topicStats
-				if err := a.getJSON(ctx, topicPath(r.Name)+"/stats", &ts); err == nil {
-					r.Stats, r.StatsKnown = ts.stats(), true
-				}
-			}(&rows[i])
 		}
-		wg.Wait()
+		a.topicStats(ctx, todo)
 	}
+	a.remember(rows, from)
 	// A partitioned topic's own row sums its partitions.
 	idx := map[string]int{}
 	for i := range rows {
@@ -325,13 +347,36 @@ func (a *Admin) fillStats(ctx context.Context, rows []TopicRow) {
 			}
 			p.RateIn += r.RateIn
 			p.RateOut += r.RateOut
+			p.InCounter += r.InCounter
 			p.Backlog += r.Backlog
 			p.Storage += r.Storage
 			p.Producers += r.Producers
 			p.Consumers += r.Consumers
 			p.Subscriptions = max(p.Subscriptions, r.Subscriptions)
+			if r.StatsStale {
+				p.StatsStale = true
+				p.StaleBroker = r.StaleBroker
+			}
 		}
 	}
+}
+
+// topicStats asks each row's stats through the admin URL, eight at a time.
+func (a *Admin) topicStats(ctx context.Context, rows []*TopicRow) {
+	sem := make(chan struct{}, 8)
+	var wg sync.WaitGroup
+	for _, r := range rows {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			var ts topicStats
+			if err := a.getJSON(ctx, topicPath(r.Name)+"/stats", &ts); err == nil {
+				r.Stats, r.StatsKnown = ts.stats(), true
+			}
+		}()
+	}
+	wg.Wait()
 }
 
 // bulkStats reads GET /admin/v2/broker-stats/topics: namespace → bundle → domain → topic →
@@ -351,17 +396,7 @@ func (a *Admin) bulkStats(ctx context.Context) (map[string]Stats, bool) {
 		a.mu.Unlock()
 		return nil, false
 	}
-	out := map[string]Stats{}
-	for _, bundles := range raw {
-		for _, domains := range bundles {
-			for _, topics := range domains {
-				for name, ts := range topics {
-					out[name] = ts.stats()
-				}
-			}
-		}
-	}
-	return out, true
+	return flattenBulk(raw), true
 }
 
 // partitions returns a topic's partition count (0 for a non-partitioned topic).
@@ -375,6 +410,9 @@ func (a *Admin) partitions(ctx context.Context, topic string) (int, error) {
 
 func (a *Admin) TopicDetail(ctx context.Context, topic string) (*TopicDetail, error) {
 	topic = ParseTopic(topic).String()
+	// The brokers the cluster names may be where the stats call is redirected: learn them
+	// (cached) so that the token follows; a cluster that will not say is asked all the same.
+	a.activeBrokers(ctx)
 	parts, err := a.partitions(ctx, topic)
 	if err != nil {
 		return nil, err

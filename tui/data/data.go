@@ -90,6 +90,10 @@ type TopicRow struct {
 	Partitions int    // > 0 on a partitioned topic's own row
 	Parent     string // on a partition's row: the partitioned topic's full name
 	StatsKnown bool
+	// StatsStale is set when the broker that owns the topic did not answer: Stats are the
+	// last ones known (StatsKnown false when none), and StaleBroker names that broker.
+	StatsStale  bool
+	StaleBroker string
 	Stats
 }
 

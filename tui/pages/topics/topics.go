@@ -140,6 +140,9 @@ func (p *Page) Update(msg tea.Msg) (common.Page, tea.Cmd) {
 		p.rows, p.namespaces = msg.Rows, msg.Namespaces
 		p.loadedAt = p.c.Clock.Now()
 		p.rebuild()
+		if note := staleNote(msg.Rows); note != "" {
+			return p, func() tea.Msg { return common.StatusMsg(note) }
+		}
 	case common.ErrorMsg:
 		p.loading = false
 	case common.RefreshMsg:
@@ -408,14 +411,25 @@ func (p *Page) tableRow(i int) table.Row {
 		name = indent + "  " + r.Local
 	}
 	cells := []string{name, r.Kind.String()}
-	if r.StatsKnown {
+	switch {
+	case r.StatsKnown:
 		cells = append(cells, common.Rate(r.RateIn), common.Rate(r.RateOut), common.Count(r.Backlog),
 			common.Bytes(r.Storage), itoa(r.Subscriptions), itoa(r.Producers), itoa(r.Consumers))
-	} else {
+	case r.StatsStale:
+		cells = append(cells, "?", "?", "?", "?", "?", "?", "?") // its broker never answered
+	default:
 		cells = append(cells, "…", "…", "…", "…", "…", "…", "…")
 	}
 	kind := st.Kind(r.Kind)
 	styles := []*lipStyle{kind, kind, nil, nil, nil, &st.Subtle}
+	if r.StatsStale {
+		// The last stats its broker gave, greyed: that broker does not answer (staleNote).
+		styles = []*lipStyle{kind, kind, &st.Subtle, &st.Subtle, &st.Subtle, &st.Subtle, &st.Subtle, &st.Subtle, &st.Subtle}
+		if r.Kind == data.KindTopic {
+			styles[0] = nil
+		}
+		return table.Row{Cells: cells, Styles: styles}
+	}
 	if r.Kind == data.KindTopic {
 		styles[0] = nil
 	}
@@ -425,4 +439,28 @@ func (p *Page) tableRow(i int) table.Row {
 		styles[4] = &st.Warn
 	}
 	return table.Row{Cells: cells, Styles: styles}
+}
+
+// staleNote names, for the status line, the brokers whose topics show their last stats because
+// they did not answer ("" when every broker did).
+func staleNote(rows []data.TopicRow) string {
+	var brokers []string
+	stale := 0
+	for _, r := range rows {
+		if r.StatsStale && r.Parent == "" {
+			stale++
+			if !slices.Contains(brokers, r.StaleBroker) {
+				brokers = append(brokers, r.StaleBroker)
+			}
+		}
+	}
+	if stale == 0 {
+		return ""
+	}
+	slices.Sort(brokers)
+	what := "1 topic shows its"
+	if stale > 1 {
+		what = itoa(stale) + " topics show their"
+	}
+	return "broker " + strings.Join(brokers, ", ") + " did not answer: " + what + " last stats (greyed)"
 }
