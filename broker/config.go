@@ -29,6 +29,10 @@ type Config struct {
 	// redelivery of partially acknowledged batches.
 	AcknowledgmentAtBatchIndexLevelEnabled bool
 	MaxUnackedMessagesPerConsumer          int
+	// ActiveConsumerFailoverDelay is upstream's activeConsumerFailoverDelayTimeMillis: how long
+	// a Failover subscription waits after its active consumer changes before it dispatches
+	// again and tells its consumers (0: at once). See failover.go.
+	ActiveConsumerFailoverDelay time.Duration
 
 	// Store keeps topics' data and metadata; nil means a fresh in-memory store. The broker
 	// owns it from New on and closes it on Close.
@@ -135,6 +139,7 @@ func DefaultConfig() Config {
 		KeepAliveInterval:                      30 * time.Second,
 		AcknowledgmentAtBatchIndexLevelEnabled: true,
 		MaxUnackedMessagesPerConsumer:          50000,
+		ActiveConsumerFailoverDelay:            time.Second,
 		CursorFlushInterval:                    100 * time.Millisecond,
 		FrameBufferPool:                        32 << 20,
 		TopicTombstoneTTL:                      60 * time.Second,

@@ -16,8 +16,9 @@ type subscribeRequest struct {
 }
 
 // subscribe attaches cs to its subscription (creating it if allowed) and answers SUCCESS while
-// still holding the topic lock, so nothing about this consumer (ACTIVE_CONSUMER_CHANGE) can
-// reach the client before it knows the consumer exists.
+// still holding the topic lock. A Failover subscription's ACTIVE_CONSUMER_CHANGE comes from its
+// dispatcher once the failover delay has passed, after SUCCESS, when the official clients know
+// the consumer (failover.go).
 func (t *topic) subscribe(req subscribeRequest) *serverError {
 	cmd, cs := req.cmd, req.consumer
 	t.mu.Lock()
@@ -79,8 +80,12 @@ func (t *topic) subscribe(req subscribeRequest) *serverError {
 	}
 	cs.sub = s
 	s.consumers = append(s.consumers, cs)
+	if !s.electActive() && s.subType == pb.CommandSubscribe_Failover && s.active != nil {
+		// The active consumer stays: only the newcomer is told, at once and before its
+		// SUCCESS, as upstream's dispatcher tells it from addConsumer (failover.go).
+		cs.conn.sendActiveConsumerChange(cs.id, cs == s.active)
+	}
 	cs.conn.sendSuccess(cmd.GetRequestId())
-	s.electActive()
 	t.signal()
 	return nil
 }
@@ -134,39 +139,6 @@ func (t *topic) ensureInitialSubscription(sub string) *serverError {
 	}
 	t.subs[sub] = s
 	return nil
-}
-
-// electActive picks the consumer an Exclusive/Failover subscription dispatches to and tells
-// Failover consumers whether they are it. Upstream's rule: consumers ordered by priority (lower
-// first) then by arrival; on a partition, the partition index modulo the consumer count picks.
-func (s *subscription) electActive() {
-	if s.shared() {
-		return
-	}
-	var next *consumer
-	if len(s.consumers) > 0 {
-		ordered := slices.Clone(s.consumers)
-		slices.SortStableFunc(ordered, func(a, b *consumer) int { return int(a.priority) - int(b.priority) })
-		i := 0
-		if p := s.topic.name.Partition; p >= 0 && s.subType == pb.CommandSubscribe_Failover {
-			i = p % len(ordered)
-		}
-		next = ordered[i]
-	}
-	if next == s.active {
-		return
-	}
-	old := s.active
-	s.active = next
-	if old != nil {
-		// The new active consumer starts from the first unacknowledged entry.
-		s.redeliverFrom(old, nil)
-	}
-	if s.subType == pb.CommandSubscribe_Failover {
-		for _, c := range s.consumers {
-			c.conn.sendActiveConsumerChange(c.id, c == next)
-		}
-	}
 }
 
 // removeConsumer detaches cs; its unacknowledged entries go back for redelivery.

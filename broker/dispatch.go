@@ -25,6 +25,9 @@ const (
 // dispatch delivers entries to consumers with permits: replayed entries first, then new ones.
 // Called with the topic's mutex held.
 func (s *subscription) dispatch(now time.Time) {
+	if s.switching(now) { // failover.go
+		return
+	}
 	if len(s.consumers) == 0 {
 		return
 	}

@@ -39,6 +39,7 @@ type subscription struct {
 
 	consumers []*consumer // in subscription order
 	active    *consumer   // Exclusive/Failover: the one consumer dispatched to
+	switchAt  time.Time   // Failover: when a change of active consumer takes effect (failover.go)
 	rr        int         // Shared: round-robin cursor
 	selector  *keySelector
 
@@ -87,6 +88,7 @@ func newSubscription(t *topic, name string, subType pb.CommandSubscribe_SubType,
 func (s *subscription) setType(t pb.CommandSubscribe_SubType) {
 	s.subType = t
 	s.active = nil
+	s.switchAt = time.Time{}
 	s.selector = nil
 	if t == pb.CommandSubscribe_Key_Shared {
 		s.selector = newKeySelector()

@@ -1,0 +1,39 @@
+package broker
+
+import (
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The dispatch keys of broker.conf, under upstream's names; a failover delay of 0 is allowed,
+// as upstream (no delay).
+func TestLoadConfDispatchKeys(t *testing.T) {
+	t.Parallel()
+	base := DefaultConfig()
+	base.Logger = slog.New(slog.DiscardHandler)
+	if base.ActiveConsumerFailoverDelay != time.Second {
+		t.Fatalf("default failover delay %v, want upstream's 1s", base.ActiveConsumerFailoverDelay)
+	}
+	for _, tc := range []struct {
+		conf string
+		want time.Duration
+	}{
+		{"activeConsumerFailoverDelayTimeMillis=250\n", 250 * time.Millisecond},
+		{"activeConsumerFailoverDelayTimeMillis=0\n", 0},
+	} {
+		got, err := LoadConf(writeConf(t, tc.conf), base)
+		if err != nil {
+			t.Fatalf("%q: %v", tc.conf, err)
+		}
+		if got.ActiveConsumerFailoverDelay != tc.want {
+			t.Errorf("%q: failover delay %v, want %v", tc.conf, got.ActiveConsumerFailoverDelay, tc.want)
+		}
+	}
+	for _, bad := range []string{"activeConsumerFailoverDelayTimeMillis=-1\n", "activeConsumerFailoverDelayTimeMillis=soon\n"} {
+		if _, err := LoadConf(writeConf(t, bad), base); err == nil || !strings.Contains(err.Error(), "activeConsumerFailoverDelayTimeMillis") {
+			t.Errorf("%q: %v, want an error naming the key", bad, err)
+		}
+	}
+}
