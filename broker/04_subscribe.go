@@ -51,6 +51,12 @@ func (c *conn) handleSubscribe(cmd *pb.CommandSubscribe) error {
 		priority: cmd.GetPriorityLevel(),
 		since:    time.Now(),
 		metadata: keyValues(cmd.GetMetadata()),
+		// Upstream refuses it on Shared and Key_Shared subscriptions (compaction_read.go).
+		readCompacted: cmd.GetReadCompacted(),
+	}
+	if serr := checkReadCompacted(t, cmd); serr != nil {
+		c.sendError(reqID, serr.code, serr.msg)
+		return nil
 	}
 	if cmd.ConsumerEpoch != nil {
 		cs.epoch = ptr(cmd.GetConsumerEpoch())

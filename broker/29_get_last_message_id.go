@@ -19,7 +19,10 @@ func (c *conn) handleGetLastMessageID(cmd *pb.CommandGetLastMessageId) error {
 	var last *pb.MessageIdData
 	var md storage.Position
 	t.locked(func() {
-		last = t.lastMessageID()
+		var ok bool
+		if last, ok = cs.sub.compactedLastMessageID(); !ok { // compaction_read.go
+			last = t.lastMessageID()
+		}
 		md = cs.sub.markDelete
 	})
 	c.send(&pb.BaseCommand{

@@ -685,7 +685,7 @@ func (t *topic) internalStats() *InternalStats {
 		Ledgers:                    ledgers,
 		Cursors:                    map[string]*CursorStats{},
 		SchemaLedgers:              []InternalLedgerInfo{},
-		CompactedLedger:            InternalLedgerInfo{LedgerID: -1, Entries: -1, Size: -1},
+		CompactedLedger:            t.compactedLedgerInfo(),
 	}
 	for name, s := range t.subs {
 		st.Cursors[name] = s.cursorStats(added, last)

@@ -406,6 +406,9 @@ func (b *Broker) dropTopic(t *topic, whole bool) {
 		if err := tx.Delete(storage.BucketDedup, t.full); err != nil {
 			return err
 		}
+		if err := tx.Delete(bucketCompacted, t.full); err != nil { // compaction.go
+			return err
+		}
 		return tx.DeletePrefix(storage.BucketCursors, cursorKey(t.full, ""))
 	}); err != nil {
 		b.log.Warn("deleting a topic's cursors", "topic", t.full, "err", err)

@@ -27,6 +27,8 @@ type consumer struct {
 	schemaType pb.Schema_Type // what the consumer subscribed with (AutoConsume recorded as such)
 	hasSchema  bool
 	hashRanges [][2]int32 // Key_Shared STICKY ranges, inclusive
+	// readCompacted: the consumer reads the compacted view up to the horizon (compaction_read.go).
+	readCompacted bool
 
 	// avgMsgsPerEntry is the messages per entry delivered (admin stats' avgMessagesPerEntry).
 	avgMsgsPerEntry movingAvg

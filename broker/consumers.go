@@ -79,6 +79,9 @@ func (t *topic) subscribe(req subscribeRequest) *serverError {
 		s.selector.add(cs)
 	}
 	cs.sub = s
+	if cs.readCompacted {
+		s.attachCompacted(cmd)
+	}
 	s.consumers = append(s.consumers, cs)
 	if !s.electActive() && s.subType == pb.CommandSubscribe_Failover && s.active != nil {
 		// The active consumer stays: only the newcomer is told, at once and before its

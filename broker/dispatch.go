@@ -49,7 +49,7 @@ func (s *subscription) dispatch(now time.Time) {
 			s.replay = append(s.replay[:i], s.replay[i+1:]...)
 			continue
 		}
-		e, ok := s.topic.log.GetHeld(p)
+		e, ok := s.replayEntry(p) // the log's, or the compacted view's (compaction_read.go)
 		if !ok {
 			s.replay = append(s.replay[:i], s.replay[i+1:]...)
 			continue
@@ -81,6 +81,12 @@ func (s *subscription) dispatch(now time.Time) {
 		n := s.readSize(budget)
 		if n == 0 {
 			break // no consumer can take anything; FLOW dispatches again
+		}
+		if view := s.compactedViewFor(); view != nil {
+			if !s.dispatchCompacted(view, &budget) {
+				return
+			}
+			continue
 		}
 		entries, err := s.topic.log.ReadHeld(s.readPos, n)
 		if err != nil || len(entries) == 0 {
@@ -274,5 +280,5 @@ func (s *subscription) deliver(cs *consumer, e storage.Entry) {
 	if s.topic.name.Partition >= 0 {
 		id.Partition = ptr(int32(s.topic.name.Partition))
 	}
-	cs.sendMessage(id, s.redeliver[e.Pos], s.partial[e.Pos], e.Data, e.Hold)
+	cs.sendMessage(id, s.redeliver[e.Pos], s.messageAckSet(e.Pos), e.Data, e.Hold)
 }

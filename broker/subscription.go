@@ -42,6 +42,9 @@ type subscription struct {
 	switchAt  time.Time   // Failover: when a change of active consumer takes effect (failover.go)
 	rr        int         // Shared: round-robin cursor
 	selector  *keySelector
+	// compactedEarliest: a read_compacted consumer starts from the earliest message and reads
+	// the whole compacted view (compaction_read.go).
+	compactedEarliest bool
 
 	// dirty: the cursor changed since it was last persisted.
 	dirty bool

@@ -29,6 +29,8 @@ type topic struct {
 	epoch     uint64      // bumped whenever exclusive ownership changes
 	subs      map[string]*subscription
 	dedup     *dedupState // nil until deduplication is first needed (dedup.go)
+	// compaction is nil until compaction or a compacted read first needs it (compaction.go).
+	compaction *compactionState
 	// deletedSubs are durable subscriptions removed since the last cursor flush.
 	deletedSubs []string
 	created     time.Time

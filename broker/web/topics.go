@@ -11,8 +11,8 @@ import (
 // non-persistent ones answer [] when empty: pulsaradmin fires all four and fails if one
 // fails), create (non-partitioned with a properties or null body; partitioned with upstream's
 // {"partitions":N,"properties":…} or the Java admin's bare N), update partitions, partition
-// metadata, delete (?force), properties, lastMessageId, messageid by time, terminate, and
-// unload and compaction, which are no-ops on a single in-process broker.
+// metadata, delete (?force), properties, lastMessageId, messageid by time, terminate,
+// compaction (broker/compaction.go), and unload, a no-op on a single in-process broker.
 
 var domains = []string{"persistent", "non-persistent"}
 
@@ -131,14 +131,23 @@ func (s *Server) topicRoutes(rt *router) {
 		id, err := s.b.TerminateTopic(topic)
 		answer(w, id, err)
 	})
-	// A single broker owns every topic: unloading (moving to another broker) and compaction
-	// have nothing to do, but must succeed on existing topics for scripts that call them.
-	for _, suffix := range []string{"/unload", "/compaction"} {
-		s.topicRoute(rt, "PUT", suffix, func(w http.ResponseWriter, r *http.Request, topic string) {
-			_, err := s.b.PartitionedMetadata(topic)
-			noContent(w, err)
+	// A single broker owns every topic: unloading (moving to another broker) has nothing to
+	// do, but must succeed on existing topics for scripts that call it.
+	s.topicRoute(rt, "PUT", "/unload", func(w http.ResponseWriter, r *http.Request, topic string) {
+		_, err := s.b.PartitionedMetadata(topic)
+		noContent(w, err)
+	})
+	// Compaction runs in the background: PUT (and POST, which upstream's older admin clients
+	// send) start it, GET reports it.
+	for _, method := range []string{"PUT", "POST"} {
+		s.topicRoute(rt, method, "/compaction", func(w http.ResponseWriter, r *http.Request, topic string) {
+			noContent(w, s.b.TriggerCompaction(topic))
 		})
 	}
+	s.topicRoute(rt, "GET", "/compaction", func(w http.ResponseWriter, r *http.Request, topic string) {
+		st, err := s.b.CompactionStatus(topic)
+		answer(w, st, err)
+	})
 }
 
 func errText(err error, body []byte) string {
