@@ -1,9 +1,11 @@
 // Package auth holds the broker's security mechanisms, kept apart from the protocol so they can
-// be tested (and fuzzed) on their own: upstream's token authentication provider (JWTs signed
+// be tested (and fuzzed) on their own: upstream's authentication providers — token (JWTs signed
 // HS256/384/512 with a secret key, or RS256/384/512 or ES256/384/512 with a public key; the role
-// is the `sub` claim), key loading in upstream's forms (file:///path, data:;base64,...), the
-// token tools behind `letterbox token`, and upstream's authorization rules (superusers, tenant
-// admin roles, namespace and topic permissions).
+// is the `sub` claim), TLS (the role is the client certificate's common name) and basic (an
+// htpasswd file, apr1 or crypt hashes) — and the service that picks among them with an
+// anonymous role (service.go), key loading in upstream's forms (file:///path,
+// data:;base64,...), the token tools behind `letterbox token`, and upstream's authorization
+// rules (superusers, tenant admin roles, namespace and topic permissions).
 //
 // The package knows nothing of connections, HTTP or the broker's state: the broker hands it
 // credentials and the policies of one namespace, and it answers with a role or a decision.

@@ -1,5 +1,6 @@
 // Package authtest makes what security tests need: secret keys and tokens, and a throwaway CA
-// that issues server certificates for 127.0.0.1. For tests only.
+// that issues server certificates for 127.0.0.1 and client certificates for a role. For tests
+// only.
 package authtest
 
 import (
@@ -88,20 +89,34 @@ func NewCA(t testing.TB) *CA {
 // PEM certificate and key files.
 func (ca *CA) Issue(t testing.TB) (certFile, keyFile string) {
 	t.Helper()
+	return ca.issue(t, &x509.Certificate{
+		Subject:     pkix.Name{CommonName: "localhost"},
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		DNSNames:    []string{"localhost"},
+		IPAddresses: []net.IP{net.ParseIP("127.0.0.1"), net.IPv6loopback},
+	})
+}
+
+// IssueClient makes a client certificate whose subject's common name is cn (the role upstream's
+// TLS provider gives it) signed by the CA, and returns the PEM certificate and key files.
+func (ca *CA) IssueClient(t testing.TB, cn string) (certFile, keyFile string) {
+	t.Helper()
+	return ca.issue(t, &x509.Certificate{
+		Subject:     pkix.Name{CommonName: cn, Organization: []string{"letterbox tests"}},
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
+	})
+}
+
+func (ca *CA) issue(t testing.TB, tmpl *x509.Certificate) (certFile, keyFile string) {
+	t.Helper()
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tmpl := &x509.Certificate{
-		SerialNumber: serial(t),
-		Subject:      pkix.Name{CommonName: "localhost"},
-		NotBefore:    time.Now().Add(-time.Hour),
-		NotAfter:     time.Now().Add(24 * time.Hour),
-		KeyUsage:     x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		DNSNames:     []string{"localhost"},
-		IPAddresses:  []net.IP{net.ParseIP("127.0.0.1"), net.IPv6loopback},
-	}
+	tmpl.SerialNumber = serial(t)
+	tmpl.NotBefore = time.Now().Add(-time.Hour)
+	tmpl.NotAfter = time.Now().Add(24 * time.Hour)
+	tmpl.KeyUsage = x509.KeyUsageDigitalSignature
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.cert, &key.PublicKey, ca.key)
 	if err != nil {
 		t.Fatal(err)
@@ -111,7 +126,7 @@ func (ca *CA) Issue(t testing.TB) (certFile, keyFile string) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	certFile, keyFile = filepath.Join(dir, "server.pem"), filepath.Join(dir, "server.key")
+	certFile, keyFile = filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
 	writePEM(t, certFile, "CERTIFICATE", der)
 	writePEM(t, keyFile, "PRIVATE KEY", kder)
 	return certFile, keyFile
