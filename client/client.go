@@ -53,6 +53,11 @@ func New(opts Options) (*Client, error) {
 	if opts.TokenSource != nil && (opts.Token != "" || opts.TokenFile != "") {
 		return nil, fmt.Errorf("%w: TokenSource excludes Token and TokenFile", ErrInvalidConfig)
 	}
+	if opts.TLSCertFile != "" || opts.TLSKeyFile != "" {
+		if _, err := LoadClientCertificate(opts.TLSCertFile, opts.TLSKeyFile); err != nil {
+			return nil, err
+		}
+	}
 	cl := &Client{
 		opts:    opts,
 		log:     opts.Logger,
@@ -150,6 +155,9 @@ func (cl *Client) credentials(ctx context.Context, expired string) (string, []by
 		return "token", []byte(cl.opts.Token), nil
 	case cl.opts.AuthMethod != "":
 		return cl.opts.AuthMethod, cl.opts.AuthData, nil
+	case cl.opts.TLSCertFile != "":
+		// The certificate is the credential; CONNECT names the method that reads it.
+		return "tls", nil, nil
 	}
 	return "", nil, nil
 }
@@ -178,7 +186,27 @@ func (cl *Client) tlsConfig(host string) (*tls.Config, error) {
 		}
 		tc.RootCAs = pool
 	}
+	if cl.opts.TLSCertFile != "" {
+		certFile, keyFile := cl.opts.TLSCertFile, cl.opts.TLSKeyFile
+		tc.GetClientCertificate = func(*tls.CertificateRequestInfo) (*tls.Certificate, error) {
+			return LoadClientCertificate(certFile, keyFile)
+		}
+	}
 	return tc, nil
+}
+
+// LoadClientCertificate reads a PEM client certificate and its key, with errors that name the
+// files (never the key). Client.New checks the pair with it; the admin client's TLS settings
+// can use it too.
+func LoadClientCertificate(certFile, keyFile string) (*tls.Certificate, error) {
+	if certFile == "" || keyFile == "" {
+		return nil, fmt.Errorf("%w: a TLS client certificate needs both the certificate and the key file", ErrInvalidConfig)
+	}
+	pair, err := tls.LoadX509KeyPair(certFile, keyFile)
+	if err != nil {
+		return nil, fmt.Errorf("%w: TLS client certificate %s and key %s: %w", ErrInvalidConfig, certFile, keyFile, err)
+	}
+	return &pair, nil
 }
 
 // useTLS reports whether the service URL asks for TLS, which also picks the TLS URLs of

@@ -38,10 +38,16 @@ type Options struct {
 	TokenSource TokenSource
 
 	// TLS: TLSTrustCertsFile is a PEM bundle of CAs; TLSAllowInsecureConnection skips
-	// verification; TLSConfig, when set, is used as is (cloned) instead.
+	// verification; TLSConfig, when set, is used as is (cloned) instead. TLSCertFile and
+	// TLSKeyFile are a PEM client certificate and its key, presented on every TLS handshake
+	// (read again on each, so a renewed pair is picked up) — upstream's AuthenticationTls:
+	// without other credentials the client authenticates with auth method "tls", the role
+	// being the certificate's common name.
 	TLSTrustCertsFile          string
 	TLSAllowInsecureConnection bool
 	TLSConfig                  *tls.Config
+	TLSCertFile                string
+	TLSKeyFile                 string
 
 	// ListenerName is sent as advertised_listener_name on lookups.
 	ListenerName string
