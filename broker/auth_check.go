@@ -4,6 +4,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/letterbox-dev/letterbox/broker/auth"
@@ -12,8 +13,8 @@ import (
 // Security: authentication, authorization and TLS, built from Config by newSecurity. The
 // mechanisms live in broker/auth; this file is the glue: what the broker exports to the web
 // layer (Authenticate, Authorize, TLSConfig) and the checks the command handlers call (may).
-// auth_conn.go holds the CONNECT/AUTH_CHALLENGE side, tls.go the certificates, auth_conf.go the
-// broker.conf keys.
+// auth_conn.go holds the CONNECT/AUTH_CHALLENGE side, tls.go the certificates and listeners,
+// auth_conf.go the broker.conf keys.
 //
 // With AuthenticationEnabled false (the default) nothing here changes behaviour: CONNECT accepts
 // any auth method and data and every check passes, as upstream with authenticationEnabled=false.
@@ -23,10 +24,10 @@ const defaultAuthRefreshCheck = 60 * time.Second
 
 // security is fixed at New; nil fields are off.
 type security struct {
-	tokens       *auth.TokenProvider // authentication; nil: off
-	authz        *auth.Authorizer    // authorization; nil: off
-	tls          *tls.Config         // both listeners speak TLS; nil: plain TCP
-	refreshCheck time.Duration       // how often expired credentials are challenged
+	authn        *auth.Service    // authentication; nil: off
+	authz        *auth.Authorizer // authorization; nil: off
+	tls          *tls.Config      // the TLS listeners'; nil: plain TCP only
+	refreshCheck time.Duration    // how often expired credentials are challenged
 }
 
 func newSecurity(cfg Config) (*security, error) {
@@ -35,21 +36,11 @@ func newSecurity(cfg Config) (*security, error) {
 		sec.refreshCheck = defaultAuthRefreshCheck
 	}
 	if cfg.AuthenticationEnabled {
-		tc := auth.TokenConfig{AuthClaim: cfg.TokenAuthClaim}
-		var err error
-		if cfg.TokenSecretKey != "" {
-			if tc.SecretKey, err = auth.LoadKey(cfg.TokenSecretKey); err != nil {
-				return nil, fmt.Errorf("broker: tokenSecretKey: %w", err)
-			}
+		svc, err := newAuthService(cfg)
+		if err != nil {
+			return nil, err
 		}
-		if cfg.TokenPublicKey != "" {
-			if tc.PublicKey, err = auth.LoadKey(cfg.TokenPublicKey); err != nil {
-				return nil, fmt.Errorf("broker: tokenPublicKey: %w", err)
-			}
-		}
-		if sec.tokens, err = auth.NewTokenProvider(tc); err != nil {
-			return nil, fmt.Errorf("broker: token authentication: %w", err)
-		}
+		sec.authn = svc
 	}
 	if cfg.AuthorizationEnabled {
 		if !cfg.AuthenticationEnabled {
@@ -59,36 +50,105 @@ func newSecurity(cfg Config) (*security, error) {
 		sec.authz = auth.NewAuthorizer(cfg.SuperUserRoles)
 	}
 	if cfg.TLSCertFile != "" || cfg.TLSKeyFile != "" {
-		tc, err := newTLSConfig(cfg.TLSCertFile, cfg.TLSKeyFile, cfg.Logger)
+		tc, err := newTLSConfig(cfg)
 		if err != nil {
 			return nil, err
 		}
 		sec.tls = tc
+	} else if slices.Contains(cfg.AuthenticationProviders, auth.ClassTLS) {
+		cfg.Logger.Warn("the TLS authentication provider is configured but TLS is not (no tlsCertificateFilePath): " +
+			"no client can authenticate with a certificate")
 	}
 	return sec, nil
 }
 
+// newAuthService builds the providers authenticationProviders names (the token provider alone
+// when it names none), as upstream's AuthenticationService.
+func newAuthService(cfg Config) (*auth.Service, error) {
+	classes := cfg.AuthenticationProviders
+	if len(classes) == 0 {
+		classes = []string{auth.ClassToken}
+	}
+	var (
+		methods []string
+		tokens  *auth.TokenProvider
+		basic   *auth.BasicProvider
+		err     error
+	)
+	for _, class := range classes {
+		m, ok := auth.MethodOf(class)
+		if !ok {
+			return nil, fmt.Errorf("broker: authenticationProviders: %q is not implemented", class)
+		}
+		methods = append(methods, m)
+		switch {
+		case m == auth.MethodToken && tokens == nil:
+			if tokens, err = newTokenProvider(cfg); err != nil {
+				return nil, err
+			}
+		case m == auth.MethodBasic && basic == nil:
+			spec := cfg.BasicAuthConf
+			if spec == "" {
+				return nil, errors.New("broker: the basic authentication provider needs basicAuthConf")
+			}
+			if basic, err = auth.LoadBasicConf(spec); err != nil {
+				return nil, fmt.Errorf("broker: %w", err)
+			}
+		}
+	}
+	svc, err := auth.NewService(methods, tokens, basic, cfg.AnonymousUserRole)
+	if err != nil {
+		return nil, fmt.Errorf("broker: authentication: %w", err)
+	}
+	return svc, nil
+}
+
+func newTokenProvider(cfg Config) (*auth.TokenProvider, error) {
+	tc := auth.TokenConfig{AuthClaim: cfg.TokenAuthClaim}
+	var err error
+	if cfg.TokenSecretKey != "" {
+		if tc.SecretKey, err = auth.LoadKey(cfg.TokenSecretKey); err != nil {
+			return nil, fmt.Errorf("broker: tokenSecretKey: %w", err)
+		}
+	}
+	if cfg.TokenPublicKey != "" {
+		if tc.PublicKey, err = auth.LoadKey(cfg.TokenPublicKey); err != nil {
+			return nil, fmt.Errorf("broker: tokenPublicKey: %w", err)
+		}
+	}
+	p, err := auth.NewTokenProvider(tc)
+	if err != nil {
+		return nil, fmt.Errorf("broker: token authentication: %w", err)
+	}
+	return p, nil
+}
+
 // AuthenticationEnabled reports whether clients must present credentials.
-func (b *Broker) AuthenticationEnabled() bool { return b.sec.tokens != nil }
+func (b *Broker) AuthenticationEnabled() bool { return b.sec.authn != nil }
 
 // AuthorizationEnabled reports whether roles are checked against permissions.
 func (b *Broker) AuthorizationEnabled() bool { return b.sec.authz != nil }
 
-// Authenticate verifies credentials (method "token", data the JWT) and returns their role.
-// With authentication off it returns "" and no error. The error never contains the credentials.
+// Authenticate verifies credentials (method "token", data the JWT; "basic", data
+// user:password) and returns their role. With authentication off it returns "" and no error.
+// The error never contains the credentials.
 func (b *Broker) Authenticate(method string, data []byte) (string, error) {
-	if b.sec.tokens == nil {
+	if b.sec.authn == nil {
 		return "", nil
 	}
-	pr, err := b.authenticate(method, data)
+	pr, err := b.sec.authn.Authenticate(auth.Credentials{Method: method, Data: data})
 	return pr.Role, err
 }
 
-func (b *Broker) authenticate(method string, data []byte) (auth.Principal, error) {
-	if method != auth.MethodToken {
-		return auth.Principal{}, auth.ErrUnknownMethod
+// AuthenticateHTTP authenticates an admin request as upstream's web service: the method the
+// request names in X-Pulsar-Auth-Method-Name, or each provider in turn, and the anonymous role
+// when none accepts and one is configured. With authentication off it returns "" and no error.
+func (b *Broker) AuthenticateHTTP(c auth.HTTPCredentials) (string, error) {
+	if b.sec.authn == nil {
+		return "", nil
 	}
-	return b.sec.tokens.Authenticate(string(data))
+	pr, err := b.sec.authn.HTTP(c)
+	return pr.Role, err
 }
 
 // Operation is what Authorize is asked about.

@@ -2,7 +2,6 @@ package broker
 
 import (
 	"slices"
-	"strings"
 	"testing"
 	"time"
 )
@@ -12,7 +11,14 @@ func TestLoadConfSecurityKeys(t *testing.T) {
 brokerServicePort=6650
 brokerServicePortTls=6651
 authenticationEnabled=true
-authenticationProviders=org.apache.pulsar.broker.authentication.AuthenticationProviderToken
+authenticationProviders=org.apache.pulsar.broker.authentication.AuthenticationProviderToken, org.apache.pulsar.broker.authentication.AuthenticationProviderTls,org.apache.pulsar.broker.authentication.AuthenticationProviderBasic
+basicAuthConf=/etc/pulsar/.htpasswd
+anonymousUserRole=anonymous
+tlsTrustCertsFilePath=/etc/pulsar/ca.pem
+tlsRequireTrustedClientCertOnConnect=true
+tlsAllowInsecureConnection=true
+webServicePort=8081
+webServicePortTls=8443
 tokenSecretKey=file:///etc/pulsar/secret.key
 tokenAuthClaim=role
 superUserRoles=admin, ops ,
@@ -25,25 +31,22 @@ tlsKeyFilePath=/etc/pulsar/broker.key-pk8.pem
 	if err != nil {
 		t.Fatal(err)
 	}
+	if !slices.Equal(cfg.AuthenticationProviders, []string{"org.apache.pulsar.broker.authentication.AuthenticationProviderToken",
+		"org.apache.pulsar.broker.authentication.AuthenticationProviderTls", "org.apache.pulsar.broker.authentication.AuthenticationProviderBasic"}) ||
+		cfg.BasicAuthConf != "/etc/pulsar/.htpasswd" || cfg.AnonymousUserRole != "anonymous" || cfg.TLSTrustCertsFile != "/etc/pulsar/ca.pem" ||
+		!cfg.TLSRequireTrustedClientCertOnConnect || !cfg.TLSAllowInsecureConnection || cfg.WebServicePortTLS != "8443" || cfg.WebServicePort != "8081" {
+		t.Fatalf("cfg = %+v", cfg)
+	}
 	if !cfg.AuthenticationEnabled || !cfg.AuthorizationEnabled || cfg.TokenSecretKey != "file:///etc/pulsar/secret.key" ||
 		cfg.TokenAuthClaim != "role" || !slices.Equal(cfg.SuperUserRoles, []string{"admin", "ops"}) ||
 		cfg.AuthenticationRefreshCheck != 5*time.Second || cfg.TLSCertFile != "/etc/pulsar/broker.cert.pem" ||
 		cfg.TLSKeyFile != "/etc/pulsar/broker.key-pk8.pem" || cfg.BrokerServicePortTLS != "6651" {
 		t.Fatalf("cfg = %+v", cfg)
 	}
-	if err := applyTLSPort(&cfg); err != nil || !strings.HasSuffix(cfg.ListenAddr, ":6651") {
-		t.Fatalf("applyTLSPort: %v, %s", err, cfg.ListenAddr)
-	}
-	// Without a certificate the TLS port is not used.
-	plain := DefaultConfig()
-	plain.BrokerServicePortTLS = "6651"
-	applyTLSPort(&plain)
-	if plain.ListenAddr != DefaultConfig().ListenAddr {
-		t.Fatalf("ListenAddr = %s", plain.ListenAddr)
-	}
-
 	for _, bad := range []string{
-		"authenticationProviders=org.apache.pulsar.broker.authentication.AuthenticationProviderTls",
+		"authenticationProviders=org.apache.pulsar.broker.authentication.AuthenticationProviderSasl",
+		"webServicePortTls=https",
+		"tlsRequireTrustedClientCertOnConnect=1",
 		"authenticationEnabled=yes",
 		"brokerServicePortTls=70000",
 		"authenticationRefreshCheckSeconds=0",

@@ -1,8 +1,10 @@
 package broker
 
 import (
+	"crypto/tls"
 	"errors"
 	"math"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -11,19 +13,22 @@ import (
 	"github.com/letterbox-dev/letterbox/client/wire/pb"
 )
 
-// Authentication on the binary protocol, as upstream's ServerCnx with the token provider:
+// Authentication on the binary protocol, as upstream's ServerCnx with its providers:
 //
-//   - CONNECT carries auth_method_name "token" and the JWT in auth_data. Anything else (no
-//     credentials, another method, a bad token, a proxy's original_principal: we have no proxy
-//     roles) is answered ERROR{request_id: u64 max, AuthenticationError, "Failed to
-//     authenticate"} and the connection is closed. No AUTH_CHALLENGE is ever sent during the
-//     handshake: the Go client fails a handshake whose first answer is not CONNECTED.
+//   - CONNECT carries auth_method_name ("token" with the JWT in auth_data, "basic" with
+//     user:password, "tls" with the role in the connection's client certificate). A method
+//     with a provider must authenticate; any other method, none included, gets
+//     anonymousUserRole when it is set. Anything else (bad credentials, a method without a
+//     provider and no anonymous role, a proxy's original_principal: we have no proxy roles) is
+//     answered ERROR{request_id: u64 max, AuthenticationError, "Failed to authenticate"} and the
+//     connection is closed. No AUTH_CHALLENGE is ever sent during the handshake: the Go client
+//     fails a handshake whose first answer is not CONNECTED.
 //   - After CONNECTED, every refresh-check interval (upstream authenticationRefreshCheckSeconds)
-//     a connection whose credentials have expired is sent AUTH_CHALLENGE if it advertised
-//     supports_auth_refresh, and closed otherwise; a challenge still unanswered at the next
-//     check closes it. The AUTH_RESPONSE must authenticate the same role, or the connection is
-//     closed (without an ERROR: the writer may be mid-frame, and the client's reconnect is
-//     judged by CONNECT again).
+//     a connection whose credentials have expired (tokens only) is sent AUTH_CHALLENGE if it
+//     advertised supports_auth_refresh, and closed otherwise; a challenge still unanswered at
+//     the next check closes it. The AUTH_RESPONSE must authenticate the same role, or the
+//     connection is closed (without an ERROR: the writer may be mid-frame, and the client's
+//     reconnect is judged by CONNECT again).
 
 // authRefreshData is what upstream puts in the challenge: the client answers with fresh
 // credentials whatever it says.
@@ -45,33 +50,54 @@ const minChallengeWait = 5 * time.Second
 // authenticateConnect checks CONNECT's credentials when authentication is on. On failure it
 // has answered the client and returns the error that closes the connection.
 func (c *conn) authenticateConnect(cmd *pb.CommandConnect) error {
-	if c.b.sec.tokens == nil {
+	if c.b.sec.authn == nil {
 		return nil // authentication off: any method and data, as upstream
 	}
 	var (
-		pr  auth.Principal
-		err error
+		pr        auth.Principal
+		anonymous bool
+		err       error
 	)
-	switch {
-	case cmd.OriginalPrincipal != nil || cmd.OriginalAuthData != nil:
+	method := connectMethod(cmd)
+	if cmd.OriginalPrincipal != nil || cmd.OriginalAuthData != nil {
 		err = errors.New("original principal given, and no proxy role is configured")
-	case cmd.GetAuthMethodName() == "" && cmd.AuthMethod != nil:
-		err = auth.ErrUnknownMethod // the deprecated enum: YCA or Athens
-	default:
-		pr, err = c.b.authenticate(cmd.GetAuthMethodName(), cmd.GetAuthData())
+	} else {
+		pr, anonymous, err = c.b.sec.authn.Connect(c.credentials(method, cmd.GetAuthData()))
 	}
 	if err != nil {
 		return c.refuseAuthentication(cmd.GetClientVersion(), err)
 	}
 	c.auth.role = pr.Role
-	c.auth.method = cmd.GetAuthMethodName()
+	c.auth.method = method
 	c.setExpiry(pr)
-	c.log.Debug("authenticated", "role", pr.Role, "expires", pr.Expires)
+	c.log.Debug("authenticated", "role", pr.Role, "method", method, "anonymous", anonymous, "expires", pr.Expires)
 	if !pr.Expires.IsZero() {
 		c.wg.Add(1)
 		go c.authRefreshLoop(c.b.sec.refreshCheck)
 	}
 	return nil
+}
+
+// connectMethod is CONNECT's method as upstream names it: auth_method_name, else the
+// deprecated enum's name (none, ycav1, athens), else "none".
+func connectMethod(cmd *pb.CommandConnect) string {
+	switch {
+	case cmd.AuthMethodName != nil:
+		return cmd.GetAuthMethodName()
+	case cmd.AuthMethod != nil:
+		return strings.ToLower(strings.TrimPrefix(cmd.GetAuthMethod().String(), "AuthMethod"))
+	}
+	return "none"
+}
+
+// credentials are what this connection presents with method and data: on a TLS connection,
+// the client certificate chain the handshake verified as well.
+func (c *conn) credentials(method string, data []byte) auth.Credentials {
+	cr := auth.Credentials{Method: method, Data: data}
+	if tc, ok := c.nc.(*tls.Conn); ok {
+		cr.Certs = tc.ConnectionState().PeerCertificates
+	}
+	return cr
 }
 
 func (c *conn) setExpiry(pr auth.Principal) {
@@ -148,11 +174,11 @@ func (c *conn) authRefreshLoop(every time.Duration) {
 // handleAuthResponse takes refreshed credentials. With authentication off nothing was
 // challenged and the command is ignored, as before.
 func (c *conn) handleAuthResponse(cmd *pb.CommandAuthResponse) error {
-	if c.b.sec.tokens == nil {
+	if c.b.sec.authn == nil {
 		return nil
 	}
 	resp := cmd.GetResponse()
-	pr, err := c.b.authenticate(resp.GetAuthMethodName(), resp.GetAuthData())
+	pr, err := c.b.sec.authn.Authenticate(c.credentials(resp.GetAuthMethodName(), resp.GetAuthData()))
 	if err == nil && pr.Role != c.auth.role {
 		err = errors.New("the refreshed credentials name another role")
 	}

@@ -41,6 +41,8 @@ type Broker struct {
 	cfg Config
 	log *slog.Logger
 	ln  net.Listener
+	// lnTLS is the TLS listener beside ln (brokerServicePortTls), or nil (tls.go).
+	lnTLS net.Listener
 
 	store   storage.Store
 	topics  *topicRegistry
@@ -90,24 +92,20 @@ func New(opts ...Option) (*Broker, error) {
 		cfg.Store = storage.NewMemoryStore()
 	}
 	sec, err := newSecurity(cfg)
+	var ln, lnTLS net.Listener
 	if err == nil {
-		err = applyTLSPort(&cfg)
+		ln, lnTLS, err = listenBinary(cfg, sec) // tls.go
 	}
 	if err != nil {
 		cfg.Store.Close()
 		return nil, err
 	}
-	ln, err := net.Listen("tcp", cfg.ListenAddr)
-	if err != nil {
-		cfg.Store.Close()
-		return nil, fmt.Errorf("broker: listen on %s: %w", cfg.ListenAddr, err)
-	}
-	ln = sec.wrapListener(ln)
 	b := &Broker{
 		sec:     sec,
 		cfg:     cfg,
 		log:     cfg.Logger,
 		ln:      ln,
+		lnTLS:   lnTLS,
 		conns:   make(map[*conn]struct{}),
 		stop:    make(chan struct{}),
 		started: time.Now(),
@@ -119,12 +117,19 @@ func New(opts ...Option) (*Broker, error) {
 	b.schemas = newSchemaRegistry(b.store.Metadata())
 	if err := b.recover(); err != nil {
 		ln.Close()
+		if lnTLS != nil {
+			lnTLS.Close()
+		}
 		b.topics.close()
 		b.store.Close()
 		return nil, fmt.Errorf("broker: recover from storage: %w", err)
 	}
 	b.wg.Add(3)
-	go b.acceptLoop()
+	go b.acceptOn(ln, nil) // frontend.go
+	if lnTLS != nil {
+		b.wg.Add(1)
+		go b.acceptOn(lnTLS, nil)
+	}
 	go b.flushLoop()
 	go b.expiryLoop()
 	return b, nil
@@ -160,15 +165,34 @@ func (c *Config) validate() error {
 // Addr is the host:port the binary protocol listens on.
 func (b *Broker) Addr() string { return b.ln.Addr().String() }
 
-// ServiceURL is the pulsar:// URL (pulsar+ssl:// with TLS) clients connect to, and what LOOKUP
-// answers.
-func (b *Broker) ServiceURL() string { return b.serviceScheme() + b.advertisedAddr() }
-
-func (b *Broker) advertisedAddr() string {
-	if b.cfg.AdvertisedAddr != "" {
-		return b.cfg.AdvertisedAddr
+// ServiceURL is the pulsar:// URL of the main listener (pulsar+ssl:// when it speaks TLS)
+// clients connect to, and what LOOKUP answers; ServiceURLTLS (tls.go) is the TLS one's.
+func (b *Broker) ServiceURL() string {
+	if b.plainIsTLS() {
+		return "pulsar+ssl://" + b.advertise(b.ln)
 	}
-	return b.Addr()
+	return "pulsar://" + b.advertise(b.ln)
+}
+
+// advertise is the address LOOKUP gives for listener ln: the advertised address, a bare
+// advertised host with ln's real port, or ln's address.
+func (b *Broker) advertise(ln net.Listener) string {
+	adv := b.cfg.AdvertisedAddr
+	_, port, _ := net.SplitHostPort(ln.Addr().String())
+	switch {
+	case adv == "":
+		return ln.Addr().String()
+	case ln == b.lnTLS:
+		// An advertised host:port names the main listener; the TLS one keeps its own port.
+		if h, _, err := net.SplitHostPort(adv); err == nil {
+			adv = h
+		}
+		return net.JoinHostPort(adv, port)
+	}
+	if _, _, err := net.SplitHostPort(adv); err == nil {
+		return adv
+	}
+	return net.JoinHostPort(adv, port)
 }
 
 // Config returns the configuration the broker runs with.
@@ -180,6 +204,9 @@ func (b *Broker) Close() error {
 	b.closeOnce.Do(func() {
 		close(b.stop)
 		b.ln.Close()
+		if b.lnTLS != nil {
+			b.lnTLS.Close()
+		}
 		b.mu.Lock()
 		b.closed = true
 		conns := make([]*conn, 0, len(b.conns))
@@ -203,7 +230,6 @@ func (b *Broker) Close() error {
 	return nil
 }
 
-func (b *Broker) acceptLoop() { b.acceptOn(b.ln, nil) } // frontend.go
 
 func (b *Broker) forgetConn(c *conn) {
 	b.mu.Lock()

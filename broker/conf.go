@@ -50,12 +50,10 @@ func LoadConf(path string, base Config) (Config, error) {
 // the caller adds the file, line and key.
 type confSetter func(cfg *Config, st *confState, value string) error
 
-// confState carries what depends on more than one key: upstream's advertisedAddress is a host
-// and the advertised port is brokerServicePort, which may come later in the file.
+// confState carries what depends on more than one key: upstream's advertisedAddress is a bare
+// host, and a later host:port value must replace it.
 type confState struct {
 	advertisedHost string
-	advertisedLine int
-	servicePort    string // as written, "" if the file does not set it
 }
 
 // confKeys are the broker.conf keys letterbox implements, under upstream's names. The security
@@ -71,7 +69,15 @@ var confKeys = map[string]confSetter{
 			return fmt.Errorf("cannot set the port of the listen address %q: %v", cfg.ListenAddr, err)
 		}
 		cfg.ListenAddr = net.JoinHostPort(host, port)
-		st.servicePort = port
+		return nil
+	},
+	// The admin listener's port; `letterbox broker` applies it unless --http is given.
+	"webServicePort": func(cfg *Config, _ *confState, v string) error {
+		port, err := parsePort(v)
+		if err != nil {
+			return err
+		}
+		cfg.WebServicePort = port
 		return nil
 	},
 	"advertisedAddress": func(cfg *Config, st *confState, v string) error {
@@ -167,24 +173,15 @@ func parseConf(r io.Reader, name string, base Config) (Config, []string, error) 
 		if err := set(&cfg, &st, value); err != nil {
 			return base, nil, fmt.Errorf("broker: config %s:%d: %s: %w", name, n, key, err)
 		}
-		if key == "advertisedAddress" {
-			st.advertisedLine = n
-		}
 	}
 	if err := sc.Err(); err != nil {
 		return base, nil, fmt.Errorf("broker: config %s:%d: %w", name, n+1, err)
 	}
 
 	if st.advertisedHost != "" {
-		port := st.servicePort
-		if port == "" {
-			_, port, _ = net.SplitHostPort(cfg.ListenAddr)
-		}
-		if port == "" || port == "0" {
-			return base, nil, fmt.Errorf("broker: config %s:%d: advertisedAddress: the port to advertise is unknown "+
-				"(the listen port is 0); set brokerServicePort or write host:port", name, st.advertisedLine)
-		}
-		cfg.AdvertisedAddr = net.JoinHostPort(st.advertisedHost, port)
+		// A bare host, as upstream's: the broker advertises it with each listener's real
+		// port, whatever port a flag or a later key gives the listener.
+		cfg.AdvertisedAddr = st.advertisedHost
 	}
 	return cfg, ignored, nil
 }

@@ -53,7 +53,7 @@ messageExpiryCheckIntervalInMinutes=1
 	}
 	want := base
 	want.ListenAddr = "127.0.0.1:6651"
-	want.AdvertisedAddr = "broker.local:6651"
+	want.AdvertisedAddr = "broker.local"
 	want.ClusterName = "dev-cluster"
 	want.AllowAutoTopicCreation = false
 	want.AllowAutoTopicCreationType = "partitioned"
@@ -128,19 +128,19 @@ func TestParseConf(t *testing.T) {
 			},
 		},
 		{
-			name: "advertisedAddress takes brokerServicePort given after it",
+			name: "advertisedAddress is a bare host, whatever brokerServicePort",
 			text: "advertisedAddress=10.0.0.5\nbrokerServicePort=7001\n",
 			check: func(t *testing.T, c Config) {
-				if c.AdvertisedAddr != "10.0.0.5:7001" {
+				if c.AdvertisedAddr != "10.0.0.5" || c.ListenAddr != "0.0.0.0:7001" {
 					t.Errorf("AdvertisedAddr = %q", c.AdvertisedAddr)
 				}
 			},
 		},
 		{
-			name: "advertisedAddress without brokerServicePort takes the listen port",
+			name: "advertisedAddress without brokerServicePort is a bare host too",
 			text: "advertisedAddress=::1\n",
 			check: func(t *testing.T, c Config) {
-				if c.AdvertisedAddr != "[::1]:6650" {
+				if c.AdvertisedAddr != "::1" {
 					t.Errorf("AdvertisedAddr = %q", c.AdvertisedAddr)
 				}
 			},
@@ -204,7 +204,6 @@ func TestParseConfErrors(t *testing.T) {
 		{"ttlDurationDefaultInSeconds=-1\n", "test.conf:1: ttlDurationDefaultInSeconds: -1: must be from 0 to 2147483647"},
 		{"ttlDurationDefaultInSeconds=1d\n", "test.conf:1: ttlDurationDefaultInSeconds:"},
 		{"messageExpiryCheckIntervalInMinutes=0\n", "test.conf:1: messageExpiryCheckIntervalInMinutes: 0: must be positive"},
-		{"brokerServicePort=0\nadvertisedAddress=h\n", "test.conf:2: advertisedAddress: the port to advertise is unknown"},
 		{"clusterName=a\nclusterName=" + strings.Repeat("x", 2<<20) + "\n", "test.conf:2: bufio.Scanner: token too long"},
 	}
 	for _, tt := range tests {

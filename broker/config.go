@@ -13,7 +13,8 @@ import (
 type Config struct {
 	// ListenAddr is the binary-protocol listener, host:port; port 0 picks a free port.
 	ListenAddr string
-	// AdvertisedAddr, when set, is the host:port returned by LOOKUP instead of the listener's.
+	// AdvertisedAddr, when set, is the host:port returned by LOOKUP instead of the listener's;
+	// a bare host (upstream's advertisedAddress) is advertised with each listener's real port.
 	AdvertisedAddr string
 
 	ClusterName                   string
@@ -108,18 +109,34 @@ type Config struct {
 	// forms (file:///path, data:;base64,..., a path); the role is the TokenAuthClaim claim
 	// (default sub). AuthorizationEnabled needs authentication; SuperUserRoles may do anything.
 	// AuthenticationRefreshCheck (default 60s) is how often expired credentials are
-	// challenged. With TLSCertFile and TLSKeyFile both listeners speak TLS, the binary one on
-	// BrokerServicePortTLS when set.
-	AuthenticationEnabled      bool
-	AuthorizationEnabled       bool
-	TokenSecretKey             string
-	TokenPublicKey             string
-	TokenAuthClaim             string
-	SuperUserRoles             []string
-	AuthenticationRefreshCheck time.Duration
-	TLSCertFile                string
-	TLSKeyFile                 string
-	BrokerServicePortTLS       string
+	// challenged. AuthenticationProviders are upstream's provider class names (token, tls,
+	// basic); empty means the token provider alone. BasicAuthConf is the basic provider's users
+	// file (upstream's forms); AnonymousUserRole is the role of clients that present no
+	// credentials a provider takes. With TLSCertFile and TLSKeyFile the listeners speak TLS:
+	// beside the plain ones on BrokerServicePortTLS and WebServicePortTLS when set, instead of
+	// them otherwise. Client certificates are checked against TLSTrustCertsFile (the system's
+	// CAs when empty), required with TLSRequireTrustedClientCertOnConnect, and taken unchecked
+	// with TLSAllowInsecureConnection, as upstream (tls.go).
+	AuthenticationEnabled                bool
+	AuthorizationEnabled                 bool
+	AuthenticationProviders              []string
+	TokenSecretKey                       string
+	TokenPublicKey                       string
+	TokenAuthClaim                       string
+	BasicAuthConf                        string
+	AnonymousUserRole                    string
+	SuperUserRoles                       []string
+	AuthenticationRefreshCheck           time.Duration
+	TLSCertFile                          string
+	TLSKeyFile                           string
+	TLSTrustCertsFile                    string
+	TLSRequireTrustedClientCertOnConnect bool
+	TLSAllowInsecureConnection           bool
+	BrokerServicePortTLS                 string
+	WebServicePortTLS                    string
+	// WebServicePort is broker.conf's port of the admin listener, which its creator (the CLI)
+	// applies; the broker itself does not listen on it.
+	WebServicePort string
 
 	Logger *slog.Logger
 }

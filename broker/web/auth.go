@@ -1,15 +1,19 @@
 package web
 
 import (
+	"errors"
 	"net/http"
 	"net/url"
 	"strings"
 
 	"github.com/letterbox-dev/letterbox/broker"
+	"github.com/letterbox-dev/letterbox/broker/auth"
 )
 
-// Authentication and authorization of admin requests, as upstream's web service does with the
-// token provider: `Authorization: Bearer <JWT>`. Without authentication on the broker, nothing
+// Authentication and authorization of admin requests, as upstream's web service does with its
+// providers: `Authorization: Bearer <JWT>` (token), `Authorization: Basic` (basic), the
+// client certificate of the https listener (tls); the X-Pulsar-Auth-Method-Name header picks
+// one, else each is tried and anonymousUserRole, when set, is the role of requests none takes. Without authentication on the broker, nothing
 // here runs. Missing or invalid credentials answer 401; a role without the permission the route
 // needs answers 401 too, as upstream does ("refused", with a reason saying which).
 //
@@ -48,18 +52,21 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		token, ok := bearerToken(r)
-		if !ok {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="pulsar"`)
-			writeError(w, http.StatusUnauthorized, "Authentication required")
-			return
+		creds := auth.HTTPCredentials{Authorization: r.Header.Values("Authorization"),
+			Method: r.Header.Get("X-Pulsar-Auth-Method-Name")}
+		if r.TLS != nil {
+			creds.Certs = r.TLS.PeerCertificates
 		}
-		role, err := s.b.Authenticate("token", []byte(token))
+		role, err := s.b.AuthenticateHTTP(creds)
 		if err != nil {
-			// The reason is logged, never the token.
-			s.log.Warn("admin request: authentication failed", "method", r.Method, "path", r.URL.Path,
-				"remote", r.RemoteAddr, "reason", err.Error())
-			w.Header().Set("WWW-Authenticate", `Bearer realm="pulsar", error="invalid_token"`)
+			if errors.Is(err, auth.ErrNoCredentials) {
+				w.Header().Set("WWW-Authenticate", `Bearer realm="pulsar"`)
+			} else {
+				// The reason is logged, never the credentials.
+				s.log.Warn("admin request: authentication failed", "method", r.Method, "path", r.URL.Path,
+					"remote", r.RemoteAddr, "reason", err.Error())
+				w.Header().Set("WWW-Authenticate", `Bearer realm="pulsar", error="invalid_token"`)
+			}
 			writeError(w, http.StatusUnauthorized, "Authentication required")
 			return
 		}
@@ -81,20 +88,6 @@ func what(op broker.Operation) string {
 		return "perform this operation: it requires super-user access"
 	}
 	return op.String() + " here"
-}
-
-// bearerToken returns the token of the request's single Authorization: Bearer header.
-func bearerToken(r *http.Request) (string, bool) {
-	vals := r.Header.Values("Authorization")
-	if len(vals) != 1 {
-		return "", false
-	}
-	scheme, token, ok := strings.Cut(vals[0], " ")
-	if !ok || !strings.EqualFold(scheme, "Bearer") {
-		return "", false
-	}
-	token = strings.TrimSpace(token)
-	return token, token != ""
 }
 
 // requirementOf maps a request to what it needs. It reads the escaped path segment by segment,

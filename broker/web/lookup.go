@@ -28,9 +28,10 @@ func (s *Server) lookupRoutes(rt *router) {
 				return
 			}
 			s.b.LoadTopic(topic) // a stored topic opens on its first lookup
-			out := lookupJSON{BrokerURL: s.b.ServiceURL(), HTTPURL: s.URL(), NativeURL: s.b.ServiceURL()}
-			if s.b.TLSConfig() != nil {
-				out.BrokerURLTLS, out.HTTPURLTLS = out.BrokerURL, out.HTTPURL
+			out := lookupJSON{BrokerURL: s.b.ServiceURL(), HTTPURL: s.URL(), NativeURL: s.b.ServiceURL(),
+				BrokerURLTLS: s.b.ServiceURLTLS(), HTTPURLTLS: s.URLTLS()}
+			if s.tlsOnly {
+				out.HTTPURLTLS = out.HTTPURL
 			}
 			writeJSON(w, http.StatusOK, out)
 		})

@@ -30,9 +30,13 @@ type Server struct {
 	b   *broker.Broker
 	log *slog.Logger
 	ln  net.Listener
-	srv *http.Server
+	// lnTLS is the https listener beside ln (webServicePortTls), or nil; tlsOnly says ln
+	// itself speaks TLS (TLS on without a port of its own).
+	lnTLS   net.Listener
+	tlsOnly bool
+	srv     *http.Server
 
-	served    chan struct{} // closed when srv.Serve has returned
+	served    sync.WaitGroup // done when srv.Serve has returned for every listener
 	closeOnce sync.Once
 	closeErr  error
 }
@@ -52,10 +56,23 @@ func New(b *broker.Broker, addr string, log *slog.Logger) (*Server, error) {
 	}
 	cfg := b.Config()
 	ln = newLimitListener(ln, cfg.MaxHTTPServerConnections) // limits.go
+	s := &Server{b: b, log: log}
+	// The broker's certificate (tls.go in broker): https:// beside http:// on
+	// webServicePortTls, or instead of it without that port.
 	if tc := b.TLSConfig(); tc != nil {
-		ln = tls.NewListener(ln, tc) // the broker's certificate: https:// (tls.go in broker)
+		if cfg.WebServicePortTLS == "" {
+			ln, s.tlsOnly = tls.NewListener(ln, tc), true
+		} else {
+			host, _, _ := net.SplitHostPort(addr)
+			raw, err := net.Listen("tcp", net.JoinHostPort(host, cfg.WebServicePortTLS))
+			if err != nil {
+				ln.Close()
+				return nil, fmt.Errorf("web: listen on port %s (TLS): %w", cfg.WebServicePortTLS, err)
+			}
+			s.lnTLS = tls.NewListener(newLimitListener(raw, cfg.MaxHTTPServerConnections), tc)
+		}
 	}
-	s := &Server{b: b, log: log, ln: ln, served: make(chan struct{})}
+	s.ln = ln
 	s.srv = &http.Server{
 		Handler: s.admit(s.logRequests(s.authenticate(s.routes()))),
 		// A client that stalls is closed (limits.go): ReadTimeout covers the header and the
@@ -65,24 +82,39 @@ func New(b *broker.Broker, addr string, log *slog.Logger) (*Server, error) {
 		IdleTimeout:       cfg.HTTPIdleTimeout,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
-	go func() {
-		defer close(s.served)
-		if err := s.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			log.Error("admin HTTP server stopped", "err", err)
+	for _, l := range []net.Listener{s.ln, s.lnTLS} {
+		if l == nil {
+			continue
 		}
-	}()
+		s.served.Add(1)
+		go func() {
+			defer s.served.Done()
+			if err := s.srv.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				log.Error("admin HTTP server stopped", "listener", l.Addr().String(), "err", err)
+			}
+		}()
+	}
 	return s, nil
 }
 
 // Addr is the host:port the server listens on.
 func (s *Server) Addr() string { return s.ln.Addr().String() }
 
-// URL is the base URL of the admin API, http://host:port (https:// when the broker has TLS on).
+// URL is the base URL of the admin API, http://host:port (https:// when the broker has TLS on
+// without a TLS port of its own).
 func (s *Server) URL() string {
-	if s.b.TLSConfig() != nil {
+	if s.tlsOnly {
 		return "https://" + s.Addr()
 	}
 	return "http://" + s.Addr()
+}
+
+// URLTLS is the base URL of the https listener beside the plain one, or "" when there is none.
+func (s *Server) URLTLS() string {
+	if s.lnTLS == nil {
+		return ""
+	}
+	return "https://" + s.lnTLS.Addr().String()
 }
 
 // Close stops accepting, lets in-flight requests finish (for a few seconds at most, then cuts
@@ -95,7 +127,7 @@ func (s *Server) Close() error {
 			s.log.Warn("admin HTTP server: requests still running at shutdown, closing them", "err", err)
 			s.closeErr = s.srv.Close()
 		}
-		<-s.served
+		s.served.Wait()
 	})
 	return s.closeErr
 }

@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 
 	"github.com/letterbox-dev/letterbox/broker"
 	"github.com/letterbox-dev/letterbox/broker/storage"
@@ -71,13 +73,14 @@ const brokerUsageText = `Usage: letterbox broker [--listen ADDR] [--http ADDR] [
                         [--config FILE] [--compat upstream] [--procs N] [--token-secret-key KEY | --token-public-key KEY]
                         [--superuser-roles ROLES] [--tls-cert-file FILE --tls-key-file FILE]
 
-Runs the embedded broker without the TUI. Once both listeners accept connections it prints
+Runs the embedded broker without the TUI. Once its listeners accept connections it prints
 exactly one line on stdout,
 
   ready pulsar://HOST:PORT http://HOST:PORT
 
-with the real ports (ready pulsar+ssl://HOST:PORT https://HOST:PORT with TLS), and logs
-everything else to stderr. SIGINT or SIGTERM stops it (exit 0).
+with the real ports (ready pulsar+ssl://HOST:PORT https://HOST:PORT with TLS; with the config's
+brokerServicePortTls and webServicePortTls, the TLS listeners' URLs follow the plain ones on
+the same line), and logs everything else to stderr. SIGINT or SIGTERM stops it (exit 0).
 
 Flags:
 `
@@ -167,18 +170,30 @@ func runBroker(ctx context.Context, p Process, args []string, stdout, stderr io.
 		fmt.Fprintf(stderr, "%s: %v\n", name, err)
 		return ExitFailure
 	}
-	w, err := web.New(b, f.http, log)
+	httpAddr := f.http
+	if cfg.WebServicePort != "" && !given["http"] {
+		if host, _, err := net.SplitHostPort(httpAddr); err == nil {
+			httpAddr = net.JoinHostPort(host, cfg.WebServicePort)
+		}
+	}
+	w, err := web.New(b, httpAddr, log)
 	if err != nil {
 		b.Close()
 		fmt.Fprintf(stderr, "%s: %v\n", name, err)
 		return ExitFailure
 	}
-	// Both listeners are bound and listening: connections are accepted from here on.
-	pulsarURL := serviceScheme(b) + b.Addr()
-	fmt.Fprintf(stdout, "ready %s %s\n", pulsarURL, w.URL())
-	log.Info("broker ready", "pulsar", pulsarURL, "http", w.URL(), "advertised", b.ServiceURL(),
+	// Every listener is bound and listening: connections are accepted from here on.
+	pulsarURL, pulsarTLS := b.ListenURLs()
+	urls := []string{pulsarURL, w.URL()}
+	for _, u := range []string{pulsarTLS, w.URLTLS()} {
+		if u != "" {
+			urls = append(urls, u) // the TLS listeners beside the plain ones
+		}
+	}
+	fmt.Fprintf(stdout, "ready %s\n", strings.Join(urls, " "))
+	log.Info("broker ready", "urls", urls, "advertised", b.ServiceURL(), "advertised_tls", b.ServiceURLTLS(),
 		"cluster", cfg.ClusterName, "compat_upstream", cfg.CompatUpstream)
-	warnIfExposed(log, b, b.Addr(), w.Addr())
+	warnIfExposed(log, b, append([]string{b.Addr(), w.Addr()}, hostPorts(urls[2:])...)...)
 
 	<-ctx.Done()
 	log.Info("shutting down")

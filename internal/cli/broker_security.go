@@ -5,9 +5,11 @@ import (
 	"flag"
 	"log/slog"
 	"net"
+	"slices"
 	"strings"
 
 	"github.com/letterbox-dev/letterbox/broker"
+	"github.com/letterbox-dev/letterbox/broker/auth"
 )
 
 // The security flags of `letterbox broker`. A token key turns authentication on (as upstream's
@@ -28,7 +30,7 @@ func (s *securityFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&s.secretKey, "token-secret-key", "", "require tokens signed with the HS256 `KEY` (a path, file:///path or data:;base64,...)")
 	fs.StringVar(&s.publicKey, "token-public-key", "", "require tokens signed with the private half of the RSA or EC public `KEY`")
 	fs.StringVar(&s.superUsers, "superuser-roles", "", "turn authorization on; the comma-separated `ROLES` may do anything")
-	fs.StringVar(&s.tlsCert, "tls-cert-file", "", "serve TLS on both listeners with the PEM certificate in `FILE`")
+	fs.StringVar(&s.tlsCert, "tls-cert-file", "", "serve TLS with the PEM certificate in `FILE` (on both listeners; beside them with the config's brokerServicePortTls and webServicePortTls)")
 	fs.StringVar(&s.tlsKey, "tls-key-file", "", "the PEM private key of --tls-cert-file, in `FILE`")
 }
 
@@ -48,6 +50,11 @@ func (s *securityFlags) apply(cfg *broker.Config, given map[string]bool) error {
 	if given["token-public-key"] {
 		cfg.AuthenticationEnabled, cfg.TokenPublicKey, cfg.TokenSecretKey = true, s.publicKey, ""
 	}
+	if (given["token-secret-key"] || given["token-public-key"]) && len(cfg.AuthenticationProviders) > 0 &&
+		!slices.Contains(cfg.AuthenticationProviders, auth.ClassToken) {
+		// The config names its providers; a token key flag adds the token provider to them.
+		cfg.AuthenticationProviders = append(cfg.AuthenticationProviders, auth.ClassToken)
+	}
 	if given["superuser-roles"] {
 		cfg.AuthorizationEnabled = true
 		cfg.SuperUserRoles = nil
@@ -60,18 +67,18 @@ func (s *securityFlags) apply(cfg *broker.Config, given map[string]bool) error {
 	if given["tls-cert-file"] {
 		cfg.TLSCertFile, cfg.TLSKeyFile = s.tlsCert, s.tlsKey
 	}
-	if given["listen"] {
-		cfg.BrokerServicePortTLS = "" // --listen says where, whatever the config file's TLS port
-	}
 	return nil
 }
 
-// serviceScheme is the scheme of the broker's binary listener.
-func serviceScheme(b *broker.Broker) string {
-	if b.TLSConfig() != nil {
-		return "pulsar+ssl://"
+// hostPorts are the host:port of URLs.
+func hostPorts(urls []string) []string {
+	out := make([]string, 0, len(urls))
+	for _, u := range urls {
+		if _, hp, ok := strings.Cut(u, "://"); ok {
+			out = append(out, hp)
+		}
 	}
-	return "pulsar://"
+	return out
 }
 
 // warnIfExposed warns when a listener is reachable beyond this machine and anyone reaching it
