@@ -73,13 +73,14 @@ func (b *Broker) Serve(ln net.Listener, fe FrontEnd) {
 }
 
 // Disown closes topic's producers and consumers whose front end no longer owns it, reconnect
-// allowed: their clients look the topic up again and come back at its owner.
-func (b *Broker) Disown(topic string) {
+// allowed: their clients look the topic up again and come back at its owner. It returns how
+// many it closed.
+func (b *Broker) Disown(topic string) (producers, consumers int) {
 	b.topics.mu.Lock()
 	t := b.topics.topics[topic]
 	b.topics.mu.Unlock()
 	if t == nil {
-		return
+		return 0, 0
 	}
 	const reason = "topic ownership moved to another broker"
 	t.locked(func() {
@@ -88,6 +89,7 @@ func (b *Broker) Disown(topic string) {
 				delete(t.producers, p)
 				p.conn.forgetProducer(p)
 				p.conn.sendCloseProducer(p.id, true, reason)
+				producers++
 			}
 		}
 		t.waiting = slices.DeleteFunc(t.waiting, func(p *producer) bool {
@@ -96,6 +98,7 @@ func (b *Broker) Disown(topic string) {
 			}
 			p.conn.forgetProducer(p)
 			p.conn.sendCloseProducer(p.id, true, reason)
+			producers++
 			return true
 		})
 		for _, s := range t.subs {
@@ -104,10 +107,12 @@ func (b *Broker) Disown(topic string) {
 					t.detach(cs)
 					cs.conn.forgetConsumer(cs)
 					cs.conn.sendCloseConsumer(cs.id, true, reason)
+					consumers++
 				}
 			}
 		}
 	})
+	return producers, consumers
 }
 
 // adoptProxiedFrontEnd serves c as the front end a proxied CONNECT names, when it names one.

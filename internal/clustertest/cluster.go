@@ -197,15 +197,16 @@ func (c *Cluster) OwnerIndex(topic string) int {
 func (c *Cluster) OwnerOf(topic string) *Member { return c.Members[c.OwnerIndex(topic)] }
 
 // Move gives topic (a partition's or non-partitioned topic's full name) to member to: the old
-// owner closes its producers and consumers, reconnect allowed, as an unload does.
-func (c *Cluster) Move(topic string, to int) {
+// owner closes its producers and consumers, reconnect allowed, as an unload does. It returns
+// how many producers and consumers it closed.
+func (c *Cluster) Move(topic string, to int) (producers, consumers int) {
 	if to < 0 || to >= len(c.Members) {
 		panic(fmt.Sprintf("clustertest: no member %d", to))
 	}
 	c.mu.Lock()
 	c.owners[topic] = to
 	c.mu.Unlock()
-	c.Broker.Disown(topic)
+	return c.Broker.Disown(topic)
 }
 
 // RedirectOutside makes every member answer topic-level admin calls about topic with a 307 to

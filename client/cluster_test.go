@@ -1,0 +1,142 @@
+package client_test
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/letterbox-dev/letterbox/broker"
+	"github.com/letterbox-dev/letterbox/client"
+	"github.com/letterbox-dev/letterbox/internal/clustertest"
+)
+
+// Our client on the three-broker fixture while partitions change owner: a producer resends
+// what was pending to the new owner, a consumer resubscribes and resumes from its cursor.
+// Nothing is lost, each partition keeps its order, and with deduplication the topic holds
+// every message once.
+
+const movesTopic = "persistent://public/default/moves"
+
+// startMovesCluster starts the fixture with deduplication on and a topic of six partitions,
+// two on each broker.
+func startMovesCluster(t *testing.T) *clustertest.Cluster {
+	t.Helper()
+	c := clustertest.Start(t, clustertest.Options{Config: func(cfg *broker.Config) {
+		cfg.BrokerDeduplicationEnabled = true
+		cfg.Logger = testLogger(t, "broker: ")
+	}})
+	if err := c.Broker.CreatePartitionedTopic(movesTopic, 6, nil); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// moveNext gives partition p of movesTopic to the next broker round the cluster; it returns
+// how many producers and consumers the move closed.
+func moveNext(c *clustertest.Cluster, p int) (producers, consumers int) {
+	name := fmt.Sprintf("%s-partition-%d", movesTopic, p)
+	return c.Move(name, (c.OwnerIndex(name)+1)%len(c.Members))
+}
+
+func TestClientAcrossMoves(t *testing.T) {
+	const n = 3000
+	c := startMovesCluster(t)
+	ctx := testCtx(t, 90*time.Second)
+	cl, err := client.New(client.Options{ServiceURL: c.ServiceURL(), OperationTimeout: 20 * time.Second, Logger: testLogger(t, "client: ")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cl.Close() })
+	cons := mustSubscribe(t, cl, client.ConsumerOptions{Topic: movesTopic, SubscriptionName: "live", InitialPosition: client.Earliest})
+	prod := mustProducer(t, cl, client.ProducerOptions{Topic: movesTopic, Name: "mover", SendTimeout: -1})
+
+	received := make(chan error, 1)
+	live := map[string][]int{} // partition → indices in the order first received
+	go func() {
+		seen := map[int]bool{}
+		for len(seen) < n {
+			m, err := cons.Receive(ctx)
+			if err != nil {
+				received <- fmt.Errorf("after %d of %d: %w", len(seen), n, err)
+				return
+			}
+			i, _ := strconv.Atoi(string(m.Payload))
+			if !seen[i] {
+				seen[i] = true
+				live[m.Topic] = append(live[m.Topic], i)
+			}
+			cons.Ack(m)
+		}
+		received <- nil
+	}()
+	futures := make([]*client.SendFuture, n)
+	moves, closedP, closedC := 0, 0, 0
+	for i := range n {
+		futures[i] = prod.SendAsync(ctx, &client.Message{Key: "k" + strconv.Itoa(i%60), Payload: []byte(strconv.Itoa(i))})
+		if i%250 == 125 { // a partition moves with sends in flight, and the consumer's with it
+			p, cs := moveNext(c, moves%6)
+			closedP, closedC, moves = closedP+p, closedC+cs, moves+1
+		}
+	}
+	for i, f := range futures {
+		if _, err := f.Wait(ctx); err != nil {
+			t.Fatalf("send %d: %v", i, err)
+		}
+	}
+	if err := <-received; err != nil {
+		t.Fatalf("live consumer: %v", err)
+	}
+	t.Logf("%d moves closed %d producers and %d consumers", moves, closedP, closedC)
+	if closedP < moves/2 || closedC < moves/2 {
+		t.Fatalf("%d moves closed %d producers and %d consumers: the clients did not follow", moves, closedP, closedC)
+	}
+	checkPerPartitionOrder(t, "live consumer", live, n)
+
+	// The topic itself: every message once, in order within its partition.
+	stored := map[string][]int{}
+	all := mustSubscribe(t, cl, client.ConsumerOptions{Topic: movesTopic, SubscriptionName: "audit", InitialPosition: client.Earliest})
+	for range n {
+		m, err := all.Receive(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		i, _ := strconv.Atoi(string(m.Payload))
+		stored[m.Topic] = append(stored[m.Topic], i)
+		all.Ack(m)
+	}
+	checkPerPartitionOrder(t, "the topic", stored, n)
+	expectNoMore(t, all)
+}
+
+// checkPerPartitionOrder fails unless got holds each of 0..n-1 once, increasing within each
+// partition (a key's messages all go to one partition in the order sent).
+func checkPerPartitionOrder(t *testing.T, what string, got map[string][]int, n int) {
+	t.Helper()
+	seen := map[int]bool{}
+	for part, idx := range got {
+		for k, i := range idx {
+			if seen[i] {
+				t.Fatalf("%s: message %d twice", what, i)
+			}
+			seen[i] = true
+			if k > 0 && idx[k-1] > i {
+				t.Fatalf("%s: %s has %d after %d", what, part, i, idx[k-1])
+			}
+		}
+	}
+	if len(seen) != n {
+		t.Fatalf("%s: %d messages, want %d", what, len(seen), n)
+	}
+}
+
+// expectNoMore fails if cons receives anything within a moment.
+func expectNoMore(t *testing.T, cons *client.Consumer) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	if m, err := cons.Receive(ctx); err == nil {
+		t.Fatalf("one more message: %q from %s", m.Payload, m.Topic)
+	}
+}
