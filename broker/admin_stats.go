@@ -135,6 +135,10 @@ type ConsumerStats struct {
 	ClientVersion                string            `json:"clientVersion"`
 	Metadata                     map[string]string `json:"metadata"`
 	SchemaType                   string            `json:"schemaType,omitempty"`
+	// A Key_Shared consumer's hash ranges (keyshared.go), in upstream 4's form and in its
+	// classic form ("[start, end]"; 3.x brokers report only this one).
+	KeyHashRangeArrays [][2]int32 `json:"keyHashRangeArrays,omitempty"`
+	KeyHashRanges      []string   `json:"keyHashRanges,omitempty"`
 }
 
 // PartitionedTopicStats is upstream's PartitionedTopicStats JSON: the aggregate of the
@@ -422,6 +426,9 @@ func (b *Broker) subscriptionStats(s *subscription, opts StatsOptions, now time.
 			ConnectedSince:            cs.since.UTC().Format(time.RFC3339Nano),
 			ClientVersion:             cs.conn.clientVersion,
 			Metadata:                  nonNil(cs.metadata),
+		}
+		if s.selector != nil {
+			c.KeyHashRangeArrays, c.KeyHashRanges = keyHashRanges(s.selector.rangesOf(cs))
 		}
 		limit := int64(b.cfg.MaxUnackedMessagesPerConsumer)
 		c.BlockedConsumerOnUnackedMsgs = s.shared() && limit > 0 && cs.unacked >= limit

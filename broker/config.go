@@ -34,6 +34,13 @@ type Config struct {
 	// a Failover subscription waits after its active consumer changes before it dispatches
 	// again and tells its consumers (0: at once). See failover.go.
 	ActiveConsumerFailoverDelay time.Duration
+	// SubscriptionKeySharedUseConsistentHashing and
+	// SubscriptionKeySharedConsistentHashingReplicaPoints are upstream's keys of the same
+	// names: how Key_Shared subscriptions share the hash range among AUTO_SPLIT consumers,
+	// consistent hashing at that many points per consumer (true, upstream's default) or
+	// splitting the largest range in halves (false). See keyshared.go.
+	SubscriptionKeySharedUseConsistentHashing           bool
+	SubscriptionKeySharedConsistentHashingReplicaPoints int
 
 	// Store keeps topics' data and metadata; nil means a fresh in-memory store. The broker
 	// owns it from New on and closes it on Close.
@@ -144,32 +151,34 @@ type Config struct {
 // DefaultConfig returns upstream's defaults for a single local broker (see DESIGN.md).
 func DefaultConfig() Config {
 	return Config{
-		ListenAddr:                             "127.0.0.1:0",
-		ClusterName:                            "standalone",
-		AllowAutoTopicCreation:                 true,
-		AllowAutoTopicCreationType:             "non-partitioned",
-		DefaultNumPartitions:                   1,
-		AllowAutoSubscriptionCreation:          true,
-		MaxMessageSize:                         wire.DefaultMaxMessageSize,
-		DelayedDeliveryEnabled:                 true,
-		DelayedDeliveryTick:                    time.Second,
-		KeepAliveInterval:                      30 * time.Second,
-		AcknowledgmentAtBatchIndexLevelEnabled: true,
-		MaxUnackedMessagesPerConsumer:          50000,
-		ActiveConsumerFailoverDelay:            time.Second,
-		CursorFlushInterval:                    100 * time.Millisecond,
-		FrameBufferPool:                        32 << 20,
-		TopicTombstoneTTL:                      60 * time.Second,
-		MessageExpiryCheckInterval:             5 * time.Minute,
-		ManagedLedgerMaxUnackedRangesToPersist: 10000,
-		BacklogQuotaDefaultRetentionPolicy:     QuotaProducerRequestHold,
-		HTTPMaxRequestSize:                     -1,
-		MaxConcurrentHTTPRequests:              1024,
-		MaxHTTPServerConnections:               2048,
-		HTTPReadHeaderTimeout:                  10 * time.Second,
-		HTTPReadTimeout:                        30 * time.Second,
-		HTTPIdleTimeout:                        2 * time.Minute,
-		Logger:                                 slog.Default(),
+		ListenAddr:                                          "127.0.0.1:0",
+		ClusterName:                                         "standalone",
+		AllowAutoTopicCreation:                              true,
+		AllowAutoTopicCreationType:                          "non-partitioned",
+		DefaultNumPartitions:                                1,
+		AllowAutoSubscriptionCreation:                       true,
+		MaxMessageSize:                                      wire.DefaultMaxMessageSize,
+		DelayedDeliveryEnabled:                              true,
+		DelayedDeliveryTick:                                 time.Second,
+		KeepAliveInterval:                                   30 * time.Second,
+		AcknowledgmentAtBatchIndexLevelEnabled:              true,
+		MaxUnackedMessagesPerConsumer:                       50000,
+		ActiveConsumerFailoverDelay:                         time.Second,
+		SubscriptionKeySharedUseConsistentHashing:           true,
+		SubscriptionKeySharedConsistentHashingReplicaPoints: 100,
+		CursorFlushInterval:                                 100 * time.Millisecond,
+		FrameBufferPool:                                     32 << 20,
+		TopicTombstoneTTL:                                   60 * time.Second,
+		MessageExpiryCheckInterval:                          5 * time.Minute,
+		ManagedLedgerMaxUnackedRangesToPersist:              10000,
+		BacklogQuotaDefaultRetentionPolicy:                  QuotaProducerRequestHold,
+		HTTPMaxRequestSize:                                  -1,
+		MaxConcurrentHTTPRequests:                           1024,
+		MaxHTTPServerConnections:                            2048,
+		HTTPReadHeaderTimeout:                               10 * time.Second,
+		HTTPReadTimeout:                                     30 * time.Second,
+		HTTPIdleTimeout:                                     2 * time.Minute,
+		Logger:                                              slog.Default(),
 	}
 }
 

@@ -62,6 +62,10 @@ func (t *topic) subscribe(req subscribeRequest) *serverError {
 			if len(cs.hashRanges) == 0 || (s != nil && s.selector != nil && s.selector.overlaps(cs.hashRanges)) {
 				return errorf(pb.ServerError_ConsumerAssignError, "Key_Shared sticky hash ranges are empty or overlap another consumer's")
 			}
+		} else if s != nil && s.selector != nil {
+			if msg := s.selector.full(); msg != "" {
+				return errorf(pb.ServerError_ConsumerAssignError, "%s", msg)
+			}
 		}
 	}
 	if s == nil {

@@ -16,6 +16,8 @@ func init() {
 }
 
 var dispatchConfKeys = map[string]confSetter{
+	"subscriptionKeySharedUseConsistentHashing":           boolKey(func(c *Config) *bool { return &c.SubscriptionKeySharedUseConsistentHashing }),
+	"subscriptionKeySharedConsistentHashingReplicaPoints": intKey(1, func(c *Config) *int { return &c.SubscriptionKeySharedConsistentHashingReplicaPoints }),
 	// 0 is allowed, as upstream: no delay.
 	"activeConsumerFailoverDelayTimeMillis": func(cfg *Config, _ *confState, v string) error {
 		n, err := strconv.ParseInt(v, 10, 64)

@@ -37,3 +37,23 @@ func TestLoadConfDispatchKeys(t *testing.T) {
 		}
 	}
 }
+
+// The Key_Shared keys: consistent hashing by default, as upstream; auto-split when false.
+func TestLoadConfKeySharedKeys(t *testing.T) {
+	t.Parallel()
+	base := DefaultConfig()
+	base.Logger = slog.New(slog.DiscardHandler)
+	if !base.SubscriptionKeySharedUseConsistentHashing || base.SubscriptionKeySharedConsistentHashingReplicaPoints != 100 {
+		t.Fatalf("defaults %v/%d, want upstream's true/100", base.SubscriptionKeySharedUseConsistentHashing, base.SubscriptionKeySharedConsistentHashingReplicaPoints)
+	}
+	got, err := LoadConf(writeConf(t, "subscriptionKeySharedUseConsistentHashing=false\nsubscriptionKeySharedConsistentHashingReplicaPoints=20\n"), base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.SubscriptionKeySharedUseConsistentHashing || got.SubscriptionKeySharedConsistentHashingReplicaPoints != 20 {
+		t.Fatalf("loaded %v/%d, want false/20", got.SubscriptionKeySharedUseConsistentHashing, got.SubscriptionKeySharedConsistentHashingReplicaPoints)
+	}
+	if _, err := LoadConf(writeConf(t, "subscriptionKeySharedConsistentHashingReplicaPoints=0\n"), base); err == nil {
+		t.Fatal("0 ring points accepted")
+	}
+}

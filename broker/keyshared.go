@@ -1,20 +1,36 @@
 package broker
 
 import (
+	"fmt"
 	"slices"
 	"strconv"
 
 	"github.com/letterbox-dev/letterbox/client/wire"
 )
 
-// keySelector maps a message key to a Key_Shared consumer. Keys hash to a slot 0..65535 as
-// upstream computes it. Consumers that declared STICKY hash ranges own exactly those slots;
-// the others (AUTO_SPLIT, the Go client's default) share the slot space by consistent hashing,
-// so a key stays with its consumer until the consumer set changes, and a change moves only the
-// keys of the consumer that joined or left.
+// keySelector maps a message key to a Key_Shared consumer. Keys hash to a slot 1..65535 as
+// upstream computes it (wire.KeySharedHash). Consumers that declared STICKY hash ranges own
+// exactly those slots. The others (AUTO_SPLIT, the official clients' default) share the slot
+// space in one of upstream's two ways, as subscriptionKeySharedUseConsistentHashing says:
+//
+//   - consistent hashing (upstream's default, true): each consumer is placed on a ring at
+//     subscriptionKeySharedConsistentHashingReplicaPoints points, so a key stays with its
+//     consumer until the consumer set changes, and a change moves only the keys of the consumer
+//     that joined or left. letterbox's points are its own (hashes of the consumer's name and
+//     id), not upstream's, so which consumer a key goes to differs.
+//   - auto-split (false), as upstream's HashRangeAutoSplitStickyKeyConsumerSelector: the first
+//     consumer owns the whole range, ending at 65536; each consumer that joins takes the lower
+//     half of the largest range (the lowest one among equals); a consumer that leaves hands its
+//     range to the consumer owning the range above it, or, when it owned the top one, to the
+//     consumer below it.
+//
+// Consumer stats report each consumer's ranges (rangesOf), as upstream's keyHashRanges.
 type keySelector struct {
-	ring   []ringPoint // sorted by slot
-	sticky []*consumer
+	consistent bool
+	points     int         // ring points per consumer (consistent hashing)
+	ring       []ringPoint // sorted by slot (consistent hashing)
+	splits     []splitEnd  // sorted by end (auto-split)
+	sticky     []*consumer
 }
 
 type ringPoint struct {
@@ -22,29 +38,82 @@ type ringPoint struct {
 	c    *consumer
 }
 
-// pointsPerConsumer spreads each consumer over the ring for an even share.
-const pointsPerConsumer = 100
+// splitEnd is an auto-split range: c owns the slots above the previous end up to end.
+type splitEnd struct {
+	end int32
+	c   *consumer
+}
+
+// splitRangeSize is upstream's auto-split range size: the top range ends at it.
+const splitRangeSize = 1 << 16
 
 // noKey is the key upstream routes key-less messages by.
 const noKey = "NONE_KEY"
 
-func newKeySelector() *keySelector { return &keySelector{} }
+func newKeySelector(cfg Config) *keySelector {
+	return &keySelector{consistent: cfg.SubscriptionKeySharedUseConsistentHashing, points: cfg.SubscriptionKeySharedConsistentHashingReplicaPoints}
+}
+
+// full reports why no AUTO_SPLIT consumer can join any more ("" if one can): every range is a
+// single slot, as upstream refuses such a consumer with ConsumerAssignError.
+func (k *keySelector) full() string {
+	if k.consistent || len(k.splits) == 0 {
+		return ""
+	}
+	if _, size := k.biggest(); size <= 1 {
+		return fmt.Sprintf("No more range can assigned to new consumer, assigned consumers %d", len(k.splits))
+	}
+	return ""
+}
 
 func (k *keySelector) add(c *consumer) {
-	if len(c.hashRanges) > 0 {
+	switch {
+	case len(c.hashRanges) > 0:
 		k.sticky = append(k.sticky, c)
-		return
+	case k.consistent:
+		for i := range k.points {
+			slot := wire.KeySharedHash([]byte(c.name + "#" + strconv.FormatUint(c.id, 10) + "#" + strconv.Itoa(i)))
+			k.ring = append(k.ring, ringPoint{slot: slot, c: c})
+		}
+		slices.SortStableFunc(k.ring, func(a, b ringPoint) int { return int(a.slot) - int(b.slot) })
+	case len(k.splits) == 0:
+		k.splits = []splitEnd{{end: splitRangeSize, c: c}}
+	default:
+		i, _ := k.biggest()
+		lower := int32(0)
+		if i > 0 {
+			lower = k.splits[i-1].end
+		}
+		end := k.splits[i].end
+		k.splits = slices.Insert(k.splits, i, splitEnd{end: end - (end-lower)>>1, c: c})
 	}
-	for i := range pointsPerConsumer {
-		slot := wire.KeySharedHash([]byte(c.name + "#" + strconv.FormatUint(c.id, 10) + "#" + strconv.Itoa(i)))
-		k.ring = append(k.ring, ringPoint{slot: slot, c: c})
+}
+
+// biggest is the index and size of the largest auto-split range, the lowest among equals.
+func (k *keySelector) biggest() (int, int32) {
+	best, size, lower := 0, int32(0), int32(0)
+	for i, s := range k.splits {
+		if s.end-lower > size {
+			best, size = i, s.end-lower
+		}
+		lower = s.end
 	}
-	slices.SortStableFunc(k.ring, func(a, b ringPoint) int { return int(a.slot) - int(b.slot) })
+	return best, size
 }
 
 func (k *keySelector) remove(c *consumer) {
 	k.ring = slices.DeleteFunc(k.ring, func(p ringPoint) bool { return p.c == c })
 	k.sticky = slices.DeleteFunc(k.sticky, func(s *consumer) bool { return s == c })
+	i := slices.IndexFunc(k.splits, func(s splitEnd) bool { return s.c == c })
+	switch {
+	case i < 0:
+	case i == len(k.splits)-1 && i > 0:
+		// The top range goes to the consumer below, whose own range joins the one above it.
+		k.splits[i].c = k.splits[i-1].c
+		k.splits = slices.Delete(k.splits, i-1, i)
+	default:
+		k.splits = slices.Delete(k.splits, i, i+1)
+	}
 }
 
 // pick returns the consumer for key, or nil when no consumer covers its slot.
@@ -60,6 +129,10 @@ func (k *keySelector) pick(key string) *consumer {
 			}
 		}
 	}
+	if len(k.splits) > 0 {
+		i, _ := slices.BinarySearchFunc(k.splits, int32(slot), func(s splitEnd, slot int32) int { return int(s.end - slot) })
+		return k.splits[i].c // the top range ends at 65536, above every slot
+	}
 	if len(k.ring) == 0 {
 		return nil
 	}
@@ -68,6 +141,53 @@ func (k *keySelector) pick(key string) *consumer {
 		i = 0
 	}
 	return k.ring[i].c
+}
+
+// rangesOf returns the hash ranges c owns, inclusive, in order, as upstream reports them: a
+// sticky consumer's declared ones; an auto-split consumer's, the top one ending at 65536; a
+// consistent-hashing consumer's arcs of the ring over 0..65535.
+func (k *keySelector) rangesOf(c *consumer) [][2]int32 {
+	if len(c.hashRanges) > 0 {
+		return c.hashRanges
+	}
+	var out [][2]int32
+	own := func(start, end int32, owner *consumer) {
+		if owner != c || start > end {
+			return
+		}
+		if n := len(out); n > 0 && out[n-1][1]+1 == start {
+			out[n-1][1] = end
+			return
+		}
+		out = append(out, [2]int32{start, end})
+	}
+	start := int32(0)
+	for _, s := range k.splits {
+		own(start, s.end, s.c)
+		start = s.end + 1
+	}
+	if len(k.ring) > 0 {
+		start = 0
+		for _, p := range k.ring {
+			own(start, int32(p.slot), p.c)
+			start = max(start, int32(p.slot)+1)
+		}
+		own(start, wire.KeySharedRangeSize-1, k.ring[0].c)
+	}
+	return out
+}
+
+// keyHashRanges renders ranges as consumer stats report them: as pairs (upstream 4's
+// keyHashRangeArrays) and as strings (keyHashRanges, upstream's classic form).
+func keyHashRanges(ranges [][2]int32) ([][2]int32, []string) {
+	if len(ranges) == 0 {
+		return nil, nil
+	}
+	strs := make([]string, len(ranges))
+	for i, r := range ranges {
+		strs[i] = fmt.Sprintf("[%d, %d]", r[0], r[1])
+	}
+	return slices.Clone(ranges), strs
 }
 
 // overlaps reports whether ranges collide with a sticky consumer's ranges already in k.

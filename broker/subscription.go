@@ -81,7 +81,7 @@ func newSubscription(t *topic, name string, subType pb.CommandSubscribe_SubType,
 		redeliver: make(map[storage.Position]uint32),
 	}
 	if subType == pb.CommandSubscribe_Key_Shared {
-		s.selector = newKeySelector()
+		s.selector = newKeySelector(t.b.cfg)
 	}
 	s.resetTo(start)
 	return s
@@ -94,7 +94,7 @@ func (s *subscription) setType(t pb.CommandSubscribe_SubType) {
 	s.switchAt = time.Time{}
 	s.selector = nil
 	if t == pb.CommandSubscribe_Key_Shared {
-		s.selector = newKeySelector()
+		s.selector = newKeySelector(s.topic.b.cfg)
 	}
 	s.dirty = true
 }
