@@ -11,7 +11,8 @@
 // and without a rate limit (replay.go, replayrate.go) and client/triage's whole-DLQ scan beside
 // a bare official reader (scan.go), takes the TUI's figures from the real binary in tmux and
 // the tui package's benchmarks (tui.go), and times the admin API while stalled requests hold
-// connections open (adminlatency.go); -only runs some of these parts.
+// connections open (adminlatency.go), times starts with 10 GiB stored (stored.go) and weighs
+// 10,000 topics at rest (many.go); -only runs some of these parts.
 package main
 
 import (
@@ -45,10 +46,12 @@ type options struct {
 	scanN     int
 	// scanProfile, when set, is a directory for CPU profiles of the scan part's readings.
 	scanProfile string
+	// keepStored keeps the stored part's data set in the OS temp directory for the next run.
+	keepStored bool
 }
 
 // parts of the bench, for -only.
-var partNames = []string{"broker", "clients", "replay", "scan", "tui", "admin"}
+var partNames = []string{"broker", "clients", "replay", "scan", "tui", "admin", "stored", "many"}
 
 func (o options) part(name string) bool { return len(o.only) == 0 || o.only[name] }
 
@@ -69,6 +72,7 @@ func main() {
 	flag.IntVar(&o.dlqN, "dlq", 1_000_000, "dead letters of the DLQ the TUI browses")
 	flag.IntVar(&o.scanN, "scan", 1_000_000, "dead letters of the DLQ the scan reads")
 	flag.StringVar(&o.scanProfile, "scan-profile", "", "write CPU profiles of the scan's readings to `DIR`")
+	flag.BoolVar(&o.keepStored, "keep-stored", false, "keep the stored part's 10 GiB data set in the OS temp directory for the next run (default: removed when done)")
 	only := flag.String("only", "", "run only these comma-separated parts: "+strings.Join(partNames, ", ")+" (default: all)")
 	flag.Parse()
 	for p := range strings.SplitSeq(*only, ",") {
@@ -86,7 +90,7 @@ func main() {
 	}
 	if flag.NArg() > 0 || o.replayN <= 0 || o.dlqN <= 0 || o.scanN <= 0 || o.window <= 0 || o.warmup < 0 || o.rate <= 0 || o.starts <= 0 || o.rounds <= 0 || o.nullBatch <= 0 ||
 		(o.subType != "shared" && o.subType != "exclusive") {
-		fmt.Fprintln(os.Stderr, "usage: go run ./bench [-out FILE] [-duration 10s] [-warmup 1s] [-rate 50000] [-starts 5] [-rounds 3] [-subscription shared|exclusive] [-null-batch 127] [-replay 100000] [-dlq 1000000] [-scan 1000000] [-scan-profile DIR] [-only PARTS]")
+		fmt.Fprintln(os.Stderr, "usage: go run ./bench [-out FILE] [-duration 10s] [-warmup 1s] [-rate 50000] [-starts 5] [-rounds 3] [-subscription shared|exclusive] [-null-batch 127] [-replay 100000] [-dlq 1000000] [-scan 1000000] [-scan-profile DIR] [-keep-stored] [-only PARTS]")
 		os.Exit(2)
 	}
 
@@ -277,6 +281,12 @@ func measure(ctx context.Context, o options, progress func(string, ...any)) *rep
 	}
 	if o.part("admin") && b != nil && ctx.Err() == nil {
 		measureAdmin(ctx, &rep.admin, filepath.Join(binDir, "letterbox"), progress, failed)
+	}
+	if o.part("many") && b != nil && ctx.Err() == nil {
+		measureMany(ctx, &rep.many, filepath.Join(binDir, "letterbox"), progress, failed)
+	}
+	if o.part("stored") && b != nil && ctx.Err() == nil {
+		measureStored(ctx, &rep.stored, o, filepath.Join(binDir, "letterbox"), progress, failed)
 	}
 	return rep
 }

@@ -43,6 +43,8 @@ type report struct {
 	scan                   scanReport    // client/triage's scan (scan.go)
 	tui                    tuiReport     // the TUI (tui.go)
 	admin                  adminReport   // the admin API under stalled requests (adminlatency.go)
+	stored                 storedReport  // starts with 10 GiB stored (stored.go)
+	many                   manyReport    // 10,000 topics at rest (many.go)
 
 	root string // the module's directory
 
@@ -251,6 +253,8 @@ func (r *report) markdown() string {
 	r.scan.markdown(&b)
 	r.tui.markdown(&b, len(r.starts))
 	r.admin.markdown(&b)
+	r.stored.markdown(&b)
+	r.many.markdown(&b)
 
 	p("\n## Supporting runs\n\n")
 	p("Each over a %v window after a %v warm-up unless marked. Sent counts messages whose publish was acknowledged.\n\n", r.shortWindow, r.warmup)

@@ -1,0 +1,221 @@
+package main
+
+// The many part: what many topics, subscriptions and connections cost the broker at rest, as an
+// integration test suite leaves them: 10,000 topics, each with a producer and a consumer of the
+// official client, over 1,000 connections (1,000 clients of 10 topics each), nothing sent. Then
+// 100 of those producers carry 50,000 msg/s together while the rest stay idle.
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/apache/pulsar-client-go/pulsar"
+)
+
+// Targets from issue 22.
+const (
+	idleTopics     = 10_000
+	idleConns      = 1_000
+	idleBusyTopics = 100
+	idleBusyRate   = 50_000
+	targetManyRSS  = 400 << 20
+	targetManyCPU  = 0.02 // of one core
+	targetManyP99  = 10 * time.Millisecond
+	idleWindow     = 10 * time.Second
+)
+
+// manyReport is what the idle part measured (zero values: not measured).
+type manyReport struct {
+	setup   time.Duration // creating every producer and consumer
+	rss     int64         // broker RSS at rest, bytes
+	cpu     float64       // broker CPU at rest, cores
+	busy    *result       // the 100 busy producers' run
+	busyRSS int64
+}
+
+// measureMany runs the idle part against a fresh in-memory broker of bin.
+func measureMany(ctx context.Context, r *manyReport, bin string, progress func(string, ...any), failed func(string, error)) {
+	p, err := startBroker(ctx, bin)
+	if err != nil {
+		failed("many: starting the broker", err)
+		return
+	}
+	defer p.stop()
+	progress("many: %d topics with a producer and a consumer each, over %d connections", idleTopics, idleConns)
+	began := time.Now()
+	clients := make([]pulsar.Client, idleConns)
+	defer func() {
+		for _, c := range clients {
+			if c != nil {
+				c.Close()
+			}
+		}
+	}()
+	for i := range clients {
+		if clients[i], err = pulsar.NewClient(pulsar.ClientOptions{URL: p.serviceURL, OperationTimeout: time.Minute, Logger: clientLogger}); err != nil {
+			failed("many: client", err)
+			return
+		}
+	}
+	producers := make([]pulsar.Producer, idleTopics)
+	consumers := make([]pulsar.Consumer, idleTopics)
+	// A few topics at once: each is two round trips, and one at a time would take minutes.
+	var next atomic.Int64
+	var firstErr error
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for range 32 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for ctx.Err() == nil {
+				t := int(next.Add(1) - 1)
+				if t >= idleTopics {
+					return
+				}
+				c := clients[t%idleConns]
+				topic := fmt.Sprintf("persistent://public/default/idle-%05d", t)
+				cons, err := c.Subscribe(pulsar.ConsumerOptions{Topic: topic, SubscriptionName: "s", Type: pulsar.Shared})
+				if err == nil {
+					consumers[t] = cons
+					producers[t], err = c.CreateProducer(pulsar.ProducerOptions{Topic: topic, DisableBatching: t >= idleBusyTopics})
+				}
+				if err != nil {
+					mu.Lock()
+					firstErr = cmpErr(firstErr, fmt.Errorf("%s: %w", topic, err))
+					mu.Unlock()
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if firstErr == nil {
+		firstErr = ctx.Err()
+	}
+	if firstErr != nil {
+		failed("many: creating producers and consumers", firstErr)
+		return
+	}
+	r.setup = time.Since(began)
+	progress("many: created in %v; at rest for %v", r.setup.Round(time.Second), idleWindow)
+	// Let the creation's garbage be collected and the clients' first flows settle.
+	if !sleepCtx(ctx, 5*time.Second) {
+		return
+	}
+	cpu0, err := processCPU(p.pid())
+	if err != nil {
+		failed("many: broker CPU", err)
+		return
+	}
+	t0 := time.Now()
+	if !sleepCtx(ctx, idleWindow) {
+		return
+	}
+	cpu1, err := processCPU(p.pid())
+	if err != nil {
+		failed("many: broker CPU", err)
+		return
+	}
+	r.cpu = float64(cpu1-cpu0) / float64(time.Since(t0))
+	if r.rss, err = processRSS(p.pid()); err != nil {
+		failed("many: broker RSS", err)
+		return
+	}
+	progress("many: broker RSS %.0f MB, CPU %.2f %% of a core; now %d of them at %d msg/s together",
+		float64(r.rss)/1e6, 100*r.cpu, idleBusyTopics, idleBusyRate)
+	r.busy = manyBusy(ctx, p.pid(), producers[:idleBusyTopics], consumers[:idleBusyTopics], failed)
+	if r.busy != nil {
+		r.busyRSS, _ = processRSS(p.pid())
+	}
+}
+
+// manyBusy paces idleBusyRate messages a second over producers, round robin, for idleWindow
+// after a second's warm-up, while their consumers receive and acknowledge; it returns the
+// publish latencies of the window.
+func manyBusy(ctx context.Context, pid int, producers []pulsar.Producer, consumers []pulsar.Consumer, failed func(string, error)) *result {
+	rctx, stop := context.WithCancel(ctx)
+	defer stop()
+	var received atomic.Int64
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	defer stop()
+	for _, c := range consumers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-rctx.Done():
+					return
+				case m := <-c.Chan():
+					c.Ack(m)
+					received.Add(1)
+				}
+			}
+		}()
+	}
+	const warmup = time.Second
+	n := int(float64(idleBusyRate) * (warmup + idleWindow).Seconds())
+	latencies := make([]time.Duration, n)
+	var sent, failedSends atomic.Int64
+	payload := make([]byte, payloadSize)
+	var stopping atomic.Bool
+	began := time.Now()
+	var cpu0 time.Duration
+	var cpuOnce sync.Once
+	pace(rctx, &stopping, idleBusyRate, n, func(i int) {
+		if time.Since(began) >= warmup {
+			cpuOnce.Do(func() { cpu0, _ = processCPU(pid) })
+		}
+		t0 := time.Now()
+		producers[i%len(producers)].SendAsync(rctx, &pulsar.ProducerMessage{Payload: payload}, func(_ pulsar.MessageID, _ *pulsar.ProducerMessage, err error) {
+			if err != nil {
+				failedSends.Add(1)
+				return
+			}
+			latencies[i] = time.Since(t0)
+			sent.Add(1)
+		})
+	})
+	for _, p := range producers {
+		if err := p.FlushWithCtx(ctx); err != nil {
+			failed("many: flushing the busy producers", err)
+			return nil
+		}
+	}
+	cpu1, _ := processCPU(pid)
+	if f := failedSends.Load(); f > 0 {
+		failed("many: busy producers", fmt.Errorf("%d sends failed", f))
+		return nil
+	}
+	first := int(float64(idleBusyRate) * warmup.Seconds())
+	window := slices.Clone(latencies[min(first, len(latencies)):])
+	window = slices.DeleteFunc(window, func(d time.Duration) bool { return d == 0 })
+	slices.Sort(window)
+	return &result{
+		window: idleWindow, sent: int64(len(window)), received: received.Load(),
+		latencies: window, paced: int64(len(window)), cpu: cpu1 - cpu0,
+	}
+}
+
+func cmpErr(old, err error) error {
+	if old != nil {
+		return old
+	}
+	return err
+}
+
+// sleepCtx sleeps for d, false if ctx ended first.
+func sleepCtx(ctx context.Context, d time.Duration) bool {
+	select {
+	case <-time.After(d):
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}

@@ -1,0 +1,43 @@
+package main
+
+// The many part's section of the report: what many.go measured.
+
+import (
+	"fmt"
+	"strings"
+)
+
+// markdown renders the many section.
+func (r *manyReport) markdown(b *strings.Builder) {
+	p := func(format string, a ...any) { fmt.Fprintf(b, format, a...) }
+	p("\n## Many topics and connections at rest\n\n")
+	if r.rss == 0 {
+		p("Not measured.\n")
+		return
+	}
+	p("`letterbox broker --in-memory` with %s topics, each with a producer (batching off, but for the busy ones) and a Shared consumer "+
+		"of the official Go client, over %s connections (%s clients of %d topics each); created in %v. At rest: nothing sent for %v, "+
+		"5 s after the last was created; RSS is `VmRSS`, CPU the broker's user + system time over the window. Then %d of the producers "+
+		"send %s msg/s together, paced, round robin, 1 KiB messages, while their consumers receive and acknowledge and the others stay idle.\n\n",
+		thousands(idleTopics), thousands(idleConns), thousands(idleConns), idleTopics/idleConns, r.setup.Round(100_000_000), idleWindow,
+		idleBusyTopics, thousands(idleBusyRate))
+	p("| metric | measured | target | |\n|---|---|---|---|\n")
+	verdict := func(ok bool) string {
+		if ok {
+			return "met"
+		}
+		return "not met"
+	}
+	p("| broker RSS at rest | %.0f MB | < %d MB | %s |\n", float64(r.rss)/1e6, targetManyRSS>>20, verdict(r.rss < targetManyRSS))
+	p("| broker CPU at rest | %.2f %% of a core | < %.0f %% | %s |\n", 100*r.cpu, 100*targetManyCPU, verdict(r.cpu < targetManyCPU))
+	if res := r.busy; res != nil && len(res.latencies) > 0 {
+		p99 := res.percentile(0.99)
+		sent := float64(res.sent) / res.window.Seconds()
+		ok := sent >= 0.95*idleBusyRate && p99 < targetManyP99
+		p("| publish latency p50 / p99, %d of them at %s msg/s | %.2f / %.2f ms (%s msg/s receipted, broker CPU %.0f %% of a core, RSS %.0f MB) | p99 < 10 ms | %s |\n",
+			idleBusyTopics, thousands(idleBusyRate), millis(res.percentile(0.5)), millis(p99), rate(sent),
+			100*float64(res.cpu)/float64(res.window), float64(r.busyRSS)/1e6, verdict(ok))
+	} else {
+		p("| publish latency p99, %d of them at %s msg/s | %s | p99 < 10 ms | not measured |\n", idleBusyTopics, thousands(idleBusyRate), notMeasuredText)
+	}
+}
