@@ -25,7 +25,8 @@ type clientFlags struct {
 	tokenFile  string
 	tlsCAFile  string
 	context    string
-	oauth2     oauth2Flags // client_oauth2.go
+	oauth2     oauth2Flags     // client_oauth2.go
+	clientCert clientCertFlags // client_tls.go
 
 	// TLS without certificate verification (--tls-insecure, or the context's tls_insecure),
 	// and the context --context names (nil without it; contexts.go).
@@ -43,7 +44,7 @@ type clientFlags struct {
 
 // clientFlagNames lists the client flags in the order of the help.
 var clientFlagNames = slices.Concat([]string{"service-url", "admin-url", "token", "token-file"}, oauth2FlagNames,
-	[]string{"tls-ca-file", "tls-insecure", "context", "readonly"})
+	[]string{"tls-ca-file"}, clientCertFlagNames, []string{"tls-insecure", "context", "readonly"})
 
 func (c *clientFlags) register(fs *flag.FlagSet) {
 	c.registerDefaults(fs, defaultServiceURL, defaultAdminURL, "", "", "", "")
@@ -62,6 +63,7 @@ func (c *clientFlags) registerDefaults(fs *flag.FlagSet, serviceURL, adminURL, t
 	fs.StringVar(&c.tokenFile, "token-file", tokenFile, "read the authentication token from `FILE`")
 	c.oauth2.register(fs)
 	fs.StringVar(&c.tlsCAFile, "tls-ca-file", tlsCAFile, "trust the CA certificates in `FILE`")
+	c.clientCert.register(fs)
 	fs.BoolVar(&c.tlsInsecure, "tls-insecure", c.tlsInsecure, "do not verify the cluster's TLS certificate (a warning says so)")
 	fs.StringVar(&c.context, "context", context, "use the context `NAME` of $XDG_CONFIG_HOME/letterbox/config.toml (flags given override its settings)")
 	fs.BoolVar(&c.readonly, "readonly", c.readonly, "read only: refuse replay and the dlq actions (discard, purge, resend, subscribe); dry runs and reads work")
@@ -114,6 +116,9 @@ func (c *clientFlags) validate() error {
 		return errors.New("--token and --token-file exclude each other")
 	}
 	if err := c.checkAuth(); err != nil {
+		return err
+	}
+	if err := c.clientCert.check(); err != nil {
 		return err
 	}
 	if c.context == "" {

@@ -18,7 +18,8 @@ import (
 // Contexts (DESIGN.md "Command line"): --context NAME takes the cluster's URLs, credentials
 // and TLS settings from the context NAME of $XDG_CONFIG_HOME/letterbox/config.toml; client
 // flags given as well override the context's fields one by one (--token or --token-file
-// replaces its authentication as a whole, --oauth2-* flags its token). A context is used only
+// replaces its authentication as a whole, --oauth2-* flags its token, --tls-cert-file and
+// --tls-key-file its client certificate). A context is used only
 // when named: the file's `current` never makes `letterbox` with no flags leave the local
 // broker, nor `replay` act on a cluster the command line does not name.
 
@@ -90,6 +91,9 @@ func (c *clientFlags) useContext(ctx config.Context) {
 	}
 	if !given("tls-ca-file") {
 		c.tlsCAFile = ctx.TLSCAFile
+	}
+	if !c.clientCertGiven() { // the pair goes together: a flag replaces the context's whole
+		c.clientCert = clientCertFlags{certFile: ctx.TLSCertFile, keyFile: ctx.TLSKeyFile}
 	}
 	if !given("tls-insecure") {
 		c.tlsInsecure = ctx.TLSInsecure

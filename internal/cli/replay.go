@@ -300,12 +300,16 @@ func (c *clientFlags) connect(ctx context.Context, stderr io.Writer) (*admin.Cli
 			return nil, nil, fmt.Errorf("%s %s: no certificate", c.origin("tls-ca-file", "tls_ca_file"), c.tlsCAFile)
 		}
 	}
+	if ao.TLS, err = c.withClientCert(ao.TLS); err != nil { // client_tls.go
+		return nil, nil, err
+	}
 	ad, err := admin.New(ao)
 	if err != nil {
 		return nil, nil, err
 	}
 	co := client.Options{ServiceURL: c.serviceURL, Token: c.token, TokenFile: c.tokenFile,
 		TLSTrustCertsFile: c.tlsCAFile, TLSAllowInsecureConnection: c.tlsInsecure,
+		TLSCertFile: c.clientCert.certFile, TLSKeyFile: c.clientCert.keyFile,
 		Logger: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))}
 	if ts != nil {
 		co.TokenSource = ts // only when set: a nil *TokenSource is not a nil interface

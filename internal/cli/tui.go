@@ -191,8 +191,11 @@ func (c *clientFlags) apply(opts *data.AdminOptions) error {
 		opts.Token = strings.TrimSpace(string(b))
 		opts.TokenFile = c.tokenFile
 	}
-	if c.tlsCAFile != "" || c.tlsInsecure {
+	if c.tlsCAFile != "" || c.tlsInsecure || c.clientCert.certFile != "" {
 		tc := &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: c.tlsInsecure}
+		if _, err := c.withClientCert(tc); err != nil { // client_tls.go
+			return err
+		}
 		if c.tlsCAFile != "" {
 			pem, err := os.ReadFile(c.tlsCAFile)
 			if err != nil {
@@ -208,6 +211,7 @@ func (c *clientFlags) apply(opts *data.AdminOptions) error {
 		opts.HTTPClient = &http.Client{Transport: tr, Timeout: 10 * time.Second}
 		opts.TLSTrustCertsFile = c.tlsCAFile
 		opts.TLSAllowInsecureConnection = c.tlsInsecure
+		opts.TLSCertFile, opts.TLSKeyFile = c.clientCert.certFile, c.clientCert.keyFile
 	}
 	return nil
 }

@@ -19,6 +19,17 @@
 //	readonly = true
 //
 //	[[context]]
+//	name = "mtls"
+//	service_url = "pulsar+ssl://pulsar.internal:6651"
+//	admin_url = "https://pulsar.internal:8443"
+//	tls_ca_file = "~/.config/letterbox/ca.pem"
+//	tls_cert_file = "~/.config/letterbox/client-cert.pem"
+//	tls_key_file = "~/.config/letterbox/client-key.pem"
+//
+// tls_cert_file and tls_key_file are a TLS client certificate (mTLS), as upstream's clients'
+// tlsCertFile and tlsKeyFile: without other credentials the role is the certificate's.
+//
+//	[[context]]
 //	name = "cloud"
 //	service_url = "pulsar+ssl://pulsar.cloud.example:6651"
 //	admin_url = "https://pulsar.cloud.example"
@@ -91,6 +102,11 @@ type Context struct {
 	Token      Secret // an inline token (discouraged: prefer TokenFile)
 	TokenFile  string // with ~ expanded
 	TLSCAFile  string // with ~ expanded
+	// TLSCertFile and TLSKeyFile are a TLS client certificate and its key (tls_cert_file,
+	// tls_key_file; both or neither, ~ expanded): presented on every TLS connection, and, with
+	// no other credentials, the authentication (upstream's AuthenticationTls).
+	TLSCertFile string
+	TLSKeyFile  string
 	// OAuth2 client credentials (oauth2_*), instead of Token and TokenFile.
 	// OAuth2CredentialsFile is a path (with ~ expanded), a file:// URL or a data: URL; a Secret
 	// because a data: URL holds the client secret itself.
@@ -237,6 +253,8 @@ type fileContext struct {
 	Token       Secret `toml:"token"`
 	TokenFile   string `toml:"token_file"`
 	TLSCAFile   string `toml:"tls_ca_file"`
+	TLSCertFile string `toml:"tls_cert_file"`
+	TLSKeyFile  string `toml:"tls_key_file"`
 	TLSInsecure bool   `toml:"tls_insecure"`
 	ReadOnly    bool   `toml:"readonly"`
 	Colour      string `toml:"colour"`
@@ -316,6 +334,9 @@ func Parse(name string, b []byte, getenv func(string) string) (*Config, error) {
 		}
 		if ctx.TLSCAFile, err = expand(strings.TrimSpace(fc.TLSCAFile), getenv); err != nil {
 			return nil, fmt.Errorf("%s: %s: tls_ca_file: %v", at("tls_ca_file"), label, err)
+		}
+		if err := parseClientCert(&ctx, fc, getenv); err != nil {
+			return nil, err
 		}
 		if err := parseOAuth2(&ctx, fc, getenv); err != nil {
 			return nil, err

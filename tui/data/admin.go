@@ -34,6 +34,10 @@ type AdminOptions struct {
 	// TLSAllowInsecureConnection skips the verification of the broker's certificate on
 	// pulsar+ssl:// (a test cluster's self-signed one); HTTPClient covers https.
 	TLSAllowInsecureConnection bool
+	// TLSCertFile and TLSKeyFile are a client certificate for pulsar+ssl:// (mTLS; with no
+	// token it authenticates); HTTPClient covers https.
+	TLSCertFile string
+	TLSKeyFile  string
 	// HTTPClient defaults to a client with a 10 s timeout; pass one with TLS settings for https.
 	HTTPClient *http.Client
 	// TokenSource, when set, authenticates instead of Token and TokenFile (OAuth2 client

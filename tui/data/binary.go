@@ -36,6 +36,8 @@ func (a *Admin) pulsarClient() (*client.Client, error) {
 		TLSTrustCertsFile: a.opts.TLSTrustCertsFile,
 
 		TLSAllowInsecureConnection: a.opts.TLSAllowInsecureConnection,
+		TLSCertFile:                a.opts.TLSCertFile,
+		TLSKeyFile:                 a.opts.TLSKeyFile,
 	}
 	switch {
 	case a.opts.TokenSource != nil:
