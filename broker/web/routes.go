@@ -11,6 +11,7 @@ func (s *Server) routes() http.Handler {
 	s.tenantRoutes(rt)
 	s.namespaceRoutes(rt)
 	s.topicRoutes(rt)
+	s.unloadRoutes(rt)
 	s.topicPolicyRoutes(rt)
 	s.statsRoutes(rt)
 	s.subscriptionRoutes(rt)

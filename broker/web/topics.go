@@ -12,7 +12,7 @@ import (
 // fails), create (non-partitioned with a properties or null body; partitioned with upstream's
 // {"partitions":N,"properties":…} or the Java admin's bare N), update partitions, partition
 // metadata, delete (?force), properties, lastMessageId, messageid by time, terminate,
-// compaction (broker/compaction.go), and unload, a no-op on a single in-process broker.
+// and compaction (broker/compaction.go). Unloading has its own file (unload.go).
 
 var domains = []string{"persistent", "non-persistent"}
 
@@ -130,12 +130,6 @@ func (s *Server) topicRoutes(rt *router) {
 	s.topicRoute(rt, "POST", "/terminate", func(w http.ResponseWriter, r *http.Request, topic string) {
 		id, err := s.b.TerminateTopic(topic)
 		answer(w, id, err)
-	})
-	// A single broker owns every topic: unloading (moving to another broker) has nothing to
-	// do, but must succeed on existing topics for scripts that call it.
-	s.topicRoute(rt, "PUT", "/unload", func(w http.ResponseWriter, r *http.Request, topic string) {
-		_, err := s.b.PartitionedMetadata(topic)
-		noContent(w, err)
 	})
 	// Compaction runs in the background: PUT (and POST, which upstream's older admin clients
 	// send) start it, GET reports it.
