@@ -62,7 +62,7 @@ func TestOfficialClientAcrossMoves(t *testing.T) {
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	var sendErr error
-	moves, closedP, closedC := 0, 0, 0
+	moves, closedP, closedC, lost := 0, 0, 0, 0
 	for i := range n {
 		wg.Add(1)
 		prod.SendAsync(ctx, &pulsar.ProducerMessage{Key: "k" + strconv.Itoa(i%60), Payload: []byte(strconv.Itoa(i))},
@@ -75,8 +75,8 @@ func TestOfficialClientAcrossMoves(t *testing.T) {
 				wg.Done()
 			})
 		if i%250 == 125 {
-			p, cs := moveNext(c, moves%6)
-			closedP, closedC, moves = closedP+p, closedC+cs, moves+1
+			p, cs, l := moveNext(c, moves%6)
+			closedP, closedC, lost, moves = closedP+p, closedC+cs, lost+l, moves+1
 		}
 	}
 	wg.Wait()
@@ -86,8 +86,8 @@ func TestOfficialClientAcrossMoves(t *testing.T) {
 	if err := <-received; err != nil {
 		t.Fatalf("live consumer: %v", err)
 	}
-	t.Logf("%d moves closed %d producers and %d consumers", moves, closedP, closedC)
-	if closedP < moves/2 || closedC < moves/2 {
+	t.Logf("%d moves closed %d producers and %d consumers; %d receipts lost", moves, closedP, closedC, lost)
+	if closedP < moves/2 || closedC < moves/2 || lost == 0 {
 		t.Fatalf("the clients did not follow the moves")
 	}
 	checkPerPartitionOrder(t, "live consumer", live, n)

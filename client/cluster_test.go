@@ -13,9 +13,9 @@ import (
 )
 
 // Our client on the three-broker fixture while partitions change owner: a producer resends
-// what was pending to the new owner, a consumer resubscribes and resumes from its cursor.
-// Nothing is lost, each partition keeps its order, and with deduplication the topic holds
-// every message once.
+// what was pending to the new owner (the old owner having lost the receipts of what it stored
+// last), a consumer resubscribes and resumes from its cursor. Nothing is lost, each partition
+// keeps its order, and with deduplication the topic holds every message once.
 
 const movesTopic = "persistent://public/default/moves"
 
@@ -33,11 +33,12 @@ func startMovesCluster(t *testing.T) *clustertest.Cluster {
 	return c
 }
 
-// moveNext gives partition p of movesTopic to the next broker round the cluster; it returns
-// how many producers and consumers the move closed.
-func moveNext(c *clustertest.Cluster, p int) (producers, consumers int) {
+// moveNext gives partition p of movesTopic to the next broker round the cluster, the old
+// owner losing its last receipts; it returns how many producers and consumers the move closed
+// and how many receipts were lost.
+func moveNext(c *clustertest.Cluster, p int) (producers, consumers, lost int) {
 	name := fmt.Sprintf("%s-partition-%d", movesTopic, p)
-	return c.Move(name, (c.OwnerIndex(name)+1)%len(c.Members))
+	return c.MoveLosingReceipts(name, (c.OwnerIndex(name)+1)%len(c.Members))
 }
 
 func TestClientAcrossMoves(t *testing.T) {
@@ -72,12 +73,12 @@ func TestClientAcrossMoves(t *testing.T) {
 		received <- nil
 	}()
 	futures := make([]*client.SendFuture, n)
-	moves, closedP, closedC := 0, 0, 0
+	moves, closedP, closedC, lost := 0, 0, 0, 0
 	for i := range n {
 		futures[i] = prod.SendAsync(ctx, &client.Message{Key: "k" + strconv.Itoa(i%60), Payload: []byte(strconv.Itoa(i))})
 		if i%250 == 125 { // a partition moves with sends in flight, and the consumer's with it
-			p, cs := moveNext(c, moves%6)
-			closedP, closedC, moves = closedP+p, closedC+cs, moves+1
+			p, cs, l := moveNext(c, moves%6)
+			closedP, closedC, lost, moves = closedP+p, closedC+cs, lost+l, moves+1
 		}
 	}
 	for i, f := range futures {
@@ -88,8 +89,8 @@ func TestClientAcrossMoves(t *testing.T) {
 	if err := <-received; err != nil {
 		t.Fatalf("live consumer: %v", err)
 	}
-	t.Logf("%d moves closed %d producers and %d consumers", moves, closedP, closedC)
-	if closedP < moves/2 || closedC < moves/2 {
+	t.Logf("%d moves closed %d producers and %d consumers; %d receipts lost", moves, closedP, closedC, lost)
+	if closedP < moves/2 || closedC < moves/2 || lost == 0 {
 		t.Fatalf("%d moves closed %d producers and %d consumers: the clients did not follow", moves, closedP, closedC)
 	}
 	checkPerPartitionOrder(t, "live consumer", live, n)

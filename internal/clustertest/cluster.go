@@ -21,12 +21,14 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/letterbox-dev/letterbox/broker"
 	"github.com/letterbox-dev/letterbox/broker/auth/authtest"
 	"github.com/letterbox-dev/letterbox/broker/web"
+	"github.com/letterbox-dev/letterbox/client/wire/pb"
 	"github.com/letterbox-dev/letterbox/internal/brokertest"
 )
 
@@ -226,4 +228,34 @@ func (c *Cluster) TopicOwnedBy(base string, i int) string {
 			return topic
 		}
 	}
+}
+
+// MoveLosingReceipts moves topic as Move does, after the old owner has lost the receipts of
+// what it stored lately (at least one, or whatever a second brings), as when the old owner's
+// connections go before its answers do: the producers' clients must send those messages again
+// to the new owner, and only deduplication keeps the topic from holding them twice. It
+// returns the producers and consumers closed and the receipts lost. It uses the broker's
+// interceptor (Broker.Intercept), replacing any other while it runs.
+func (c *Cluster) MoveLosingReceipts(topic string, to int) (producers, consumers, lost int) {
+	last, err := c.Broker.LastMessageID(topic)
+	if err != nil {
+		producers, consumers = c.Move(topic, to)
+		return producers, consumers, 0
+	}
+	var dropped atomic.Int64
+	c.Broker.Intercept(func(dir broker.Direction, cmd *pb.BaseCommand) broker.Verdict {
+		if dir == broker.Outbound && cmd.GetType() == pb.BaseCommand_SEND_RECEIPT &&
+			int64(cmd.GetSendReceipt().GetMessageId().GetLedgerId()) == last.LedgerID {
+			dropped.Add(1)
+			return broker.Verdict{Drop: true}
+		}
+		return broker.Verdict{}
+	})
+	for deadline := time.Now().Add(time.Second); dropped.Load() == 0 && time.Now().Before(deadline); {
+		time.Sleep(time.Millisecond)
+	}
+	// The receipts the new owner sends (the duplicates' among them) must get through.
+	c.Broker.Intercept(nil)
+	producers, consumers = c.Move(topic, to)
+	return producers, consumers, int(dropped.Load())
 }
