@@ -45,7 +45,10 @@ func (c *conn) handleSeek(cmd *pb.CommandSeek) error {
 	if ackSet = s.boundAckSet(start, ackSet); len(ackSet) > 0 && !allZero(ackSet) {
 		s.partial[start] = ackSet
 	}
+	// A reader's subscription waits for the reader to come back (reader_seek.go).
+	s.parkOnDetach = !s.durable
 	t.closeSubscriptionConsumers(s, true, "subscription was reset by a seek")
+	s.parkOnDetach = false
 	c.sendSuccess(reqID)
 	return nil
 }

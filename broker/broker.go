@@ -57,6 +57,7 @@ type Broker struct {
 
 	wg         sync.WaitGroup
 	stop       chan struct{}
+	sweep      chan struct{} // memory pressure asks retentionLoop to trim every topic (ledgers.go)
 	closeOnce  sync.Once
 	closeStore sync.Once
 
@@ -89,7 +90,7 @@ func New(opts ...Option) (*Broker, error) {
 		return nil, err
 	}
 	if cfg.Store == nil {
-		cfg.Store = storage.NewMemoryStore()
+		cfg.Store = storage.NewMemoryStoreWith(cfg.Rollover)
 	}
 	sec, err := newSecurity(cfg)
 	var ln, lnTLS net.Listener
@@ -108,6 +109,7 @@ func New(opts ...Option) (*Broker, error) {
 		lnTLS:   lnTLS,
 		conns:   make(map[*conn]struct{}),
 		stop:    make(chan struct{}),
+		sweep:   make(chan struct{}, 1),
 		started: time.Now(),
 		bufs:    wire.NewBufferPool(cfg.FrameBufferPool, cfg.PoisonFrameBuffers),
 	}
@@ -124,7 +126,7 @@ func New(opts ...Option) (*Broker, error) {
 		b.store.Close()
 		return nil, fmt.Errorf("broker: recover from storage: %w", err)
 	}
-	b.wg.Add(3)
+	b.wg.Add(4)
 	go b.acceptOn(ln, nil) // frontend.go
 	if lnTLS != nil {
 		b.wg.Add(1)
@@ -132,6 +134,7 @@ func New(opts ...Option) (*Broker, error) {
 	}
 	go b.flushLoop()
 	go b.expiryLoop()
+	go b.retentionLoop() // ledgers.go
 	return b, nil
 }
 
@@ -152,6 +155,9 @@ func (c *Config) validate() error {
 	}
 	if c.DelayedDeliveryTick <= 0 {
 		c.DelayedDeliveryTick = time.Second
+	}
+	if c.RetentionCheckInterval <= 0 {
+		c.RetentionCheckInterval = 120 * time.Second
 	}
 	if c.MessageExpiryCheckInterval <= 0 {
 		c.MessageExpiryCheckInterval = 5 * time.Minute
@@ -229,7 +235,6 @@ func (b *Broker) Close() error {
 	})
 	return nil
 }
-
 
 func (b *Broker) forgetConn(c *conn) {
 	b.mu.Lock()

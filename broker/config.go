@@ -88,6 +88,15 @@ type Config struct {
 	// crash redelivers them, as upstream.
 	ManagedLedgerMaxUnackedRangesToPersist int
 
+	// Ledger rollover and retention checks (ledgers.go), under upstream's broker.conf names:
+	// managedLedgerMaxEntriesPerLedger, managedLedgerMaxSizePerLedgerMbytes,
+	// managedLedgerMinLedgerRolloverTimeMinutes, managedLedgerMaxLedgerRolloverTimeMinutes
+	// (storage.Rollover; its zero fields are upstream's defaults) and
+	// retentionCheckIntervalInSeconds. The in-memory store created when Store is nil uses
+	// Rollover; a store passed in has its own.
+	Rollover               storage.Rollover
+	RetentionCheckInterval time.Duration
+
 	// MemoryLimit is the memory budget of in-memory data in bytes (0: none; `letterbox broker
 	// --memory-limit`). Past it the broker acts as if every persistent topic exceeded its
 	// backlog quota, as BacklogQuotaDefaultRetentionPolicy says (quota.go), so that a backlog
@@ -174,6 +183,7 @@ func DefaultConfig() Config {
 		TopicTombstoneTTL:                                   60 * time.Second,
 		MessageExpiryCheckInterval:                          5 * time.Minute,
 		ManagedLedgerMaxUnackedRangesToPersist:              10000,
+		RetentionCheckInterval:                              120 * time.Second,
 		BacklogQuotaDefaultRetentionPolicy:                  QuotaProducerRequestHold,
 		HTTPMaxRequestSize:                                  -1,
 		MaxConcurrentHTTPRequests:                           1024,

@@ -69,6 +69,9 @@ func (t *topic) subscribe(req subscribeRequest) *serverError {
 		}
 	}
 	if s == nil {
+		s = t.unpark(cmd.GetSubscription(), durable) // reader_seek.go
+	}
+	if s == nil {
 		s = newSubscription(t, cmd.GetSubscription(), cmd.GetSubType(), durable, t.startPosition(cmd))
 		s.props = keyValues(cmd.GetSubscriptionProperties())
 		if err := t.persistSubscription(s); err != nil {
@@ -164,8 +167,13 @@ func (t *topic) detach(cs *consumer) {
 	cs.closed = true
 	s.consumers = slices.DeleteFunc(s.consumers, func(c *consumer) bool { return c == cs })
 	if !s.durable && len(s.consumers) == 0 {
-		// A reader's subscription goes with its last consumer: nothing to hand back.
-		delete(t.subs, s.name)
+		// A reader's subscription goes with its last consumer: nothing to hand back. After a
+		// seek it waits for the reader instead (reader_seek.go).
+		if s.parkOnDetach && t.subs[s.name] == s {
+			t.park(s)
+		} else {
+			delete(t.subs, s.name)
+		}
 		if s.selector != nil {
 			s.selector.remove(cs)
 		}

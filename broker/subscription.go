@@ -48,6 +48,10 @@ type subscription struct {
 
 	// dirty: the cursor changed since it was last persisted.
 	dirty bool
+	// parkOnDetach: a reader's subscription that a seek is disconnecting, to be parked rather
+	// than dropped when its last consumer goes; parkedAt: when it was (reader_seek.go).
+	parkOnDetach bool
+	parkedAt     time.Time
 
 	// entryMsgs and entryBytes average the entries delivered, to size reads.
 	entryMsgs, entryBytes movingAvg

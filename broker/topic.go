@@ -28,7 +28,8 @@ type topic struct {
 	waiting   []*producer // WaitForExclusive producers, in arrival order
 	epoch     uint64      // bumped whenever exclusive ownership changes
 	subs      map[string]*subscription
-	dedup     *dedupState // nil until deduplication is first needed (dedup.go)
+	parked    map[string]*subscription // readers' subscriptions between a seek and their return (reader_seek.go)
+	dedup     *dedupState              // nil until deduplication is first needed (dedup.go)
 	// compaction is nil until compaction or a compacted read first needs it (compaction.go).
 	compaction *compactionState
 	// deletedSubs are durable subscriptions removed since the last cursor flush.
@@ -133,7 +134,7 @@ func (t *topic) dispatchAll(now time.Time) {
 		for _, s := range t.subs {
 			s.dropUndelivered(end)
 		}
-		t.log.TrimBefore(end)
+		t.log.DropBefore(end)
 		return
 	}
 	t.trim()
@@ -141,17 +142,26 @@ func (t *topic) dispatchAll(now time.Time) {
 
 // trim releases what no subscription needs any more, as upstream's default policy (no
 // retention): entries every subscription has acknowledged, and on a topic without
-// subscriptions everything. Logs free space in whole segments, so the newest entries stay
-// readable for a while, as in upstream's open ledger.
-func (t *topic) trim() {
+// subscriptions everything, but only closed ledgers, whole (ledgers.go): the open ledger stays
+// readable, as upstream's.
+func (t *topic) trim() { t.trimLog(false) }
+
+// trimLog is trim; with checkAge it calls the log's TrimBefore even when nothing can be freed,
+// so that a ledger past its maximum age is closed. Called with t.mu held.
+func (t *topic) trimLog(checkAge bool) {
 	low := t.log.Next(t.log.Last())
-	for _, s := range t.subs {
-		if p := t.log.Next(s.markDelete); p.Less(low) {
-			low = p
+	for _, subs := range []map[string]*subscription{t.subs, t.parked} {
+		for _, s := range subs {
+			if p := t.log.Next(s.markDelete); p.Less(low) {
+				low = p
+			}
 		}
 	}
 	low = t.retainFrom(low, time.Now())
-	if t.log.First().Less(low) {
+	if t.b.memoryPressure() {
+		t.relieve(low)
+	}
+	if checkAge || t.log.First().Less(low) {
 		t.log.TrimBefore(low)
 	}
 }

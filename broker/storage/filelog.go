@@ -36,16 +36,22 @@ type FileLog struct {
 	// sequence (FileStore.allocLedger).
 	alloc   func(above int64) (int64, error)
 	highest int64
+	policy  Rollover // when the open segment is closed besides segSize (filelog_rollover.go)
 
 	qmu     sync.Mutex
 	queue   []pendingAppend
 	spare   []pendingAppend
 	closing bool
-	wake    chan struct{}
-	stopped chan struct{}
+	// rolls are Roll calls waiting for the writer; rollSoon asks it to check the rollover
+	// policy while idle.
+	rolls    []chan struct{}
+	rollSoon bool
+	wake     chan struct{}
+	stopped  chan struct{}
 
 	mu      sync.RWMutex
 	segs    []*segment // by ledger; the last one is the open one
+	opened  time.Time  // when the open segment was created, for the rollover policy
 	entries int64      // stored entries
 	size    int64      // their data bytes
 	closed  bool
@@ -90,6 +96,7 @@ const maxWrite = 8 << 20
 func openFileLog(dir string, opts FileStoreOptions, log *slog.Logger, alloc func(above int64) (int64, error)) (*FileLog, error) {
 	l := &FileLog{
 		dir: dir, fs: opts.FS, log: log, segSize: opts.SegmentSize, noSync: opts.NoSync, tailMax: opts.TailCache, alloc: alloc,
+		policy: opts.Rollover.withDefaults(), opened: time.Now(),
 		wake: make(chan struct{}, 1), stopped: make(chan struct{}),
 		dwake: make(chan struct{}, 1), dstopped: make(chan struct{}),
 	}
@@ -315,18 +322,27 @@ func (l *FileLog) run() {
 	defer close(l.stopped)
 	for {
 		l.qmu.Lock()
-		for len(l.queue) == 0 && !l.closing {
+		for len(l.queue) == 0 && !l.closing && len(l.rolls) == 0 && !l.rollSoon {
 			l.qmu.Unlock()
 			<-l.wake
 			l.qmu.Lock()
 		}
 		batch := l.queue
 		l.queue, l.spare = l.spare[:0], nil
+		rolls, soon := l.rolls, l.rollSoon
+		l.rolls, l.rollSoon = nil, false
+		closing := l.closing
 		l.qmu.Unlock()
-		if len(batch) == 0 {
-			return // closing, and everything queued before Close is written
+		if len(batch) > 0 {
+			l.commit(batch)
 		}
-		l.commit(batch)
+		l.rollRequested(rolls, soon)
+		if len(batch) == 0 {
+			if closing {
+				return // everything queued before Close is written
+			}
+			continue
+		}
 		clear(batch) // release payloads and callbacks
 		l.qmu.Lock()
 		l.spare = batch[:0]
@@ -338,9 +354,10 @@ func (l *FileLog) run() {
 // publishes each round and runs its callbacks. After a failure the rest of the batch fails too,
 // so callbacks stay in append order and no later entry lands before an earlier failed one.
 func (l *FileLog) commit(batch []pendingAppend) {
+	now := time.Now()
 	for i := 0; i < len(batch); {
 		first := recordSize(&batch[i].meta, batch[i].data)
-		if l.broken || (l.cur.count() > 0 && l.cur.end+int64(first) > l.segSize) {
+		if l.broken || (l.cur.count() > 0 && l.cur.end+int64(first) > l.segSize) || l.rollDue(l.cur.count(), now) {
 			if err := l.roll(); err != nil {
 				l.fail(batch[i:], err)
 				return
@@ -352,7 +369,7 @@ func (l *FileLog) commit(batch []pendingAppend) {
 		j := i
 		for ; j < len(batch); j++ {
 			n := recordSize(&batch[j].meta, batch[j].data)
-			if j > i && (cur.end+int64(len(buf)+n) > l.segSize || len(buf)+n > maxWrite) {
+			if j > i && (cur.end+int64(len(buf)+n) > l.segSize || len(buf)+n > maxWrite || l.rollDue(base+int64(j-i), now)) {
 				break
 			}
 			buf = appendRecord(buf, cur.seed, base+int64(j-i), &batch[j].meta, batch[j].data)
@@ -431,6 +448,7 @@ func (l *FileLog) roll() error {
 	}
 	l.mu.Lock()
 	l.segs = append(l.segs, s)
+	l.opened = time.Now()
 	l.mu.Unlock()
 	l.cur = s
 	l.broken = false
@@ -697,12 +715,14 @@ func (l *FileLog) FindByTime(ms int64) Position {
 	return Position{Ledger: s.ledger, Entry: int64(i)}
 }
 
-// TrimBefore drops the segments wholly before p at once and leaves the deletion of their
+// TrimBefore drops the segments wholly before p at once (closing an open segment past its age
+// first: filelog_rollover.go) and leaves the deletion of their
 // files to the deleter goroutine (Close waits for it). Like upstream, which deletes whole
 // ledgers, it frees nothing inside a segment and never touches the open one: entries there
 // stay readable (Memory frees whole chunks for the same reason), and what is stored does not
 // change with a restart.
 func (l *FileLog) TrimBefore(p Position) {
+	l.checkAge(time.Now())
 	l.mu.Lock()
 	if l.closed || len(l.segs) == 0 {
 		l.mu.Unlock()

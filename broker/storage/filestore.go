@@ -19,6 +19,9 @@ import (
 type FileStoreOptions struct {
 	// SegmentSize is the size past which a log rolls over to a new segment (64 MiB if 0).
 	SegmentSize int64
+	// Rollover closes segments earlier, as upstream closes ledgers (its zero fields:
+	// upstream's defaults).
+	Rollover Rollover
 	// NoSync skips every fsync: for tests and benchmarks only, it gives up durability.
 	NoSync bool
 	// Logger receives what recovery cut and what failed (nothing is logged if nil).

@@ -74,7 +74,7 @@ func TestConformanceHolders(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		const n = 3 * memoryChunk // enough for Memory to free whole chunks
+		const n = 300
 		hs := make([]*countHolder, n)
 		var ps []Position
 		for i := range n {
@@ -116,17 +116,20 @@ func TestConformanceHolders(t *testing.T) {
 			}
 		}
 
-		// Trimming everything but the newest entries releases the log's holds on what it
-		// drops (Memory frees whole chunks, files keep their open segment's tail in memory).
-		l.TrimBefore(ps[n-1])
-		released := 0
-		for i := range n - memoryChunk {
-			if _, _, freed := hs[i].state(); freed {
-				released++
+		// Trimming frees nothing of the open ledger; once it is closed, trimming past it
+		// releases the log's holds on everything in it.
+		l.TrimBefore(l.Next(ps[n-1]))
+		if _, memory := s.(*MemoryStore); memory {
+			if refs, _, freed := hs[0].state(); refs != 1 || freed {
+				t.Fatalf("oldest entry after trimming the open ledger: %d holds (freed %v), want the log's", refs, freed)
 			}
 		}
-		if _, memory := s.(*MemoryStore); memory && released != n-memoryChunk {
-			t.Errorf("trimming two chunks released %d holds, want %d", released, n-memoryChunk)
+		l.Roll()
+		l.TrimBefore(l.Next(ps[n-1]))
+		for i := range n {
+			if _, _, freed := hs[i].state(); !freed {
+				t.Fatalf("entry %d not released after trimming its closed ledger", i)
+			}
 		}
 		if err := l.Close(); err != nil {
 			t.Fatal(err)

@@ -4,43 +4,37 @@ import (
 	"sort"
 	"sync"
 	"sync/atomic"
-	"unsafe"
+	"time"
 )
 
-// Memory is a Log held in memory: one ledger, entries in a slice. Like segment files, it frees
-// entries in whole chunks of memoryChunk entries, so trimming is cheap and the newest entries
-// stay readable after everything was acknowledged, as in a durable log's open segment. Entries
-// in reusable buffers (Entry.Hold) are the exception once they add up to memoryHeldTrim: those
-// buffers are freed as soon as they may be, all but the newest entry, so that the pool gets
-// them back while they are warm.
+// Memory is a Log held in memory, in ledgers as upstream's managed ledger: appends go to the
+// open ledger, which is closed and replaced as the Rollover policy says (or on Roll), and
+// TrimBefore frees closed ledgers only, whole. So what was appended stays readable while its
+// ledger is open, acknowledged or not, as upstream's open ledger does, and a subscription
+// created later from the earliest position reads it. How a ledger keeps its entries is in
+// memledger.go.
 type Memory struct {
 	mu      sync.RWMutex
-	ledger  int64
-	base    int64 // entry id of entries[0]
-	entries []Entry
-	size    int64
-	held    int64 // bytes of entries in reusable buffers (Entry.Hold)
+	ledgers []*memLedger // oldest first; the last is the open one
+	entries int64        // stored entries
+	size    int64        // their data bytes
 	closed  bool
 
+	policy Rollover
+	alloc  func() int64 // a new ledger id
+	now    func() time.Time
+
 	// meter, when not nil, is the store's count of the memory its logs hold (MemoryStore.
-	// MemoryInUse); charged is this log's part of it and arrayCap the capacity of the entries'
-	// array as allocated (a trimmed slice keeps the whole array until it is copied).
-	meter    *atomic.Int64
-	charged  int64
-	arrayCap int
+	// MemoryInUse); charged is this log's part of it.
+	meter   *atomic.Int64
+	charged int64
 }
 
-// NewMemory returns an empty in-memory log whose entries live in ledger.
-func NewMemory(ledger int64) *Memory { return &Memory{ledger: ledger} }
-
-// entrySize is what one Entry costs in the entries' array.
-const entrySize = int64(unsafe.Sizeof(Entry{}))
-
-// entryCost is the memory an entry holds beyond its slot in the array: its buffer to the end of
-// the allocation (a pooled buffer is rounded up to its size class, and the frame's command
-// comes before the payload) and the strings decoded from its metadata.
-func entryCost(meta Meta, data []byte) int64 {
-	return int64(cap(data)) + int64(len(meta.Key)+len(meta.ProducerName))
+// newMemory returns an empty in-memory log whose ledgers get their ids from alloc.
+func newMemory(policy Rollover, alloc func() int64) *Memory {
+	m := &Memory{policy: policy.withDefaults(), alloc: alloc, now: time.Now}
+	m.ledgers = []*memLedger{newMemLedger(alloc(), m.now())}
+	return m
 }
 
 // charge adds delta to the log's and the store's count. Called with m.mu held.
@@ -51,12 +45,7 @@ func (m *Memory) charge(delta int64) {
 	}
 }
 
-// chargeArray counts a newly allocated entries array in place of the old one. Called with
-// m.mu held, right after the allocation (a slice trimmed since is smaller than its array).
-func (m *Memory) chargeArray() {
-	m.charge(int64(cap(m.entries)-m.arrayCap) * entrySize)
-	m.arrayCap = cap(m.entries)
-}
+func (m *Memory) open() *memLedger { return m.ledgers[len(m.ledgers)-1] }
 
 func (m *Memory) Append(meta Meta, data []byte, hold Holder, done func(Position, error)) {
 	m.mu.Lock()
@@ -66,37 +55,53 @@ func (m *Memory) Append(meta Meta, data []byte, hold Holder, done func(Position,
 		done(Position{}, ErrClosed)
 		return
 	}
-	pos := Position{Ledger: m.ledger, Entry: m.base + int64(len(m.entries))}
-	array := unsafe.SliceData(m.entries)
-	m.entries = append(m.entries, Entry{Pos: pos, Meta: meta, Data: data, Hold: hold})
-	m.charge(entryCost(meta, data))
-	if unsafe.SliceData(m.entries) != array {
-		m.chargeArray() // a new array, the old one the garbage collector's
+	// Upstream checks after each append whether the ledger is full; checking before the next
+	// one closes it at the same entry.
+	g := m.open()
+	if m.policy.due(g.n, g.written, g.created, m.now()) {
+		g = m.roll()
 	}
+	pos := Position{Ledger: g.id, Entry: g.n}
+	m.charge(g.appendEntry(meta, data, hold))
+	m.entries++
 	m.size += int64(len(data))
-	if hold != nil {
-		m.held += int64(len(data))
-	}
 	m.mu.Unlock()
 	done(pos, nil)
 }
 
-// index returns the slice index of p, clamped to [0, len].
-func (m *Memory) index(p Position) int {
-	switch {
-	case p.Ledger < m.ledger:
-		return 0
-	case p.Ledger > m.ledger:
-		return len(m.entries)
+// roll closes the open ledger and opens a new one, which it returns. Called with m.mu held.
+func (m *Memory) roll() *memLedger {
+	g := newMemLedger(m.alloc(), m.now())
+	m.ledgers = append(m.ledgers, g)
+	return g
+}
+
+// Roll closes the open ledger, if it holds anything, so that TrimBefore may free it: what
+// upstream does when a topic is unloaded.
+func (m *Memory) Roll() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if !m.closed && m.open().n > 0 {
+		m.roll()
 	}
-	i := p.Entry - m.base
-	if i < 0 {
-		return 0
+}
+
+// locate returns the ledger index and entry id of the first stored entry at or after p;
+// li == len(m.ledgers) when there is none.
+func (m *Memory) locate(p Position) (li int, id int64) {
+	li = sort.Search(len(m.ledgers), func(i int) bool { return m.ledgers[i].id >= p.Ledger })
+	for ; li < len(m.ledgers); li++ {
+		g := m.ledgers[li]
+		id = g.first
+		if g.id == p.Ledger {
+			id = max(id, p.Entry)
+		}
+		if id < g.n {
+			return li, id
+		}
+		p = Position{Ledger: g.id + 1}
 	}
-	if i > int64(len(m.entries)) {
-		return len(m.entries)
-	}
-	return int(i)
+	return li, 0
 }
 
 func (m *Memory) Read(from Position, maxEntries int) ([]Entry, error) {
@@ -113,17 +118,34 @@ func (m *Memory) read(from Position, maxEntries int, held bool) ([]Entry, error)
 	if m.closed {
 		return nil, ErrClosed
 	}
-	i := m.index(from)
-	j := min(len(m.entries), i+maxEntries)
-	if i >= j {
+	li, id := m.locate(from)
+	if li == len(m.ledgers) || maxEntries <= 0 {
 		return nil, nil
 	}
-	out := make([]Entry, j-i)
-	copy(out, m.entries[i:j])
-	for k := range out {
-		out[k].Hold = handOut(out[k].Hold, held)
+	n := min(int64(maxEntries), m.entriesFrom(li, id))
+	out := make([]Entry, 0, n)
+	for li < len(m.ledgers) && int64(len(out)) < n {
+		g := m.ledgers[li]
+		for ; id < g.n && int64(len(out)) < n; id++ {
+			out = append(out, g.entry(id, held))
+		}
+		if li++; li < len(m.ledgers) {
+			id = m.ledgers[li].first
+		}
 	}
 	return out, nil
+}
+
+// entriesFrom counts the stored entries from ledger li's entry id on. Called with m.mu held.
+func (m *Memory) entriesFrom(li int, id int64) int64 {
+	if li >= len(m.ledgers) {
+		return 0
+	}
+	n := m.ledgers[li].n - id
+	for _, g := range m.ledgers[li+1:] {
+		n += g.stored()
+	}
+	return n
 }
 
 // handOut gives a caller an entry's holder: another hold if the caller counts (held), else
@@ -145,18 +167,55 @@ func handOut(h Holder, held bool) Holder {
 func (m *Memory) First() Position {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	return Position{Ledger: m.ledger, Entry: m.base}
+	for _, g := range m.ledgers {
+		if g.stored() > 0 {
+			return Position{Ledger: g.id, Entry: g.first}
+		}
+	}
+	return m.next(m.last())
 }
 
 func (m *Memory) Last() Position {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	return Position{Ledger: m.ledger, Entry: m.base + int64(len(m.entries)) - 1}
+	return m.last()
+}
+
+// last is the newest entry appended (stored, unless a volatile log dropped it), or (open
+// ledger, −1). Called with m.mu held.
+func (m *Memory) last() Position {
+	for i := len(m.ledgers) - 1; i >= 0; i-- {
+		if g := m.ledgers[i]; g.n > 0 {
+			return Position{Ledger: g.id, Entry: g.n - 1}
+		}
+	}
+	if len(m.ledgers) == 0 { // closed
+		return Position{Entry: -1}
+	}
+	return Position{Ledger: m.open().id, Entry: -1}
 }
 
 func (m *Memory) Next(p Position) Position {
-	if p.Ledger < m.ledger {
-		return Position{Ledger: m.ledger, Entry: 0}
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return m.next(p)
+}
+
+// next: within a ledger, the following entry; after the last entry of a closed ledger, the
+// first of the next; for a ledger this log no longer (or never) had, the first of the next it
+// has. As FileLog's.
+func (m *Memory) next(p Position) Position {
+	li := sort.Search(len(m.ledgers), func(i int) bool { return m.ledgers[i].id >= p.Ledger })
+	if li == len(m.ledgers) {
+		return Position{Ledger: p.Ledger, Entry: p.Entry + 1}
+	}
+	g := m.ledgers[li]
+	if g.id != p.Ledger {
+		return Position{Ledger: g.id, Entry: g.first}
+	}
+	if p.Entry+1 >= g.n && li < len(m.ledgers)-1 {
+		g = m.ledgers[li+1]
+		return Position{Ledger: g.id, Entry: g.first}
 	}
 	return Position{Ledger: p.Ledger, Entry: p.Entry + 1}
 }
@@ -168,78 +227,112 @@ func (m *Memory) GetHeld(p Position) (Entry, bool) { return m.get(p, true) }
 func (m *Memory) get(p Position, held bool) (Entry, bool) {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	if p.Ledger != m.ledger || p.Entry < m.base || p.Entry >= m.base+int64(len(m.entries)) {
+	li := sort.Search(len(m.ledgers), func(i int) bool { return m.ledgers[i].id >= p.Ledger })
+	if li == len(m.ledgers) {
 		return Entry{}, false
 	}
-	e := m.entries[p.Entry-m.base]
-	e.Hold = handOut(e.Hold, held)
-	return e, true
+	g := m.ledgers[li]
+	if g.id != p.Ledger || p.Entry < g.first || p.Entry >= g.n {
+		return Entry{}, false
+	}
+	return g.entry(p.Entry, held), true
 }
 
+// FindByTime searches the stored entries as one sequence. Publish times are not strictly
+// monotonic across producers; upstream also searches as if they were, so a binary search gives
+// the same answer it would.
 func (m *Memory) FindByTime(ms int64) Position {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	// Publish times are not strictly monotonic across producers; upstream also searches as if
-	// they were, so a binary search gives the same answer it would.
-	i := sort.Search(len(m.entries), func(i int) bool { return m.entries[i].Meta.PublishTime >= ms })
-	return Position{Ledger: m.ledger, Entry: m.base + int64(i)}
+	for _, g := range m.ledgers {
+		if g.stored() == 0 {
+			continue
+		}
+		if id := g.findByTime(ms); id < g.n {
+			return Position{Ledger: g.id, Entry: id}
+		}
+	}
+	return m.next(m.last())
 }
 
-// memoryChunk is how many entries Memory frees at once.
-const memoryChunk = 1000
-
-// memoryHeldTrim is how much data in reusable buffers Memory frees as soon as it may, chunk or
-// not, so that the buffers go back to their pool while it still has room for them.
-const memoryHeldTrim = 4 << 20
-
+// TrimBefore frees the closed ledgers wholly before p, never the open one; a ledger past its
+// age limit (Rollover.MaxAge) is closed first, as upstream's periodic check does.
 func (m *Memory) TrimBefore(p Position) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	n := m.index(p)
-	if m.held < memoryHeldTrim {
-		n -= int((m.base + int64(n)) % memoryChunk)
-	} else {
-		n = min(n, len(m.entries)-1) // the newest entry stays, as in a segment (lastMessageID)
-	}
-	if n <= 0 {
+	if m.closed {
 		return
 	}
-	for i := range m.entries[:n] {
-		e := &m.entries[i]
-		m.charge(-entryCost(e.Meta, e.Data))
-		m.size -= int64(len(e.Data))
-		if e.Hold != nil {
-			m.held -= int64(len(e.Data))
-			e.Hold.Release()
-		}
-		*e = Entry{} // release the payload now
+	if g := m.open(); m.policy.due(g.n, g.written, g.created, m.now()) {
+		m.roll()
 	}
-	m.entries = m.entries[n:]
-	m.base += int64(n)
-	// Trimming advances the slice's start; copy the tail only once the dead prefix dominates,
-	// so trimming after every acknowledgement stays linear overall.
-	if cap(m.entries) > 1024 && len(m.entries) < cap(m.entries)/4 {
-		m.entries = append(make([]Entry, 0, 2*len(m.entries)+16), m.entries...)
-		m.chargeArray()
+	k := 0
+	for k < len(m.ledgers)-1 {
+		g := m.ledgers[k]
+		if g.id > p.Ledger || (g.id == p.Ledger && p.Entry < g.n) {
+			break
+		}
+		k++
+	}
+	m.freeLedgers(k)
+}
+
+// freeLedgers frees the k oldest ledgers. Called with m.mu held.
+func (m *Memory) freeLedgers(k int) {
+	for _, g := range m.ledgers[:k] {
+		m.entries -= g.stored()
+		m.size -= g.size
+		m.charge(-g.cost())
+		g.free()
+	}
+	clear(m.ledgers[:k])
+	m.ledgers = m.ledgers[k:]
+}
+
+// DropBefore frees every entry before p, in the open ledger too: for topics that keep nothing
+// a consumer could not take at once (non-persistent ones).
+func (m *Memory) DropBefore(p Position) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return
+	}
+	li, id := m.locate(p)
+	if li == len(m.ledgers) {
+		li, id = len(m.ledgers)-1, m.open().n
+	}
+	m.freeLedgers(li)
+	g := m.ledgers[0]
+	before := g.stored()
+	m.charge(-g.dropBefore(id))
+	m.entries -= before - g.stored()
+	m.size = 0
+	for _, g := range m.ledgers {
+		m.size += g.size
 	}
 }
 
 func (m *Memory) EntriesFrom(p Position) int64 {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	return int64(len(m.entries) - m.index(p))
+	li, id := m.locate(p)
+	return m.entriesFrom(li, id)
 }
 
 func (m *Memory) Ledgers() []LedgerInfo {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	return []LedgerInfo{{ID: m.ledger, First: m.base, Entries: int64(len(m.entries)), Size: m.size}}
+	out := make([]LedgerInfo, 0, len(m.ledgers))
+	for _, g := range m.ledgers {
+		out = append(out, LedgerInfo{ID: g.id, First: g.first, Entries: g.stored(), Size: g.size})
+	}
+	return out
 }
 
 func (m *Memory) Entries() int64 {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	return int64(len(m.entries))
+	return m.entries
 }
 
 func (m *Memory) Size() int64 {
@@ -257,13 +350,15 @@ func (m *Memory) isClosed() bool {
 func (m *Memory) Close() error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.closed = true
-	for _, e := range m.entries {
-		release(e.Hold)
+	if m.closed {
+		return nil
 	}
-	m.entries = nil
-	m.held = 0
-	m.arrayCap = 0
+	m.closed = true
+	for _, g := range m.ledgers {
+		g.free()
+	}
+	m.ledgers = nil
+	m.entries, m.size = 0, 0
 	m.charge(-m.charged)
 	return nil
 }

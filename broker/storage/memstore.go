@@ -13,25 +13,34 @@ type MemoryStore struct {
 	mu      sync.Mutex
 	logs    map[string]*Memory
 	buckets map[string]map[string][]byte
-	ledger  int64
+	policy  Rollover
+	ledger  atomic.Int64 // the last ledger id handed out
 	inUse   atomic.Int64 // what the logs hold (MemoryInUse)
 }
 
 // MemoryMeter is a Store that keeps its data in memory and can say how much: the broker
 // budgets it (Config.MemoryLimit). Stores that keep data on disk do not implement it.
 type MemoryMeter interface {
-	// MemoryInUse is the memory the store's logs hold, in bytes: entries' buffers, their
-	// decoded strings and the arrays that index them. Metadata is not counted.
+	// MemoryInUse is the memory the store's logs hold, in bytes: the slabs small entries are
+	// copied into, the buffers of entries kept as they came, the index pages and the producer
+	// names (memledger.go). Metadata is not counted.
 	MemoryInUse() int64
 }
 
 // MemoryInUse implements MemoryMeter. It is cheap: one atomic load.
 func (s *MemoryStore) MemoryInUse() int64 { return s.inUse.Load() }
 
-// NewMemoryStore returns an empty in-memory store.
-func NewMemoryStore() *MemoryStore {
-	return &MemoryStore{logs: make(map[string]*Memory), buckets: make(map[string]map[string][]byte)}
+// NewMemoryStore returns an empty in-memory store whose logs roll their ledgers as upstream's
+// defaults say.
+func NewMemoryStore() *MemoryStore { return NewMemoryStoreWith(Rollover{}) }
+
+// NewMemoryStoreWith returns an empty in-memory store whose logs roll their ledgers as policy
+// says (its zero fields: upstream's defaults).
+func NewMemoryStoreWith(policy Rollover) *MemoryStore {
+	return &MemoryStore{logs: make(map[string]*Memory), buckets: make(map[string]map[string][]byte), policy: policy}
 }
+
+func (s *MemoryStore) allocLedger() int64 { return s.ledger.Add(1) }
 
 func (s *MemoryStore) OpenLog(topic string) (Log, error) {
 	s.mu.Lock()
@@ -39,8 +48,7 @@ func (s *MemoryStore) OpenLog(topic string) (Log, error) {
 	if l, ok := s.logs[topic]; ok && !l.isClosed() {
 		return l, nil
 	}
-	s.ledger++
-	l := NewMemory(s.ledger)
+	l := newMemory(s.policy, s.allocLedger)
 	l.meter = &s.inUse
 	s.logs[topic] = l
 	return l, nil

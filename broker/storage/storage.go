@@ -97,8 +97,17 @@ type Log interface {
 	GetHeld(p Position) (Entry, bool)
 	// FindByTime returns the first position whose publish time is ≥ ms (Next(Last) if none).
 	FindByTime(ms int64) Position
-	// TrimBefore drops entries before p (retention decides p).
+	// TrimBefore frees the closed ledgers wholly before p (retention decides p), as upstream
+	// frees data: a ledger at a time, never the open one. A ledger due to close by time
+	// (Rollover.MaxAge) is closed first.
 	TrimBefore(p Position)
+	// DropBefore frees what it can before p, the open ledger included where the log can: for
+	// topics that keep nothing (non-persistent ones). A log on disk frees what TrimBefore does.
+	DropBefore(p Position)
+	// Roll closes the open ledger if it holds anything, so that TrimBefore may free it, as
+	// upstream closes a topic's ledger when it is unloaded. It must not be called from an
+	// Append's done callback.
+	Roll()
 	// Entries and Size count what is stored; EntriesFrom counts the stored entries at or
 	// after p.
 	Entries() int64

@@ -153,7 +153,7 @@ func runBroker(ctx context.Context, p Process, args []string, stdout, stderr io.
 				return ExitUsage
 			}
 		}
-		store, err := storage.OpenFileStore(dir, storage.FileStoreOptions{Logger: log})
+		store, err := storage.OpenFileStore(dir, storage.FileStoreOptions{Logger: log, Rollover: cfg.Rollover})
 		if err != nil {
 			fmt.Fprintf(stderr, "%s: %v\n", name, err)
 			return ExitFailure

@@ -1,0 +1,146 @@
+package broker
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"time"
+
+	"github.com/letterbox-dev/letterbox/broker/storage"
+)
+
+// Data lifetime, as upstream's managed ledger: a topic's log appends to an open ledger, which
+// is closed when full and old enough, or too old (storage.Rollover, Config.Rollover), or when
+// the topic is unloaded (closeLedger); the log frees closed ledgers only, once no subscription
+// needs them and retention lets them go (topic.trim, retention.go). So a subscription created
+// from the earliest position reads everything of the open ledger, and a seek back to the
+// earliest position replays it, acknowledged or not.
+//
+// Trimming runs after each dispatch round and, for topics that are idle, every
+// RetentionCheckInterval (upstream's retentionCheckIntervalInSeconds), which also closes
+// ledgers past their maximum age.
+//
+// An in-memory broker with a memory budget (Config.MemoryLimit) does not wait for a ledger to
+// fill while its memory is more than half spent: a topic whose open ledger holds entries every
+// subscription has acknowledged closes it at once so that they can be freed, and every topic
+// is checked, at most once a second. Without that a steady stream would hold the last ten
+// minutes of its data (upstream keeps them too, on disk). Upstream has no such rule.
+
+// pressureSweepEvery bounds how often memory pressure makes the broker trim every topic.
+const pressureSweepEvery = time.Second
+
+func init() {
+	for k, v := range ledgerConfKeys {
+		confKeys[k] = v
+	}
+}
+
+// ledgerConfKeys are the broker.conf keys of ledger rollover and retention checks.
+var ledgerConfKeys = map[string]confSetter{
+	"managedLedgerMaxEntriesPerLedger": func(cfg *Config, _ *confState, v string) error {
+		n, err := confInt(v, 1, math.MaxInt32)
+		cfg.Rollover.MaxEntries = n
+		return err
+	},
+	"managedLedgerMaxSizePerLedgerMbytes": func(cfg *Config, _ *confState, v string) error {
+		n, err := confInt(v, 1, math.MaxInt32)
+		cfg.Rollover.MaxBytes = n << 20
+		return err
+	},
+	// 0 means no minimum, as upstream; storage.Rollover says so with a negative age.
+	"managedLedgerMinLedgerRolloverTimeMinutes": func(cfg *Config, _ *confState, v string) error {
+		n, err := confInt(v, 0, math.MaxInt32)
+		cfg.Rollover.MinAge = time.Duration(n) * time.Minute
+		if n == 0 {
+			cfg.Rollover.MinAge = -1
+		}
+		return err
+	},
+	"managedLedgerMaxLedgerRolloverTimeMinutes": func(cfg *Config, _ *confState, v string) error {
+		n, err := confInt(v, 1, math.MaxInt32)
+		cfg.Rollover.MaxAge = time.Duration(n) * time.Minute
+		return err
+	},
+	"retentionCheckIntervalInSeconds": func(cfg *Config, _ *confState, v string) error {
+		n, err := confInt(v, 1, math.MaxInt32)
+		cfg.RetentionCheckInterval = time.Duration(n) * time.Second
+		return err
+	},
+}
+
+// confInt parses an integer from lo to hi.
+func confInt(v string, lo, hi int64) (int64, error) {
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("%q is not an integer", v)
+	}
+	if n < lo || n > hi {
+		return 0, fmt.Errorf("%d: must be from %d to %d", n, lo, hi)
+	}
+	return n, nil
+}
+
+// retentionLoop trims every persistent topic every RetentionCheckInterval, and when memory
+// pressure asks for it, until the broker stops.
+func (b *Broker) retentionLoop() {
+	defer b.wg.Done()
+	tick := time.NewTicker(b.cfg.RetentionCheckInterval)
+	defer tick.Stop()
+	var last time.Time
+	for {
+		select {
+		case <-b.stop:
+			return
+		case <-tick.C:
+		case <-b.sweep:
+			if time.Since(last) < pressureSweepEvery {
+				continue
+			}
+		}
+		last = time.Now()
+		b.guard("checking retention", b.trimAll)
+	}
+}
+
+// trimAll frees, on every persistent topic, what no subscription needs and retention lets go.
+func (b *Broker) trimAll() {
+	for _, t := range b.topics.all() {
+		t.locked(func() { t.expireParked(time.Now()) }) // reader_seek.go
+		if t.name.Persistent {
+			t.locked(func() { t.trimLog(true) })
+		}
+	}
+}
+
+// memoryPressure reports whether the in-memory store has spent half its budget.
+func (b *Broker) memoryPressure() bool {
+	return b.meter != nil && b.meter.MemoryInUse() >= b.cfg.MemoryLimit/2
+}
+
+// relieve closes t's open ledger if it holds entries before low, the first one a subscription
+// needs, so that trimming frees them, and asks for every topic to be trimmed: memory pressure
+// (see above). Called with t.mu held, only for an in-memory store (Roll does not wait).
+func (t *topic) relieve(low storage.Position) {
+	ls := t.log.Ledgers()
+	if len(ls) == 0 { // closed
+		return
+	}
+	open := ls[len(ls)-1]
+	if open.Entries > 0 && (open.ID < low.Ledger || open.ID == low.Ledger && open.First < low.Entry) {
+		t.log.Roll()
+	}
+	select {
+	case t.b.sweep <- struct{}{}:
+	default:
+	}
+}
+
+// closeLedger closes t's open ledger, as upstream does when it unloads a topic, and frees what
+// no subscription needs (the topic's admin unload may call it). Not to be called with t.mu
+// held: a durable log waits for its writer to close the ledger.
+func (t *topic) closeLedger() {
+	t.log.Roll()
+	if t.name.Persistent {
+		t.locked(t.trim)
+	}
+}

@@ -1,0 +1,254 @@
+package storage
+
+import (
+	"time"
+	"unsafe"
+)
+
+// memLedger is one ledger of a Memory log. Its memory is the entries' data plus a small fixed
+// cost per entry, with no allocation per entry:
+//
+//   - Small entries are copied, data then key, into slabs: []byte blocks that grow from
+//     memSlabMin to memSlabMax, in entry order, so that freeing a prefix of the ledger frees
+//     whole slabs. The copy frees the buffer the entry arrived in, which held the frame's
+//     command too and whose size was rounded up by the allocator.
+//   - Entries of memDirect bytes and more, and every entry in a reusable buffer (Entry.Hold:
+//     the broker's pooled receive buffers), are kept as they are, not copied.
+//   - Each entry's index record (memEntry) holds no pointer, in pages of memPage records, so
+//     the garbage collector never scans them and growing the index copies nothing. Producer
+//     names, few per ledger, are stored once each.
+type memLedger struct {
+	id      int64
+	created time.Time
+	first   int64 // entry id of the oldest stored entry (DropBefore moves it)
+	n       int64 // entries appended: first … n−1 are stored
+	size    int64 // data bytes of the stored entries
+	written int64 // data bytes ever appended, for the rollover rule
+
+	pages    [][]memEntry // pages[k] holds entry ids (pageBase+k)·memPage …
+	pageBase int64
+	slabs    []memSlab // slabs[k] is slab number slabBase+k
+	slabBase int64
+	held     []memHeld // held[k] is direct entry number heldBase+k
+	heldBase int64
+	names    []string
+	nameIdx  map[string]uint32
+}
+
+// memEntry is one entry's index record. With direct set, ref numbers its memHeld; otherwise
+// its data is slab ref's bytes [off, off+n) and its key the keyLen bytes after them.
+type memEntry struct {
+	publish   int64
+	deliverAt int64
+	seq       uint64
+	ref       uint32
+	off       uint32
+	n         uint32
+	keyLen    uint32
+	producer  uint32
+	num       int32
+	direct    bool
+	batched   bool
+}
+
+// memSlab is a block of copied entries; last is the id of the newest entry in it.
+type memSlab struct {
+	b    []byte
+	last int64
+}
+
+// memHeld is an entry kept as it arrived.
+type memHeld struct {
+	id   int64
+	data []byte
+	key  string
+	hold Holder
+}
+
+const (
+	memPage    = 1024
+	memSlabMin = 4 << 10
+	memSlabMax = 1 << 20
+	// memDirect is the size from which an entry is kept as it arrived: copying it saves
+	// little, and it would fill a slab on its own.
+	memDirect = 16 << 10
+)
+
+// memEntrySize is what one index record costs.
+const memEntrySize = int64(unsafe.Sizeof(memEntry{}))
+
+func newMemLedger(id int64, now time.Time) *memLedger {
+	return &memLedger{id: id, created: now}
+}
+
+// stored is how many entries the ledger holds.
+func (g *memLedger) stored() int64 { return g.n - g.first }
+
+// record returns the index record of entry id, which must be stored.
+func (g *memLedger) record(id int64) *memEntry {
+	return &g.pages[id/memPage-g.pageBase][id%memPage]
+}
+
+// appendEntry stores one entry and returns the memory it newly took (slabs, pages, kept
+// buffers and names), for the store's meter.
+func (g *memLedger) appendEntry(meta Meta, data []byte, hold Holder) (charged int64) {
+	id := g.n
+	if id%memPage == 0 {
+		g.pages = append(g.pages, make([]memEntry, memPage))
+		charged += memPage * memEntrySize
+	}
+	rec := g.record(id)
+	*rec = memEntry{
+		publish: meta.PublishTime, deliverAt: meta.DeliverAt, seq: meta.SequenceID,
+		num: meta.NumMessages, batched: meta.Batched, n: uint32(len(data)),
+	}
+	rec.producer, charged = g.name(meta.ProducerName, charged)
+	if hold != nil || len(data)+len(meta.Key) >= memDirect {
+		rec.direct = true
+		rec.ref = uint32(g.heldBase + int64(len(g.held)))
+		g.held = append(g.held, memHeld{id: id, data: data, key: meta.Key, hold: hold})
+		charged += int64(cap(data)) + int64(len(meta.Key))
+	} else {
+		need := len(data) + len(meta.Key)
+		if len(g.slabs) == 0 || cap(g.slabs[len(g.slabs)-1].b)-len(g.slabs[len(g.slabs)-1].b) < need {
+			size := memSlabMin
+			if len(g.slabs) > 0 {
+				size = min(2*cap(g.slabs[len(g.slabs)-1].b), memSlabMax)
+			}
+			size = max(size, need)
+			g.slabs = append(g.slabs, memSlab{b: make([]byte, 0, size)})
+			charged += int64(size)
+		}
+		s := &g.slabs[len(g.slabs)-1]
+		rec.ref = uint32(g.slabBase + int64(len(g.slabs)-1))
+		rec.off = uint32(len(s.b))
+		rec.keyLen = uint32(len(meta.Key))
+		s.b = append(s.b, data...)
+		s.b = append(s.b, meta.Key...)
+		s.last = id
+	}
+	g.n++
+	g.size += int64(len(data))
+	g.written += int64(len(data))
+	return charged
+}
+
+// name returns the index of producer name p in the ledger's names, adding it if need be.
+func (g *memLedger) name(p string, charged int64) (uint32, int64) {
+	if i, ok := g.nameIdx[p]; ok {
+		return i, charged
+	}
+	if g.nameIdx == nil {
+		g.nameIdx = make(map[string]uint32)
+	}
+	i := uint32(len(g.names))
+	g.names = append(g.names, p)
+	g.nameIdx[p] = i
+	return i, charged + int64(len(p))
+}
+
+// entry returns stored entry id as an Entry, its holder handed out as handOut says. Its data
+// and key alias the ledger's memory, which is never written again.
+func (g *memLedger) entry(id int64, held bool) Entry {
+	rec := g.record(id)
+	e := Entry{
+		Pos: Position{Ledger: g.id, Entry: id},
+		Meta: Meta{
+			PublishTime: rec.publish, NumMessages: rec.num, Batched: rec.batched, DeliverAt: rec.deliverAt,
+			ProducerName: g.names[rec.producer], SequenceID: rec.seq,
+		},
+	}
+	if rec.direct {
+		h := &g.held[int64(rec.ref)-g.heldBase]
+		e.Data, e.Meta.Key = h.data, h.key
+		e.Hold = handOut(h.hold, held)
+		return e
+	}
+	b := g.slabs[int64(rec.ref)-g.slabBase].b
+	end := rec.off + rec.n
+	e.Data = b[rec.off:end:end] // capped: a caller's append must not write into the slab
+	if rec.keyLen > 0 {
+		e.Meta.Key = unsafe.String(&b[end], int(rec.keyLen))
+	}
+	return e
+}
+
+// dropBefore frees the entries before id (clamped to what is stored) and returns the memory
+// it gave back. Slabs and pages go once every entry in them has.
+func (g *memLedger) dropBefore(id int64) (freed int64) {
+	id = min(id, g.n)
+	if id <= g.first {
+		return 0
+	}
+	for e := g.first; e < id; e++ {
+		g.size -= int64(g.record(e).n)
+	}
+	g.first = id
+	k := 0
+	for k < len(g.held) && g.held[k].id < id {
+		h := &g.held[k]
+		freed += int64(cap(h.data)) + int64(len(h.key))
+		release(h.hold)
+		*h = memHeld{}
+		k++
+	}
+	g.held = g.held[k:]
+	g.heldBase += int64(k)
+	k = 0
+	for k < len(g.slabs) && g.slabs[k].last < id {
+		freed += int64(cap(g.slabs[k].b))
+		g.slabs[k] = memSlab{}
+		k++
+	}
+	g.slabs = g.slabs[k:]
+	g.slabBase += int64(k)
+	// A page goes once all its ids are dropped (so it is full: id ≤ n).
+	k = 0
+	for k < len(g.pages) && (g.pageBase+int64(k)+1)*memPage <= id {
+		freed += memPage * memEntrySize
+		g.pages[k] = nil
+		k++
+	}
+	g.pages = g.pages[k:]
+	g.pageBase += int64(k)
+	return freed
+}
+
+// free releases every holder the ledger has; the rest is the garbage collector's.
+func (g *memLedger) free() {
+	for i := range g.held {
+		release(g.held[i].hold)
+	}
+	g.held = nil
+	g.slabs = nil
+	g.pages = nil
+}
+
+// cost is the memory the ledger holds, as charged to the meter.
+func (g *memLedger) cost() int64 {
+	c := int64(len(g.pages)) * memPage * memEntrySize
+	for _, s := range g.slabs {
+		c += int64(cap(s.b))
+	}
+	for _, h := range g.held {
+		c += int64(cap(h.data)) + int64(len(h.key))
+	}
+	for _, n := range g.names {
+		c += int64(len(n))
+	}
+	return c
+}
+
+// findByTime returns the id of the first stored entry whose publish time is ≥ ms, g.n if none.
+func (g *memLedger) findByTime(ms int64) int64 {
+	lo, hi := g.first, g.n
+	for lo < hi {
+		mid := lo + (hi-lo)/2
+		if g.record(mid).publish >= ms {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	return lo
+}
