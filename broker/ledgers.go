@@ -20,11 +20,12 @@ import (
 // RetentionCheckInterval (upstream's retentionCheckIntervalInSeconds), which also closes
 // ledgers past their maximum age.
 //
-// An in-memory broker with a memory budget (Config.MemoryLimit) does not wait for a ledger to
-// fill while its memory is more than half spent: a topic whose open ledger holds entries every
-// subscription has acknowledged closes it at once so that they can be freed, and every topic
-// is checked, at most once a second. Without that a steady stream would hold the last ten
-// minutes of its data (upstream keeps them too, on disk). Upstream has no such rule.
+// An in-memory broker with a memory budget (Config.MemoryLimit) does not wait for ledgers to
+// close while its memory is more than half spent: it frees what every subscription has
+// acknowledged at once, open ledger or not, on every topic, at most once a second. Without
+// that a steady stream would hold the last ten minutes of its data (upstream keeps them too,
+// on disk), and the budget, which counts memory where upstream's backlog quota counts the
+// backlog, would hold producers back for data nobody needs. Upstream has no such rule.
 
 // pressureSweepEvery bounds how often memory pressure makes the broker trim every topic.
 const pressureSweepEvery = time.Second
@@ -117,18 +118,11 @@ func (b *Broker) memoryPressure() bool {
 	return b.meter != nil && b.meter.MemoryInUse() >= b.cfg.MemoryLimit/2
 }
 
-// relieve closes t's open ledger if it holds entries before low, the first one a subscription
-// needs, so that trimming frees them, and asks for every topic to be trimmed: memory pressure
-// (see above). Called with t.mu held, only for an in-memory store (Roll does not wait).
+// relieve frees everything before low, the first entry a subscription needs, open ledger or
+// not, and asks for every topic to be trimmed: memory pressure (see above). Called with t.mu
+// held.
 func (t *topic) relieve(low storage.Position) {
-	ls := t.log.Ledgers()
-	if len(ls) == 0 { // closed
-		return
-	}
-	open := ls[len(ls)-1]
-	if open.Entries > 0 && (open.ID < low.Ledger || open.ID == low.Ledger && open.First < low.Entry) {
-		t.log.Roll()
-	}
+	t.log.DropBefore(low)
 	select {
 	case t.b.sweep <- struct{}{}:
 	default:
