@@ -13,6 +13,7 @@ import (
 	"github.com/letterbox-dev/letterbox/client"
 	"github.com/letterbox-dev/letterbox/internal/brokertest"
 	"github.com/letterbox-dev/letterbox/internal/config"
+	"github.com/letterbox-dev/letterbox/tui/data"
 )
 
 // --tls-cert-file and --tls-key-file go together, apply to client commands only, and a
@@ -142,5 +143,71 @@ func TestClientCertCommands(t *testing.T) {
 	code, _, errOut := run(t, append(append([]string{}, base...), "--tls-cert-file", cert, "--tls-key-file", badKey)...)
 	if code != ExitFailure || !strings.Contains(errOut, "--tls-cert-file") {
 		t.Errorf("mismatched key: exit %d, stderr %q", code, errOut)
+	}
+}
+
+// The TUI's source, set up by the client flags as the TUI sets it up: with the certificate it
+// lists topics over https and produces and tails over pulsar+ssl; with another CA's, nothing.
+func TestClientCertTUISource(t *testing.T) {
+	t.Parallel()
+	ca := authtest.NewCA(t)
+	serverCert, serverKey := ca.Issue(t)
+	env := brokertest.Start(t, func(c *broker.Config) {
+		c.AuthenticationEnabled, c.AuthorizationEnabled = true, true
+		c.AuthenticationProviders = []string{"org.apache.pulsar.broker.authentication.AuthenticationProviderTls"}
+		c.SuperUserRoles = []string{"ops"}
+		c.TLSCertFile, c.TLSKeyFile, c.TLSTrustCertsFile = serverCert, serverKey, ca.CertFile
+		c.TLSRequireTrustedClientCertOnConnect = true
+	})
+	open := func(cert, key string) *data.Admin {
+		t.Helper()
+		cf := clientFlags{serviceURL: env.ServiceURL, adminURL: env.AdminURL, tlsCAFile: ca.CertFile,
+			clientCert: clientCertFlags{certFile: cert, keyFile: key}}
+		opts := data.AdminOptions{AdminURL: cf.adminURL, ServiceURL: cf.serviceURL}
+		if err := cf.apply(&opts); err != nil {
+			t.Fatal(err)
+		}
+		a, err := data.NewAdmin(opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(a.Close)
+		return a
+	}
+	ctx := brokertest.Ctx(t, 30*time.Second)
+	const topic = "persistent://public/default/mtls"
+	if err := env.Broker.CreateTopic(topic, nil); err != nil {
+		t.Fatal(err)
+	}
+	a := open(ca.IssueClient(t, "ops"))
+	msgs, stop, err := a.Tail(ctx, topic)
+	if err != nil {
+		t.Fatalf("tail over pulsar+ssl with a client certificate: %v", err)
+	}
+	defer stop()
+	if _, err := a.Produce(ctx, topic, data.ProduceRequest{Payload: []byte("mtls")}); err != nil {
+		t.Fatalf("produce with a client certificate: %v", err)
+	}
+	select {
+	case ev := <-msgs:
+		if string(ev.Msg.Payload) != "mtls" {
+			t.Errorf("tailed %q", ev.Msg.Payload)
+		}
+	case <-ctx.Done():
+		t.Fatal("the tail got nothing")
+	}
+	if rows, err := a.Topics(ctx, "public/default"); err != nil || len(rows) == 0 {
+		t.Fatalf("topics over https with a client certificate: %v, %v", rows, err)
+	}
+	other := authtest.NewCA(t)
+	bad := open(other.IssueClient(t, "ops"))
+	if _, err := bad.Topics(ctx, "public/default"); err == nil {
+		t.Fatal("listed topics with another CA's certificate")
+	}
+	short, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	_, err = bad.Produce(short, topic, data.ProduceRequest{Payload: []byte("no")})
+	if err == nil || !strings.Contains(err.Error(), "tls: unknown certificate authority") {
+		t.Fatalf("produce with another CA's certificate: %v, want the handshake's refusal", err)
 	}
 }
