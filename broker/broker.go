@@ -61,7 +61,8 @@ type Broker struct {
 	closeOnce  sync.Once
 	closeStore sync.Once
 
-	bufs *wire.BufferPool // SEND frames' buffers (conn.readLoop)
+	bufs  *wire.BufferPool // SEND frames' buffers (conn.readLoop)
+	dirty dirtySet         // topics whose cursors the next flush writes (dirty.go)
 	// meter is the store's, when its memory is budgeted (quota.go); overBudget is set while
 	// the budget is spent, for logging once per episode.
 	meter      storage.MemoryMeter

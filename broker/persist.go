@@ -189,7 +189,7 @@ func (b *Broker) flushCursors() {
 	puts := map[string][]byte{}
 	dedupPuts := map[string][]byte{}
 	var dels []string
-	for _, t := range b.topics.all() {
+	for _, t := range b.dirty.take() { // only the topics that changed (dirty.go)
 		t.locked(func() {
 			for _, s := range t.subs {
 				if !s.durable || !s.dirty {
@@ -245,7 +245,7 @@ func (b *Broker) flushCursors() {
 			t.mu.Lock()
 			for _, s := range t.subs {
 				if _, ok := puts[cursorKey(t.full, s.name)]; ok {
-					s.dirty = true
+					s.markDirty()
 				}
 			}
 			t.mu.Unlock()

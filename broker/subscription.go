@@ -100,7 +100,7 @@ func (s *subscription) setType(t pb.CommandSubscribe_SubType) {
 	if t == pb.CommandSubscribe_Key_Shared {
 		s.selector = newKeySelector(s.topic.b.cfg)
 	}
-	s.dirty = true
+	s.markDirty()
 }
 
 // shared reports the dispatchers that spread one subscription over many consumers; only they
@@ -124,7 +124,7 @@ func (s *subscription) resetTo(start storage.Position) {
 	clear(s.redeliver)
 	s.delayed = s.delayed[:0]
 	s.nextDue = time.Time{}
-	s.dirty = true
+	s.markDirty()
 }
 
 // isAcked reports whether the whole entry at p is acknowledged.
@@ -171,7 +171,7 @@ func (s *subscription) ackIndividual(p storage.Position, ackSet []int64) {
 		}
 		if !allZero(remaining) {
 			s.partial[p] = remaining
-			s.dirty = true
+			s.markDirty()
 			return
 		}
 	} else if len(ackSet) > 0 {
@@ -192,7 +192,7 @@ func (s *subscription) ackWhole(p storage.Position) {
 	delete(s.redeliver, p)
 	s.removeReplay(p)
 	s.acked.add(p)
-	s.dirty = true
+	s.markDirty()
 }
 
 // advanceMarkDelete moves the mark-delete position over the acknowledged ranges that follow
@@ -223,7 +223,7 @@ func (s *subscription) ackCumulative(p storage.Position, ackSet []int64) {
 		return
 	}
 	s.markDelete = upTo
-	s.dirty = true
+	s.markDirty()
 	for q, pe := range s.pending {
 		if !upTo.Less(q) {
 			pe.consumer.unacked -= pe.messages

@@ -215,6 +215,7 @@ func (t *topic) publish(p *producer, send *pb.CommandSend, meta storage.Meta, da
 		}
 		if dedup != nil {
 			dedup.stored(meta.ProducerName, int64(meta.SequenceID), pos)
+			t.markDirty() // the flusher persists the deduplication state
 		}
 		p.receipts.complete(p.conn, slot, &pb.BaseCommand{
 			Type: pb.BaseCommand_SEND_RECEIPT.Enum(),
@@ -244,6 +245,7 @@ func (t *topic) removeSubscription(s *subscription) {
 	delete(t.subs, s.name)
 	if s.durable {
 		t.deletedSubs = append(t.deletedSubs, s.name)
+		t.markDirty()
 	}
 }
 
