@@ -62,6 +62,9 @@ func (c *conn) handleProducer(cmd *pb.CommandProducer) error {
 		userNamed: cmd.GetUserProvidedProducerName() && cmd.GetProducerName() != "",
 		since:     time.Now(),
 		metadata:  keyValues(cmd.GetMetadata()),
+		// Only exclusive modes look at it, as upstream: the official Go client sends one for
+		// Shared producers too.
+		topicEpoch: cmd.TopicEpoch,
 	}
 	if p.name == "" {
 		p.name = c.b.generatedProducerName()

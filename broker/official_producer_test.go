@@ -1,8 +1,11 @@
 package broker_test
 
 import (
+	"context"
+	"errors"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -121,5 +124,55 @@ func TestOfficialProducerAskedAgainAnsweredWithNewRequestID(t *testing.T) {
 	if !dropped || len(requests) < 2 {
 		t.Fatalf("the reconnection's answer was not dropped (%v) or the client did not ask again (requests %v): the case was not exercised",
 			dropped, requests)
+	}
+}
+
+// An Exclusive producer that reconnects after another exclusive producer held the topic in
+// between is fenced by its topic epoch, as upstream: the official Go client fails its pending
+// send with ErrProducerFenced and gives the producer up. Its connection is cut as it sends,
+// and its reconnection is held off (ServiceNotReady, which it retries) until the other
+// producer has come and gone.
+func TestOfficialExclusiveProducerFencedByTopicEpoch(t *testing.T) {
+	t.Parallel()
+	b := startBroker(t)
+	topic := topicName(t)
+	p1 := createProducer(t, newClient(t, b), pulsar.ProducerOptions{Topic: topic, DisableBatching: true,
+		ProducerAccessMode: pulsar.ProducerAccessModeExclusive})
+	sendN(t, p1, "before", 1)
+
+	var armed, cut, reconnecting, open atomic.Bool
+	notReady := pb.ServerError_ServiceNotReady
+	intercept(t, b, func(dir broker.Direction, cmd *pb.BaseCommand) broker.Verdict {
+		switch {
+		case dir != broker.Inbound || !armed.Load():
+		case cmd.GetType() == pb.BaseCommand_SEND && !cut.Swap(true):
+			return broker.Verdict{Disconnect: true}
+		case cmd.GetType() == pb.BaseCommand_PRODUCER && cmd.GetProducer().TopicEpoch != nil &&
+			cmd.GetProducer().GetProducerName() == p1.Name() && !open.Load():
+			reconnecting.Store(true)
+			return broker.Verdict{Fail: &notReady}
+		}
+		return broker.Verdict{}
+	})
+	armed.Store(true)
+	done := make(chan error, 1)
+	p1.SendAsync(context.Background(), &pulsar.ProducerMessage{Payload: []byte("pending")},
+		func(_ pulsar.MessageID, _ *pulsar.ProducerMessage, err error) { done <- err })
+	waitFor(t, 10*time.Second, reconnecting.Load)
+
+	p2, err := newClient(t, b).CreateProducer(pulsar.ProducerOptions{Topic: topic, ProducerAccessMode: pulsar.ProducerAccessModeExclusive})
+	if err != nil {
+		t.Fatalf("an Exclusive producer while the first one is away: %v", err)
+	}
+	p2.Close()
+	open.Store(true)
+
+	select {
+	case err := <-done:
+		if !errors.Is(err, pulsar.ErrProducerFenced) {
+			t.Fatalf("the pending send of the reconnecting producer: %v, want ErrProducerFenced", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the pending send neither failed nor completed within 20 s")
 	}
 }

@@ -23,6 +23,9 @@ type producer struct {
 	schemaVer []byte
 	receipts  receiptQueue
 	lastSeq   int64 // deduplication's high-water mark for this name when it was registered
+	// topicEpoch is the topic epoch a reconnecting producer held (CommandProducer's
+	// topic_epoch), nil for a new one; exclusive producers are fenced by it (claimEpoch).
+	topicEpoch *uint64
 
 	msgIn, bytesIn int64 // published through this producer; guarded by the topic's mutex
 }
@@ -98,7 +101,9 @@ func (t *topic) addProducer(p *producer) (bool, *serverError) {
 		if len(t.producers) > 0 {
 			return false, errorf(pb.ServerError_ProducerFenced, "Topic has existing shared producers")
 		}
-		t.epoch++
+		if serr := t.claimEpoch(p); serr != nil {
+			return false, serr
+		}
 	case pb.ProducerAccessMode_ExclusiveWithFencing:
 		for q := range t.producers {
 			t.fence(q)
@@ -108,17 +113,36 @@ func (t *topic) addProducer(p *producer) (bool, *serverError) {
 			q.conn.forgetProducer(q)
 		}
 		t.waiting = nil
-		t.epoch++
+		if serr := t.claimEpoch(p); serr != nil {
+			return false, serr
+		}
 	case pb.ProducerAccessMode_WaitForExclusive:
 		if len(t.producers) > 0 || len(t.waiting) > 0 {
 			t.waiting = append(t.waiting, p)
 			return false, nil
 		}
-		t.epoch++
+		if serr := t.claimEpoch(p); serr != nil {
+			return false, serr
+		}
 	}
 	p.ready = true
 	t.producers[p] = struct{}{}
 	return true, nil
+}
+
+// claimEpoch gives an exclusive producer the topic's next epoch, or, when it reconnects with the
+// epoch it held (topic_epoch), that epoch again, as upstream; one whose epoch another exclusive
+// producer has moved on since is fenced. Called with t.mu held.
+func (t *topic) claimEpoch(p *producer) *serverError {
+	if p.topicEpoch == nil {
+		t.epoch++
+		return nil
+	}
+	if *p.topicEpoch < t.epoch {
+		return errorf(pb.ServerError_ProducerFenced, "Topic epoch has already moved. Current epoch: %d, Producer epoch: %d", t.epoch, *p.topicEpoch)
+	}
+	t.epoch = *p.topicEpoch
+	return nil
 }
 
 // exclusiveName names the holder of exclusive access in refusals ("" when producers only wait
