@@ -216,3 +216,25 @@ func TestAuthRawBasic(t *testing.T) {
 	}
 	c.nc.Close()
 }
+
+// tlsAllowInsecureConnection takes any client certificate unchecked, as upstream's insecure
+// trust manager: another CA's certificate connects, with its CN's role.
+func TestAuthTLSAllowInsecureConnection(t *testing.T) {
+	t.Parallel()
+	b := startProvidersBroker(t, func(c *broker.Config) {
+		c.TLSAllowInsecureConnection, c.TLSRequireTrustedClientCertOnConnect = true, true
+	})
+	cert, key := authtest.NewCA(t).IssueClient(t, "admin")
+	c, err := client.New(client.Options{ServiceURL: b.ServiceURLTLS(), TLSTrustCertsFile: b.ca.CertFile,
+		TLSCertFile: cert, TLSKeyFile: key, OperationTimeout: 5 * time.Second, Logger: testLogger(t, "ours: ")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx := testCtx(t, 10*time.Second)
+	p, err := c.CreateProducer(ctx, client.ProducerOptions{Topic: topicName(t)})
+	if err != nil {
+		t.Fatalf("another CA's certificate with tlsAllowInsecureConnection: %v", err)
+	}
+	p.Close()
+}
