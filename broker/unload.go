@@ -82,6 +82,7 @@ func (b *Broker) unload(t *topic) {
 				continue
 			}
 			puts[cursorKey(t.full, s.name)] = v
+			s.dirty = false // stored here: the flusher has nothing to add
 		}
 		for _, name := range t.deletedSubs {
 			dels = append(dels, cursorKey(t.full, name))
@@ -126,19 +127,8 @@ func (b *Broker) unload(t *topic) {
 	b.log.Info("topic unloaded", "topic", t.full)
 }
 
-// closeCurrentLedger closes t's open ledger as unloading does upstream. A log that can roll its
-// ledger does and stays open for the topic's next use; otherwise a durable log is closed, and
-// reopening it starts a new segment; an in-memory log that cannot roll keeps its one ledger
-// (closing it would lose its data).
+// closeCurrentLedger closes t's open ledger as unloading does upstream; the log stays open for
+// the topic's next use, which appends to a new ledger.
 func (b *Broker) closeCurrentLedger(t *topic) {
-	if roller, ok := t.log.(interface{ Roll() }); ok {
-		roller.Roll()
-		return
-	}
-	if _, inMemory := b.store.(storage.MemoryMeter); inMemory || !t.name.Persistent {
-		return
-	}
-	if err := t.log.Close(); err != nil {
-		b.log.Warn("closing the log of an unloaded topic", "topic", t.full, "err", err)
-	}
+	t.log.Roll()
 }
