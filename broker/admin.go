@@ -54,6 +54,9 @@ type adminState struct {
 	tenants    map[string]*TenantInfo
 	policies   map[string]*Policies // "tenant/ns" → policies
 	terminated map[string]bool      // topic full name → terminated
+	// topicPolicies are the topic-level policies by topic (a partitioned topic's base name),
+	// admin_topic_policies.go.
+	topicPolicies map[string]*TopicPolicies
 
 	samplerOnce sync.Once
 	rates       rateSamples
@@ -68,6 +71,7 @@ func (b *Broker) adminLocked() (*adminState, func()) {
 		a.tenants = map[string]*TenantInfo{"public": {AdminRoles: []string{}, AllowedClusters: []string{b.cfg.ClusterName}}}
 		a.policies = map[string]*Policies{}
 		a.terminated = map[string]bool{}
+		a.topicPolicies = map[string]*TopicPolicies{}
 	}
 	return a, a.mu.Unlock
 }

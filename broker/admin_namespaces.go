@@ -11,8 +11,9 @@ import (
 // Namespaces and their policies, as upstream's /admin/v2/namespaces. Policies are stored whole
 // (upstream's JSON field names) and enforced: autoTopicCreationOverride and
 // autoSubscriptionCreationOverride (below), retention (retention.go), message TTL (ttl.go),
-// deduplication (dedup.go), the schema compatibility strategy (schema.go) and permissions
-// (auth_check.go).
+// deduplication (dedup.go), the schema compatibility strategy (schema.go), permissions
+// (auth_check.go) and the limits of admin_policies.go (producers, consumers, topics, backlog
+// quotas, subscription expiry, compaction threshold). Properties are only stored, as upstream.
 
 // Policies is upstream's namespace Policies JSON, the part this broker knows.
 type Policies struct {
@@ -26,6 +27,15 @@ type Policies struct {
 	SchemaCompatibilityStrategy      string                            `json:"schema_compatibility_strategy"`
 	MessageTTLInSeconds              *int                              `json:"message_ttl_in_seconds,omitempty"`
 	Deleted                          bool                              `json:"deleted"`
+	// The limits of admin_policies.go.
+	BacklogQuotaMap                   map[string]BacklogQuota `json:"backlog_quota_map"`
+	CompactionThreshold               *int64                  `json:"compaction_threshold,omitempty"`
+	MaxTopicsPerNamespace             *int                    `json:"max_topics_per_namespace,omitempty"`
+	SubscriptionExpirationTimeMinutes *int                    `json:"subscription_expiration_time_minutes,omitempty"`
+	MaxConsumersPerSubscription       *int                    `json:"max_consumers_per_subscription,omitempty"`
+	MaxConsumersPerTopic              *int                    `json:"max_consumers_per_topic,omitempty"`
+	MaxProducersPerTopic              *int                    `json:"max_producers_per_topic,omitempty"`
+	Properties                        map[string]string       `json:"properties"`
 }
 
 // AuthPolicies is upstream's auth_policies.
@@ -84,6 +94,13 @@ func clonePolicies(p *Policies) *Policies {
 	data, _ := json.Marshal(p)
 	out := &Policies{}
 	json.Unmarshal(data, out)
+	// Upstream's maps are empty, never null.
+	if out.BacklogQuotaMap == nil {
+		out.BacklogQuotaMap = map[string]BacklogQuota{}
+	}
+	if out.Properties == nil {
+		out.Properties = map[string]string{}
+	}
 	return out
 }
 
@@ -161,7 +178,7 @@ func (b *Broker) checkPolicies(p *Policies) error {
 	if p.MessageTTLInSeconds != nil && *p.MessageTTLInSeconds < 0 {
 		return adminErr(ErrPreconditionFailed, "Invalid value for message TTL, message TTL must >= 0")
 	}
-	return nil
+	return checkLimitPolicies(p) // admin_policies.go
 }
 
 func validStrategy(s string) bool {

@@ -203,6 +203,9 @@ func (b *Broker) recoverAdmin() error {
 	if err != nil {
 		return err
 	}
+	if err := b.recoverTopicPolicies(a); err != nil {
+		return err
+	}
 	if bad != nil {
 		b.log.Error("some stored tenants, namespaces or topic properties could not be recovered", "err", bad)
 	}

@@ -141,6 +141,9 @@ func (b *Broker) CreateTopic(tname string, props map[string]string) error {
 	if n, ok := r.partitioned[name.base().String()]; ok && name.Partition >= 0 && name.Partition < n {
 		return adminErr(ErrPreconditionFailed, "%s is a partition of a partitioned topic", full)
 	}
+	if why := r.maxTopicsRefusal(name.namespace(), 1); why != "" { // admin_policies.go
+		return adminErr(ErrPreconditionFailed, "%s", why)
+	}
 	if _, serr := r.openCreating(name, maps.Clone(props)); serr != nil {
 		return adminErr(ErrPreconditionFailed, "%s", serr.msg)
 	}
@@ -172,6 +175,9 @@ func (b *Broker) CreatePartitionedTopic(tname string, n int, props map[string]st
 	}
 	if r.knownLocked(full) {
 		return adminErr(ErrAlreadyExists, "This topic already exists")
+	}
+	if why := r.maxTopicsRefusal(name.namespace(), n); why != "" { // admin_policies.go
+		return adminErr(ErrPreconditionFailed, "%s", why)
 	}
 	if err := b.storeTopicRecord(full, topicRecord{Properties: maps.Clone(props), Created: time.Now().UnixMilli()}); err != nil {
 		return adminErr(ErrPreconditionFailed, "cannot store the metadata of %s: %v", full, err)
@@ -209,6 +215,9 @@ func (b *Broker) UpdatePartitions(tname string, n int) error {
 	}
 	if n <= cur {
 		return adminErr(ErrUnprocessable, "Desired partitions %d can't be less than the current partitions %d.", n, cur)
+	}
+	if why := r.maxTopicsRefusal(name.namespace(), n-cur); why != "" { // admin_policies.go
+		return adminErr(ErrPreconditionFailed, "%s", why)
 	}
 	if err := b.persistPartitioned(full, n); err != nil {
 		return adminErr(ErrPreconditionFailed, "cannot store the partitioned metadata of %s: %v", full, err)
@@ -440,6 +449,7 @@ func (b *Broker) closeTopicProducers(t *topic, allowReconnect bool, reason strin
 func (b *Broker) forgetTopicMetadata(name topicName, whole bool) {
 	if whole {
 		b.schemas.drop(name)
+		b.forgetTopicPolicies(name.String())
 	}
 	full := name.String()
 	if err := b.persistAdmin(storage.BucketTopics, full, nil); err != nil {

@@ -127,7 +127,7 @@ func New(opts ...Option) (*Broker, error) {
 		b.store.Close()
 		return nil, fmt.Errorf("broker: recover from storage: %w", err)
 	}
-	b.wg.Add(4)
+	b.wg.Add(5)
 	go b.acceptOn(ln, nil) // frontend.go
 	if lnTLS != nil {
 		b.wg.Add(1)
@@ -136,6 +136,7 @@ func New(opts ...Option) (*Broker, error) {
 	go b.flushLoop()
 	go b.expiryLoop()
 	go b.retentionLoop() // ledgers.go
+	go b.policyLoop()    // sub_expiry.go
 	return b, nil
 }
 

@@ -106,6 +106,9 @@ type Config struct {
 	// BacklogQuotaDefaultRetentionPolicy is upstream's backlogQuotaDefaultRetentionPolicy:
 	// producer_request_hold (the default), producer_exception or consumer_backlog_eviction.
 	BacklogQuotaDefaultRetentionPolicy string
+	// PolicyDefaults are the broker's values of the policies namespaces and topics may
+	// override (policies_conf.go).
+	PolicyDefaults
 
 	// The admin listener (broker/web). HTTPMaxRequestSize is upstream's httpMaxRequestSize, the
 	// largest request body accepted; upstream's default, -1, means letterbox's own limit of

@@ -165,6 +165,7 @@ func (t *topic) detach(cs *consumer) {
 		return
 	}
 	cs.closed = true
+	s.lastLeft = time.Now()
 	s.consumers = slices.DeleteFunc(s.consumers, func(c *consumer) bool { return c == cs })
 	if !s.durable && len(s.consumers) == 0 {
 		// A reader's subscription goes with its last consumer: nothing to hand back. After a

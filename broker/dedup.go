@@ -31,20 +31,19 @@ type dedupRecord struct {
 	Seqs    map[string]int64 `json:"seqs"`
 }
 
-// dedupEnabled reports whether topics in ns deduplicate.
-func (b *Broker) dedupEnabled(ns string) bool {
-	a, unlock := b.adminLocked()
-	defer unlock()
-	if p := a.policies[ns]; p != nil && p.DeduplicationEnabled != nil {
-		return *p.DeduplicationEnabled
-	}
-	return b.cfg.BrokerDeduplicationEnabled
+// dedupEnabled reports whether a topic deduplicates: its topic-level deduplicationEnabled, else
+// its namespace's, else the broker's brokerDeduplicationEnabled (admin_policies.go).
+func (b *Broker) dedupEnabled(name topicName) (on bool) {
+	b.layers(name, func(tp *TopicPolicies, np *Policies) {
+		on = firstSet(b.cfg.BrokerDeduplicationEnabled, tp.dedup(), np.dedup())
+	})
+	return on
 }
 
 // dedupFor returns t's deduplication state, loading it on first use; nil when t does not
 // deduplicate. Called with t.mu held.
 func (t *topic) dedupFor() *dedupState {
-	if !t.name.Persistent || !t.b.dedupEnabled(t.name.namespace()) {
+	if !t.name.Persistent || !t.b.dedupEnabled(t.name) {
 		return nil
 	}
 	if t.dedup != nil {

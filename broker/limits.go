@@ -10,7 +10,9 @@ import (
 )
 
 // Limits on what clients can make the broker hold, under upstream's broker.conf names and with
-// upstream's answers (Config documents each; 0 is no limit, upstream's default):
+// upstream's answers (Config documents each; 0 is no limit, upstream's default). The producer,
+// consumer and subscription limits may be overridden by namespace and topic policies
+// (admin_policies.go):
 //
 //   - brokerMaxConnections, brokerMaxConnectionsPerIp: a connection over either is answered
 //     ERROR NotAllowedError (request id −1, as upstream's ServerCnx.channelActive) and closed
@@ -134,7 +136,7 @@ func remoteIP(addr net.Addr) string {
 
 // producerLimit refuses one producer more than maxProducersPerTopic. Called with t.mu held.
 func (t *topic) producerLimit() *serverError {
-	if limit := t.b.cfg.MaxProducersPerTopic; limit > 0 && len(t.producers)+len(t.waiting) >= limit {
+	if limit := t.b.maxProducers(t.name); limit > 0 && len(t.producers)+len(t.waiting) >= limit { // admin_policies.go
 		return errorf(pb.ServerError_ProducerBusy, "Topic '%s' reached max producers limit", t.full)
 	}
 	return nil
@@ -143,7 +145,7 @@ func (t *topic) producerLimit() *serverError {
 // consumerLimit refuses a consumer over maxConsumersPerTopic or maxConsumersPerSubscription
 // (s is nil for a subscription yet to be created). Called with t.mu held.
 func (t *topic) consumerLimit(s *subscription) *serverError {
-	if limit := t.b.cfg.MaxConsumersPerTopic; limit > 0 {
+	if limit := t.b.maxConsumers(t.name); limit > 0 {
 		n := 0
 		for _, s := range t.subs {
 			n += len(s.consumers)
@@ -152,7 +154,7 @@ func (t *topic) consumerLimit(s *subscription) *serverError {
 			return errorf(pb.ServerError_ConsumerBusy, "Topic reached max consumers limit")
 		}
 	}
-	if limit := t.b.cfg.MaxConsumersPerSubscription; limit > 0 && s != nil && len(s.consumers) >= limit {
+	if limit := t.b.maxConsumersPerSubscription(t.name); limit > 0 && s != nil && len(s.consumers) >= limit {
 		return errorf(pb.ServerError_ConsumerBusy, "Subscription reached max consumers limit")
 	}
 	return nil
@@ -161,7 +163,7 @@ func (t *topic) consumerLimit(s *subscription) *serverError {
 // subscriptionLimit refuses a subscription more than maxSubscriptionsPerTopic. Called with
 // t.mu held.
 func (t *topic) subscriptionLimit() *serverError {
-	if limit := t.b.cfg.MaxSubscriptionsPerTopic; limit > 0 && len(t.subs) >= limit {
+	if limit := t.b.maxSubscriptions(t.name); limit > 0 && len(t.subs) >= limit {
 		return errorf(pb.ServerError_NotAllowedError, "Exceed the maximum number of subscriptions of the topic: %s", t.full)
 	}
 	return nil

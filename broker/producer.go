@@ -79,6 +79,9 @@ func (t *topic) addProducer(p *producer) (bool, *serverError) {
 	if serr := t.producerLimit(); serr != nil { // limits.go
 		return false, serr
 	}
+	if serr := t.backlogQuotaRefusal(); serr != nil { // backlog_quota.go
+		return false, serr
+	}
 	if p.userNamed {
 		for q := range t.producers {
 			if q.name == p.name {

@@ -24,8 +24,8 @@ import (
 // The SEND that finds the budget spent is not stored and gets no receipt: its producer is
 // closed, and the client sends it again once it has a producer again, as after any
 // reconnection. Non-persistent topics keep nothing and are never held back. Stores that keep
-// data on disk are not budgeted. The backlog-quota mechanism of namespaces and topics (limits
-// per topic) is not this file's: this file only triggers its behaviour.
+// data on disk are not budgeted. The backlog quotas of namespaces and topics (limits per
+// topic) are backlog_quota.go's; both refuse producers with quotaMessage.
 
 // Upstream's BacklogQuota.RetentionPolicy values.
 const (

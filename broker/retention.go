@@ -12,20 +12,28 @@ import (
 // released once it is outside the time window or the topic is over its size quota, never
 // while a subscription still needs it.
 
-// retentionPolicy returns ns's retention limits (0, 0 when none is set).
-func (b *Broker) retentionPolicy(ns string) (minutes int, sizeMB int64) {
-	a, unlock := b.adminLocked()
-	defer unlock()
-	if p := a.policies[ns]; p != nil && p.RetentionPolicies != nil {
-		return p.RetentionPolicies.RetentionTimeInMinutes, p.RetentionPolicies.RetentionSizeInMB
-	}
-	return 0, 0
+// retentionPolicy returns a topic's retention limits (0, 0 when none is set): its topic-level
+// retention, else its namespace's (admin_policies.go).
+func (b *Broker) retentionPolicy(name topicName) (minutes int, sizeMB int64) {
+	b.layers(name, func(tp *TopicPolicies, np *Policies) {
+		var r *RetentionPolicies
+		if np != nil {
+			r = np.RetentionPolicies
+		}
+		if tp != nil && tp.RetentionPolicies != nil {
+			r = tp.RetentionPolicies
+		}
+		if r != nil {
+			minutes, sizeMB = r.RetentionTimeInMinutes, r.RetentionSizeInMB
+		}
+	})
+	return minutes, sizeMB
 }
 
 // retainFrom lowers low, the first position no subscription needs, to keep what the
 // namespace's retention policy asks for. Called with t.mu held.
 func (t *topic) retainFrom(low storage.Position, now time.Time) storage.Position {
-	minutes, sizeMB := t.b.retentionPolicy(t.name.namespace())
+	minutes, sizeMB := t.b.retentionPolicy(t.name)
 	if minutes == 0 && sizeMB == 0 {
 		return low
 	}

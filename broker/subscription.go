@@ -60,6 +60,7 @@ type subscription struct {
 	msgAcked                       int64 // messages acknowledged, for the ack rate
 	msgExpired                     int64 // entries expired (ttl.go), as upstream counts them
 	lastConsumed, lastAck          time.Time
+	lastLeft                       time.Time // when a consumer last left (sub_expiry.go)
 	lastExpire                     time.Time
 }
 

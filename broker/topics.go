@@ -60,6 +60,9 @@ func (r *topicRegistry) partitionedMetadata(name topicName, autoCreate bool) (in
 		return 0, errorf(pb.ServerError_TopicNotFound, "Namespace %s does not exist", name.namespace())
 	}
 	if partitioned && !name.isDLQOrRetryName() {
+		if why := r.maxTopicsRefusal(name.namespace(), partitions); why != "" { // admin_policies.go
+			return 0, errorf(pb.ServerError_NotAllowedError, "%s", why)
+		}
 		if err := r.b.persistPartitioned(name.String(), partitions); err != nil {
 			return 0, errorf(pb.ServerError_MetadataError, "cannot store the partitioned metadata of %s: %v", name, err)
 		}
@@ -103,6 +106,11 @@ func (r *topicRegistry) get(name topicName, create bool, purpose string) (*topic
 	}
 	if serr := r.refuseAutoCreate(name); serr != nil {
 		return nil, serr
+	}
+	if !isPartition {
+		if why := r.maxTopicsRefusal(name.namespace(), 1); why != "" { // admin_policies.go
+			return nil, errorf(pb.ServerError_NotAllowedError, "%s", why)
+		}
 	}
 	props := map[string]string{}
 	if name.Partition < 0 || !isPartition {

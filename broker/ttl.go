@@ -8,21 +8,26 @@ import (
 
 // Message TTL, as upstream: every MessageExpiryCheckInterval (messageExpiryCheckIntervalInMinutes,
 // five minutes by default) the broker acknowledges, on every subscription of every persistent
-// topic, the entries published longer ago than the topic's TTL: its namespace's
-// message_ttl_in_seconds, else the broker's ttlDurationDefaultInSeconds; 0 means messages never
+// topic, the entries published longer ago than the topic's TTL: its topic-level messageTTL,
+// else its namespace's message_ttl_in_seconds, else the broker's ttlDurationDefaultInSeconds; 0 means messages never
 // expire. Expiry moves the mark-delete position, so what expired is gone for that subscription
 // (a DLQ's initial subscription included) and retention may then release it. The admin API's
 // expireMessages does the same on demand. Entries leaving the backlog this way count as expired
 // in the subscription's stats (msgRateExpired, totalMsgExpired, lastExpireTimestamp).
 
-// messageTTL is the TTL of the topics of namespace ns (0: none).
-func (b *Broker) messageTTL(ns string) time.Duration {
-	a, unlock := b.adminLocked()
-	defer unlock()
-	if p := a.policies[ns]; p != nil && p.MessageTTLInSeconds != nil {
-		return time.Duration(*p.MessageTTLInSeconds) * time.Second
-	}
-	return b.cfg.TTLDurationDefault
+// messageTTL is a topic's TTL (0: none): its topic-level messageTTLInSeconds, else its
+// namespace's message_ttl_in_seconds, else the broker's default (admin_policies.go).
+func (b *Broker) messageTTL(name topicName) (ttl time.Duration) {
+	b.layers(name, func(tp *TopicPolicies, np *Policies) {
+		ttl = b.cfg.TTLDurationDefault
+		if np != nil && np.MessageTTLInSeconds != nil {
+			ttl = time.Duration(*np.MessageTTLInSeconds) * time.Second
+		}
+		if tp != nil && tp.MessageTTLInSeconds != nil {
+			ttl = time.Duration(*tp.MessageTTLInSeconds) * time.Second
+		}
+	})
+	return ttl
 }
 
 // expiryLoop expires messages every MessageExpiryCheckInterval until the broker stops.
@@ -43,17 +48,11 @@ func (b *Broker) expiryLoop() {
 // expireByTTL expires, on every subscription of every persistent topic with a TTL, the entries
 // published before now minus the TTL.
 func (b *Broker) expireByTTL(now time.Time) {
-	ttls := map[string]time.Duration{}
 	for _, t := range b.topics.all() {
 		if !t.name.Persistent {
 			continue // nothing is kept to expire
 		}
-		ns := t.name.namespace()
-		ttl, ok := ttls[ns]
-		if !ok {
-			ttl = b.messageTTL(ns)
-			ttls[ns] = ttl
-		}
+		ttl := b.messageTTL(t.name)
 		if ttl <= 0 {
 			continue
 		}

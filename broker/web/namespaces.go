@@ -146,6 +146,12 @@ func nsName(r *http.Request) string { return r.PathValue("tenant") + "/" + r.Pat
 // namespace policy.
 func (s *Server) policyRoute(rt *router, path string, get func(*broker.Policies) any, alloc func() any,
 	set func(*broker.Policies, any) error) {
+	s.policyRouteWith(rt, "POST", path, get, alloc, set)
+}
+
+// policyRouteWith is policyRoute for a policy upstream sets with setMethod.
+func (s *Server) policyRouteWith(rt *router, setMethod, path string, get func(*broker.Policies) any, alloc func() any,
+	set func(*broker.Policies, any) error) {
 	rt.handle("GET "+path, func(w http.ResponseWriter, r *http.Request) {
 		p, err := s.b.NamespacePolicies(nsName(r))
 		if err != nil {
@@ -158,7 +164,7 @@ func (s *Server) policyRoute(rt *router, path string, get func(*broker.Policies)
 		}
 		w.WriteHeader(http.StatusNoContent)
 	})
-	rt.handle("POST "+path, func(w http.ResponseWriter, r *http.Request) {
+	rt.handle(setMethod+" "+path, func(w http.ResponseWriter, r *http.Request) {
 		v := alloc()
 		if _, ok := decodeBody(w, r, v, false); ok {
 			noContent(w, s.b.UpdateNamespacePolicies(nsName(r), func(p *broker.Policies) error { return set(p, v) }))

@@ -10,6 +10,7 @@ func (s *Server) routes() http.Handler {
 	s.clusterRoutes(rt)
 	s.tenantRoutes(rt)
 	s.namespaceRoutes(rt)
+	s.namespacePolicyRoutes(rt)
 	s.topicRoutes(rt)
 	s.unloadRoutes(rt)
 	s.topicPolicyRoutes(rt)

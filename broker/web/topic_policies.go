@@ -1,33 +1,201 @@
 package web
 
-import "net/http"
+import (
+	"net/http"
+	"strconv"
 
-// Topic-level policies (upstream's /admin/v2/{domain}/{tenant}/{ns}/{topic}/retention,
-// .../messageTTL and the like) are not kept here: a policy applies to a namespace's topics. Upstream
-// answers these paths 405 when its topic-level policies are off; so does this broker, with a
-// reason that says where the policy goes instead. A generic 404 would read as a missing topic.
+	"github.com/letterbox-dev/letterbox/broker"
+)
 
-// topicPolicies are the last path segments of upstream's topic-level policy endpoints.
-var topicPolicies = []string{
-	"autoSubscriptionCreation", "backlogQuota", "backlogQuotaMap", "compactionThreshold",
-	"deduplicationEnabled", "deduplicationSnapshotInterval", "delayedDelivery", "dispatchRate",
+// Topic-level policies, upstream's /admin/v2/{domain}/{tenant}/{ns}/{topic}/{policy}: GET (the
+// topic's own value, 204 when unset; with ?applied=true the value in effect, the topic's else
+// its namespace's else the broker's), POST (set) and DELETE (unset). The broker keeps and
+// enforces the ones below (broker/admin_topic_policies.go); ?isGlobal is accepted and means
+// nothing on a single cluster. The policies upstream has and this broker does not enforce
+// answer 405 with a reason, as a broker with topic policies off would, rather than store
+// something that has no effect.
+
+// unsupportedTopicPolicies are the last path segments of upstream's topic-level policy
+// endpoints that this broker does not keep.
+var unsupportedTopicPolicies = []string{
+	"autoSubscriptionCreation", "deduplicationSnapshotInterval", "delayedDelivery", "dispatchRate",
 	"dispatcherPauseOnAckStatePersistent", "entryFilters", "inactiveTopicPolicies",
-	"maxConsumers", "maxConsumersPerSubscription", "maxMessageSize", "maxProducers",
-	"maxSubscriptionsPerTopic", "maxUnackedMessagesOnConsumer", "maxUnackedMessagesOnSubscription",
-	"messageTTL", "offloadPolicies", "persistence", "publishRate", "replicationClusters",
-	"replicatorDispatchRate", "retention", "schemaCompatibilityStrategy",
-	"schemaValidationEnforced", "shadowTopics", "subscribeRate", "subscriptionDispatchRate",
-	"subscriptionTypesEnabled",
+	"maxMessageSize", "maxUnackedMessagesOnConsumer", "maxUnackedMessagesOnSubscription",
+	"offloadPolicies", "persistence", "publishRate", "replicationClusters",
+	"replicatorDispatchRate", "schemaCompatibilityStrategy", "schemaValidationEnforced",
+	"shadowTopics", "subscribeRate", "subscriptionDispatchRate", "subscriptionTypesEnabled",
 }
 
-const noTopicPolicies = "Topic level policies are not supported by this broker: set the policy on the topic's namespace (/admin/v2/namespaces/{tenant}/{namespace}/...)"
+const unsupportedTopicPolicy = "This topic-level policy is not supported by this broker: set it on the topic's namespace (/admin/v2/namespaces/{tenant}/{namespace}/...) where it exists"
+
+// topicPolicy describes one topic-level policy: its value on the topic (nil: unset), its
+// applied value, and how a body (nil: unset) is stored.
+type topicPolicy struct {
+	path    string
+	own     func(*broker.TopicPolicies) any
+	applied func(broker.AppliedTopicPolicies) any
+	alloc   func() any
+	set     func(*broker.TopicPolicies, any)
+}
 
 func (s *Server) topicPolicyRoutes(rt *router) {
-	for _, p := range topicPolicies {
+	intPolicy := func(path string, field func(*broker.TopicPolicies) **int, applied func(broker.AppliedTopicPolicies) int) topicPolicy {
+		return topicPolicy{path: path,
+			own:     func(tp *broker.TopicPolicies) any { return nilIfNone(*field(tp)) },
+			applied: func(a broker.AppliedTopicPolicies) any { return applied(a) },
+			alloc:   func() any { return new(int) },
+			set: func(tp *broker.TopicPolicies, v any) {
+				*field(tp) = nilOr(v, func(v any) *int { return v.(*int) })
+			},
+		}
+	}
+	for _, p := range []topicPolicy{
+		intPolicy("maxProducers", func(tp *broker.TopicPolicies) **int { return &tp.MaxProducerPerTopic },
+			func(a broker.AppliedTopicPolicies) int { return a.MaxProducers }),
+		intPolicy("maxConsumers", func(tp *broker.TopicPolicies) **int { return &tp.MaxConsumerPerTopic },
+			func(a broker.AppliedTopicPolicies) int { return a.MaxConsumers }),
+		intPolicy("maxConsumersPerSubscription", func(tp *broker.TopicPolicies) **int { return &tp.MaxConsumersPerSubscription },
+			func(a broker.AppliedTopicPolicies) int { return a.MaxConsumersPerSubscription }),
+		intPolicy("maxSubscriptionsPerTopic", func(tp *broker.TopicPolicies) **int { return &tp.MaxSubscriptionsPerTopic },
+			func(a broker.AppliedTopicPolicies) int { return a.MaxSubscriptionsPerTopic }),
+		{path: "retention",
+			own: func(tp *broker.TopicPolicies) any { return nilIfNone(tp.RetentionPolicies) },
+			applied: func(a broker.AppliedTopicPolicies) any {
+				if a.Retention == nil {
+					return broker.RetentionPolicies{}
+				}
+				return a.Retention
+			},
+			alloc: func() any { return &broker.RetentionPolicies{} },
+			set: func(tp *broker.TopicPolicies, v any) {
+				tp.RetentionPolicies = nilOr(v, func(v any) *broker.RetentionPolicies { return v.(*broker.RetentionPolicies) })
+			}},
+		{path: "deduplicationEnabled",
+			own:     func(tp *broker.TopicPolicies) any { return nilIfNone(tp.DeduplicationEnabled) },
+			applied: func(a broker.AppliedTopicPolicies) any { return a.DeduplicationEnabled },
+			alloc:   func() any { return new(bool) },
+			set: func(tp *broker.TopicPolicies, v any) {
+				tp.DeduplicationEnabled = nilOr(v, func(v any) *bool { return v.(*bool) })
+			}},
+		{path: "compactionThreshold",
+			own:     func(tp *broker.TopicPolicies) any { return nilIfNone(tp.CompactionThreshold) },
+			applied: func(a broker.AppliedTopicPolicies) any { return a.CompactionThreshold },
+			alloc:   func() any { return new(int64) },
+			set: func(tp *broker.TopicPolicies, v any) {
+				tp.CompactionThreshold = nilOr(v, func(v any) *int64 { return v.(*int64) })
+			}},
+	} {
+		s.topicPolicyRoute(rt, p)
+	}
+
+	// The message TTL is set with ?messageTTL=, as upstream.
+	s.topicPolicyGet(rt, topicPolicy{path: "messageTTL",
+		own:     func(tp *broker.TopicPolicies) any { return nilIfNone(tp.MessageTTLInSeconds) },
+		applied: func(a broker.AppliedTopicPolicies) any { return a.MessageTTLInSeconds }})
+	s.topicRoute(rt, "POST", "/messageTTL", func(w http.ResponseWriter, r *http.Request, topic string) {
+		ttl, err := strconv.Atoi(r.URL.Query().Get("messageTTL"))
+		if err != nil {
+			writeError(w, http.StatusBadRequest, "Query parameter messageTTL must be an integer")
+			return
+		}
+		noContent(w, s.b.UpdateTopicPolicies(topic, func(tp *broker.TopicPolicies) error {
+			tp.MessageTTLInSeconds = &ttl
+			return nil
+		}))
+	})
+	s.topicRoute(rt, "DELETE", "/messageTTL", func(w http.ResponseWriter, r *http.Request, topic string) {
+		noContent(w, s.b.UpdateTopicPolicies(topic, func(tp *broker.TopicPolicies) error {
+			tp.MessageTTLInSeconds = nil
+			return nil
+		}))
+	})
+
+	// Backlog quotas, by ?backlogQuotaType= (destination_storage when absent).
+	s.topicPolicyGet(rt, topicPolicy{path: "backlogQuotaMap",
+		own: func(tp *broker.TopicPolicies) any {
+			if tp.BackLogQuotaMap == nil {
+				return map[string]broker.BacklogQuota{}
+			}
+			return tp.BackLogQuotaMap
+		},
+		applied: func(a broker.AppliedTopicPolicies) any { return a.BacklogQuotas }})
+	s.topicRoute(rt, "POST", "/backlogQuota", func(w http.ResponseWriter, r *http.Request, topic string) {
+		var q broker.BacklogQuota
+		if _, ok := decodeBody(w, r, &q, false); !ok {
+			return
+		}
+		kind := quotaType(r)
+		noContent(w, s.b.UpdateTopicPolicies(topic, func(tp *broker.TopicPolicies) error {
+			if tp.BackLogQuotaMap == nil {
+				tp.BackLogQuotaMap = map[string]broker.BacklogQuota{}
+			}
+			tp.BackLogQuotaMap[kind] = q
+			return nil
+		}))
+	})
+	s.topicRoute(rt, "DELETE", "/backlogQuota", func(w http.ResponseWriter, r *http.Request, topic string) {
+		kind := quotaType(r)
+		noContent(w, s.b.UpdateTopicPolicies(topic, func(tp *broker.TopicPolicies) error {
+			delete(tp.BackLogQuotaMap, kind)
+			return nil
+		}))
+	})
+
+	for _, p := range unsupportedTopicPolicies {
 		for _, method := range []string{"GET", "POST", "PUT", "DELETE"} {
 			s.topicRoute(rt, method, "/"+p, func(w http.ResponseWriter, _ *http.Request, _ string) {
-				writeError(w, http.StatusMethodNotAllowed, noTopicPolicies)
+				writeError(w, http.StatusMethodNotAllowed, unsupportedTopicPolicy)
 			})
 		}
 	}
+}
+
+// topicPolicyRoute registers GET, POST (a JSON body) and DELETE of one topic-level policy.
+func (s *Server) topicPolicyRoute(rt *router, p topicPolicy) {
+	s.topicPolicyGet(rt, p)
+	s.topicRoute(rt, "POST", "/"+p.path, func(w http.ResponseWriter, r *http.Request, topic string) {
+		v := p.alloc()
+		if _, ok := decodeBody(w, r, v, false); ok {
+			noContent(w, s.b.UpdateTopicPolicies(topic, func(tp *broker.TopicPolicies) error {
+				p.set(tp, v)
+				return nil
+			}))
+		}
+	})
+	s.topicRoute(rt, "DELETE", "/"+p.path, func(w http.ResponseWriter, r *http.Request, topic string) {
+		noContent(w, s.b.UpdateTopicPolicies(topic, func(tp *broker.TopicPolicies) error {
+			p.set(tp, nil)
+			return nil
+		}))
+	})
+}
+
+// topicPolicyGet registers GET of one topic-level policy: the topic's own value (204 when
+// unset), or with ?applied=true the value in effect.
+func (s *Server) topicPolicyGet(rt *router, p topicPolicy) {
+	s.topicRoute(rt, "GET", "/"+p.path, func(w http.ResponseWriter, r *http.Request, topic string) {
+		applied, ok := queryBool(w, r, "applied")
+		if !ok {
+			return
+		}
+		if applied {
+			a, err := s.b.AppliedTopicPolicies(topic)
+			if err != nil {
+				writeAdminError(w, err)
+				return
+			}
+			writeJSON(w, http.StatusOK, p.applied(a))
+			return
+		}
+		tp, err := s.b.TopicPolicies(topic)
+		if err != nil {
+			writeAdminError(w, err)
+			return
+		}
+		if v := p.own(tp); v != nil {
+			writeJSON(w, http.StatusOK, v)
+			return
+		}
+		w.WriteHeader(http.StatusNoContent)
+	})
 }

@@ -1,0 +1,254 @@
+package broker
+
+import "encoding/json"
+
+// Topic-level policies, as upstream with topicLevelPoliciesEnabled=true (its default): a
+// policy set on a topic overrides its namespace's, which overrides the broker's. A partitioned
+// topic's policies apply to every partition; a partition has none of its own. They are stored
+// in the metadata store (bucket topicPolicies, by topic name) where upstream keeps them in a
+// system topic, and deleted with their topic.
+//
+// The policies kept are the ones this broker enforces: message TTL (ttl.go), retention
+// (retention.go), max producers, consumers, consumers per subscription and subscriptions
+// (limits.go), deduplication (dedup.go), backlog quotas (backlog_quota.go) and the compaction
+// threshold (read by compaction). broker/web answers the others 405.
+
+// bucketTopicPolicies holds TopicPolicies JSON by topic full name (a partitioned topic's base).
+const bucketTopicPolicies = "topicPolicies"
+
+// TopicPolicies is upstream's TopicPolicies JSON, the part this broker keeps; nil is not set.
+type TopicPolicies struct {
+	MessageTTLInSeconds         *int                    `json:"messageTTLInSeconds,omitempty"`
+	RetentionPolicies           *RetentionPolicies      `json:"retentionPolicies,omitempty"`
+	MaxProducerPerTopic         *int                    `json:"maxProducerPerTopic,omitempty"`
+	MaxConsumerPerTopic         *int                    `json:"maxConsumerPerTopic,omitempty"`
+	MaxConsumersPerSubscription *int                    `json:"maxConsumersPerSubscription,omitempty"`
+	MaxSubscriptionsPerTopic    *int                    `json:"maxSubscriptionsPerTopic,omitempty"`
+	DeduplicationEnabled        *bool                   `json:"deduplicationEnabled,omitempty"`
+	CompactionThreshold         *int64                  `json:"compactionThreshold,omitempty"`
+	BackLogQuotaMap             map[string]BacklogQuota `json:"backLogQuotaMap,omitempty"`
+}
+
+func (tp *TopicPolicies) empty() bool {
+	return tp == nil || (tp.MessageTTLInSeconds == nil && tp.RetentionPolicies == nil && tp.MaxProducerPerTopic == nil &&
+		tp.MaxConsumerPerTopic == nil && tp.MaxConsumersPerSubscription == nil && tp.MaxSubscriptionsPerTopic == nil &&
+		tp.DeduplicationEnabled == nil && tp.CompactionThreshold == nil && len(tp.BackLogQuotaMap) == 0)
+}
+
+func (tp *TopicPolicies) clone() *TopicPolicies {
+	out := &TopicPolicies{}
+	if tp == nil {
+		return out
+	}
+	data, _ := json.Marshal(tp)
+	json.Unmarshal(data, out)
+	return out
+}
+
+// The topic policies' getters, nil-safe.
+func (tp *TopicPolicies) maxProducers() *int {
+	if tp == nil {
+		return nil
+	}
+	return tp.MaxProducerPerTopic
+}
+
+func (tp *TopicPolicies) maxConsumers() *int {
+	if tp == nil {
+		return nil
+	}
+	return tp.MaxConsumerPerTopic
+}
+
+func (tp *TopicPolicies) maxConsumersPerSub() *int {
+	if tp == nil {
+		return nil
+	}
+	return tp.MaxConsumersPerSubscription
+}
+
+func (tp *TopicPolicies) maxSubscriptions() *int {
+	if tp == nil {
+		return nil
+	}
+	return tp.MaxSubscriptionsPerTopic
+}
+
+// policyTopic resolves the topic whose policies an admin call reads or edits: it must exist
+// (a partitioned topic by its base name), and may not be a partition.
+func (b *Broker) policyTopic(tname string) (topicName, error) {
+	name, err := parseAdminTopic(tname)
+	if err != nil {
+		return name, err
+	}
+	if name.Partition >= 0 {
+		if _, ok := b.partitionCount(name.base()); ok {
+			return name, adminErr(ErrPreconditionFailed, "Not allowed to set/get topic policy for a partition")
+		}
+	}
+	if err := b.checkTenant(name.namespace()); err != nil {
+		return name, err
+	}
+	if !b.topics.hasNamespace(name.namespace()) {
+		return name, adminErr(ErrNotFound, "Namespace does not exist")
+	}
+	if _, err := b.PartitionedMetadata(tname); err != nil {
+		return name, adminErr(ErrNotFound, "Topic not found")
+	}
+	return name, nil
+}
+
+// TopicPolicies returns a copy of the policies set on a topic (none set: all nil).
+func (b *Broker) TopicPolicies(tname string) (*TopicPolicies, error) {
+	name, err := b.policyTopic(tname)
+	if err != nil {
+		return nil, err
+	}
+	a, unlock := b.adminLocked()
+	defer unlock()
+	return a.topicPolicies[name.String()].clone(), nil
+}
+
+// UpdateTopicPolicies applies fn to a copy of a topic's policies, validates and stores them.
+func (b *Broker) UpdateTopicPolicies(tname string, fn func(*TopicPolicies) error) error {
+	name, err := b.policyTopic(tname)
+	if err != nil {
+		return err
+	}
+	a, unlock := b.adminLocked()
+	defer unlock()
+	tp := a.topicPolicies[name.String()].clone()
+	if err := fn(tp); err != nil {
+		return err
+	}
+	if err := checkTopicPolicies(tp); err != nil {
+		return err
+	}
+	var v any = tp
+	if tp.empty() {
+		v = nil
+	}
+	if err := b.persistAdmin(bucketTopicPolicies, name.String(), v); err != nil {
+		return err
+	}
+	if v == nil {
+		delete(a.topicPolicies, name.String())
+	} else {
+		a.topicPolicies[name.String()] = tp
+	}
+	return nil
+}
+
+// checkTopicPolicies validates topic-level policies with upstream's reasons.
+func checkTopicPolicies(tp *TopicPolicies) error {
+	for _, l := range []struct {
+		v      *int
+		reason string
+	}{
+		{tp.MessageTTLInSeconds, "Invalid value for message TTL"},
+		{tp.MaxProducerPerTopic, "maxProducers must be 0 or more"},
+		{tp.MaxConsumerPerTopic, "maxConsumers must be 0 or more"},
+		{tp.MaxConsumersPerSubscription, "Invalid value for maxConsumersPerSubscription"},
+		{tp.MaxSubscriptionsPerTopic, "maxSubscriptionsPerTopic must be 0 or more"},
+	} {
+		if l.v != nil && *l.v < 0 {
+			return adminErr(ErrPreconditionFailed, "%s", l.reason)
+		}
+	}
+	if tp.CompactionThreshold != nil && *tp.CompactionThreshold < 0 {
+		return adminErr(ErrPreconditionFailed, "compactionThreshold must be 0 or more")
+	}
+	for kind, q := range tp.BackLogQuotaMap {
+		if err := checkBacklogQuota(kind, &q); err != nil {
+			return err
+		}
+		if err := checkQuotaWithinRetention(q, tp.RetentionPolicies, "topic"); err != nil {
+			return err
+		}
+		tp.BackLogQuotaMap[kind] = q
+	}
+	return nil
+}
+
+// AppliedTopicPolicies are the values in effect on a topic (upstream's ?applied=true): each the
+// topic's own, else its namespace's, else the broker's.
+type AppliedTopicPolicies struct {
+	MessageTTLInSeconds         int
+	Retention                   *RetentionPolicies // nil: none anywhere
+	MaxProducers                int
+	MaxConsumers                int
+	MaxConsumersPerSubscription int
+	MaxSubscriptionsPerTopic    int
+	DeduplicationEnabled        bool
+	CompactionThreshold         int64
+	BacklogQuotas               map[string]BacklogQuota
+}
+
+// AppliedTopicPolicies returns what is in effect on a topic.
+func (b *Broker) AppliedTopicPolicies(tname string) (AppliedTopicPolicies, error) {
+	name, err := b.policyTopic(tname)
+	if err != nil {
+		return AppliedTopicPolicies{}, err
+	}
+	out := AppliedTopicPolicies{
+		MessageTTLInSeconds:         int(b.messageTTL(name).Seconds()),
+		MaxProducers:                b.maxProducers(name),
+		MaxConsumers:                b.maxConsumers(name),
+		MaxConsumersPerSubscription: b.maxConsumersPerSubscription(name),
+		MaxSubscriptionsPerTopic:    b.maxSubscriptions(name),
+		DeduplicationEnabled:        b.dedupEnabled(name),
+		CompactionThreshold:         b.compactionThreshold(name),
+		BacklogQuotas:               map[string]BacklogQuota{},
+	}
+	if minutes, sizeMB := b.retentionPolicy(name); minutes != 0 || sizeMB != 0 {
+		out.Retention = &RetentionPolicies{RetentionTimeInMinutes: minutes, RetentionSizeInMB: sizeMB}
+	}
+	for _, kind := range []string{QuotaDestinationStorage, QuotaMessageAge} {
+		if q, ok := b.backlogQuota(name, kind); ok {
+			out.BacklogQuotas[kind] = q
+		}
+	}
+	return out, nil
+}
+
+// forgetTopicPolicies drops a deleted topic's policies.
+func (b *Broker) forgetTopicPolicies(full string) {
+	a, unlock := b.adminLocked()
+	_, ok := a.topicPolicies[full]
+	delete(a.topicPolicies, full)
+	unlock()
+	if !ok {
+		return
+	}
+	if err := b.persistAdmin(bucketTopicPolicies, full, nil); err != nil {
+		b.log.Warn("deleting a topic's policies", "topic", full, "err", err)
+	}
+}
+
+// recoverTopicPolicies loads the stored topic policies. Called with the admin lock held, by
+// recoverAdmin.
+func (b *Broker) recoverTopicPolicies(a *adminState) error {
+	return b.store.Metadata().Scan(bucketTopicPolicies, "", func(key string, v []byte) bool {
+		tp := &TopicPolicies{}
+		if err := json.Unmarshal(v, tp); err != nil {
+			b.log.Error("a topic's stored policies could not be read; they are ignored", "topic", key, "err", err)
+			return true
+		}
+		a.topicPolicies[key] = tp
+		return true
+	})
+}
+
+func (tp *TopicPolicies) dedup() *bool {
+	if tp == nil {
+		return nil
+	}
+	return tp.DeduplicationEnabled
+}
+
+func (p *Policies) dedup() *bool {
+	if p == nil {
+		return nil
+	}
+	return p.DeduplicationEnabled
+}

@@ -1,0 +1,122 @@
+package web
+
+import (
+	"maps"
+	"net/http"
+
+	"github.com/letterbox-dev/letterbox/broker"
+)
+
+// The namespace policies that limit topics (broker/admin_policies.go enforces them):
+// compactionThreshold (set with PUT, as upstream), maxTopicsPerNamespace,
+// subscriptionExpirationTime, maxConsumersPerSubscription, maxConsumersPerTopic,
+// maxProducersPerTopic, backlogQuota / backlogQuotaMap, properties, and the subscription
+// permissions (permissions/subscription). Unset policies answer 204, as upstream answers null.
+
+func (s *Server) namespacePolicyRoutes(rt *router) {
+	const ns = "/admin/v2/namespaces/{tenant}/{namespace}"
+	intPolicy := func(method, path string, field func(*broker.Policies) **int) {
+		s.policyRouteWith(rt, method, ns+"/"+path,
+			func(p *broker.Policies) any { return nilIfNone(*field(p)) },
+			func() any { return new(int) },
+			func(p *broker.Policies, v any) error {
+				*field(p) = nilOr(v, func(v any) *int { return v.(*int) })
+				return nil
+			})
+	}
+	intPolicy("POST", "maxTopicsPerNamespace", func(p *broker.Policies) **int { return &p.MaxTopicsPerNamespace })
+	intPolicy("POST", "subscriptionExpirationTime", func(p *broker.Policies) **int { return &p.SubscriptionExpirationTimeMinutes })
+	intPolicy("POST", "maxConsumersPerSubscription", func(p *broker.Policies) **int { return &p.MaxConsumersPerSubscription })
+	intPolicy("POST", "maxConsumersPerTopic", func(p *broker.Policies) **int { return &p.MaxConsumersPerTopic })
+	intPolicy("POST", "maxProducersPerTopic", func(p *broker.Policies) **int { return &p.MaxProducersPerTopic })
+	s.policyRouteWith(rt, "PUT", ns+"/compactionThreshold",
+		func(p *broker.Policies) any { return nilIfNone(p.CompactionThreshold) },
+		func() any { return new(int64) },
+		func(p *broker.Policies, v any) error {
+			p.CompactionThreshold = nilOr(v, func(v any) *int64 { return v.(*int64) })
+			return nil
+		})
+
+	// Properties: PUT merges, GET lists, DELETE removes them all, as upstream.
+	rt.handle("GET "+ns+"/properties", func(w http.ResponseWriter, r *http.Request) {
+		p, err := s.b.NamespacePolicies(nsName(r))
+		if err != nil {
+			writeAdminError(w, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, p.Properties)
+	})
+	rt.handle("PUT "+ns+"/properties", func(w http.ResponseWriter, r *http.Request) {
+		var props map[string]string
+		if _, ok := decodeBody(w, r, &props, false); ok {
+			noContent(w, s.b.UpdateNamespacePolicies(nsName(r), func(p *broker.Policies) error {
+				maps.Copy(p.Properties, props)
+				return nil
+			}))
+		}
+	})
+	rt.handle("DELETE "+ns+"/properties", func(w http.ResponseWriter, r *http.Request) {
+		noContent(w, s.b.UpdateNamespacePolicies(nsName(r), func(p *broker.Policies) error {
+			clear(p.Properties)
+			return nil
+		}))
+	})
+
+	// Backlog quotas, by ?backlogQuotaType= (destination_storage when absent, as upstream).
+	rt.handle("GET "+ns+"/backlogQuotaMap", func(w http.ResponseWriter, r *http.Request) {
+		p, err := s.b.NamespacePolicies(nsName(r))
+		if err != nil {
+			writeAdminError(w, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, p.BacklogQuotaMap)
+	})
+	rt.handle("POST "+ns+"/backlogQuota", func(w http.ResponseWriter, r *http.Request) {
+		var q broker.BacklogQuota
+		if _, ok := decodeBody(w, r, &q, false); !ok {
+			return
+		}
+		kind := quotaType(r)
+		noContent(w, s.b.UpdateNamespacePolicies(nsName(r), func(p *broker.Policies) error {
+			return broker.SetNamespaceBacklogQuota(p, kind, q)
+		}))
+	})
+	rt.handle("DELETE "+ns+"/backlogQuota", func(w http.ResponseWriter, r *http.Request) {
+		kind := quotaType(r)
+		noContent(w, s.b.UpdateNamespacePolicies(nsName(r), func(p *broker.Policies) error {
+			delete(p.BacklogQuotaMap, kind)
+			return nil
+		}))
+	})
+
+	// Subscription permissions: once a subscription has roles, only they consume through it.
+	rt.handle("GET "+ns+"/permissions/subscription", func(w http.ResponseWriter, r *http.Request) {
+		p, err := s.b.NamespacePolicies(nsName(r))
+		if err != nil {
+			writeAdminError(w, err)
+			return
+		}
+		roles := p.AuthPolicies.SubscriptionAuthRoles
+		if roles == nil {
+			roles = map[string][]string{}
+		}
+		writeJSON(w, http.StatusOK, roles)
+	})
+	rt.handle("POST "+ns+"/permissions/subscription/{subscription}", func(w http.ResponseWriter, r *http.Request) {
+		var roles []string
+		if _, ok := decodeBody(w, r, &roles, false); ok {
+			noContent(w, s.b.GrantSubscriptionPermission(nsName(r), r.PathValue("subscription"), roles))
+		}
+	})
+	rt.handle("DELETE "+ns+"/permissions/{subscription}/{role}", func(w http.ResponseWriter, r *http.Request) {
+		noContent(w, s.b.RevokeSubscriptionPermission(nsName(r), r.PathValue("subscription"), r.PathValue("role")))
+	})
+}
+
+// quotaType is the request's backlogQuotaType, destination_storage when absent.
+func quotaType(r *http.Request) string {
+	if t := r.URL.Query().Get("backlogQuotaType"); t != "" {
+		return t
+	}
+	return broker.QuotaDestinationStorage
+}
