@@ -15,12 +15,12 @@ func (r *manyReport) markdown(b *strings.Builder) {
 		p("Not measured.\n")
 		return
 	}
-	p("`letterbox broker --in-memory` with %s topics, each with a producer (batching off, but for the busy ones) and a Shared consumer "+
+	p("`letterbox broker --in-memory` with %s topics, each with a producer (batching off: at 500 msg/s each, batches would wait for the client's 10 ms timer) and a Shared consumer "+
 		"of the official Go client, over %s connections (%s clients of %d topics each); created in %v. At rest: nothing sent for %v, "+
-		"5 s after the last was created; RSS is `VmRSS`, CPU the broker's user + system time over the window. Then %d of the producers "+
+		"%v after the last was created; RSS is `VmRSS`, CPU the broker's user + system time over the window. Then %d of the producers "+
 		"send %s msg/s together, paced, round robin, 1 KiB messages, while their consumers receive and acknowledge and the others stay idle.\n\n",
 		thousands(idleTopics), thousands(idleConns), thousands(idleConns), idleTopics/idleConns, r.setup.Round(100_000_000), idleWindow,
-		idleBusyTopics, thousands(idleBusyRate))
+		manySettle, idleBusyTopics, thousands(idleBusyRate))
 	p("| metric | measured | target | |\n|---|---|---|---|\n")
 	verdict := func(ok bool) string {
 		if ok {
