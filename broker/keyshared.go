@@ -14,10 +14,10 @@ import (
 // space in one of upstream's two ways, as subscriptionKeySharedUseConsistentHashing says:
 //
 //   - consistent hashing (upstream's default, true): each consumer is placed on a ring at
-//     subscriptionKeySharedConsistentHashingReplicaPoints points, so a key stays with its
-//     consumer until the consumer set changes, and a change moves only the keys of the consumer
-//     that joined or left. letterbox's points are its own (hashes of the consumer's name and
-//     id), not upstream's, so which consumer a key goes to differs.
+//     subscriptionKeySharedConsistentHashingReplicaPoints points, upstream's (pointSlot; a
+//     point two consumers hash to goes to the later one), and a key goes to the first point at
+//     or after its slot, wrapping. A key stays with its consumer until the consumer set
+//     changes, and a change moves only the keys of the consumer that joined or left.
 //   - auto-split (false), as upstream's HashRangeAutoSplitStickyKeyConsumerSelector: the first
 //     consumer owns the whole range, ending at 65536; each consumer that joins takes the lower
 //     half of the largest range (the lowest one among equals); a consumer that leaves hands its
@@ -27,9 +27,10 @@ import (
 // Consumer stats report each consumer's ranges (rangesOf), as upstream's keyHashRanges.
 type keySelector struct {
 	consistent bool
-	points     int         // ring points per consumer (consistent hashing)
-	ring       []ringPoint // sorted by slot (consistent hashing)
-	splits     []splitEnd  // sorted by end (auto-split)
+	points     int               // ring points per consumer (consistent hashing)
+	ring       []ringPoint       // sorted by slot, one consumer per slot (consistent hashing)
+	nameIndex  map[*consumer]int // consistent hashing: tells consumers of the same name apart
+	splits     []splitEnd        // sorted by end (auto-split)
 	sticky     []*consumer
 }
 
@@ -51,7 +52,11 @@ const splitRangeSize = 1 << 16
 const noKey = "NONE_KEY"
 
 func newKeySelector(cfg Config) *keySelector {
-	return &keySelector{consistent: cfg.SubscriptionKeySharedUseConsistentHashing, points: cfg.SubscriptionKeySharedConsistentHashingReplicaPoints}
+	return &keySelector{
+		consistent: cfg.SubscriptionKeySharedUseConsistentHashing,
+		points:     cfg.SubscriptionKeySharedConsistentHashingReplicaPoints,
+		nameIndex:  make(map[*consumer]int),
+	}
 }
 
 // full reports why no AUTO_SPLIT consumer can join any more ("" if one can): every range is a
@@ -71,11 +76,16 @@ func (k *keySelector) add(c *consumer) {
 	case len(c.hashRanges) > 0:
 		k.sticky = append(k.sticky, c)
 	case k.consistent:
+		k.nameIndex[c] = k.freeNameIndex(c.name)
 		for i := range k.points {
-			slot := wire.KeySharedHash([]byte(c.name + "#" + strconv.FormatUint(c.id, 10) + "#" + strconv.Itoa(i)))
-			k.ring = append(k.ring, ringPoint{slot: slot, c: c})
+			slot := k.pointSlot(c, i)
+			j, found := slices.BinarySearchFunc(k.ring, slot, func(p ringPoint, s uint32) int { return int(p.slot) - int(s) })
+			if found {
+				k.ring[j].c = c // a collision: the newcomer takes the point, as upstream
+				continue
+			}
+			k.ring = slices.Insert(k.ring, j, ringPoint{slot: slot, c: c})
 		}
-		slices.SortStableFunc(k.ring, func(a, b ringPoint) int { return int(a.slot) - int(b.slot) })
 	case len(k.splits) == 0:
 		k.splits = []splitEnd{{end: splitRangeSize, c: c}}
 	default:
@@ -101,8 +111,32 @@ func (k *keySelector) biggest() (int, int32) {
 	return best, size
 }
 
+// pointSlot is where upstream places point i of c on the ring: the sticky-key hash of the
+// consumer's name, the index that tells consumers of the same name apart and i, separated by
+// NUL characters.
+func (k *keySelector) pointSlot(c *consumer, i int) uint32 {
+	return wire.KeySharedHash([]byte(c.name + "\x00" + strconv.Itoa(k.nameIndex[c]) + "\x00" + strconv.Itoa(i)))
+}
+
+// freeNameIndex is the lowest index no consumer named name on the ring holds, as upstream's
+// consumer name index tracker hands them out.
+func (k *keySelector) freeNameIndex(name string) int {
+	used := make(map[int]bool)
+	for o, i := range k.nameIndex {
+		if o.name == name {
+			used[i] = true
+		}
+	}
+	i := 0
+	for used[i] {
+		i++
+	}
+	return i
+}
+
 func (k *keySelector) remove(c *consumer) {
 	k.ring = slices.DeleteFunc(k.ring, func(p ringPoint) bool { return p.c == c })
+	delete(k.nameIndex, c)
 	k.sticky = slices.DeleteFunc(k.sticky, func(s *consumer) bool { return s == c })
 	i := slices.IndexFunc(k.splits, func(s splitEnd) bool { return s.c == c })
 	switch {

@@ -45,3 +45,24 @@ func TestKeySelectorRangesMatchPicks(t *testing.T) {
 		}
 	}
 }
+
+// Consumers of the same name are told apart on the ring by the lowest index free for the
+// name, as upstream's consumer name index tracker does, so each gets its own points.
+func TestKeySelectorSameNames(t *testing.T) {
+	t.Parallel()
+	k := newKeySelector(DefaultConfig())
+	a, b, c := &consumer{id: 1, name: "same"}, &consumer{id: 2, name: "same"}, &consumer{id: 3, name: "same"}
+	k.add(a)
+	k.add(b)
+	if k.nameIndex[a] != 0 || k.nameIndex[b] != 1 {
+		t.Fatalf("name indexes %d and %d, want 0 and 1", k.nameIndex[a], k.nameIndex[b])
+	}
+	if len(k.rangesOf(a)) == 0 || len(k.rangesOf(b)) == 0 {
+		t.Fatal("a consumer of a shared name owns no range")
+	}
+	k.remove(a)
+	k.add(c)
+	if k.nameIndex[c] != 0 {
+		t.Fatalf("name index %d after the first one left, want 0 again", k.nameIndex[c])
+	}
+}
