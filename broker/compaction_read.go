@@ -33,9 +33,10 @@ func checkReadCompacted(t *topic, cmd *pb.CommandSubscribe) *serverError {
 func (s *subscription) attachCompacted(cmd *pb.CommandSubscribe) {
 	if s.durable {
 		s.compactedEarliest = s.markDelete.Entry == -1
-		return
+	} else {
+		s.compactedEarliest = wire.IsEarliest(cmd.GetStartMessageId())
 	}
-	s.compactedEarliest = wire.IsEarliest(cmd.GetStartMessageId())
+	s.compactedNext = storage.Position{Ledger: math.MinInt64}
 }
 
 // readsCompacted reports whether s's active consumer reads the compacted view. Called with the
@@ -64,7 +65,9 @@ func (s *subscription) compactedViewFor() *compactedRecord {
 func (s *subscription) dispatchCompacted(view *compactedRecord, budget *int) bool {
 	from := s.readPos
 	if s.compactedEarliest {
-		from = storage.Position{Ledger: math.MinInt64}
+		// The whole view, whatever the cursor says: entries before the mark-delete position
+		// (the log freed them) are delivered too, as upstream's readFromEarliest.
+		from = s.compactedNext
 	}
 	i := sort.Search(len(view.Entries), func(i int) bool { return !view.Entries[i].Pos.Less(from) })
 	for ; i < len(view.Entries) && *budget > 0; i++ {
@@ -78,10 +81,14 @@ func (s *subscription) dispatchCompacted(view *compactedRecord, budget *int) boo
 		if stop {
 			return false
 		}
-		s.compactedEarliest = false
 		// The successor in the view's numbering: the log may no longer have this ledger, and
 		// the view may hold more of it.
-		s.readPos = after(ce.Pos)
+		if s.compactedEarliest {
+			s.compactedNext = after(ce.Pos)
+		}
+		if s.readPos.Less(after(ce.Pos)) {
+			s.readPos = after(ce.Pos)
+		}
 		s.deliver(cs, e)
 		*budget--
 	}
@@ -157,8 +164,8 @@ func (s *subscription) compactedLastMessageID() (*pb.MessageIdData, bool) {
 		return nil, false
 	}
 	view := t.compactedView()
-	if view == nil || view.Horizon.Less(t.log.Last()) {
-		return nil, false
+	if view == nil || t.log.EntriesFrom(t.log.Next(view.Horizon)) > 0 {
+		return nil, false // the log has entries after the horizon: its last one answers
 	}
 	id := &pb.MessageIdData{LedgerId: ptr(uint64(view.Horizon.Ledger)), EntryId: ptr(uint64(math.MaxUint64))}
 	if n := len(view.Entries); n > 0 {

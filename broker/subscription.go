@@ -45,6 +45,7 @@ type subscription struct {
 	// compactedEarliest: a read_compacted consumer starts from the earliest message and reads
 	// the whole compacted view (compaction_read.go).
 	compactedEarliest bool
+	compactedNext     storage.Position // with compactedEarliest: the next entry of the view to deliver
 
 	// dirty: the cursor changed since it was last persisted.
 	dirty bool

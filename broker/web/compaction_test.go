@@ -104,7 +104,10 @@ func readCompacted(t *testing.T, c pulsar.Client, topic string) (map[string]stri
 // holds it, also once the log before the horizon is trimmed.
 func TestCompactionReadCompactedAndTableView(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
+	cfg := broker.DefaultConfig()
+	cfg.Logger = quiet
+	cfg.RetentionCheckInterval = 50 * time.Millisecond // idle topics free their closed ledgers
+	e := newEnv(t, broker.WithConfig(cfg))
 	topic := "persistent://public/default/compacted"
 	tn := *topicName(t, topic)
 	c := e.client(t)
@@ -133,8 +136,20 @@ func TestCompactionReadCompactedAndTableView(t *testing.T) {
 		t.Errorf("cursors %v: want __compaction", internal.Cursors)
 	}
 
-	// Without the other subscription the log is trimmed up to the horizon: the view remains.
+	// Without the other subscription, and its ledger closed by an unload, the log is freed up to
+	// the horizon: the view remains.
 	must(t, e.adm.Subscriptions().Delete(tn, "keep"))
+	must(t, e.adm.Topics().Unload(tn))
+	eventually(t, "the compacted ledger freed", func() error {
+		internal, err := e.adm.Topics().GetInternalStats(tn)
+		if err != nil {
+			return err
+		}
+		if internal.NumberOfEntries != 0 {
+			return fmt.Errorf("%d entries stored", internal.NumberOfEntries)
+		}
+		return nil
+	})
 	tv, err := c.CreateTableView(pulsar.TableViewOptions{
 		Topic: topic, Schema: pulsar.NewStringSchema(nil), SchemaValueType: reflect.TypeOf(new(string)),
 	})
