@@ -77,10 +77,16 @@ func (c *conn) handleSend(cmd *pb.CommandSend, payload []byte) error {
 	} else {
 		meta.Key = md.GetPartitionKey()
 	}
-	// The reader detached this frame's buffer (conn.readLoop): the log keeps it as it is, and
-	// holds it if it is a pooled one.
+	// A pooled buffer the reader detached (conn.readLoop): the log keeps it as it is, and holds
+	// it. Any other buffer is the reader's, reused for the next frame: detached for a log that
+	// keeps it, not for one that copies it before Append returns (small entries in memory).
 	hold := c.sendHold
 	c.sendHold = nil
+	if hold == nil {
+		if cp, ok := p.topic.log.(storage.Copier); !ok || !cp.Copies(len(payload), len(meta.Key)) {
+			c.sendReader.Detach()
+		}
+	}
 	p.topic.publish(p, cmd, meta, payload, hold)
 	return nil
 }

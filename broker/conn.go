@@ -63,8 +63,11 @@ type conn struct {
 	lastRecv atomic.Int64 // unix nanos of the last frame received
 
 	// sendHold is the pooled buffer of the SEND frame being handled (readLoop-owned):
-	// handleSend takes it over for the log; the readLoop releases it if nobody did.
-	sendHold *wire.Buffer
+	// handleSend takes it over for the log; the readLoop releases it if nobody did. sendReader
+	// is the reader that frame came from, whose buffer handleSend detaches when the log keeps
+	// the payload as it lies (06_send.go).
+	sendHold   *wire.Buffer
+	sendReader *wire.Reader
 }
 
 func newConn(b *Broker, nc net.Conn) *conn {
@@ -149,7 +152,9 @@ func (c *conn) readLoop() {
 		}
 		c.lastRecv.Store(time.Now().UnixNano())
 		if f.Cmd.GetType() == pb.BaseCommand_SEND {
-			c.sendHold = r.Detach() // the payload is stored as it lies, not copied
+			// A pooled payload is stored as it lies, not copied; another is detached only for
+			// a log that keeps it (06_send.go).
+			c.sendHold, c.sendReader = r.DetachPooled(), r
 		}
 		ok := c.handleFrame(f)
 		if c.sendHold != nil {

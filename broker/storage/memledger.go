@@ -74,6 +74,9 @@ const (
 	memDirect = 16 << 10
 )
 
+// copies reports whether an entry without a Holder is copied into a slab.
+func copies(dataLen, keyLen int) bool { return dataLen+keyLen < memDirect }
+
 // memEntrySize is what one index record costs.
 const memEntrySize = int64(unsafe.Sizeof(memEntry{}))
 
@@ -103,7 +106,7 @@ func (g *memLedger) appendEntry(meta Meta, data []byte, hold Holder) (charged in
 		num: meta.NumMessages, batched: meta.Batched, n: uint32(len(data)),
 	}
 	rec.producer, charged = g.name(meta.ProducerName, charged)
-	if hold != nil || len(data)+len(meta.Key) >= memDirect {
+	if hold != nil || !copies(len(data), len(meta.Key)) {
 		rec.direct = true
 		rec.ref = uint32(g.heldBase + int64(len(g.held)))
 		g.held = append(g.held, memHeld{id: id, data: data, key: meta.Key, hold: hold})

@@ -69,6 +69,9 @@ func (m *Memory) Append(meta Meta, data []byte, hold Holder, done func(Position,
 	done(pos, nil)
 }
 
+// Copies implements Copier: small entries are copied into the ledger's slabs (memledger.go).
+func (m *Memory) Copies(dataLen, keyLen int) bool { return copies(dataLen, keyLen) }
+
 // roll closes the open ledger and opens a new one, which it returns. Called with m.mu held.
 func (m *Memory) roll() *memLedger {
 	g := newMemLedger(m.alloc(), m.now())

@@ -71,6 +71,14 @@ func release(h Holder) {
 	}
 }
 
+// Copier is a Log that copies some entries' data before Append returns and keeps no reference
+// to it: for those, the caller may reuse the buffer once Append has returned.
+type Copier interface {
+	// Copies reports whether an entry of dataLen bytes of data and keyLen of key, appended
+	// without a Holder, is copied.
+	Copies(dataLen, keyLen int) bool
+}
+
 // ErrClosed is returned by a Log used after Close.
 var ErrClosed = errors.New("storage: log closed")
 

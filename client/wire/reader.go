@@ -69,6 +69,15 @@ func (r *Reader) Next() (Frame, error) {
 	return DecodeFrame(buf)
 }
 
+// DetachPooled is Detach for a frame read into a pooled buffer, and nil otherwise, leaving such
+// a frame's buffer the Reader's: a caller that copies small payloads saves an allocation per
+// frame, and calls Detach only for those it keeps.
+func (r *Reader) DetachPooled() *Buffer {
+	b := r.pooled
+	r.pooled = nil
+	return b
+}
+
 // Detach hands the buffer of the frame last returned by Next to the caller, who may keep its
 // Payload: the next frame is read into a new buffer. It saves copying a payload that is to be
 // stored. A frame read into a pooled buffer comes with it, held once by the caller, who must
