@@ -11,8 +11,9 @@
 // and without a rate limit (replay.go, replayrate.go) and client/triage's whole-DLQ scan beside
 // a bare official reader (scan.go), takes the TUI's figures from the real binary in tmux and
 // the tui package's benchmarks (tui.go), and times the admin API while stalled requests hold
-// connections open (adminlatency.go), times starts with 10 GiB stored (stored.go) and weighs
-// 10,000 topics at rest (many.go); -only runs some of these parts.
+// connections open (adminlatency.go), times starts with 10 GiB stored (stored.go), weighs
+// 10,000 topics at rest (many.go) and a million kept messages in memory (memory.go); -only
+// runs some of these parts.
 package main
 
 import (
@@ -51,7 +52,7 @@ type options struct {
 }
 
 // parts of the bench, for -only.
-var partNames = []string{"broker", "clients", "replay", "scan", "tui", "admin", "stored", "many"}
+var partNames = []string{"broker", "clients", "replay", "scan", "tui", "admin", "stored", "many", "memory"}
 
 func (o options) part(name string) bool { return len(o.only) == 0 || o.only[name] }
 
@@ -284,6 +285,9 @@ func measure(ctx context.Context, o options, progress func(string, ...any)) *rep
 	}
 	if o.part("many") && b != nil && ctx.Err() == nil {
 		measureMany(ctx, &rep.many, filepath.Join(binDir, "letterbox"), progress, failed)
+	}
+	if o.part("memory") && b != nil && ctx.Err() == nil {
+		measureMemory(ctx, &rep.memory, filepath.Join(binDir, "letterbox"), progress, failed)
 	}
 	if o.part("stored") && b != nil && ctx.Err() == nil {
 		measureStored(ctx, &rep.stored, o, filepath.Join(binDir, "letterbox"), progress, failed)

@@ -45,6 +45,7 @@ type report struct {
 	admin                  adminReport   // the admin API under stalled requests (adminlatency.go)
 	stored                 storedReport  // starts with 10 GiB stored (stored.go)
 	many                   manyReport    // 10,000 topics at rest (many.go)
+	memory                 memoryReport  // the heap of a million kept messages (memory.go)
 
 	root string // the module's directory
 
@@ -255,6 +256,7 @@ func (r *report) markdown() string {
 	r.admin.markdown(&b)
 	r.stored.markdown(&b)
 	r.many.markdown(&b)
+	r.memory.markdown(&b)
 
 	p("\n## Supporting runs\n\n")
 	p("Each over a %v window after a %v warm-up unless marked. Sent counts messages whose publish was acknowledged.\n\n", r.shortWindow, r.warmup)

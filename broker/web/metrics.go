@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"runtime"
+	rtmetrics "runtime/metrics"
 	"sort"
 	"strconv"
 	"strings"
@@ -140,6 +141,15 @@ func (s *Server) processMetrics(m *metrics, cluster string) {
 	m.add("go_memstats_heap_alloc_bytes", "gauge", "Number of heap bytes allocated and still in use.", none, float64(ms.HeapAlloc))
 	m.add("go_memstats_heap_inuse_bytes", "gauge", "Number of heap bytes that are in use.", none, float64(ms.HeapInuse))
 	m.add("go_memstats_sys_bytes", "gauge", "Number of bytes obtained from system.", none, float64(ms.Sys))
+	// When the last collection ended and what it found live, so that a reader can tell heap
+	// figures taken after a collection from ones inflated by garbage; and the collector's
+	// settings (GOGC, GOMEMLIMIT), which those figures depend on.
+	m.add("go_memstats_last_gc_time_seconds", "gauge", "Number of seconds since 1970 of last garbage collection.", none, float64(ms.LastGC)/1e9)
+	rm := []rtmetrics.Sample{{Name: "/gc/heap/live:bytes"}, {Name: "/gc/gogc:percent"}, {Name: "/gc/gomemlimit:bytes"}}
+	rtmetrics.Read(rm)
+	m.add("go_gc_heap_live_bytes", "gauge", "Heap memory occupied by live objects that were marked by the previous GC.", none, float64(rm[0].Value.Uint64()))
+	m.add("go_gc_gogc_percent", "gauge", "Heap size target percentage configured by the user, otherwise 100.", none, float64(rm[1].Value.Uint64()))
+	m.add("go_gc_gomemlimit_bytes", "gauge", "Go runtime memory limit configured by the user, otherwise math.MaxInt64.", none, float64(rm[2].Value.Uint64()))
 	inUse, limit := s.b.MemoryBudget()
 	l := [][2]string{{"cluster", cluster}}
 	m.add("letterbox_memory_in_use_bytes", "gauge", "Bytes the in-memory store holds (0 with durable storage).", l, float64(inUse))
