@@ -15,10 +15,10 @@ import (
 // consumer dispatcher keeps it.
 //
 // When a Failover subscription's active consumer changes (the first consumer arrives, the
-// active one leaves, or one that the election rule prefers joins: electActive), upstream's dispatcher waits
-// activeConsumerFailoverDelayTimeMillis (1 s by default) before it dispatches again: messages
-// the previous active consumer was given may still be acknowledged meanwhile, rather than
-// delivered twice. Then it rewinds (what is unacknowledged goes to the new active consumer),
+// active one leaves, or one that the election rule of electActive prefers joins), upstream's
+// dispatcher waits activeConsumerFailoverDelayTimeMillis (1 s by default) before it dispatches
+// again: messages the previous active consumer was given may still be acknowledged meanwhile,
+// rather than delivered twice. Then it rewinds (what is unacknowledged goes to the new active consumer),
 // tells every consumer of the subscription whether it is the active one
 // (ACTIVE_CONSUMER_CHANGE) and reads on. The official Go client registers a consumer only once
 // SUBSCRIBE's SUCCESS arrives and drops an ACTIVE_CONSUMER_CHANGE for a consumer it does not
