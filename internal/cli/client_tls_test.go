@@ -204,7 +204,7 @@ func TestClientCertTUISource(t *testing.T) {
 	if _, err := bad.Topics(ctx, "public/default"); err == nil {
 		t.Fatal("listed topics with another CA's certificate")
 	}
-	short, cancel := context.WithTimeout(ctx, 5*time.Second)
+	short, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	_, err = bad.Produce(short, topic, data.ProduceRequest{Payload: []byte("no")})
 	if err == nil || !strings.Contains(err.Error(), "tls: unknown certificate authority") {
