@@ -3,7 +3,6 @@ package broker
 import (
 	"errors"
 	"net"
-	"slices"
 	"strings"
 	"time"
 
@@ -27,8 +26,9 @@ import (
 //   - PRODUCER and SUBSCRIBE at a front end that does not own the topic are refused with
 //     ServiceNotReady, as upstream's "not served by this instance", which clients answer with a
 //     new lookup.
-//   - Disown, after ownership moved, closes the topic's producers and consumers of front ends
-//     that no longer own it, reconnect allowed, as an unload does.
+//   - A move is an unload (unload.go) after the Ownership changed: the clients reconnect, are
+//     refused at the old owner and redirected to the new one, which opens the topic from what
+//     the unload stored.
 
 // Ownership says which front end owns a topic.
 type Ownership interface {
@@ -70,49 +70,6 @@ func (b *Broker) Serve(ln net.Listener, fe FrontEnd) {
 		ln.Close()
 	}()
 	go b.acceptOn(ln, &fe)
-}
-
-// Disown closes topic's producers and consumers whose front end no longer owns it, reconnect
-// allowed: their clients look the topic up again and come back at its owner. It returns how
-// many it closed.
-func (b *Broker) Disown(topic string) (producers, consumers int) {
-	b.topics.mu.Lock()
-	t := b.topics.topics[topic]
-	b.topics.mu.Unlock()
-	if t == nil {
-		return 0, 0
-	}
-	const reason = "topic ownership moved to another broker"
-	t.locked(func() {
-		for p := range t.producers {
-			if !p.conn.owns(topic) {
-				delete(t.producers, p)
-				p.conn.forgetProducer(p)
-				p.conn.sendCloseProducer(p.id, true, reason)
-				producers++
-			}
-		}
-		t.waiting = slices.DeleteFunc(t.waiting, func(p *producer) bool {
-			if p.conn.owns(topic) {
-				return false
-			}
-			p.conn.forgetProducer(p)
-			p.conn.sendCloseProducer(p.id, true, reason)
-			producers++
-			return true
-		})
-		for _, s := range t.subs {
-			for _, cs := range slices.Clone(s.consumers) {
-				if !cs.conn.owns(topic) {
-					t.detach(cs)
-					cs.conn.forgetConsumer(cs)
-					cs.conn.sendCloseConsumer(cs.id, true, reason)
-					consumers++
-				}
-			}
-		}
-	})
-	return producers, consumers
 }
 
 // adoptProxiedFrontEnd serves c as the front end a proxied CONNECT names, when it names one.

@@ -198,17 +198,28 @@ func (c *Cluster) OwnerIndex(topic string) int {
 // OwnerOf returns the member that owns topic.
 func (c *Cluster) OwnerOf(topic string) *Member { return c.Members[c.OwnerIndex(topic)] }
 
-// Move gives topic (a partition's or non-partitioned topic's full name) to member to: the old
-// owner closes its producers and consumers, reconnect allowed, as an unload does. It returns
-// how many producers and consumers it closed.
+// Move gives topic (a partition's or non-partitioned topic's full name) to member to, as
+// upstream moves a bundle: the topic is unloaded (its producers and consumers closed with
+// reconnect allowed, its cursors and deduplication state stored), and its clients, refused
+// at the old owner, look it up again and reopen it at the new one. It returns how many
+// producers and consumers the topic had when it moved.
 func (c *Cluster) Move(topic string, to int) (producers, consumers int) {
 	if to < 0 || to >= len(c.Members) {
 		panic(fmt.Sprintf("clustertest: no member %d", to))
 	}
+	if st, err := c.Broker.TopicStats(topic, broker.StatsOptions{}); err == nil {
+		producers = len(st.Publishers)
+		for _, s := range st.Subscriptions {
+			consumers += len(s.Consumers)
+		}
+	}
 	c.mu.Lock()
 	c.owners[topic] = to
 	c.mu.Unlock()
-	return c.Broker.Disown(topic)
+	if err := c.Broker.UnloadTopic(topic); err != nil {
+		panic(fmt.Sprintf("clustertest: unload %s: %v", topic, err))
+	}
+	return producers, consumers
 }
 
 // RedirectOutside makes every member answer topic-level admin calls about topic with a 307 to
