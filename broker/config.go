@@ -96,6 +96,12 @@ type Config struct {
 	// Rollover; a store passed in has its own.
 	Rollover               storage.Rollover
 	RetentionCheckInterval time.Duration
+	// DefaultRetentionMinutes and DefaultRetentionSizeMB are upstream's
+	// defaultRetentionTimeInMinutes and defaultRetentionSizeInMB: the retention of topics whose
+	// namespace and topic set none (retention.go); 0 keeps nothing acknowledged, −1 keeps it
+	// without limit.
+	DefaultRetentionMinutes int
+	DefaultRetentionSizeMB  int64
 
 	// MemoryLimit is the memory budget of in-memory data in bytes (0: none; `letterbox broker
 	// --memory-limit`). Past it the broker acts as if every persistent topic exceeded its

@@ -11,7 +11,7 @@ import (
 
 // Data lifetime, as upstream's managed ledger: a topic's log appends to an open ledger, which
 // is closed when full and old enough, or too old (storage.Rollover, Config.Rollover), or when
-// the topic is unloaded (closeLedger); the log frees closed ledgers only, once no subscription
+// the topic is unloaded (unload.go); the log frees closed ledgers only, once no subscription
 // needs them and retention lets them go (topic.trim, retention.go). So a subscription created
 // from the earliest position reads everything of the open ledger, and a seek back to the
 // earliest position replays it, acknowledged or not.
@@ -60,6 +60,17 @@ var ledgerConfKeys = map[string]confSetter{
 	"managedLedgerMaxLedgerRolloverTimeMinutes": func(cfg *Config, _ *confState, v string) error {
 		n, err := confInt(v, 1, math.MaxInt32)
 		cfg.Rollover.MaxAge = time.Duration(n) * time.Minute
+		return err
+	},
+	// −1: without limit, as upstream.
+	"defaultRetentionTimeInMinutes": func(cfg *Config, _ *confState, v string) error {
+		n, err := confInt(v, -1, math.MaxInt32)
+		cfg.DefaultRetentionMinutes = int(n)
+		return err
+	},
+	"defaultRetentionSizeInMB": func(cfg *Config, _ *confState, v string) error {
+		n, err := confInt(v, -1, math.MaxInt32)
+		cfg.DefaultRetentionSizeMB = n
 		return err
 	},
 	"retentionCheckIntervalInSeconds": func(cfg *Config, _ *confState, v string) error {
@@ -126,15 +137,5 @@ func (t *topic) relieve(low storage.Position) {
 	select {
 	case t.b.sweep <- struct{}{}:
 	default:
-	}
-}
-
-// closeLedger closes t's open ledger, as upstream does when it unloads a topic, and frees what
-// no subscription needs (the topic's admin unload may call it). Not to be called with t.mu
-// held: a durable log waits for its writer to close the ledger.
-func (t *topic) closeLedger() {
-	t.log.Roll()
-	if t.name.Persistent {
-		t.locked(t.trim)
 	}
 }

@@ -202,3 +202,40 @@ func TestOfficialReaderSeekByTime(t *testing.T) {
 		t.Fatalf("subscriptions after the seek: %v, %v; want the reader's", subs, err)
 	}
 }
+
+// The broker's default retention (defaultRetentionTimeInMinutes, here −1: without limit by
+// time) applies to topics whose namespace sets none: acknowledged closed ledgers are kept, and
+// a seek to the earliest position replays all of them.
+func TestOfficialDefaultRetentionKeepsLedgers(t *testing.T) {
+	t.Parallel()
+	conf := filepath.Join(t.TempDir(), "broker.conf")
+	if err := os.WriteFile(conf, []byte("managedLedgerMaxEntriesPerLedger=100\nmanagedLedgerMinLedgerRolloverTimeMinutes=0\n"+
+		"defaultRetentionTimeInMinutes=-1\ndefaultRetentionSizeInMB=-1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := broker.LoadConf(conf, broker.DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.DefaultRetentionMinutes != -1 || cfg.DefaultRetentionSizeMB != -1 {
+		t.Fatalf("default retention from %s: %d minutes, %d MB", conf, cfg.DefaultRetentionMinutes, cfg.DefaultRetentionSizeMB)
+	}
+	b := startBroker(t, func(c *broker.Config) {
+		c.Rollover, c.DefaultRetentionMinutes, c.DefaultRetentionSizeMB = cfg.Rollover, cfg.DefaultRetentionMinutes, cfg.DefaultRetentionSizeMB
+	})
+	c := newClient(t, b)
+	topic := topicName(t)
+	cons := subscribe(t, c, pulsar.ConsumerOptions{Topic: topic, SubscriptionName: "s", Type: pulsar.Exclusive,
+		StartMessageIDInclusive: true})
+	p := createProducer(t, c, pulsar.ProducerOptions{Topic: topic, DisableBatching: true})
+	produceAll(t, p, "m", 250, 10)
+	first := receiveInOrder(t, cons, "m", 0, 250)
+	settle(t, b, topic, "s")
+	if st, err := b.InternalStats(topic); err != nil || len(st.Ledgers) != 3 {
+		t.Fatalf("internal stats: %v; want the three ledgers kept", err)
+	}
+	if err := cons.Seek(first); err != nil {
+		t.Fatalf("seek: %v", err)
+	}
+	receiveInOrder(t, cons, "m", 0, 250)
+}

@@ -12,9 +12,11 @@ import (
 // released once it is outside the time window or the topic is over its size quota, never
 // while a subscription still needs it.
 
-// retentionPolicy returns a topic's retention limits (0, 0 when none is set): its topic-level
-// retention, else its namespace's (admin_policies.go).
+// retentionPolicy returns a topic's retention limits: its topic-level retention, else its
+// namespace's (admin_policies.go), else the broker's defaultRetentionTimeInMinutes and
+// defaultRetentionSizeInMB (0, 0 unless configured).
 func (b *Broker) retentionPolicy(name topicName) (minutes int, sizeMB int64) {
+	minutes, sizeMB = b.cfg.DefaultRetentionMinutes, b.cfg.DefaultRetentionSizeMB
 	b.layers(name, func(tp *TopicPolicies, np *Policies) {
 		var r *RetentionPolicies
 		if np != nil {
