@@ -159,7 +159,7 @@ func IsUnauthorized(err error) bool {
 // through client/admin, so the token and a broker's redirects are handled as for every other
 // call; a non-2xx answer is an *HTTPError naming path.
 func (a *Admin) getJSON(ctx context.Context, path string, v any) error {
-	return getJSONWith(ctx, a.ac, path, v)
+	return getJSONWith(ctx, a.topicAdmin(ctx), path, v)
 }
 
 // getJSONWith is getJSON through client c (one broker's, cluster_stats.go).
@@ -459,7 +459,7 @@ func (a *Admin) TopicDetail(ctx context.Context, topic string) (*TopicDetail, er
 }
 
 func (a *Admin) Schema(ctx context.Context, topic string) (*SchemaInfo, error) {
-	s, err := a.ac.Schema(ctx, ParseTopic(topic).String(), -1)
+	s, err := a.topicAdmin(ctx).Schema(ctx, ParseTopic(topic).String(), -1)
 	if err != nil {
 		if IsNotFound(err) {
 			return nil, nil

@@ -82,7 +82,7 @@ func (a *Admin) exists(ctx context.Context, topic string) error {
 	if n, err := a.partitions(ctx, topic); err == nil && n > 0 {
 		return nil
 	}
-	if _, err := a.ac.Stats(ctx, topic); err != nil {
+	if _, err := a.topicAdmin(ctx).Stats(ctx, topic); err != nil {
 		return fmt.Errorf("%s: %w", ShortName(topic, ""), err)
 	}
 	return nil

@@ -82,7 +82,7 @@ func (a *Admin) listBrokers(ctx context.Context) ([]string, error) {
 	var ids []string
 	for _, c := range clusters {
 		var got []string
-		if err := a.getJSON(ctx, "/admin/v2/brokers/"+url.PathEscape(c), &got); err != nil {
+		if err := getJSONWith(ctx, a.ac, "/admin/v2/brokers/"+url.PathEscape(c), &got); err != nil {
 			return nil, err
 		}
 		for _, id := range got {
@@ -93,6 +93,15 @@ func (a *Admin) listBrokers(ctx context.Context) ([]string, error) {
 	}
 	slices.Sort(ids)
 	return ids, nil
+}
+
+// topicAdmin is the admin client for calls a broker may redirect to another (topic-level
+// calls, whose owner may be any broker): the cluster's brokers are learned first (cached), so
+// that the token follows the redirect. A cluster that will not name them is asked all the
+// same; its redirects then go without the token, and their 401 says why.
+func (a *Admin) topicAdmin(ctx context.Context) *admin.Client {
+	a.activeBrokers(ctx)
+	return a.ac
 }
 
 // brokerURL is the web URL of broker id (host:port), in the admin URL's scheme. A broker that

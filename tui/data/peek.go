@@ -28,7 +28,7 @@ func (a *Admin) Peek(ctx context.Context, topic, sub string, from, n int) ([]Mes
 	if parts == 0 {
 		// Upstream creates a subscription that a peek names and that does not exist: a screen
 		// that reads never does, so it looks first.
-		st, err := a.ac.Stats(ctx, topic)
+		st, err := a.topicAdmin(ctx).Stats(ctx, topic)
 		if err != nil {
 			return nil, err
 		}
@@ -69,7 +69,7 @@ func (a *Admin) Peek(ctx context.Context, topic, sub string, from, n int) ([]Mes
 func (a *Admin) peekTopic(ctx context.Context, topic, sub string, from, n, offset int) ([]Message, error) {
 	var out []Message
 	for pos := from; len(out) < n; pos++ {
-		msgs, err := a.ac.PeekAt(ctx, topic, sub, pos)
+		msgs, err := a.topicAdmin(ctx).PeekAt(ctx, topic, sub, pos)
 		if err != nil {
 			if isEndOfBacklog(err) {
 				break

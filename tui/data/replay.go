@@ -188,14 +188,14 @@ func (a *Admin) RecordReplay(e HistoryEntry) error {
 func (a *Admin) Purge(ctx context.Context, dlq, sub string, n int64) error {
 	dlq = ParseTopic(dlq).String()
 	if n <= 0 {
-		return a.ac.ClearBacklog(ctx, dlq, sub)
+		return a.topicAdmin(ctx).ClearBacklog(ctx, dlq, sub)
 	}
-	return a.ac.SkipMessages(ctx, dlq, sub, n)
+	return a.topicAdmin(ctx).SkipMessages(ctx, dlq, sub, n)
 }
 
 // CreateSubscription creates a durable subscription on dlq at its earliest retained letter.
 func (a *Admin) CreateSubscription(ctx context.Context, dlq, sub string) error {
-	return a.ac.CreateSubscription(ctx, ParseTopic(dlq).String(), sub, admin.Earliest)
+	return a.topicAdmin(ctx).CreateSubscription(ctx, ParseTopic(dlq).String(), sub, admin.Earliest)
 }
 
 // SetRetention sets the retention policy of ns (tenant/namespace).
