@@ -339,20 +339,7 @@ func (t *topic) estimatedBacklogSize() int64 {
 			slowest, first = s.markDelete, false
 		}
 	}
-	var size int64
-	for _, l := range t.log.Ledgers() {
-		switch {
-		case l.ID > slowest.Ledger:
-			size += l.Size
-		case l.ID == slowest.Ledger && l.Entries > 0:
-			// Stored entries after the mark-delete position in this ledger.
-			after := min(l.First+l.Entries-1-slowest.Entry, l.Entries)
-			if after > 0 {
-				size += l.Size * after / l.Entries
-			}
-		}
-	}
-	return size
+	return t.sizeAfter(slowest) // compaction_trigger.go
 }
 
 func avg(bytes, msgs float64) float64 {

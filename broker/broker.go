@@ -137,6 +137,8 @@ func New(opts ...Option) (*Broker, error) {
 	go b.expiryLoop()
 	go b.retentionLoop() // ledgers.go
 	go b.policyLoop()    // sub_expiry.go
+	b.wg.Add(1)
+	go b.compactionMonitor() // compaction_trigger.go
 	return b, nil
 }
 

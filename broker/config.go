@@ -68,6 +68,9 @@ type Config struct {
 	// expires messages (ttl.go).
 	TTLDurationDefault         time.Duration
 	MessageExpiryCheckInterval time.Duration
+	// CompactionMonitorInterval is upstream's brokerServiceCompactionMonitorIntervalInSeconds:
+	// how often compaction thresholds are checked (compaction_trigger.go; 0: 60 s).
+	CompactionMonitorInterval time.Duration
 
 	// CompatUpstream makes the broker behave as an upstream broker: protocol v20 and no
 	// extension fields.
@@ -191,6 +194,7 @@ func DefaultConfig() Config {
 		FrameBufferPool:                                     32 << 20,
 		TopicTombstoneTTL:                                   60 * time.Second,
 		MessageExpiryCheckInterval:                          5 * time.Minute,
+		CompactionMonitorInterval:                           defaultCompactionMonitorInterval,
 		ManagedLedgerMaxUnackedRangesToPersist:              10000,
 		RetentionCheckInterval:                              120 * time.Second,
 		BacklogQuotaDefaultRetentionPolicy:                  QuotaProducerRequestHold,

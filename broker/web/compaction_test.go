@@ -237,3 +237,45 @@ func TestCompactionDurable(t *testing.T) {
 		t.Errorf("status after a restart %q, want NOT_RUN (upstream keeps it in memory)", st.Status)
 	}
 }
+
+// The compactionThreshold policy compacts a topic by itself once the backlog of its
+// __compaction subscription (its whole size before any compaction) is over it, as upstream's
+// checkCompaction.
+func TestCompactionThresholdTriggers(t *testing.T) {
+	t.Parallel()
+	cfg := broker.DefaultConfig()
+	cfg.Logger = quiet
+	cfg.CompactionMonitorInterval = 50 * time.Millisecond
+	e := newEnv(t, broker.WithConfig(cfg))
+	must(t, e.adm.Tenants().Create(utils.TenantData{Name: "auto", AllowedClusters: []string{"standalone"}}))
+	must(t, e.adm.Namespaces().CreateNamespace("auto/ns"))
+	ns := mustNS(t, "auto/ns")
+	topic := "persistent://auto/ns/compacted-by-threshold"
+	tn := *topicName(t, topic)
+	c := e.client(t)
+	keep, err := c.Subscribe(pulsar.ConsumerOptions{Topic: topic, SubscriptionName: "keep"})
+	must(t, err)
+	keep.Close()
+	want := produceKeyed(t, c, topic)
+	// Nothing happens without a threshold.
+	time.Sleep(200 * time.Millisecond)
+	st, err := e.adm.Topics().CompactStatus(tn)
+	must(t, err)
+	if st.Status != utils.NOTRUN {
+		t.Fatalf("status without a threshold %q, want NOT_RUN", st.Status)
+	}
+	must(t, e.adm.Namespaces().SetCompactionThreshold(*ns, 100))
+	eventually(t, "compaction by threshold", func() error {
+		st, err := e.adm.Topics().CompactStatus(tn)
+		if err != nil {
+			return err
+		}
+		if st.Status != utils.SUCCESS {
+			return fmt.Errorf("status %s %s", st.Status, st.LastError)
+		}
+		return nil
+	})
+	if got, n := readCompacted(t, c, topic); !maps.Equal(got, want) || n != len(want) {
+		t.Errorf("read_compacted reader got %d messages %v, want %v", n, got, want)
+	}
+}
