@@ -279,3 +279,44 @@ func TestCompactionThresholdTriggers(t *testing.T) {
 		t.Errorf("read_compacted reader got %d messages %v, want %v", n, got, want)
 	}
 }
+
+// Compacting a partitioned topic compacts every partition; the official TableView, which reads
+// each partition, holds the latest value per key.
+func TestCompactionPartitionedTableView(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	topic := "persistent://public/default/compacted-partitioned"
+	tn := *topicName(t, topic)
+	must(t, e.adm.Topics().Create(tn, 2))
+	c := e.client(t)
+	keep, err := c.Subscribe(pulsar.ConsumerOptions{Topic: topic, SubscriptionName: "keep"})
+	must(t, err)
+	keep.Close()
+	want := produceKeyed(t, c, topic)
+	must(t, e.adm.Topics().Compact(tn))
+	for i := range 2 {
+		part := *topicName(t, fmt.Sprintf("%s-partition-%d", topic, i))
+		eventually(t, "partition compacted", func() error {
+			st, err := e.adm.Topics().CompactStatus(part)
+			if err != nil {
+				return err
+			}
+			if st.Status != utils.SUCCESS {
+				return fmt.Errorf("partition %d: %s %s", i, st.Status, st.LastError)
+			}
+			return nil
+		})
+	}
+	tv, err := c.CreateTableView(pulsar.TableViewOptions{
+		Topic: topic, Schema: pulsar.NewStringSchema(nil), SchemaValueType: reflect.TypeOf(new(string)),
+	})
+	must(t, err)
+	defer tv.Close()
+	entries := map[string]string{}
+	for k, v := range tv.Entries() {
+		entries[k] = *v.(*string)
+	}
+	if !maps.Equal(entries, want) {
+		t.Errorf("table view %v, want %v", entries, want)
+	}
+}
