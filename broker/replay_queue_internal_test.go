@@ -12,7 +12,9 @@ import (
 // A consumer that leaves hands its pending entries back to the replay queue, which stays
 // sorted and without duplicates however many come back at once and in whatever order.
 func TestRedeliverFromKeepsTheReplayQueueSorted(t *testing.T) {
-	s := newSubscription(nil, "s", pb.CommandSubscribe_Shared, true, storage.Position{Ledger: 1})
+	// Not durable: a durable subscription marks its topic for the cursor flusher, and there is
+	// no topic here.
+	s := newSubscription(nil, "s", pb.CommandSubscribe_Shared, false, storage.Position{Ledger: 1})
 	leaving, staying := &consumer{}, &consumer{}
 	var want []storage.Position
 	for e := int64(0); e < 10_000; e++ {
