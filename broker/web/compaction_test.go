@@ -320,3 +320,57 @@ func TestCompactionPartitionedTableView(t *testing.T) {
 		t.Errorf("table view %v, want %v", entries, want)
 	}
 }
+
+// A durable read_compacted consumer (Exclusive) reads the compacted view, then what comes after
+// the horizon; acknowledging the last leaves no backlog.
+func TestCompactionReadCompactedConsumer(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	topic := "persistent://public/default/compacted-consumer"
+	tn := *topicName(t, topic)
+	c := e.client(t)
+	keep, err := c.Subscribe(pulsar.ConsumerOptions{Topic: topic, SubscriptionName: "keep"})
+	must(t, err)
+	keep.Close()
+	want := produceKeyed(t, c, topic)
+	compact(t, e, tn)
+	cons, err := c.Subscribe(pulsar.ConsumerOptions{
+		Topic: topic, SubscriptionName: "table", ReadCompacted: true,
+		SubscriptionInitialPosition: pulsar.SubscriptionPositionEarliest,
+	})
+	must(t, err)
+	defer cons.Close()
+	p, err := c.CreateProducer(pulsar.ProducerOptions{Topic: topic})
+	must(t, err)
+	defer p.Close()
+	_, err = p.Send(context.Background(), &pulsar.ProducerMessage{Key: "k8", Payload: []byte("k8=v2")})
+	must(t, err)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	got := map[string]string{}
+	var last pulsar.Message
+	for range len(want) + 1 {
+		msg, err := cons.Receive(ctx)
+		must(t, err)
+		if _, dup := got[msg.Key()]; dup && msg.Key() != "k8" {
+			t.Errorf("key %s received twice", msg.Key())
+		}
+		got[msg.Key()] = string(msg.Payload())
+		last = msg
+	}
+	want["k8"] = "k8=v2"
+	if !maps.Equal(got, want) || string(last.Payload()) != "k8=v2" {
+		t.Errorf("got %v (last %s), want %v then k8=v2", got, last.Payload(), want)
+	}
+	must(t, cons.AckCumulative(last))
+	eventually(t, "no backlog", func() error {
+		st, err := e.adm.Topics().GetStats(tn)
+		if err != nil {
+			return err
+		}
+		if b := st.Subscriptions["table"].MsgBacklog; b != 0 {
+			return fmt.Errorf("backlog %d", b)
+		}
+		return nil
+	})
+}
