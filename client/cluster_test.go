@@ -51,6 +51,10 @@ func TestClientAcrossMoves(t *testing.T) {
 	}
 	t.Cleanup(func() { cl.Close() })
 	cons := mustSubscribe(t, cl, client.ConsumerOptions{Topic: movesTopic, SubscriptionName: "live", InitialPosition: client.Earliest})
+	// The audit subscription keeps what is stored for the check at the end: the live one acks
+	// everything, and the ledgers the moves close would go with no subscription needing them.
+	auditOpts := client.ConsumerOptions{Topic: movesTopic, SubscriptionName: "audit", InitialPosition: client.Earliest}
+	mustSubscribe(t, cl, auditOpts).Close() // read at the end, once
 	prod := mustProducer(t, cl, client.ProducerOptions{Topic: movesTopic, Name: "mover", SendTimeout: -1})
 
 	received := make(chan error, 1)
@@ -97,7 +101,7 @@ func TestClientAcrossMoves(t *testing.T) {
 
 	// The topic itself: every message once, in order within its partition.
 	stored := map[string][]int{}
-	all := mustSubscribe(t, cl, client.ConsumerOptions{Topic: movesTopic, SubscriptionName: "audit", InitialPosition: client.Earliest})
+	all := mustSubscribe(t, cl, auditOpts)
 	for range n {
 		m, err := all.Receive(ctx)
 		if err != nil {
@@ -140,4 +144,82 @@ func expectNoMore(t *testing.T, cons *client.Consumer) {
 	if m, err := cons.Receive(ctx); err == nil {
 		t.Fatalf("one more message: %q from %s", m.Payload, m.Topic)
 	}
+}
+
+// A reader and a consumer through the fixture's proxy (lookups answered Connect with
+// proxy_through_service_url, connections to the proxy naming the owner), while the topic
+// moves, the old owner losing its last receipts: the reader resumes after its last message,
+// and the topic holds every message once, in order.
+func TestReaderThroughTheProxyAcrossMoves(t *testing.T) {
+	const n = 2000
+	c := clustertest.Start(t, clustertest.Options{Proxy: true, Config: func(cfg *broker.Config) {
+		cfg.BrokerDeduplicationEnabled = true
+		cfg.Logger = testLogger(t, "broker: ")
+	}})
+	ctx := testCtx(t, 90*time.Second)
+	cl, err := client.New(client.Options{ServiceURL: c.ServiceURL(), OperationTimeout: 20 * time.Second, Logger: testLogger(t, "client: ")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cl.Close() })
+	topic := c.TopicOwnedBy("proxied", 1)
+	// The audit subscription keeps what is sent (nothing else would: a reader retains nothing).
+	audit := mustSubscribe(t, cl, client.ConsumerOptions{Topic: topic, SubscriptionName: "audit", InitialPosition: client.Earliest})
+	prod := mustProducer(t, cl, client.ProducerOptions{Topic: topic, SendTimeout: -1})
+	if _, err := prod.Send(ctx, &client.Message{Payload: []byte("0")}); err != nil {
+		t.Fatal(err)
+	}
+	r, err := cl.CreateReader(ctx, client.ReaderOptions{Topic: topic})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+
+	read := make(chan error, 1)
+	go func() {
+		for want := 0; want < n; want++ {
+			m, err := r.Next(ctx)
+			if err != nil {
+				read <- fmt.Errorf("after %d: %w", want, err)
+				return
+			}
+			if got := string(m.Payload); got != strconv.Itoa(want) {
+				read <- fmt.Errorf("message %d: got %s", want, got)
+				return
+			}
+		}
+		read <- nil
+	}()
+	futures := make([]*client.SendFuture, 0, n)
+	moves, lost := 0, 0
+	for i := 1; i < n; i++ {
+		futures = append(futures, prod.SendAsync(ctx, &client.Message{Payload: []byte(strconv.Itoa(i))}))
+		if i%500 == 250 {
+			_, _, l := c.MoveLosingReceipts(topic, (c.OwnerIndex(topic)+1)%len(c.Members))
+			moves, lost = moves+1, lost+l
+		}
+	}
+	for i, f := range futures {
+		if _, err := f.Wait(ctx); err != nil {
+			t.Fatalf("send %d: %v", i+1, err)
+		}
+	}
+	if err := <-read; err != nil {
+		t.Fatalf("reader: %v", err)
+	}
+	t.Logf("%d moves, %d receipts lost", moves, lost)
+	if lost == 0 {
+		t.Fatal("no receipt was lost: the moves came between sends")
+	}
+	for want := range n {
+		m, err := audit.Receive(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := string(m.Payload); got != strconv.Itoa(want) {
+			t.Fatalf("stored message %d: %s", want, got)
+		}
+		audit.Ack(m)
+	}
+	expectNoMore(t, audit)
 }

@@ -248,15 +248,17 @@ func (c *Cluster) TopicOwnedBy(base string, i int) string {
 // returns the producers and consumers closed and the receipts lost. It uses the broker's
 // interceptor (Broker.Intercept), replacing any other while it runs.
 func (c *Cluster) MoveLosingReceipts(topic string, to int) (producers, consumers, lost int) {
-	last, err := c.Broker.LastMessageID(topic)
-	if err != nil {
+	// The receipts of the topic's open ledger (the last one listed) are the ones to lose.
+	st, err := c.Broker.InternalStats(topic)
+	if err != nil || len(st.Ledgers) == 0 {
 		producers, consumers = c.Move(topic, to)
 		return producers, consumers, 0
 	}
+	open := st.Ledgers[len(st.Ledgers)-1].LedgerID
 	var dropped atomic.Int64
 	c.Broker.Intercept(func(dir broker.Direction, cmd *pb.BaseCommand) broker.Verdict {
 		if dir == broker.Outbound && cmd.GetType() == pb.BaseCommand_SEND_RECEIPT &&
-			int64(cmd.GetSendReceipt().GetMessageId().GetLedgerId()) == last.LedgerID {
+			int64(cmd.GetSendReceipt().GetMessageId().GetLedgerId()) == open {
 			dropped.Add(1)
 			return broker.Verdict{Drop: true}
 		}
