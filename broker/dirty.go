@@ -46,7 +46,7 @@ func (s *subscription) markDirty() {
 		return
 	}
 	s.dirty = true
-	if s.durable {
+	if s.durable && s.topic != nil { // internal tests build subscriptions without a topic
 		s.topic.markDirty()
 	}
 }
