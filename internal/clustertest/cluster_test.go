@@ -232,3 +232,58 @@ func brokerStatsTopics(t *testing.T, webURL string) map[string]bool {
 	}
 	return out
 }
+
+// The official client with an http:// service URL looks topics up over HTTP: each member
+// answers with the owner's URLs, so topics of every broker are produced and consumed.
+func TestHTTPLookupNamesTheOwner(t *testing.T) {
+	c := clustertest.Start(t, clustertest.Options{})
+	cl := officialClient(t, c.AdminURL())
+	for i := range c.Members {
+		roundTrip(t, cl, c.TopicOwnedBy("http-lookup", i), 3)
+	}
+	resp, err := http.Get(c.Members[0].WebURL + "/lookup/v2/topic/persistent/public/default/" +
+		strings.TrimPrefix(c.TopicOwnedBy("http-lookup", 2), "persistent://public/default/"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var got struct {
+		BrokerURL string `json:"brokerUrl"`
+		HTTPURL   string `json:"httpUrl"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&got); err != nil {
+		t.Fatal(err)
+	}
+	if got.BrokerURL != c.Members[2].ServiceURL || got.HTTPURL != c.Members[2].WebURL {
+		t.Fatalf("lookup at broker 0 answered %+v, want broker 2's URLs", got)
+	}
+}
+
+// With token authentication a call without a token is refused at the broker it reached, as
+// upstream authenticates before it redirects; with one it is redirected.
+func TestAdminAuthenticatesBeforeRedirecting(t *testing.T) {
+	c := clustertest.Start(t, clustertest.Options{TokenAuth: true})
+	topic := c.TopicOwnedBy("auth", 1)
+	if err := c.Broker.CreateTopic(topic, nil); err != nil {
+		t.Fatal(err)
+	}
+	noFollow := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	url := c.Members[0].WebURL + "/admin/v2/" + strings.Replace(topic, "://", "/", 1) + "/stats"
+	for _, tc := range []struct {
+		token string
+		want  int
+	}{{"", http.StatusUnauthorized}, {c.Token(t, "admin"), http.StatusTemporaryRedirect}} {
+		req, _ := http.NewRequest("GET", url, nil)
+		if tc.token != "" {
+			req.Header.Set("Authorization", "Bearer "+tc.token)
+		}
+		resp, err := noFollow.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != tc.want {
+			t.Fatalf("token %v: %d, want %d", tc.token != "", resp.StatusCode, tc.want)
+		}
+	}
+}

@@ -15,8 +15,8 @@ import (
 //   - the active brokers and the leader: the three members; the HTTP lookup: the owner's URLs;
 //   - everything else: the core's answer.
 // Authentication and authorization are the core's: a call the core refuses is refused here
-// with its answer, before anything is rewritten. A redirect is answered before authentication,
-// where upstream authenticates first: a client without credentials meets its 401 at the owner.
+// with its answer, before anything is rewritten. As upstream, a redirect goes only to a client
+// that authenticated: its credentials are checked at the core first.
 
 func (m *Member) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	p := r.URL.Path
@@ -45,6 +45,9 @@ func (m *Member) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if rest, ok := strings.CutPrefix(p, "/admin/v2/"); ok {
 		if topic, ok := topicOfPath(rest); ok {
 			if to := m.c.httpOwner(topic); to != "" && to != m.WebURL {
+				if !m.authenticated(w, r) {
+					return
+				}
 				w.Header().Set("Location", to+r.URL.RequestURI())
 				w.WriteHeader(http.StatusTemporaryRedirect)
 				return
@@ -52,6 +55,24 @@ func (m *Member) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	m.c.proxy.ServeHTTP(w, r)
+}
+
+// authenticated checks r's credentials at the core (with a call any authenticated role may
+// make) and, when the core refuses them, answers its refusal.
+func (m *Member) authenticated(w http.ResponseWriter, r *http.Request) bool {
+	probe := httptest.NewRequest(http.MethodGet, "/admin/v2/clusters", nil)
+	probe.Header = r.Header.Clone()
+	rec := httptest.NewRecorder()
+	m.c.proxy.ServeHTTP(rec, probe)
+	if rec.Code == http.StatusOK {
+		return true
+	}
+	for k, v := range rec.Header() {
+		w.Header()[k] = v
+	}
+	w.WriteHeader(rec.Code)
+	w.Write(rec.Body.Bytes())
+	return false
 }
 
 // rewrite asks the core and, when it answers 200, answers what body makes of its body instead.
