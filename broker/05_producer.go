@@ -70,7 +70,7 @@ func (c *conn) handleProducer(cmd *pb.CommandProducer) error {
 		p.name = c.b.generatedProducerName()
 	}
 	if s := cmd.GetSchema(); s != nil {
-		ver, serr := c.b.schemas.add(name, s, c.b.schemaStrategy(name.namespace()))
+		ver, serr := c.b.schemas.add(name, s, c.b.schemaStrategy(name))
 		if serr != nil {
 			c.sendError(reqID, serr.code, serr.msg)
 			return nil

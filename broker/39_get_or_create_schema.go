@@ -21,7 +21,7 @@ func (c *conn) handleGetOrCreateSchema(cmd *pb.CommandGetOrCreateSchema) error {
 		fail(serr.code, serr.msg)
 		return nil
 	}
-	ver, serr := c.b.schemas.add(name, cmd.GetSchema(), c.b.schemaStrategy(name.namespace()))
+	ver, serr := c.b.schemas.add(name, cmd.GetSchema(), c.b.schemaStrategy(name))
 	if serr != nil {
 		fail(serr.code, serr.msg)
 		return nil

@@ -421,12 +421,16 @@ func (b *Broker) autoTopicCreation(ns string) (allow, partitioned bool, partitio
 	return allow, partitioned, partitions
 }
 
-// autoSubscriptionCreation is the auto subscription creation policy for ns. Safe with
-// topics.mu or a topic's mutex held.
-func (b *Broker) autoSubscriptionCreation(ns string) bool {
+// autoSubscriptionCreation is a topic's auto subscription creation policy: its topic-level
+// override, else its namespace's, else the broker's. Safe with topics.mu or a topic's mutex
+// held.
+func (b *Broker) autoSubscriptionCreation(name topicName) bool {
 	a, unlock := b.adminLocked()
 	defer unlock()
-	if p := a.policies[ns]; p != nil && p.AutoSubscriptionCreationOverride != nil {
+	if tp := a.topicPolicies[name.base().String()]; tp != nil && tp.AutoSubscriptionCreationOverride != nil {
+		return tp.AutoSubscriptionCreationOverride.AllowAutoSubscriptionCreation // admin_topic_policies.go
+	}
+	if p := a.policies[name.namespace()]; p != nil && p.AutoSubscriptionCreationOverride != nil {
 		return p.AutoSubscriptionCreationOverride.AllowAutoSubscriptionCreation
 	}
 	return b.dynamic().allowAutoSubscriptionCreation // dynconf.go

@@ -128,7 +128,7 @@ func (b *Broker) peekSubscription(t *topic, sub string) error {
 	if sub == "" {
 		return adminErr(ErrPreconditionFailed, "Subscription name must not be empty")
 	}
-	if !b.autoSubscriptionCreation(t.name.namespace()) {
+	if !b.autoSubscriptionCreation(t.name) {
 		return adminErr(ErrPreconditionFailed, "Subscription %s does not exist and the auto subscription creation is not allowed", sub)
 	}
 	if err := t.createSubscription(sub, MessageID{LedgerID: -1, EntryID: -1}); err != nil {

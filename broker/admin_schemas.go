@@ -160,7 +160,7 @@ func (b *Broker) CreateSchema(tname string, s SchemaInfo) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	ver, serr := b.schemas.add(name, ps, b.schemaStrategy(name.namespace()))
+	ver, serr := b.schemas.add(name, ps, b.schemaStrategy(name))
 	if serr != nil {
 		if serr.code == pb.ServerError_IncompatibleSchema {
 			return 0, adminErr(ErrConflict, "%s", serr.msg) // upstream answers 409
@@ -222,7 +222,7 @@ func (b *Broker) SchemaCompatibility(tname string, s SchemaInfo) (bool, string, 
 	if err != nil {
 		return false, "", err
 	}
-	strategy := b.schemaStrategy(name.namespace())
+	strategy := b.schemaStrategy(name)
 	return b.schemas.check(name, ps, strategy) == nil, string(strategy), nil
 }
 

@@ -10,8 +10,9 @@ import "encoding/json"
 //
 // The policies kept are the ones this broker enforces: message TTL (ttl.go), retention
 // (retention.go), max producers, consumers, consumers per subscription and subscriptions
-// (limits.go), deduplication (dedup.go), backlog quotas (backlog_quota.go) and the compaction
-// threshold (read by compaction). broker/web answers the others 405.
+// (limits.go), deduplication (dedup.go), backlog quotas (backlog_quota.go), automatic
+// subscription creation (admin_namespaces.go), the schema compatibility strategy (schema.go) and
+// the compaction threshold (read by compaction). broker/web answers the others 405.
 
 // bucketTopicPolicies holds TopicPolicies JSON by topic full name (a partitioned topic's base).
 const bucketTopicPolicies = "topicPolicies"
@@ -27,12 +28,16 @@ type TopicPolicies struct {
 	DeduplicationEnabled        *bool                   `json:"deduplicationEnabled,omitempty"`
 	CompactionThreshold         *int64                  `json:"compactionThreshold,omitempty"`
 	BackLogQuotaMap             map[string]BacklogQuota `json:"backLogQuotaMap,omitempty"`
+	// Read by autoSubscriptionCreation (admin_namespaces.go) and schemaStrategy (schema.go).
+	AutoSubscriptionCreationOverride *AutoSubscriptionCreationOverride `json:"autoSubscriptionCreationOverride,omitempty"`
+	SchemaCompatibilityStrategy      *string                           `json:"schemaCompatibilityStrategy,omitempty"`
 }
 
 func (tp *TopicPolicies) empty() bool {
 	return tp == nil || (tp.MessageTTLInSeconds == nil && tp.RetentionPolicies == nil && tp.MaxProducerPerTopic == nil &&
 		tp.MaxConsumerPerTopic == nil && tp.MaxConsumersPerSubscription == nil && tp.MaxSubscriptionsPerTopic == nil &&
-		tp.DeduplicationEnabled == nil && tp.CompactionThreshold == nil && len(tp.BackLogQuotaMap) == 0)
+		tp.DeduplicationEnabled == nil && tp.CompactionThreshold == nil && len(tp.BackLogQuotaMap) == 0 &&
+		tp.AutoSubscriptionCreationOverride == nil && tp.SchemaCompatibilityStrategy == nil)
 }
 
 func (tp *TopicPolicies) clone() *TopicPolicies {
@@ -158,6 +163,9 @@ func checkTopicPolicies(tp *TopicPolicies) error {
 	if tp.CompactionThreshold != nil && *tp.CompactionThreshold < 0 {
 		return adminErr(ErrPreconditionFailed, "compactionThreshold must be 0 or more")
 	}
+	if s := tp.SchemaCompatibilityStrategy; s != nil && !validStrategy(*s) {
+		return adminErr(ErrInvalidArgument, "Invalid schema compatibility strategy %q", *s)
+	}
 	for kind, q := range tp.BackLogQuotaMap {
 		if err := checkBacklogQuota(kind, &q); err != nil {
 			return err
@@ -182,6 +190,9 @@ type AppliedTopicPolicies struct {
 	DeduplicationEnabled        bool
 	CompactionThreshold         int64
 	BacklogQuotas               map[string]BacklogQuota
+	AutoSubscriptionCreation    bool
+	// SchemaCompatibilityStrategy is the topic's, else its namespace's (UNDEFINED: neither).
+	SchemaCompatibilityStrategy string
 }
 
 // AppliedTopicPolicies returns what is in effect on a topic.
@@ -199,7 +210,17 @@ func (b *Broker) AppliedTopicPolicies(tname string) (AppliedTopicPolicies, error
 		DeduplicationEnabled:        b.dedupEnabled(name),
 		CompactionThreshold:         b.compactionThreshold(name),
 		BacklogQuotas:               map[string]BacklogQuota{},
+		AutoSubscriptionCreation:    b.autoSubscriptionCreation(name),
+		SchemaCompatibilityStrategy: "UNDEFINED",
 	}
+	b.layers(name, func(tp *TopicPolicies, np *Policies) {
+		if np != nil && np.SchemaCompatibilityStrategy != "" {
+			out.SchemaCompatibilityStrategy = np.SchemaCompatibilityStrategy
+		}
+		if tp != nil && tp.SchemaCompatibilityStrategy != nil {
+			out.SchemaCompatibilityStrategy = *tp.SchemaCompatibilityStrategy
+		}
+	})
 	if minutes, sizeMB := b.retentionPolicy(name); minutes != 0 || sizeMB != 0 {
 		out.Retention = &RetentionPolicies{RetentionTimeInMinutes: minutes, RetentionSizeInMB: sizeMB}
 	}

@@ -32,7 +32,7 @@ func (t *topic) subscribe(req subscribeRequest) *serverError {
 	s := t.subs[cmd.GetSubscription()]
 	switch {
 	case s == nil:
-		if cmd.GetDurable() && !t.b.autoSubscriptionCreation(t.name.namespace()) {
+		if cmd.GetDurable() && !t.b.autoSubscriptionCreation(t.name) {
 			return errorf(pb.ServerError_SubscriptionNotFound, "Subscription does not exist")
 		}
 	case s.subType != cmd.GetSubType() && len(s.consumers) > 0:
@@ -140,7 +140,7 @@ func (t *topic) ensureInitialSubscription(sub string) *serverError {
 	if serr := t.subscriptionLimit(); serr != nil { // limits.go
 		return serr
 	}
-	if !t.b.autoSubscriptionCreation(t.name.namespace()) {
+	if !t.b.autoSubscriptionCreation(t.name) {
 		return errorf(pb.ServerError_NotAllowedError, "Could not create the initial subscription due to the auto subscription creation is not allowed.")
 	}
 	s := newSubscription(t, sub, pb.CommandSubscribe_Exclusive, true, t.log.First())
@@ -214,7 +214,7 @@ func (t *topic) consumerSchema(sch *pb.Schema) *serverError {
 	if sch.GetType() == pb.Schema_AutoConsume || sch.GetType() == pb.Schema_None {
 		return nil
 	}
-	strategy := t.b.schemaStrategy(t.name.namespace())
+	strategy := t.b.schemaStrategy(t.name)
 	if t.b.schemas.has(t.name) {
 		if err := t.b.schemas.check(t.name, sch, strategy); err != nil {
 			return errorf(pb.ServerError_IncompatibleSchema, "%v", err)

@@ -179,14 +179,20 @@ func (r *schemaRegistry) get(topic topicName, v []byte) (*pb.Schema, []byte, boo
 	return versions[i].schema, encodeSchemaVersion(i), true
 }
 
-// schemaStrategy is the compatibility strategy for topics in ns: the namespace's policy, else
-// upstream's default (FULL).
-func (b *Broker) schemaStrategy(ns string) schemacompat.Strategy {
+// schemaStrategy is a topic's compatibility strategy: its topic-level policy, else its
+// namespace's, else upstream's default (FULL).
+func (b *Broker) schemaStrategy(name topicName) schemacompat.Strategy {
 	a, unlock := b.adminLocked()
 	defer unlock()
 	var level schemacompat.Strategy
-	if p := a.policies[ns]; p != nil {
+	if p := a.policies[name.namespace()]; p != nil {
 		level, _ = schemacompat.ParseStrategy(p.SchemaCompatibilityStrategy)
+	}
+	// A topic-level strategy overrides its namespace's (admin_topic_policies.go).
+	if tp := a.topicPolicies[name.base().String()]; tp != nil && tp.SchemaCompatibilityStrategy != nil {
+		if l, err := schemacompat.ParseStrategy(*tp.SchemaCompatibilityStrategy); err == nil && l != schemacompat.Undefined {
+			level = l
+		}
 	}
 	return schemacompat.Effective(level)
 }

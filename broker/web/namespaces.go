@@ -106,12 +106,7 @@ func (s *Server) namespaceRoutes(rt *router) {
 		if !ok {
 			return
 		}
-		// pulsaradmin sends a JSON string; pulsar-admin the bare name.
-		var strategy string
-		if err := json.Unmarshal(body, &strategy); err != nil {
-			strategy = string(body)
-		}
-		strategy = strings.ToUpper(strings.TrimSpace(strategy))
+		strategy := strategyName(body)
 		noContent(w, s.b.UpdateNamespacePolicies(nsName(r), func(p *broker.Policies) error {
 			p.SchemaCompatibilityStrategy = strategy
 			return nil
@@ -188,4 +183,14 @@ func nilOr[T any](v any, conv func(any) *T) *T {
 		return nil
 	}
 	return conv(v)
+}
+
+// strategyName reads a schema compatibility strategy body: pulsaradmin sends a JSON string,
+// pulsar-admin the bare name.
+func strategyName(body []byte) string {
+	var strategy string
+	if err := json.Unmarshal(body, &strategy); err != nil {
+		strategy = string(body)
+	}
+	return strings.ToUpper(strings.TrimSpace(strategy))
 }

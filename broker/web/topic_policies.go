@@ -18,11 +18,11 @@ import (
 // unsupportedTopicPolicies are the last path segments of upstream's topic-level policy
 // endpoints that this broker does not keep.
 var unsupportedTopicPolicies = []string{
-	"autoSubscriptionCreation", "deduplicationSnapshotInterval", "delayedDelivery", "dispatchRate",
+	"deduplicationSnapshotInterval", "delayedDelivery", "dispatchRate",
 	"dispatcherPauseOnAckStatePersistent", "entryFilters", "inactiveTopicPolicies",
 	"maxMessageSize", "maxUnackedMessagesOnConsumer", "maxUnackedMessagesOnSubscription",
 	"offloadPolicies", "persistence", "publishRate", "replicationClusters",
-	"replicatorDispatchRate", "schemaCompatibilityStrategy", "schemaValidationEnforced",
+	"replicatorDispatchRate", "schemaValidationEnforced",
 	"shadowTopics", "subscribeRate", "subscriptionDispatchRate", "subscriptionTypesEnabled",
 }
 
@@ -77,6 +77,17 @@ func (s *Server) topicPolicyRoutes(rt *router) {
 			set: func(tp *broker.TopicPolicies, v any) {
 				tp.DeduplicationEnabled = nilOr(v, func(v any) *bool { return v.(*bool) })
 			}},
+		{path: "autoSubscriptionCreation",
+			own: func(tp *broker.TopicPolicies) any { return nilIfNone(tp.AutoSubscriptionCreationOverride) },
+			applied: func(a broker.AppliedTopicPolicies) any {
+				return broker.AutoSubscriptionCreationOverride{AllowAutoSubscriptionCreation: a.AutoSubscriptionCreation}
+			},
+			alloc: func() any { return &broker.AutoSubscriptionCreationOverride{} },
+			set: func(tp *broker.TopicPolicies, v any) {
+				tp.AutoSubscriptionCreationOverride = nilOr(v, func(v any) *broker.AutoSubscriptionCreationOverride {
+					return v.(*broker.AutoSubscriptionCreationOverride)
+				})
+			}},
 		{path: "compactionThreshold",
 			own:     func(tp *broker.TopicPolicies) any { return nilIfNone(tp.CompactionThreshold) },
 			applied: func(a broker.AppliedTopicPolicies) any { return a.CompactionThreshold },
@@ -106,6 +117,28 @@ func (s *Server) topicPolicyRoutes(rt *router) {
 	s.topicRoute(rt, "DELETE", "/messageTTL", func(w http.ResponseWriter, r *http.Request, topic string) {
 		noContent(w, s.b.UpdateTopicPolicies(topic, func(tp *broker.TopicPolicies) error {
 			tp.MessageTTLInSeconds = nil
+			return nil
+		}))
+	})
+
+	// The schema compatibility strategy is set with PUT and a JSON string (or the bare name).
+	s.topicPolicyGet(rt, topicPolicy{path: "schemaCompatibilityStrategy",
+		own:     func(tp *broker.TopicPolicies) any { return nilIfNone(tp.SchemaCompatibilityStrategy) },
+		applied: func(a broker.AppliedTopicPolicies) any { return a.SchemaCompatibilityStrategy }})
+	s.topicRoute(rt, "PUT", "/schemaCompatibilityStrategy", func(w http.ResponseWriter, r *http.Request, topic string) {
+		body, ok := readBody(w, r)
+		if !ok {
+			return
+		}
+		strategy := strategyName(body)
+		noContent(w, s.b.UpdateTopicPolicies(topic, func(tp *broker.TopicPolicies) error {
+			tp.SchemaCompatibilityStrategy = &strategy
+			return nil
+		}))
+	})
+	s.topicRoute(rt, "DELETE", "/schemaCompatibilityStrategy", func(w http.ResponseWriter, r *http.Request, topic string) {
+		noContent(w, s.b.UpdateTopicPolicies(topic, func(tp *broker.TopicPolicies) error {
+			tp.SchemaCompatibilityStrategy = nil
 			return nil
 		}))
 	})

@@ -213,3 +213,53 @@ func TestTopicLevelMessageTTLExpires(t *testing.T) {
 		return nil
 	})
 }
+
+// The topic-level autoSubscriptionCreation and schemaCompatibilityStrategy override the
+// namespace's, on the official client's consumers and producers.
+func TestTopicLevelSubscriptionCreationAndSchemaStrategy(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	ns := e.adm.Namespaces()
+	must(t, ns.CreateNamespace("public/tps"))
+	nsn := *mustNS(t, "public/tps")
+	const topic = "persistent://public/tps/t"
+	tn := *topicName(t, topic)
+	must(t, e.adm.Topics().Create(tn, 0))
+	c := e.client(t)
+
+	// The namespace allows automatic subscription creation (the broker's default); the topic not.
+	must(t, e.adm.Topics().SetAutoSubscriptionCreation(tn, utils.AutoSubscriptionCreationOverride{AllowAutoSubscriptionCreation: false}))
+	if cons, err := c.Subscribe(pulsar.ConsumerOptions{Topic: topic, SubscriptionName: "new"}); err == nil {
+		cons.Close()
+		t.Error("a subscription was auto-created against the topic's policy")
+	}
+	must(t, e.adm.Topics().RemoveAutoSubscriptionCreation(tn))
+	cons, err := c.Subscribe(pulsar.ConsumerOptions{Topic: topic, SubscriptionName: "new"})
+	if err != nil {
+		t.Fatalf("subscribe once the topic's policy is removed: %v", err)
+	}
+	cons.Close()
+
+	// Schemas: the namespace accepts anything, the topic nothing new.
+	must(t, ns.SetSchemaCompatibilityStrategy(nsn, utils.SchemaCompatibilityStrategyAlwaysCompatible))
+	must(t, e.adm.Topics().SetSchemaCompatibilityStrategy(tn, utils.SchemaCompatibilityStrategyAlwaysIncompatible))
+	if s, err := e.adm.Topics().GetSchemaCompatibilityStrategy(tn); err != nil || s != utils.SchemaCompatibilityStrategyAlwaysIncompatible {
+		t.Errorf("applied strategy = %v, %v", s, err)
+	}
+	schema := func(field string) pulsar.Schema {
+		return pulsar.NewJSONSchema(`{"type":"record","name":"E","fields":[{"name":"`+field+`","type":"int"}]}`, nil)
+	}
+	p1, err := c.CreateProducer(pulsar.ProducerOptions{Topic: topic, Schema: schema("a")})
+	must(t, err)
+	p1.Close()
+	if p2, err := c.CreateProducer(pulsar.ProducerOptions{Topic: topic, Schema: schema("b")}); err == nil {
+		p2.Close()
+		t.Error("a new schema was accepted under the topic's ALWAYS_INCOMPATIBLE")
+	}
+	must(t, e.adm.Topics().RemoveSchemaCompatibilityStrategy(tn))
+	p3, err := c.CreateProducer(pulsar.ProducerOptions{Topic: topic, Schema: schema("b")})
+	if err != nil {
+		t.Fatalf("a new schema under the namespace's ALWAYS_COMPATIBLE: %v", err)
+	}
+	p3.Close()
+}
