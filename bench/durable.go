@@ -33,10 +33,12 @@ type durableReport struct {
 	// segments, not the tail cache (the kill leaves the page cache warm).
 	drain *result
 	// stored is the size of the segment files when the broker was killed, in topics topics;
-	// recovery the time from exec of the new process to its ready line.
+	// recovery the time from exec of the new process to its ready line, and reopen the first
+	// lookup of the killed topic after it, which recovers its log (topics open on first use).
 	stored   int64
 	topics   int
 	recovery time.Duration
+	reopen   time.Duration
 	disk     *diskSync // nil if not measured
 }
 
@@ -92,8 +94,9 @@ func (d *durableBench) run(ctx context.Context, name string, w workload) *result
 
 // recover fills a topic that a subscription keeps whole (producer only, for w's window, so
 // about a gibibyte on a machine that writes 100 MB/s), SIGKILLs the broker and times the
-// restart on the same directory: recovery scans and checksums every segment before the ready
-// line.
+// restart on the same directory, to the ready line and then to the end of the killed topic's
+// first lookup, which recovers its log: the sealed segments from their indexes, the tail
+// segment read and checksummed.
 func (d *durableBench) recover(ctx context.Context, r *durableReport, w workload) {
 	w.consume, w.keep = false, true
 	w.topic = fmt.Sprintf("persistent://public/default/bench-kept-%d", time.Now().UnixNano())
@@ -116,6 +119,9 @@ func (d *durableBench) recover(ctx context.Context, r *durableReport, w workload
 	}
 	r.recovery = p.startup
 	d.proc = p
+	if r.reopen, err = firstLookup(ctx, p.httpURL, strings.TrimPrefix(w.topic, "persistent://public/default/")); err != nil {
+		d.failed("the first lookup of the killed topic", err) // the drain below still runs
+	}
 	// The kept topic read back from its start by a new subscription: its entries come from the
 	// segment files, the tail cache holding only the newest few MiB.
 	drain := w
@@ -202,17 +208,19 @@ func (d *durableReport) markdown(b *strings.Builder, r *report) {
 	} else {
 		row(latMetric, notMeasuredText, "p99 < 20 ms", nil)
 	}
-	if d.recovery > 0 {
-		measured := fmt.Sprintf("%.0f ms with %.0f MiB in %d topics", millis(d.recovery), float64(d.stored)/(1<<20), d.topics)
-		met := d.recovery < targetRecovery
+	const recoveryMetric = "recovery after SIGKILL: start to ready, then the killed topic's first lookup"
+	if d.recovery > 0 && d.reopen > 0 {
+		total := d.recovery + d.reopen
+		measured := fmt.Sprintf("%.0f + %.0f ms with %.0f MiB in %d topics", millis(d.recovery), millis(d.reopen), float64(d.stored)/(1<<20), d.topics)
+		met := total < targetRecovery
 		if d.stored < recoveryBytes*9/10 {
 			// Less than the target's gibibyte was written: the verdict would not be about it.
-			measured += fmt.Sprintf(" (less than the target's 1 GiB; %.0f ms per GiB)", millis(d.recovery)*float64(recoveryBytes)/float64(max(d.stored, 1)))
-			met = met && float64(d.recovery)*float64(recoveryBytes)/float64(max(d.stored, 1)) < float64(targetRecovery)
+			measured += fmt.Sprintf(" (less than the target's 1 GiB; %.0f ms per GiB)", millis(total)*float64(recoveryBytes)/float64(max(d.stored, 1)))
+			met = met && float64(total)*float64(recoveryBytes)/float64(max(d.stored, 1)) < float64(targetRecovery)
 		}
-		row("recovery after SIGKILL: start to ready", measured, "< 2 s for 1 GiB", new(met))
+		row(recoveryMetric, measured, "< 2 s for 1 GiB", new(met))
 	} else {
-		row("recovery after SIGKILL: start to ready", notMeasuredText, "< 2 s for 1 GiB", nil)
+		row(recoveryMetric, notMeasuredText, "< 2 s for 1 GiB", nil)
 	}
 
 	p("\n| run | sent msg/s | received msg/s | notes |\n|---|---|---|---|\n")
@@ -254,9 +262,10 @@ func (d *durableReport) markdown(b *strings.Builder, r *report) {
 	if d.disk != nil {
 		p("\n%s", d.disk.markdown())
 	}
-	p("\nRecovery: from exec of the new process to its ready line, after SIGKILL of the one that wrote the log; before the ready line the " +
-		"broker opens every topic's log, reading and checksumming every record of every segment (from the page cache, which the kill " +
-		"leaves warm). The storage package's `BenchmarkFileLogRecovery` (`LETTERBOX_RECOVERY_COLD=1`, as root) measures it from a cold cache.\n")
+	p("\nRecovery: from exec of the new process to its ready line, after SIGKILL of the one that wrote the log, then an HTTP `/lookup/v2` " +
+		"of the killed topic: the broker reads no log before its ready line, and the lookup opens the topic, reading its sealed segments' " +
+		"indexes and reading and checksumming its tail segment, where a torn write is cut (from the page cache, which the kill leaves warm). " +
+		"The storage package's `BenchmarkFileLogRecovery` (`LETTERBOX_RECOVERY_COLD=1`, as root) measures a log's recovery from a cold cache.\n")
 }
 
 const notMeasuredText = "not measured"
