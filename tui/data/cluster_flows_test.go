@@ -54,7 +54,7 @@ func TestWorkflowsOnASpreadTopic(t *testing.T) {
 		t.Fatal(err)
 	}
 	tailed := map[string]int{} // partition → messages
-	seen := map[string]bool{}   // payloads
+	seen := map[string]bool{}  // payloads
 	tail := func(want int) {
 		for len(seen) < want {
 			select {
