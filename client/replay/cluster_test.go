@@ -56,6 +56,9 @@ func TestReplayAcrossMoves(t *testing.T) {
 			for k, at := range []int{n / 5, n / 2} {
 				if seen == at {
 					name := fmt.Sprintf("%s-partition-%d", origin, k*3+1)
+					if !c.AwaitAttached(name, 1, 1, 20*time.Second) {
+						t.Errorf("%s: the replay's producer or the app's consumer is not attached", name)
+					}
 					p, cs, l := c.MoveLosingReceipts(name, (c.OwnerIndex(name)+1)%len(c.Members))
 					closedP, closedC, lost = closedP+p, closedC+cs, lost+l
 				}

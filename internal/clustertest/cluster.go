@@ -207,12 +207,7 @@ func (c *Cluster) Move(topic string, to int) (producers, consumers int) {
 	if to < 0 || to >= len(c.Members) {
 		panic(fmt.Sprintf("clustertest: no member %d", to))
 	}
-	if st, err := c.Broker.TopicStats(topic, broker.StatsOptions{}); err == nil {
-		producers = len(st.Publishers)
-		for _, s := range st.Subscriptions {
-			consumers += len(s.Consumers)
-		}
-	}
+	producers, consumers = c.Attached(topic)
 	c.mu.Lock()
 	c.owners[topic] = to
 	c.mu.Unlock()
@@ -238,6 +233,34 @@ func (c *Cluster) TopicOwnedBy(base string, i int) string {
 		if c.OwnerIndex(topic) == i {
 			return topic
 		}
+	}
+}
+
+// Attached returns how many producers and consumers topic has now.
+func (c *Cluster) Attached(topic string) (producers, consumers int) {
+	st, err := c.Broker.TopicStats(topic, broker.StatsOptions{})
+	if err != nil {
+		return 0, 0
+	}
+	for _, s := range st.Subscriptions {
+		consumers += len(s.Consumers)
+	}
+	return len(st.Publishers), consumers
+}
+
+// AwaitAttached waits up to d for topic to have at least the producers and consumers asked
+// (clients come back after a move once they have looked the topic up again); false if it
+// did not.
+func (c *Cluster) AwaitAttached(topic string, producers, consumers int, d time.Duration) bool {
+	for deadline := time.Now().Add(d); ; {
+		p, cs := c.Attached(topic)
+		if p >= producers && cs >= consumers {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 }
 
