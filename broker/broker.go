@@ -118,7 +118,11 @@ func New(opts ...Option) (*Broker, error) {
 	b.meter = b.memoryMeter()
 	b.topics = newTopicRegistry(b)
 	b.schemas = newSchemaRegistry(b.store.Metadata())
-	if err := b.recover(); err != nil {
+	err = b.recover()
+	if err == nil {
+		err = b.loadDynamicConfiguration() // dynconf.go
+	}
+	if err != nil {
 		ln.Close()
 		if lnTLS != nil {
 			lnTLS.Close()

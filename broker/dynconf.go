@@ -1,6 +1,8 @@
 package broker
 
 import (
+	"encoding/json"
+	"fmt"
 	"maps"
 	"slices"
 	"strconv"
@@ -10,10 +12,13 @@ import (
 )
 
 // Dynamic configuration (upstream's /admin/v2/brokers/configuration...): the keys upstream
-// marks dynamic that letterbox honours, overridden at run time without a restart. Upstream
-// keeps the overrides in the metadata store, where every broker of the cluster watches them;
-// letterbox keeps them in memory, so they last until the broker stops (docs/protocol.md).
-// Every other key, known or not, is refused with 412 as upstream refuses non-dynamic ones.
+// marks dynamic that letterbox honours, overridden at run time without a restart. As upstream
+// keeps the overrides in its metadata store, letterbox keeps them in the store's metadata
+// (bucketDynamicConfig), so a durable broker starts again with them. Every other key, known or
+// not, is refused with 412 as upstream refuses non-dynamic ones.
+
+// bucketDynamicConfig holds the overrides: key → value.
+const bucketDynamicConfig = "dynamic-config"
 
 // dynamicKeys are the dynamic keys letterbox honours, each with how to read its value.
 var dynamicKeys = map[string]func(v string, d *dynamicValues) bool{
@@ -112,6 +117,9 @@ func (b *Broker) UpdateDynamicConfiguration(key, value string) error {
 		overrides = map[string]string{}
 	}
 	overrides[key] = value
+	if err := b.persistAdmin(bucketDynamicConfig, key, value); err != nil {
+		return err
+	}
 	b.dyn.cur.Store(b.dynamicFrom(overrides))
 	b.log.Info("dynamic configuration updated", "key", key, "value", value)
 	return nil
@@ -126,7 +134,34 @@ func (b *Broker) DeleteDynamicConfiguration(key string) error {
 	defer b.dyn.mu.Unlock()
 	overrides := maps.Clone(b.dynamic().overrides)
 	delete(overrides, key)
+	if err := b.persistAdmin(bucketDynamicConfig, key, nil); err != nil {
+		return err
+	}
 	b.dyn.cur.Store(b.dynamicFrom(overrides))
+	return nil
+}
+
+// loadDynamicConfiguration applies the overrides stored by an earlier run. One that is no
+// longer valid (a key letterbox stopped honouring) is logged and left out.
+func (b *Broker) loadDynamicConfiguration() error {
+	overrides := map[string]string{}
+	err := b.store.Metadata().Scan(bucketDynamicConfig, "", func(key string, v []byte) bool {
+		var value string
+		parse, ok := dynamicKeys[key]
+		if err := json.Unmarshal(v, &value); err != nil || !ok || !parse(value, &dynamicValues{}) {
+			b.log.Warn("stored dynamic configuration ignored", "key", key)
+			return true
+		}
+		overrides[key] = value
+		return true
+	})
+	if err != nil {
+		return fmt.Errorf("dynamic configuration: %w", err)
+	}
+	if len(overrides) > 0 {
+		b.dyn.cur.Store(b.dynamicFrom(overrides))
+		b.log.Info("dynamic configuration restored", "overrides", overrides)
+	}
 	return nil
 }
 

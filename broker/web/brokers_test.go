@@ -6,6 +6,9 @@ import (
 	"testing"
 
 	"github.com/apache/pulsar-client-go/pulsar"
+
+	"github.com/letterbox-dev/letterbox/broker"
+	"github.com/letterbox-dev/letterbox/broker/storage"
 )
 
 // The brokers resource with pulsaradmin: the active brokers and the leader (this broker, by
@@ -71,5 +74,36 @@ func TestPulsarAdminBrokers(t *testing.T) {
 	p.Close()
 	if err := brokers.DeleteDynamicConfiguration("maxMessageSize"); status(err) != http.StatusPreconditionFailed {
 		t.Fatalf("delete of a non-dynamic key: %v, want 412", err)
+	}
+}
+
+// Dynamic configuration is kept in the store's metadata, as upstream keeps it in its metadata
+// store: a durable broker started again has the overrides of the last run.
+func TestPulsarAdminDynamicConfigurationSurvivesARestart(t *testing.T) {
+	dir := t.TempDir()
+	start := func() *env {
+		store, err := storage.OpenFileStore(dir, storage.FileStoreOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return newEnv(t, broker.WithStore(store))
+	}
+	e := start()
+	must(t, e.adm.Brokers().UpdateDynamicConfiguration("defaultNumPartitions", "4"))
+	must(t, e.adm.Brokers().UpdateDynamicConfiguration("allowAutoTopicCreationType", "partitioned"))
+	must(t, e.adm.Brokers().DeleteDynamicConfiguration("allowAutoTopicCreationType"))
+	e.s.Close()
+	e.b.Close()
+
+	e = start()
+	values, err := e.adm.Brokers().GetAllDynamicConfigurations()
+	must(t, err)
+	if len(values) != 1 || values["defaultNumPartitions"] != "4" {
+		t.Fatalf("overrides after a restart: %v, want defaultNumPartitions=4 alone", values)
+	}
+	runtime, err := e.adm.Brokers().GetRuntimeConfigurations()
+	must(t, err)
+	if runtime["defaultNumPartitions"] != "4" || runtime["allowAutoTopicCreationType"] != "non-partitioned" {
+		t.Fatalf("runtime configuration after a restart: %v", runtime)
 	}
 }
