@@ -18,6 +18,8 @@ import (
 	"net/http"
 	"net/http/httputil"
 	"net/url"
+	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -83,6 +85,7 @@ func (m *Member) StopWeb() { m.srv.Close() }
 // Start starts the cluster.
 func Start(t testing.TB, opts Options) *Cluster {
 	t.Helper()
+	requireLoopbackHosts(t)
 	cfg := broker.DefaultConfig()
 	cfg.Logger = brokertest.Logger(t)
 	cfg.PoisonFrameBuffers = true
@@ -143,6 +146,24 @@ func (c *Cluster) serve(t testing.TB, host string, proxy bool) string {
 	u := "pulsar://" + ln.Addr().String()
 	c.Broker.Serve(ln, broker.FrontEnd{ServiceURL: u, Proxy: proxy})
 	return u
+}
+
+// requireLoopbackHosts skips the test where the fixture's loopback addresses do not bind
+// (Linux binds all of 127/8; macOS only 127.0.0.1 unless aliased), and fails it in CI, where
+// the prerequisite must be there.
+func requireLoopbackHosts(t testing.TB) {
+	t.Helper()
+	for _, host := range append(slices.Clone(Hosts), ProxyHost) {
+		ln, err := net.Listen("tcp", host+":0")
+		if err != nil {
+			msg := fmt.Sprintf("clustertest: loopback address %s does not bind (%v); on macOS: sudo ifconfig lo0 alias %s up", host, err, host)
+			if os.Getenv("CI") != "" {
+				t.Fatal(msg + ", and CI is set: the cluster tests cannot run")
+			}
+			t.Skip(msg)
+		}
+		ln.Close()
+	}
 }
 
 func listen(t testing.TB, host string) net.Listener {
