@@ -10,7 +10,7 @@ import (
 )
 
 // Front ends and ownership: a test hook that lets one broker behave towards clients as the
-// brokers of a multi-broker upstream cluster do (internal/clusterfixture). Each front end is a
+// brokers of a multi-broker upstream cluster do (internal/clustertest). Each front end is a
 // binary-protocol listener with its own service URL; an Ownership says which front end owns
 // each topic. The topics themselves stay one broker's, as an upstream cluster's brokers share
 // BookKeeper and the metadata store: data, cursors and deduplication state survive a move.
@@ -56,6 +56,7 @@ func (b *Broker) SetOwnership(o Ownership) {
 }
 
 // Serve accepts connections on ln as front end fe until the broker closes, which closes ln.
+// Call it before Close.
 func (b *Broker) Serve(ln net.Listener, fe FrontEnd) {
 	b.mu.Lock()
 	if b.fronts == nil {
