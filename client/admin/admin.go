@@ -8,7 +8,8 @@
 // Every call takes a context; a Client also applies its own per-request timeout. Failures are
 // *Error values carrying the HTTP status and upstream's reason. Redirects (a broker sends an
 // admin call about a topic it does not own to the owner) are followed, with the credentials
-// sent only to the cluster's own hosts (Options.TrustedHosts, Client.TrustHost).
+// sent only to the cluster's own hosts (the admin URL's, Options.TrustedHosts, Client.TrustHost,
+// and the brokers the cluster's lookups name).
 package admin
 
 import (

@@ -103,3 +103,31 @@ func (o *outsider) seen() (calls int, auth string) {
 	defer o.mu.Unlock()
 	return o.calls, o.auth
 }
+
+// A lookup answered by a host of the cluster names the topic's owner, which the client trusts
+// from then on: the token follows the redirects to it.
+func TestClusterLookupTrustsTheOwner(t *testing.T) {
+	c := clustertest.Start(t, clustertest.Options{TokenAuth: true})
+	topic := c.TopicOwnedBy("looked-up", 2)
+	if err := c.Broker.CreateTopic(topic, nil); err != nil {
+		t.Fatal(err)
+	}
+	ad, err := admin.New(admin.Options{URL: c.AdminURL(), Token: c.Token(t, "admin")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := brokertest.Ctx(t, 30*time.Second)
+	if _, err := ad.Stats(ctx, topic); admin.StatusOf(err) != http.StatusUnauthorized {
+		t.Fatalf("stats before any lookup: %v, want 401 (the owner is not known to be of the cluster)", err)
+	}
+	l, err := ad.Lookup(ctx, topic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.HTTPURL != c.Members[2].WebURL {
+		t.Fatalf("lookup named %s, want the owner %s", l.HTTPURL, c.Members[2].WebURL)
+	}
+	if _, err := ad.Stats(ctx, topic); err != nil {
+		t.Fatalf("stats after the lookup: %v", err)
+	}
+}

@@ -358,3 +358,36 @@ func TestRedirectToOtherScheme(t *testing.T) {
 		t.Errorf("err = %v, want a refused redirect", err)
 	}
 }
+
+// A lookup answered by a host outside the cluster (a redirect led there, without the token)
+// names nothing the client trusts: the host it names gets no token either.
+func TestLookupFromOutsideTrustsNothing(t *testing.T) {
+	rc := &recorder{}
+	var self string
+	outside := serveOn(t, "127.0.0.3", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rc.record(r)
+		if strings.HasPrefix(r.URL.Path, "/lookup/") {
+			fmt.Fprintf(w, `{"brokerUrl":"pulsar://127.0.0.3:6650","httpUrl":%q}`, self)
+			return
+		}
+		w.Write([]byte(`{}`))
+	}))
+	self = outside.URL
+	fr, _ := front(t, "127.0.0.1", http.StatusTemporaryRedirect, outside.URL)
+	c, err := admin.New(admin.Options{URL: fr.URL, Token: token})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := c.Lookup(t.Context(), "persistent://public/default/t")
+	if err != nil || l.HTTPURL != outside.URL {
+		t.Fatalf("lookup: %+v, %v", l, err)
+	}
+	if _, err := c.Stats(t.Context(), "persistent://public/default/t"); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range rc.all() {
+		if s.Auth != "" {
+			t.Fatalf("the host outside the cluster received the token with %s", s.URI)
+		}
+	}
+}
