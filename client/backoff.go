@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"log/slog"
 	"math/rand/v2"
 	"time"
 )
@@ -32,5 +33,40 @@ func sleepCtx(ctx context.Context, d time.Duration) bool {
 		return true
 	case <-ctx.Done():
 		return false
+	}
+}
+
+// reconnect is the loop a producer or consumer partition runs after its connection or its
+// registration was lost: connect, backing off between tries, until it succeeds, fails for
+// good (closeForGood is called with the error) or stop closes. assigned is the broker a CLOSE
+// command named; it is tried first and then forgotten, as upstream's clients do. what names
+// the partition's role in the log ("producer", "consumer").
+func reconnect(stop <-chan struct{}, assigned string, log *slog.Logger, what string,
+	connect func(ctx context.Context, assigned string) error, closeForGood func(error)) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() { // ends with this call: cancel runs on return
+		select {
+		case <-stop:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	bo := newBackoff()
+	for {
+		err := connect(ctx, assigned)
+		if err == nil {
+			return
+		}
+		if permanent(err) {
+			log.Warn(what+" closed: cannot reconnect", "err", err)
+			closeForGood(err)
+			return
+		}
+		log.Info(what+" reconnect failed", "err", err)
+		assigned = ""
+		if !sleepCtx(ctx, bo.Next()) {
+			return
+		}
 	}
 }

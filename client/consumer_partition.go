@@ -198,32 +198,7 @@ func (pc *partitionConsumer) run() {
 }
 
 func (pc *partitionConsumer) reconnectLoop(assigned string) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go func() { // ends with this call
-		select {
-		case <-pc.stop:
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
-	bo := newBackoff()
-	for {
-		err := pc.connect(ctx, assigned)
-		if err == nil {
-			return
-		}
-		if permanent(err) {
-			pc.log.Warn("consumer closed: cannot resubscribe", "err", err)
-			pc.closeForGood(err)
-			return
-		}
-		pc.log.Info("consumer reconnect failed", "err", err)
-		assigned = ""
-		if !sleepCtx(ctx, bo.Next()) {
-			return
-		}
-	}
+	reconnect(pc.stop, assigned, pc.log, "consumer", pc.connect, pc.closeForGood)
 }
 
 func (pc *partitionConsumer) requestReconnect(assigned string) {

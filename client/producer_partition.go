@@ -183,32 +183,7 @@ func (p *partitionProducer) run() {
 }
 
 func (p *partitionProducer) reconnectLoop(assigned string) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go func() { // ends with this call: cancel runs on return
-		select {
-		case <-p.stop:
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
-	bo := newBackoff()
-	for {
-		err := p.connect(ctx, assigned)
-		if err == nil {
-			return
-		}
-		if permanent(err) {
-			p.log.Warn("producer closed: cannot reconnect", "err", err)
-			p.closeForGood(err)
-			return
-		}
-		p.log.Info("producer reconnect failed", "err", err)
-		assigned = ""
-		if !sleepCtx(ctx, bo.Next()) {
-			return
-		}
-	}
+	reconnect(p.stop, assigned, p.log, "producer", p.connect, p.closeForGood)
 }
 
 func (p *partitionProducer) requestReconnect(assigned string) {
