@@ -198,13 +198,8 @@ func (d *durableReport) markdown(b *strings.Builder, r *report) {
 	}
 	latMetric := fmt.Sprintf("publish latency p50 / p99 at %s msg/s, --data", thousands(r.rate))
 	if res := d.paced; res != nil && len(res.latencies) > 0 {
-		p99 := res.percentile(0.99)
-		measured := fmt.Sprintf("%.2f / %.2f ms", millis(res.percentile(0.50)), millis(p99))
-		reached := float64(res.paced)/res.window.Seconds() >= 0.95*float64(r.rate)
-		if !reached {
-			measured += fmt.Sprintf(", but only %s msg/s reached", rate(float64(res.paced)/res.window.Seconds()))
-		}
-		row(latMetric, measured, "p99 < 20 ms", new(reached && p99 < targetDurableP99), res)
+		measured, met := pacedLatency(res, r.rate, targetDurableP99)
+		row(latMetric, measured, "p99 < 20 ms", &met, res)
 	} else {
 		row(latMetric, notMeasuredText, "p99 < 20 ms", nil)
 	}

@@ -253,21 +253,27 @@ func machineBusy() (time.Duration, error) {
 }
 
 // processRSS returns the resident set size of pid in bytes.
-func processRSS(pid int) (int64, error) {
+func processRSS(pid int) (int64, error) { return processStatusBytes(pid, "VmRSS") }
+
+// processHWM is the peak RSS of pid, in bytes.
+func processHWM(pid int) (int64, error) { return processStatusBytes(pid, "VmHWM") }
+
+// processStatusBytes reads one "<field>:   12345 kB" line of /proc/<pid>/status, in bytes.
+func processStatusBytes(pid int, field string) (int64, error) {
 	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
 		return 0, err
 	}
 	for line := range strings.Lines(string(raw)) {
-		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
-			f := strings.Fields(rest) // "12345 kB"
+		if rest, ok := strings.CutPrefix(line, field+":"); ok {
+			f := strings.Fields(rest)
 			if len(f) == 2 && f[1] == "kB" {
 				kb, err := strconv.ParseInt(f[0], 10, 64)
 				return kb << 10, err
 			}
 		}
 	}
-	return 0, errors.New("no VmRSS in /proc status")
+	return 0, fmt.Errorf("no %s in /proc status", field)
 }
 
 // cpuModel returns the first "model name" of /proc/cpuinfo.

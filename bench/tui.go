@@ -310,24 +310,6 @@ func pageLine(screen string) string {
 
 var backlogRe = regexp.MustCompile(`· backlog [0-9.,]+[kM]?`)
 
-// processHWM is the peak RSS of pid (VmHWM), in bytes.
-func processHWM(pid int) (int64, error) {
-	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0, err
-	}
-	for line := range strings.Lines(string(raw)) {
-		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			f := strings.Fields(rest)
-			if len(f) == 2 && f[1] == "kB" {
-				kb, err := strconv.ParseInt(f[0], 10, 64)
-				return kb << 10, err
-			}
-		}
-	}
-	return 0, errors.New("no VmHWM in /proc status")
-}
-
 // runTUIBenchmarks runs the tui package's render benchmarks and returns ns/op by name.
 func runTUIBenchmarks(ctx context.Context, root string, count int) (map[string][]float64, error) {
 	ctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
