@@ -14,6 +14,8 @@ TOOLS_BIN := $(CURDIR)/bin/tools
 PROTOC_GEN_GO_VERSION := v1.36.12
 # staticcheck 2026.2.2, which supports Go 1.26.
 STATICCHECK_VERSION := v0.8.2
+# golangci-lint, for its duplicate-code linter (dupl) only: see .golangci.yml.
+GOLANGCI_LINT_VERSION := v2.15.0
 
 .PHONY: build test bench fuzz proto lint fmt test-update
 
@@ -59,6 +61,7 @@ lint:
 	fi
 	$(GO) vet ./...
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
+	$(GO) run github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_LINT_VERSION) run ./...
 
 fmt:
 	gofmt -w .
