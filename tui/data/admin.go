@@ -306,7 +306,7 @@ func (a *Admin) namespaceTopics(ctx context.Context, ns string) ([]TopicRow, err
 func (a *Admin) fillStats(ctx context.Context, rows []TopicRow) {
 	stats, from, failed, ok := a.clusterBulkStats(ctx)
 	if ok {
-		var missing []*TopicRow
+		var missing, unloaded []*TopicRow
 		for i := range rows {
 			if rows[i].Partitions > 0 {
 				continue
@@ -315,6 +315,8 @@ func (a *Admin) fillStats(ctx context.Context, rows []TopicRow) {
 				rows[i].Stats, rows[i].StatsKnown = s, true
 			} else if len(failed) > 0 {
 				missing = append(missing, &rows[i])
+			} else if len(unloaded) < a.opts.MaxStatsTopics {
+				unloaded = append(unloaded, &rows[i])
 			}
 		}
 		// What the brokers that answered do not report may be the silent ones' topics: ask
@@ -325,6 +327,11 @@ func (a *Admin) fillStats(ctx context.Context, rows []TopicRow) {
 				a.markStale(r, failed)
 			}
 		}
+		// Every broker answered and still some listed topics are not in their stats: topics
+		// no broker has loaded since it started (brokers load a topic on first use, and
+		// broker-stats covers loaded ones only). A topic's own stats load it, so it is asked
+		// once here and is in the brokers' stats from the next refresh on.
+		a.topicStats(ctx, unloaded)
 	} else {
 		var todo []*TopicRow
 		for i := range rows {
