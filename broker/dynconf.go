@@ -20,12 +20,15 @@ import (
 // bucketDynamicConfig holds the overrides: key → value.
 const bucketDynamicConfig = "dynamic-config"
 
-// dynamicKeys are the dynamic keys letterbox honours, each with how to read its value.
+// dynamicKeys are the dynamic keys letterbox honours, each with how its value applies. As
+// upstream, a stored value is applied as the key's field type reads it: a boolean is true when
+// the value is "true" in any case and false otherwise (Java's Boolean.valueOf); a value that
+// does not read as a number or a topic type is not applied (upstream's listener fails on it and
+// logs), and the key keeps the value it had.
 var dynamicKeys = map[string]func(v string, d *dynamicValues) bool{
 	"allowAutoTopicCreation": func(v string, d *dynamicValues) bool {
-		b, err := strconv.ParseBool(v)
-		d.allowAutoTopicCreation = b
-		return err == nil
+		d.allowAutoTopicCreation = strings.EqualFold(v, "true")
+		return true
 	},
 	"allowAutoTopicCreationType": func(v string, d *dynamicValues) bool {
 		// Upstream's TopicType enum reads either spelling, in any case.
@@ -41,13 +44,15 @@ var dynamicKeys = map[string]func(v string, d *dynamicValues) bool{
 	},
 	"defaultNumPartitions": func(v string, d *dynamicValues) bool {
 		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return false
+		}
 		d.defaultNumPartitions = n
-		return err == nil && n >= 1
+		return true
 	},
 	"allowAutoSubscriptionCreation": func(v string, d *dynamicValues) bool {
-		b, err := strconv.ParseBool(v)
-		d.allowAutoSubscriptionCreation = b
-		return err == nil
+		d.allowAutoSubscriptionCreation = strings.EqualFold(v, "true")
+		return true
 	},
 }
 
@@ -84,7 +89,9 @@ func (b *Broker) dynamicFrom(overrides map[string]string) *dynamicValues {
 		overrides:                     overrides,
 	}
 	for k, v := range overrides {
-		dynamicKeys[k](v, d)
+		if !dynamicKeys[k](v, d) {
+			b.log.Warn("dynamic configuration value not applied: it does not read as the key's type", "key", k, "value", v)
+		}
 	}
 	return d
 }
@@ -100,15 +107,13 @@ func (b *Broker) DynamicConfiguration() map[string]string {
 }
 
 // UpdateDynamicConfiguration overrides key with value, in effect at once. A key that is not
-// dynamic, or not one letterbox honours, is refused as upstream refuses non-dynamic keys; a
-// value that does not parse as the key's type is refused as an invalid value.
+// dynamic, or not one letterbox honours, is refused as upstream refuses non-dynamic keys. The
+// value is stored as given, as upstream stores it (it validates only keys with a validator of
+// their own, none of these): GET configuration/values answers it back, and how it applies is
+// dynamicKeys' rule.
 func (b *Broker) UpdateDynamicConfiguration(key, value string) error {
-	parse, ok := dynamicKeys[key]
-	if !ok {
-		return adminErr(ErrPreconditionFailed, "Cannot update non-dynamic configuration")
-	}
-	if !parse(value, &dynamicValues{}) {
-		return adminErr(ErrPreconditionFailed, " Invalid dynamic-config value")
+	if _, ok := dynamicKeys[key]; !ok {
+		return adminErr(ErrPreconditionFailed, "Can't update non-dynamic configuration")
 	}
 	b.dyn.mu.Lock()
 	defer b.dyn.mu.Unlock()
@@ -128,7 +133,7 @@ func (b *Broker) UpdateDynamicConfiguration(key, value string) error {
 // DeleteDynamicConfiguration drops key's override: the configured value is in effect again.
 func (b *Broker) DeleteDynamicConfiguration(key string) error {
 	if _, ok := dynamicKeys[key]; !ok {
-		return adminErr(ErrPreconditionFailed, "Can't delete non-dynamic configuration")
+		return adminErr(ErrPreconditionFailed, " Can't update non-dynamic configuration") // upstream's words
 	}
 	b.dyn.mu.Lock()
 	defer b.dyn.mu.Unlock()
@@ -147,8 +152,8 @@ func (b *Broker) loadDynamicConfiguration() error {
 	overrides := map[string]string{}
 	err := b.store.Metadata().Scan(bucketDynamicConfig, "", func(key string, v []byte) bool {
 		var value string
-		parse, ok := dynamicKeys[key]
-		if err := json.Unmarshal(v, &value); err != nil || !ok || !parse(value, &dynamicValues{}) {
+		_, ok := dynamicKeys[key]
+		if err := json.Unmarshal(v, &value); err != nil || !ok {
 			b.log.Warn("stored dynamic configuration ignored", "key", key)
 			return true
 		}

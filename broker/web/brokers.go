@@ -27,10 +27,10 @@ func (s *Server) brokerRoutes(rt *router) {
 		writeJSON(w, http.StatusOK, s.b.RuntimeConfiguration())
 	})
 	rt.handle("POST /admin/v2/brokers/configuration/{key}/{value}", func(w http.ResponseWriter, r *http.Request) {
-		noContent(w, s.b.UpdateDynamicConfiguration(r.PathValue("key"), r.PathValue("value")))
+		okEmpty(w, s.b.UpdateDynamicConfiguration(r.PathValue("key"), r.PathValue("value")))
 	})
 	rt.handle("DELETE /admin/v2/brokers/configuration/{key}", func(w http.ResponseWriter, r *http.Request) {
-		noContent(w, s.b.DeleteDynamicConfiguration(r.PathValue("key")))
+		okEmpty(w, s.b.DeleteDynamicConfiguration(r.PathValue("key")))
 	})
 }
 

@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"net/http"
+	"net/url"
 	"slices"
 	"testing"
 
@@ -44,12 +45,23 @@ func TestPulsarAdminBrokers(t *testing.T) {
 		t.Fatalf("overrides before any update: %v", values)
 	}
 
-	// Refused as upstream refuses them: non-dynamic, unknown, and values that do not parse.
-	for _, kv := range [][2]string{{"maxMessageSize", "2048"}, {"noSuchKey", "1"}, {"defaultNumPartitions", "many"}} {
+	// Refused as upstream refuses them: non-dynamic and unknown keys.
+	for _, kv := range [][2]string{{"maxMessageSize", "2048"}, {"noSuchKey", "1"}} {
 		if err := brokers.UpdateDynamicConfiguration(kv[0], kv[1]); status(err) != http.StatusPreconditionFailed {
 			t.Fatalf("update %s=%s: %v, want 412", kv[0], kv[1], err)
 		}
 	}
+	// Stored as given, as upstream stores it, and answered back; a number that does not read
+	// as one is not applied: the configured value stays in effect.
+	must(t, brokers.UpdateDynamicConfiguration("defaultNumPartitions", "many"))
+	values, err = brokers.GetAllDynamicConfigurations()
+	must(t, err)
+	runtime, err := brokers.GetRuntimeConfigurations()
+	must(t, err)
+	if values["defaultNumPartitions"] != "many" || runtime["defaultNumPartitions"] != "1" {
+		t.Fatalf("after defaultNumPartitions=many: overrides %v, runtime %s", values, runtime["defaultNumPartitions"])
+	}
+	must(t, brokers.DeleteDynamicConfiguration("defaultNumPartitions"))
 
 	// In effect at once: auto-creation off, a producer on a new topic is refused.
 	must(t, brokers.UpdateDynamicConfiguration("allowAutoTopicCreation", "false"))
@@ -58,7 +70,7 @@ func TestPulsarAdminBrokers(t *testing.T) {
 	if values["allowAutoTopicCreation"] != "false" {
 		t.Fatalf("overrides %v", values)
 	}
-	runtime, err := brokers.GetRuntimeConfigurations()
+	runtime, err = brokers.GetRuntimeConfigurations()
 	must(t, err)
 	if runtime["allowAutoTopicCreation"] != "false" || runtime["clusterName"] != "standalone" {
 		t.Fatalf("runtime configuration %v", runtime)
@@ -105,5 +117,38 @@ func TestPulsarAdminDynamicConfigurationSurvivesARestart(t *testing.T) {
 	must(t, err)
 	if runtime["defaultNumPartitions"] != "4" || runtime["allowAutoTopicCreationType"] != "non-partitioned" {
 		t.Fatalf("runtime configuration after a restart: %v", runtime)
+	}
+}
+
+// As pulsaradmin's own test of it: a dynamic value with '/' in it, escaped in the path, is
+// answered 200 and stored as given; a boolean key reads any value but "true" as false, as
+// upstream's Boolean.valueOf does.
+func TestDynamicConfigurationValueStoredAsGiven(t *testing.T) {
+	e := newEnv(t)
+	value := `{"key/123":"https://example.com/"}`
+	req, err := http.NewRequest(http.MethodPost, e.s.URL()+"/admin/v2/brokers/configuration/allowAutoSubscriptionCreation/"+url.PathEscape(value), nil)
+	must(t, err)
+	resp, err := http.DefaultClient.Do(req)
+	must(t, err)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("POST of a value with '/': %s, want 200", resp.Status)
+	}
+	brokers := e.adm.Brokers()
+	values, err := brokers.GetAllDynamicConfigurations()
+	must(t, err)
+	if values["allowAutoSubscriptionCreation"] != value {
+		t.Fatalf("stored %q, want %q", values["allowAutoSubscriptionCreation"], value)
+	}
+	runtime, err := brokers.GetRuntimeConfigurations()
+	must(t, err)
+	if runtime["allowAutoSubscriptionCreation"] != "false" {
+		t.Fatalf("in effect %q, want false", runtime["allowAutoSubscriptionCreation"])
+	}
+	must(t, brokers.UpdateDynamicConfiguration("allowAutoSubscriptionCreation", "TRUE"))
+	runtime, err = brokers.GetRuntimeConfigurations()
+	must(t, err)
+	if runtime["allowAutoSubscriptionCreation"] != "true" {
+		t.Fatalf("after TRUE: in effect %q, want true", runtime["allowAutoSubscriptionCreation"])
 	}
 }

@@ -139,3 +139,13 @@ func noContent(w http.ResponseWriter, err error) {
 	}
 	w.WriteHeader(http.StatusNoContent)
 }
+
+// okEmpty answers 200 with no body, or err: upstream's Response.ok() of operations that
+// return nothing (most answer 204; a few, such as the dynamic configuration's, 200).
+func okEmpty(w http.ResponseWriter, err error) {
+	if err != nil {
+		writeAdminError(w, err)
+		return
+	}
+	w.WriteHeader(http.StatusOK)
+}
