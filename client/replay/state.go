@@ -145,3 +145,35 @@ func sequenceID(n int, entry int64, batch int32) (int64, error) {
 	}
 	return int64(n)<<(seqEntryBits+seqBatchBits) | entry<<seqBatchBits | b, nil
 }
+
+// openState loads the replay's state, resuming an interrupted run, or starts a new one.
+func (e *engine) openState() error {
+	dir := e.opts.StateDir
+	if dir == "" {
+		var err error
+		if dir, err = DefaultStateDir(); err != nil {
+			return err
+		}
+	}
+	dlq := qualify(e.opts.DLQ)
+	sel := e.opts.Selection.canonical()
+	to := e.opts.To
+	if e.opts.Destination != "" {
+		to = "\x00all:" + e.opts.Destination // every letter there: another replay than --to's
+	}
+	e.statePath = filepath.Join(dir, stateKey(dlq, e.opts.Subscription, to, sel)+".json")
+	e.sum.StateFile = e.statePath
+	st, ok, err := loadState(e.statePath)
+	if err != nil && !e.opts.New {
+		return err
+	}
+	if ok && !e.opts.New && !st.Done && !st.Retired && st.Name != "" {
+		e.st = st
+		e.sum.Resumed = true
+	} else {
+		e.st = runState{Name: newRunName(), DLQ: dlq, Subscription: e.opts.Subscription, To: e.opts.To,
+			Selection: sel, LastSequenceID: -1, Started: time.Now().UTC()}
+	}
+	e.sum.Run = e.st.Name
+	return e.st.save(e.statePath)
+}
