@@ -22,6 +22,13 @@ type hostPattern struct {
 	port     string
 }
 
+// CheckTrustedHost reports whether s is a form TrustHost and Options.TrustedHosts accept, for
+// configuration read long before a client is made.
+func CheckTrustedHost(s string) error {
+	_, err := parseHostPattern(s)
+	return err
+}
+
 // parseHostPattern reads "host", "host:port", "[v6]:port", "*.domain[:port]", or a URL, whose
 // host is taken with its scheme's default port when it names none (a lookup's httpUrl).
 func parseHostPattern(s string) (hostPattern, error) {

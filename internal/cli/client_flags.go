@@ -33,6 +33,10 @@ type clientFlags struct {
 	tlsInsecure bool
 	named       *config.Context
 
+	// trustedHosts are the context's trusted_hosts: the cluster's hosts besides the admin
+	// URL's to which admin credentials may follow a redirect.
+	trustedHosts []string
+
 	// readonly is --readonly: refuse every action that changes the cluster. A context's
 	// readonly = true adds to it (readOnly), and no flag lifts it.
 	readonly bool

@@ -98,6 +98,7 @@ func (c *clientFlags) useContext(ctx config.Context) {
 	if !given("tls-insecure") {
 		c.tlsInsecure = ctx.TLSInsecure
 	}
+	c.trustedHosts = ctx.TrustedHosts
 	c.named = &ctx
 }
 

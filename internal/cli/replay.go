@@ -271,7 +271,7 @@ func (c *clientFlags) connect(ctx context.Context, stderr io.Writer) (*admin.Cli
 	if err != nil {
 		return nil, nil, err
 	}
-	ao := admin.Options{URL: c.adminURL, Token: c.token}
+	ao := admin.Options{URL: c.adminURL, Token: c.token, TrustedHosts: c.trustedHosts}
 	if ts != nil {
 		// Fail at once, naming the issuer, rather than at the first admin call; then each call
 		// asks for the token of its moment (renewed before it expires).

@@ -182,6 +182,7 @@ func (c *clientFlags) apply(opts *data.AdminOptions) error {
 	if ts != nil { // OAuth2; the flags exclude a token then
 		opts.TokenSource = ts
 	}
+	opts.TrustedHosts = c.trustedHosts
 	opts.Token = c.token
 	if c.tokenFile != "" {
 		b, err := os.ReadFile(c.tokenFile)

@@ -42,6 +42,14 @@
 // a data: URL of the JSON credentials (client_id, client_secret); the issuer URL may be left to
 // the credentials' issuer_url. They exclude token and token_file.
 //
+// trusted_hosts lists the cluster's hosts, besides admin_url's, to which the admin API's
+// credentials may follow a redirect ("host", "host:port", "*.domain"): upstream answers a call
+// about a topic another broker owns with a redirect to that broker, and letterbox sends the
+// token or OAuth2 credentials only to the cluster's hosts (admin_url's, the brokers its lookups
+// and broker list name, and these). A redirect elsewhere is followed without credentials.
+//
+//	trusted_hosts = ["*.pulsar.internal", "broker-7.example:8443"]
+//
 // export_dir (a top-level key, before the first [[context]]) is where the TUI's exports go
 // when their name is relative: the working directory when unset. It must be absolute (or
 // start with ~/).
@@ -114,6 +122,10 @@ type Context struct {
 	OAuth2CredentialsFile Secret
 	OAuth2Audience        string
 	OAuth2Scope           string
+	// TrustedHosts are the cluster's hosts besides admin_url's to which credentials may follow
+	// a redirect of the admin API (trusted_hosts): "host", "host:port" or "*.domain". The
+	// brokers the cluster's own answers name are trusted without it.
+	TrustedHosts []string
 	// TLSInsecure skips the verification of the cluster's certificate (a test cluster with a
 	// self-signed certificate); never for production.
 	TLSInsecure bool
@@ -265,6 +277,8 @@ type fileContext struct {
 	OAuth2CredentialsFile Secret `toml:"oauth2_credentials_file"`
 	OAuth2Audience        string `toml:"oauth2_audience"`
 	OAuth2Scope           string `toml:"oauth2_scope"`
+
+	TrustedHosts []string `toml:"trusted_hosts"`
 }
 
 // Parse reads a configuration from b; name is the file's path, for messages. It checks every
@@ -334,6 +348,9 @@ func Parse(name string, b []byte, getenv func(string) string) (*Config, error) {
 		}
 		if ctx.TLSCAFile, err = expand(strings.TrimSpace(fc.TLSCAFile), getenv); err != nil {
 			return nil, fmt.Errorf("%s: %s: tls_ca_file: %v", at("tls_ca_file"), label, err)
+		}
+		if err := parseTrustedHosts(&ctx, fc); err != nil {
+			return nil, err
 		}
 		if err := parseClientCert(&ctx, fc, getenv); err != nil {
 			return nil, err
