@@ -7,6 +7,97 @@ import (
 	"strings"
 )
 
+// Namespaces: listing, creating, deleting, and their policies and permissions (upstream's
+// Namespaces admin API).
+
+// Namespaces lists a tenant's namespaces ("tenant/ns").
+func (c *Client) Namespaces(ctx context.Context, tenant string) ([]string, error) {
+	var out []string
+	_, err := c.call(ctx, request{method: "GET", path: path("namespaces", esc(tenant))}, &out)
+	return out, err
+}
+
+// CreateNamespace creates "tenant/ns" with default policies.
+func (c *Client) CreateNamespace(ctx context.Context, ns string) error {
+	p, err := nsPath(ns)
+	if err != nil {
+		return err
+	}
+	_, err = c.call(ctx, request{method: "PUT", path: p}, nil)
+	return err
+}
+
+// DeleteNamespace deletes a namespace (force: with its topics).
+func (c *Client) DeleteNamespace(ctx context.Context, ns string, force bool) error {
+	p, err := nsPath(ns)
+	if err != nil {
+		return err
+	}
+	_, err = c.call(ctx, request{method: "DELETE", path: p, query: forceQ(force)}, nil)
+	return err
+}
+
+// NamespacePolicies returns a namespace's policies.
+func (c *Client) NamespacePolicies(ctx context.Context, ns string) (Policies, error) {
+	var out Policies
+	p, err := nsPath(ns)
+	if err != nil {
+		return out, err
+	}
+	_, err = c.call(ctx, request{method: "GET", path: p}, &out)
+	return out, err
+}
+
+// SetRetention sets a namespace's retention.
+func (c *Client) SetRetention(ctx context.Context, ns string, r RetentionPolicies) error {
+	p, err := nsPath(ns, "retention")
+	if err != nil {
+		return err
+	}
+	_, err = c.call(ctx, request{method: "POST", path: p, body: r}, nil)
+	return err
+}
+
+// SetAutoTopicCreation sets a namespace's auto topic creation override.
+func (c *Client) SetAutoTopicCreation(ctx context.Context, ns string, a AutoTopicCreation) error {
+	p, err := nsPath(ns, "autoTopicCreation")
+	if err != nil {
+		return err
+	}
+	_, err = c.call(ctx, request{method: "POST", path: p, body: a}, nil)
+	return err
+}
+
+// SetAutoSubscriptionCreation sets a namespace's auto subscription creation override.
+func (c *Client) SetAutoSubscriptionCreation(ctx context.Context, ns string, allow bool) error {
+	p, err := nsPath(ns, "autoSubscriptionCreation")
+	if err != nil {
+		return err
+	}
+	_, err = c.call(ctx, request{method: "POST", path: p, body: map[string]bool{"allowAutoSubscriptionCreation": allow}}, nil)
+	return err
+}
+
+// SetDeduplication turns a namespace's deduplication on or off.
+func (c *Client) SetDeduplication(ctx context.Context, ns string, enabled bool) error {
+	p, err := nsPath(ns, "deduplication")
+	if err != nil {
+		return err
+	}
+	_, err = c.call(ctx, request{method: "POST", path: p, body: enabled}, nil)
+	return err
+}
+
+// SetMessageTTL sets a namespace's message TTL in seconds (0: messages never expire there).
+func (c *Client) SetMessageTTL(ctx context.Context, ns string, seconds int) error {
+	p, err := nsPath(ns, "messageTTL")
+	if err != nil {
+		return err
+	}
+	_, err = c.call(ctx, request{method: "POST", path: p, body: seconds}, nil)
+	return err
+}
+
 // Namespace policies read one at a time, removed, and permissions. A policy that was never set
 // answers 204 with no body (upstream's null): the getters return nil for it.
 

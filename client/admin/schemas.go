@@ -1,6 +1,76 @@
 package admin
 
-import "context"
+import (
+	"context"
+	"encoding/binary"
+	"strconv"
+)
+
+// Schemas of a topic: read, register, delete, and the version a definition has or would
+// have (upstream's Schemas admin API).
+
+func schemaPath(t TopicName, more ...string) []string {
+	return append(path("schemas", esc(t.Tenant), esc(t.Namespace), esc(t.Local)), more...)
+}
+
+// Schema returns a topic's latest schema; version >= 0 asks for that version.
+func (c *Client) Schema(ctx context.Context, topic string, version int64) (Schema, error) {
+	t, err := topicOf(topic)
+	if err != nil {
+		return Schema{}, err
+	}
+	p := schemaPath(t, "schema")
+	if version >= 0 {
+		p = append(p, strconv.FormatInt(version, 10))
+	}
+	var out Schema
+	_, err = c.call(ctx, request{method: "GET", path: p}, &out)
+	return out, err
+}
+
+// Schemas returns every version of a topic's schema.
+func (c *Client) Schemas(ctx context.Context, topic string) ([]Schema, error) {
+	t, err := topicOf(topic)
+	if err != nil {
+		return nil, err
+	}
+	var out struct {
+		Schemas []Schema `json:"getSchemaResponses"`
+	}
+	_, err = c.call(ctx, request{method: "GET", path: schemaPath(t, "schemas")}, &out)
+	return out.Schemas, err
+}
+
+// CreateSchema registers a schema (type as upstream names it, definition, properties).
+func (c *Client) CreateSchema(ctx context.Context, topic, typ, definition string, props map[string]string) error {
+	t, err := topicOf(topic)
+	if err != nil {
+		return err
+	}
+	_, err = c.call(ctx, request{method: "POST", path: schemaPath(t, "schema"), body: schemaPayload(typ, definition, props)}, nil)
+	return err
+}
+
+// schemaPayload is upstream's PostSchemaPayload.
+func schemaPayload(typ, definition string, props map[string]string) any {
+	if props == nil {
+		props = map[string]string{}
+	}
+	return map[string]any{"type": typ, "schema": definition, "properties": props}
+}
+
+// DeleteSchema deletes a topic's schema.
+func (c *Client) DeleteSchema(ctx context.Context, topic string) error {
+	t, err := topicOf(topic)
+	if err != nil {
+		return err
+	}
+	_, err = c.call(ctx, request{method: "DELETE", path: schemaPath(t, "schema"), query: forceQ(false)}, nil)
+	return err
+}
+
+// SchemaVersionBytes encodes a schema version as the binary protocol carries it.
+func SchemaVersionBytes(v int64) []byte { return binary.BigEndian.AppendUint64(nil, uint64(v)) }
 
 // Schema queries that take a schema in the request: which version a schema is, and whether
 // one could be registered.

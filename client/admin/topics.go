@@ -5,11 +5,131 @@ import (
 	"fmt"
 	"net/url"
 	"strconv"
+	"strings"
 )
 
-// Topic operations beyond create, list and delete: properties removal, message ids by time,
-// terminate, unload, compaction, storage-level stats, expiry on every subscription and
-// examining a message by its position in the topic.
+// Topics: listing a namespace's, creating, deleting, partitions, properties, the last
+// message id and the id at a time, terminate, unload and compaction (upstream's Topics
+// admin API).
+
+// Topics lists a namespace's topics in one domain: non-partitioned topics and partitions.
+func (c *Client) Topics(ctx context.Context, ns string, persistent bool) ([]string, error) {
+	return c.topicList(ctx, ns, persistent, false)
+}
+
+// PartitionedTopics lists a namespace's partitioned topics (base names) in one domain.
+func (c *Client) PartitionedTopics(ctx context.Context, ns string, persistent bool) ([]string, error) {
+	return c.topicList(ctx, ns, persistent, true)
+}
+
+func (c *Client) topicList(ctx context.Context, ns string, persistent, partitioned bool) ([]string, error) {
+	tenant, local, ok := strings.Cut(ns, "/")
+	if !ok {
+		return nil, fmt.Errorf("admin: invalid namespace %q", ns)
+	}
+	domain := "non-persistent"
+	if persistent {
+		domain = "persistent"
+	}
+	p := path(domain, esc(tenant), esc(local))
+	if partitioned {
+		p = append(p, "partitioned")
+	}
+	out := []string{}
+	_, err := c.call(ctx, request{method: "GET", path: p}, &out)
+	return out, err
+}
+
+func topicOf(name string) (TopicName, error) { return ParseTopic(name) }
+
+// CreateTopic creates a non-partitioned topic (partitions == 0) or a partitioned one, with
+// properties (may be nil).
+func (c *Client) CreateTopic(ctx context.Context, topic string, partitions int, props map[string]string) error {
+	t, err := topicOf(topic)
+	if err != nil {
+		return err
+	}
+	if partitions == 0 {
+		_, err = c.call(ctx, request{method: "PUT", path: t.path(), body: nullable(props)}, nil)
+		return err
+	}
+	body := struct {
+		Partitions int               `json:"partitions"`
+		Properties map[string]string `json:"properties"`
+	}{partitions, props}
+	_, err = c.call(ctx, request{method: "PUT", path: t.path("partitions"), body: body,
+		contentType: "application/vnd.partitioned-topic-metadata+json"}, nil)
+	return err
+}
+
+// DeleteTopic deletes a topic; partitioned says it is a partitioned topic (all partitions).
+func (c *Client) DeleteTopic(ctx context.Context, topic string, partitioned, force bool) error {
+	t, err := topicOf(topic)
+	if err != nil {
+		return err
+	}
+	p := t.path()
+	if partitioned {
+		p = t.path("partitions")
+	}
+	_, err = c.call(ctx, request{method: "DELETE", path: p, query: forceQ(force)}, nil)
+	return err
+}
+
+// Partitions returns a topic's partition count (0: not partitioned).
+func (c *Client) Partitions(ctx context.Context, topic string) (int, error) {
+	t, err := topicOf(topic)
+	if err != nil {
+		return 0, err
+	}
+	var out struct {
+		Partitions int `json:"partitions"`
+	}
+	_, err = c.call(ctx, request{method: "GET", path: t.path("partitions")}, &out)
+	return out.Partitions, err
+}
+
+// UpdatePartitions raises a partitioned topic's partition count.
+func (c *Client) UpdatePartitions(ctx context.Context, topic string, n int) error {
+	t, err := topicOf(topic)
+	if err != nil {
+		return err
+	}
+	_, err = c.call(ctx, request{method: "POST", path: t.path("partitions"), body: n}, nil)
+	return err
+}
+
+// TopicProperties returns a topic's properties.
+func (c *Client) TopicProperties(ctx context.Context, topic string) (map[string]string, error) {
+	t, err := topicOf(topic)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]string{}
+	_, err = c.call(ctx, request{method: "GET", path: t.path("properties")}, &out)
+	return out, err
+}
+
+// UpdateTopicProperties merges props into a topic's properties.
+func (c *Client) UpdateTopicProperties(ctx context.Context, topic string, props map[string]string) error {
+	t, err := topicOf(topic)
+	if err != nil {
+		return err
+	}
+	_, err = c.call(ctx, request{method: "PUT", path: t.path("properties"), body: props}, nil)
+	return err
+}
+
+// LastMessageID returns the id of a topic's last message.
+func (c *Client) LastMessageID(ctx context.Context, topic string) (MessageID, error) {
+	t, err := topicOf(topic)
+	if err != nil {
+		return MessageID{}, err
+	}
+	var out MessageID
+	_, err = c.call(ctx, request{method: "GET", path: t.path("lastMessageId")}, &out)
+	return out, err
+}
 
 // RemoveTopicProperty deletes one property of a topic.
 func (c *Client) RemoveTopicProperty(ctx context.Context, topic, key string) error {
@@ -64,46 +184,4 @@ func (c *Client) CompactTopic(ctx context.Context, topic string) error {
 	}
 	_, err = c.call(ctx, request{method: "PUT", path: t.path("compaction")}, nil)
 	return err
-}
-
-// InternalStats returns a non-partitioned topic's (or a partition's) storage-level stats:
-// ledgers and the cursor of each subscription.
-func (c *Client) InternalStats(ctx context.Context, topic string) (InternalStats, error) {
-	t, err := topicOf(topic)
-	if err != nil {
-		return InternalStats{}, err
-	}
-	var out InternalStats
-	_, err = c.call(ctx, request{method: "GET", path: t.path("internalStats")}, &out)
-	return out, err
-}
-
-// ExpireAllSubscriptions acknowledges, on every subscription of a topic, the messages older
-// than seconds.
-func (c *Client) ExpireAllSubscriptions(ctx context.Context, topic string, seconds int64) error {
-	t, err := topicOf(topic)
-	if err != nil {
-		return err
-	}
-	_, err = c.call(ctx, request{method: "POST", path: t.path("all_subscription", "expireMessages", strconv.FormatInt(seconds, 10))}, nil)
-	return err
-}
-
-// ExamineMessage returns the messages of the entry at position pos (from 1) of a topic,
-// counted from its oldest entry (fromLatest false) or its newest (fromLatest true),
-// regardless of subscriptions: one message, or a batch's messages.
-func (c *Client) ExamineMessage(ctx context.Context, topic string, fromLatest bool, pos int64) ([]Message, error) {
-	t, err := topicOf(topic)
-	if err != nil {
-		return nil, err
-	}
-	if pos < 1 {
-		return nil, fmt.Errorf("admin: examine position %d: positions start at 1", pos)
-	}
-	initial := "earliest"
-	if fromLatest {
-		initial = "latest"
-	}
-	q := url.Values{"initialPosition": {initial}, "messagePosition": {strconv.FormatInt(pos, 10)}}
-	return c.entryAt(ctx, t, request{method: "GET", path: t.path("examinemessage"), query: q})
 }

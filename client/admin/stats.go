@@ -1,0 +1,65 @@
+package admin
+
+import (
+	"context"
+	"net/url"
+	"strconv"
+)
+
+// Topic stats: a topic's, a partitioned topic's, every topic's of a broker at once, and the
+// storage-level internal stats.
+
+// Stats returns a non-partitioned topic's (or a partition's) stats.
+func (c *Client) Stats(ctx context.Context, topic string) (TopicStats, error) {
+	t, err := topicOf(topic)
+	if err != nil {
+		return TopicStats{}, err
+	}
+	var out TopicStats
+	_, err = c.call(ctx, request{method: "GET", path: t.path("stats")}, &out)
+	return out, err
+}
+
+// PartitionedStats returns a partitioned topic's stats, per partition when perPartition.
+func (c *Client) PartitionedStats(ctx context.Context, topic string, perPartition bool) (PartitionedTopicStats, error) {
+	t, err := topicOf(topic)
+	if err != nil {
+		return PartitionedTopicStats{}, err
+	}
+	var out PartitionedTopicStats
+	_, err = c.call(ctx, request{method: "GET", path: t.path("partitioned-stats"),
+		query: url.Values{"perPartition": {strconv.FormatBool(perPartition)}}}, &out)
+	return out, err
+}
+
+// BrokerTopicStats returns every topic's stats in one call (upstream's broker-stats/topics),
+// flattened to topic name → stats.
+func (c *Client) BrokerTopicStats(ctx context.Context) (map[string]TopicStats, error) {
+	var raw map[string]map[string]map[string]map[string]TopicStats
+	if _, err := c.call(ctx, request{method: "GET", path: path("broker-stats", "topics")}, &raw); err != nil {
+		return nil, err
+	}
+	out := map[string]TopicStats{}
+	for _, bundles := range raw {
+		for _, domains := range bundles {
+			for _, topics := range domains {
+				for name, st := range topics {
+					out[name] = st
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+// InternalStats returns a non-partitioned topic's (or a partition's) storage-level stats:
+// ledgers and the cursor of each subscription.
+func (c *Client) InternalStats(ctx context.Context, topic string) (InternalStats, error) {
+	t, err := topicOf(topic)
+	if err != nil {
+		return InternalStats{}, err
+	}
+	var out InternalStats
+	_, err = c.call(ctx, request{method: "GET", path: t.path("internalStats")}, &out)
+	return out, err
+}
