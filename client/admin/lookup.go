@@ -12,7 +12,7 @@ import (
 
 // Lookup returns where a topic is served.
 func (c *Client) Lookup(ctx context.Context, topic string) (Lookup, error) {
-	t, err := topicOf(topic)
+	t, err := ParseTopic(topic)
 	if err != nil {
 		return Lookup{}, err
 	}

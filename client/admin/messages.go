@@ -20,7 +20,7 @@ import (
 // counted from the first unacknowledged; a batch yields all its messages). Asking for more
 // than the backlog holds returns what there is.
 func (c *Client) Peek(ctx context.Context, topic, sub string, n int) ([]Message, error) {
-	t, err := topicOf(topic)
+	t, err := ParseTopic(topic)
 	if err != nil {
 		return nil, err
 	}
@@ -47,7 +47,7 @@ func (c *Client) Peek(ctx context.Context, topic, sub string, n int) ([]Message,
 // A subscription that does not exist is created at the earliest position by the broker (as
 // upstream's; 412 when automatic subscription creation is off): look first to only read.
 func (c *Client) PeekAt(ctx context.Context, topic, sub string, pos int) ([]Message, error) {
-	t, err := topicOf(topic)
+	t, err := ParseTopic(topic)
 	if err != nil {
 		return nil, err
 	}
@@ -59,7 +59,7 @@ func (c *Client) PeekAt(ctx context.Context, topic, sub string, pos int) ([]Mess
 
 // MessagesByID returns the messages of the entry ledger:entry.
 func (c *Client) MessagesByID(ctx context.Context, topic string, ledger, entry int64) ([]Message, error) {
-	t, err := topicOf(topic)
+	t, err := ParseTopic(topic)
 	if err != nil {
 		return nil, err
 	}
@@ -171,7 +171,7 @@ func parseHeaderID(s string) (MessageID, error) {
 // counted from its oldest entry (fromLatest false) or its newest (fromLatest true),
 // regardless of subscriptions: one message, or a batch's messages.
 func (c *Client) ExamineMessage(ctx context.Context, topic string, fromLatest bool, pos int64) ([]Message, error) {
-	t, err := topicOf(topic)
+	t, err := ParseTopic(topic)
 	if err != nil {
 		return nil, err
 	}

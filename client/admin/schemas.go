@@ -15,7 +15,7 @@ func schemaPath(t TopicName, more ...string) []string {
 
 // Schema returns a topic's latest schema; version >= 0 asks for that version.
 func (c *Client) Schema(ctx context.Context, topic string, version int64) (Schema, error) {
-	t, err := topicOf(topic)
+	t, err := ParseTopic(topic)
 	if err != nil {
 		return Schema{}, err
 	}
@@ -30,7 +30,7 @@ func (c *Client) Schema(ctx context.Context, topic string, version int64) (Schem
 
 // Schemas returns every version of a topic's schema.
 func (c *Client) Schemas(ctx context.Context, topic string) ([]Schema, error) {
-	t, err := topicOf(topic)
+	t, err := ParseTopic(topic)
 	if err != nil {
 		return nil, err
 	}
@@ -43,7 +43,7 @@ func (c *Client) Schemas(ctx context.Context, topic string) ([]Schema, error) {
 
 // CreateSchema registers a schema (type as upstream names it, definition, properties).
 func (c *Client) CreateSchema(ctx context.Context, topic, typ, definition string, props map[string]string) error {
-	t, err := topicOf(topic)
+	t, err := ParseTopic(topic)
 	if err != nil {
 		return err
 	}
@@ -61,7 +61,7 @@ func schemaPayload(typ, definition string, props map[string]string) any {
 
 // DeleteSchema deletes a topic's schema.
 func (c *Client) DeleteSchema(ctx context.Context, topic string) error {
-	t, err := topicOf(topic)
+	t, err := ParseTopic(topic)
 	if err != nil {
 		return err
 	}
@@ -78,7 +78,7 @@ func SchemaVersionBytes(v int64) []byte { return binary.BigEndian.AppendUint64(n
 // SchemaVersionOf returns the version under which a topic registered the schema (type as
 // upstream names it, definition, properties); 404 (IsNotFound) if it never did.
 func (c *Client) SchemaVersionOf(ctx context.Context, topic, typ, definition string, props map[string]string) (int64, error) {
-	t, err := topicOf(topic)
+	t, err := ParseTopic(topic)
 	if err != nil {
 		return 0, err
 	}
@@ -92,7 +92,7 @@ func (c *Client) SchemaVersionOf(ctx context.Context, topic, typ, definition str
 // SchemaCompatibility checks, without registering it, whether a schema could be registered
 // on a topic under its namespace's strategy.
 func (c *Client) SchemaCompatibility(ctx context.Context, topic, typ, definition string, props map[string]string) (SchemaCompatibility, error) {
-	t, err := topicOf(topic)
+	t, err := ParseTopic(topic)
 	if err != nil {
 		return SchemaCompatibility{}, err
 	}

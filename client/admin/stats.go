@@ -11,7 +11,7 @@ import (
 
 // Stats returns a non-partitioned topic's (or a partition's) stats.
 func (c *Client) Stats(ctx context.Context, topic string) (TopicStats, error) {
-	t, err := topicOf(topic)
+	t, err := ParseTopic(topic)
 	if err != nil {
 		return TopicStats{}, err
 	}
@@ -22,7 +22,7 @@ func (c *Client) Stats(ctx context.Context, topic string) (TopicStats, error) {
 
 // PartitionedStats returns a partitioned topic's stats, per partition when perPartition.
 func (c *Client) PartitionedStats(ctx context.Context, topic string, perPartition bool) (PartitionedTopicStats, error) {
-	t, err := topicOf(topic)
+	t, err := ParseTopic(topic)
 	if err != nil {
 		return PartitionedTopicStats{}, err
 	}
@@ -55,7 +55,7 @@ func (c *Client) BrokerTopicStats(ctx context.Context) (map[string]TopicStats, e
 // InternalStats returns a non-partitioned topic's (or a partition's) storage-level stats:
 // ledgers and the cursor of each subscription.
 func (c *Client) InternalStats(ctx context.Context, topic string) (InternalStats, error) {
-	t, err := topicOf(topic)
+	t, err := ParseTopic(topic)
 	if err != nil {
 		return InternalStats{}, err
 	}

@@ -10,7 +10,7 @@ import (
 
 // Subscriptions lists a topic's subscriptions.
 func (c *Client) Subscriptions(ctx context.Context, topic string) ([]string, error) {
-	t, err := topicOf(topic)
+	t, err := ParseTopic(topic)
 	if err != nil {
 		return nil, err
 	}
@@ -20,7 +20,7 @@ func (c *Client) Subscriptions(ctx context.Context, topic string) ([]string, err
 }
 
 func (c *Client) subCall(ctx context.Context, method, topic, sub string, body any, more ...string) error {
-	t, err := topicOf(topic)
+	t, err := ParseTopic(topic)
 	if err != nil {
 		return err
 	}
@@ -36,7 +36,7 @@ func (c *Client) CreateSubscription(ctx context.Context, topic, sub string, id M
 
 // DeleteSubscription deletes a subscription (force: closing its consumers).
 func (c *Client) DeleteSubscription(ctx context.Context, topic, sub string, force bool) error {
-	t, err := topicOf(topic)
+	t, err := ParseTopic(topic)
 	if err != nil {
 		return err
 	}
@@ -72,7 +72,7 @@ func (c *Client) ResetCursorToID(ctx context.Context, topic, sub string, id Mess
 // ExpireAllSubscriptions acknowledges, on every subscription of a topic, the messages older
 // than seconds.
 func (c *Client) ExpireAllSubscriptions(ctx context.Context, topic string, seconds int64) error {
-	t, err := topicOf(topic)
+	t, err := ParseTopic(topic)
 	if err != nil {
 		return err
 	}

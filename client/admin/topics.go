@@ -40,12 +40,10 @@ func (c *Client) topicList(ctx context.Context, ns string, persistent, partition
 	return out, err
 }
 
-func topicOf(name string) (TopicName, error) { return ParseTopic(name) }
-
 // CreateTopic creates a non-partitioned topic (partitions == 0) or a partitioned one, with
 // properties (may be nil).
 func (c *Client) CreateTopic(ctx context.Context, topic string, partitions int, props map[string]string) error {
-	t, err := topicOf(topic)
+	t, err := ParseTopic(topic)
 	if err != nil {
 		return err
 	}
@@ -64,7 +62,7 @@ func (c *Client) CreateTopic(ctx context.Context, topic string, partitions int, 
 
 // DeleteTopic deletes a topic; partitioned says it is a partitioned topic (all partitions).
 func (c *Client) DeleteTopic(ctx context.Context, topic string, partitioned, force bool) error {
-	t, err := topicOf(topic)
+	t, err := ParseTopic(topic)
 	if err != nil {
 		return err
 	}
@@ -78,7 +76,7 @@ func (c *Client) DeleteTopic(ctx context.Context, topic string, partitioned, for
 
 // Partitions returns a topic's partition count (0: not partitioned).
 func (c *Client) Partitions(ctx context.Context, topic string) (int, error) {
-	t, err := topicOf(topic)
+	t, err := ParseTopic(topic)
 	if err != nil {
 		return 0, err
 	}
@@ -91,7 +89,7 @@ func (c *Client) Partitions(ctx context.Context, topic string) (int, error) {
 
 // UpdatePartitions raises a partitioned topic's partition count.
 func (c *Client) UpdatePartitions(ctx context.Context, topic string, n int) error {
-	t, err := topicOf(topic)
+	t, err := ParseTopic(topic)
 	if err != nil {
 		return err
 	}
@@ -101,7 +99,7 @@ func (c *Client) UpdatePartitions(ctx context.Context, topic string, n int) erro
 
 // TopicProperties returns a topic's properties.
 func (c *Client) TopicProperties(ctx context.Context, topic string) (map[string]string, error) {
-	t, err := topicOf(topic)
+	t, err := ParseTopic(topic)
 	if err != nil {
 		return nil, err
 	}
@@ -112,7 +110,7 @@ func (c *Client) TopicProperties(ctx context.Context, topic string) (map[string]
 
 // UpdateTopicProperties merges props into a topic's properties.
 func (c *Client) UpdateTopicProperties(ctx context.Context, topic string, props map[string]string) error {
-	t, err := topicOf(topic)
+	t, err := ParseTopic(topic)
 	if err != nil {
 		return err
 	}
@@ -122,7 +120,7 @@ func (c *Client) UpdateTopicProperties(ctx context.Context, topic string, props 
 
 // LastMessageID returns the id of a topic's last message.
 func (c *Client) LastMessageID(ctx context.Context, topic string) (MessageID, error) {
-	t, err := topicOf(topic)
+	t, err := ParseTopic(topic)
 	if err != nil {
 		return MessageID{}, err
 	}
@@ -133,7 +131,7 @@ func (c *Client) LastMessageID(ctx context.Context, topic string) (MessageID, er
 
 // RemoveTopicProperty deletes one property of a topic.
 func (c *Client) RemoveTopicProperty(ctx context.Context, topic, key string) error {
-	t, err := topicOf(topic)
+	t, err := ParseTopic(topic)
 	if err != nil {
 		return err
 	}
@@ -144,7 +142,7 @@ func (c *Client) RemoveTopicProperty(ctx context.Context, topic, key string) err
 // MessageIDByTime returns the id of the first message published at or after ms (Unix
 // milliseconds). Upstream answers 404 when there is none.
 func (c *Client) MessageIDByTime(ctx context.Context, topic string, ms int64) (MessageID, error) {
-	t, err := topicOf(topic)
+	t, err := ParseTopic(topic)
 	if err != nil {
 		return MessageID{}, err
 	}
@@ -156,7 +154,7 @@ func (c *Client) MessageIDByTime(ctx context.Context, topic string, ms int64) (M
 // TerminateTopic closes a topic to new messages for good and returns its last message's id.
 // Producers are disconnected; consumers may still read what is there.
 func (c *Client) TerminateTopic(ctx context.Context, topic string) (MessageID, error) {
-	t, err := topicOf(topic)
+	t, err := ParseTopic(topic)
 	if err != nil {
 		return MessageID{}, err
 	}
@@ -168,7 +166,7 @@ func (c *Client) TerminateTopic(ctx context.Context, topic string) (MessageID, e
 // UnloadTopic asks the owning broker to unload a topic (clients reconnect, possibly to
 // another broker).
 func (c *Client) UnloadTopic(ctx context.Context, topic string) error {
-	t, err := topicOf(topic)
+	t, err := ParseTopic(topic)
 	if err != nil {
 		return err
 	}
@@ -178,7 +176,7 @@ func (c *Client) UnloadTopic(ctx context.Context, topic string) error {
 
 // CompactTopic triggers a compaction of a topic; it runs in the background on the broker.
 func (c *Client) CompactTopic(ctx context.Context, topic string) error {
-	t, err := topicOf(topic)
+	t, err := ParseTopic(topic)
 	if err != nil {
 		return err
 	}
