@@ -1,0 +1,84 @@
+package names
+
+import "strings"
+
+// The suffixes the clients give dead-letter and retry topics: <topic>-<subscription>-DLQ and
+// <topic>-<subscription>-RETRY (the official clients since 2.10; older ones named them
+// <subscription>-DLQ in the topic's namespace).
+const (
+	DLQSuffix   = "-DLQ"
+	RetrySuffix = "-RETRY"
+)
+
+// Kind is what a topic is for.
+type Kind int
+
+// The kinds of topic.
+const (
+	Standard Kind = iota
+	Retry
+	DeadLetter
+)
+
+func (k Kind) String() string {
+	switch k {
+	case Retry:
+		return "retry"
+	case DeadLetter:
+		return "dead letter"
+	}
+	return "standard"
+}
+
+// LetterKind is the kind a topic's name implies (a partition's name: its topic's), and the
+// name without the -DLQ or -RETRY suffix; Standard and "" for other names.
+func LetterKind(name string) (kind Kind, stem string) {
+	name = BaseName(name)
+	if s, ok := strings.CutSuffix(name, DLQSuffix); ok {
+		return DeadLetter, s
+	}
+	if s, ok := strings.CutSuffix(name, RetrySuffix); ok {
+		return Retry, s
+	}
+	return Standard, ""
+}
+
+// IsLetterName reports a name the clients give dead-letter and retry topics.
+func IsLetterName(name string) bool {
+	k, _ := LetterKind(name)
+	return k != Standard
+}
+
+// DLQName and RetryName are the names the clients derive for the topic named topic (a
+// partition's name: its topic's) and a subscription.
+func DLQName(topic, sub string) string { return BaseName(topic) + "-" + sub + DLQSuffix }
+
+// RetryName: see DLQName.
+func RetryName(topic, sub string) string { return BaseName(topic) + "-" + sub + RetrySuffix }
+
+// FromName applies the naming rule of the clients: <S>-<X>-DLQ is a dead-letter topic and
+// <S>-<X>-RETRY a retry topic of topic S and subscription X. topic is a full name; known are
+// full names of existing topics: the longest existing S wins, and without one the last dash
+// splits S from X (named is then false: the origin is a guess). kind is Standard for other
+// names.
+func FromName(topic string, known []string) (kind Kind, origin, sub string, named bool) {
+	i := strings.LastIndex(topic, "/")
+	prefix := topic[:i+1]
+	kind, stem := LetterKind(topic[i+1:])
+	if kind == Standard {
+		return Standard, "", "", false
+	}
+	exists := make(map[string]bool, len(known))
+	for _, k := range known {
+		exists[BaseName(k)] = true
+	}
+	for i := len(stem) - 2; i > 0; i-- {
+		if stem[i] == '-' && exists[prefix+stem[:i]] {
+			return kind, prefix + stem[:i], stem[i+1:], true
+		}
+	}
+	if i := strings.LastIndex(stem, "-"); i > 0 && i < len(stem)-1 {
+		return kind, prefix + stem[:i], stem[i+1:], false
+	}
+	return kind, "", "", false
+}

@@ -1,0 +1,180 @@
+// Package names is what a Pulsar name means, as pure functions over strings: topic names
+// (domain, tenant, namespace, local name, partition; the short forms the clients accept),
+// namespace names, and the names the clients give dead-letter and retry topics (the -DLQ and
+// -RETRY rule). It follows upstream's TopicName and NamespaceName, which the official clients and
+// brokers share. It imports nothing of letterbox, so that the broker, the client, the admin
+// client and the TUI read names by one rule. What a topic is for beyond its name (its
+// purpose property, its newest message) is client/deadletter's Classify, which reads the name
+// through this package.
+package names
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// The domains of a topic name.
+const (
+	Persistent    = "persistent"
+	NonPersistent = "non-persistent"
+)
+
+// The namespace a short topic name ("x") is in.
+const (
+	DefaultTenant    = "public"
+	DefaultNamespace = "default"
+)
+
+// PartitionSuffix joins a partitioned topic's name and a partition's index.
+const PartitionSuffix = "-partition-"
+
+// ErrInvalid is what every parse error wraps.
+var ErrInvalid = errors.New("invalid name")
+
+// Topic is a parsed topic name.
+type Topic struct {
+	Persistent bool
+	Tenant     string
+	// Cluster is the cluster of a V1 name (domain://tenant/cluster/namespace/local), "" for the
+	// V2 names everything letterbox creates uses.
+	Cluster string
+	// Namespace is the namespace's own name, without the tenant.
+	Namespace string
+	// Local is the topic's own name, a partition's -partition-N suffix included.
+	Local string
+	// Partition is N for a partition's name (Local ends in -partition-N), else −1.
+	Partition int
+}
+
+// namePart is upstream's rule for a tenant, cluster or namespace name (NamedEntity).
+var namePart = regexp.MustCompile(`^[-=:.\w]+$`)
+
+// ValidNamePart reports whether s may be a tenant, cluster or namespace name.
+func ValidNamePart(s string) bool { return namePart.MatchString(s) }
+
+// ParseTopic reads a topic name as upstream's TopicName does: a full name
+// (persistent://tenant/ns/local, non-persistent://…, or the V1 domain://tenant/cluster/ns/local)
+// or the short forms "tenant/ns/local" and "local" (in public/default, persistent). The tenant,
+// cluster and namespace must be valid name parts and the local name non-empty.
+func ParseTopic(s string) (Topic, error) {
+	t := Topic{Partition: -1}
+	full := s
+	if !strings.Contains(s, "://") {
+		switch strings.Count(s, "/") {
+		case 0:
+			full = Persistent + "://" + DefaultTenant + "/" + DefaultNamespace + "/" + s
+		case 2:
+			full = Persistent + "://" + s
+		default:
+			return t, fmt.Errorf("%w: short topic name %q: want <tenant>/<namespace>/<topic> or <topic>", ErrInvalid, s)
+		}
+	}
+	domain, rest, _ := strings.Cut(full, "://")
+	switch domain {
+	case Persistent:
+		t.Persistent = true
+	case NonPersistent:
+	default:
+		return t, fmt.Errorf("%w: topic domain %q in %q", ErrInvalid, domain, s)
+	}
+	parts := strings.SplitN(rest, "/", 4)
+	switch len(parts) {
+	case 3:
+		t.Tenant, t.Namespace, t.Local = parts[0], parts[1], parts[2]
+	case 4:
+		t.Tenant, t.Cluster, t.Namespace, t.Local = parts[0], parts[1], parts[2], parts[3]
+		if !ValidNamePart(t.Cluster) {
+			return t, fmt.Errorf("%w: cluster in topic name %q", ErrInvalid, s)
+		}
+	default:
+		return t, fmt.Errorf("%w: topic name %q: want <domain>://<tenant>/<namespace>/<topic>", ErrInvalid, s)
+	}
+	if !ValidNamePart(t.Tenant) || !ValidNamePart(t.Namespace) {
+		return t, fmt.Errorf("%w: tenant or namespace in topic name %q", ErrInvalid, s)
+	}
+	if t.Local == "" {
+		return t, fmt.Errorf("%w: empty local name in topic name %q", ErrInvalid, s)
+	}
+	t.Partition = PartitionIndex(t.Local)
+	return t, nil
+}
+
+// V2 reports a name without a cluster.
+func (t Topic) V2() bool { return t.Cluster == "" }
+
+// Domain is "persistent" or "non-persistent".
+func (t Topic) Domain() string {
+	if t.Persistent {
+		return Persistent
+	}
+	return NonPersistent
+}
+
+// NamespaceName is "tenant/namespace" ("tenant/cluster/namespace" for a V1 name).
+func (t Topic) NamespaceName() string {
+	if t.Cluster != "" {
+		return t.Tenant + "/" + t.Cluster + "/" + t.Namespace
+	}
+	return t.Tenant + "/" + t.Namespace
+}
+
+// String is the full name.
+func (t Topic) String() string { return t.Domain() + "://" + t.NamespaceName() + "/" + t.Local }
+
+// Base is the partitioned topic a partition belongs to; t itself when it is no partition.
+func (t Topic) Base() Topic {
+	if t.Partition < 0 {
+		return t
+	}
+	b := t
+	b.Local = BaseName(t.Local)
+	b.Partition = -1
+	return b
+}
+
+// PartitionTopic is partition i of t.
+func (t Topic) PartitionTopic(i int) Topic {
+	p := t
+	p.Local = PartitionName(t.Local, i)
+	p.Partition = i
+	return p
+}
+
+// PartitionIndex is upstream's reading of a partition's index: N for a name ending in
+// -partition-N, where N is a non-negative integer written without a sign or leading zeros;
+// −1 for any other name (x-partition-01 and x-partition-a are topics of their own).
+func PartitionIndex(name string) int {
+	i := strings.LastIndex(name, PartitionSuffix)
+	if i < 0 {
+		return -1
+	}
+	idx := name[i+len(PartitionSuffix):]
+	n, err := strconv.Atoi(idx)
+	if err != nil || n < 0 || strconv.Itoa(n) != idx {
+		return -1
+	}
+	return n
+}
+
+// BaseName is name (full or local) without a partition's -partition-N suffix.
+func BaseName(name string) string {
+	if PartitionIndex(name) < 0 {
+		return name
+	}
+	return name[:strings.LastIndex(name, PartitionSuffix)]
+}
+
+// PartitionName is the name of partition i of the topic named base (full or local).
+func PartitionName(base string, i int) string { return base + PartitionSuffix + strconv.Itoa(i) }
+
+// ParseNamespace reads "tenant/namespace" as upstream's NamespaceName does for V2 names.
+func ParseNamespace(ns string) (tenant, local string, err error) {
+	tenant, local, ok := strings.Cut(ns, "/")
+	if !ok || !ValidNamePart(tenant) || !ValidNamePart(local) {
+		return "", "", fmt.Errorf("%w: namespace %q: want <tenant>/<namespace>", ErrInvalid, ns)
+	}
+	return tenant, local, nil
+}
