@@ -3,9 +3,9 @@ package broker
 import (
 	"hash/crc32"
 	"regexp"
-	"strconv"
 	"strings"
 
+	"github.com/letterbox-dev/letterbox/client/names"
 	"github.com/letterbox-dev/letterbox/client/wire/pb"
 )
 
@@ -52,14 +52,7 @@ func (c *conn) handleGetTopicsOfNamespace(cmd *pb.CommandGetTopicsOfNamespace) e
 	return nil
 }
 
-func stripPartition(full string) string {
-	if i := strings.LastIndex(full, partitionSuffix); i >= 0 {
-		if _, err := strconv.Atoi(full[i+len(partitionSuffix):]); err == nil {
-			return full[:i]
-		}
-	}
-	return full
-}
+func stripPartition(full string) string { return names.BaseName(full) }
 
 // topicsHash is upstream's hash of a sorted topic list: CRC32C of the names joined by ","
 // written as hex of its little-endian bytes (how Guava prints a 32-bit HashCode).

@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/letterbox-dev/letterbox/client/names"
 )
 
 // topicName is a parsed, fully qualified topic name.
@@ -55,13 +57,7 @@ func parseTopicName(s string) (topicName, error) {
 	if t.Local == "" || strings.Contains(t.Local, "/") {
 		return t, fmt.Errorf("invalid local name in topic name %q", s)
 	}
-	if i := strings.LastIndex(t.Local, partitionSuffix); i >= 0 {
-		n, err := strconv.Atoi(t.Local[i+len(partitionSuffix):])
-		if err != nil || n < 0 {
-			return t, fmt.Errorf("invalid partition index in topic name %q", s)
-		}
-		t.Partition = n
-	}
+	t.Partition = names.PartitionIndex(t.Local)
 	return t, nil
 }
 

@@ -161,6 +161,31 @@ func TestRawBadInput(t *testing.T) {
 	}
 }
 
+// TestRawPartitionSuffixNotAnIndex checks upstream's reading of a -partition- suffix: a name
+// whose suffix is not a partition index as upstream writes one (no sign, no leading zero) is a
+// topic of its own, not a partition and not an invalid name.
+func TestRawPartitionSuffixNotAnIndex(t *testing.T) {
+	t.Parallel()
+	b := startRawBroker(t, nil)
+	c, _ := connectRaw(t, b, rawClientVersion, 21)
+	for _, name := range []string{"persistent://public/default/x-partition-01", "persistent://public/default/x-partition-a"} {
+		reqID := c.id()
+		ps := c.request(&pb.BaseCommand{Type: pb.BaseCommand_PRODUCER.Enum(), Producer: &pb.CommandProducer{
+			Topic: proto.String(name), ProducerId: proto.Uint64(c.id()), RequestId: proto.Uint64(reqID),
+		}}, pb.BaseCommand_PRODUCER_SUCCESS).GetProducerSuccess()
+		if ps.GetRequestId() != reqID {
+			t.Errorf("PRODUCER %q: %v, want PRODUCER_SUCCESS for request %d", name, ps, reqID)
+		}
+		reqID = c.id()
+		md := c.request(&pb.BaseCommand{Type: pb.BaseCommand_PARTITIONED_METADATA.Enum(), PartitionMetadata: &pb.CommandPartitionedTopicMetadata{
+			Topic: proto.String(name), RequestId: proto.Uint64(reqID),
+		}}, pb.BaseCommand_PARTITIONED_METADATA_RESPONSE).GetPartitionMetadataResponse()
+		if md.GetResponse() != pb.CommandPartitionedTopicMetadataResponse_Success || md.GetPartitions() != 0 {
+			t.Errorf("PARTITIONED_METADATA %q: %v, want a non-partitioned topic", name, md)
+		}
+	}
+}
+
 // TestRawInvalidTopicName checks that every command naming a topic answers an invalid name with
 // InvalidTopicName in the shape its sender waits for, and keeps the connection.
 func TestRawInvalidTopicName(t *testing.T) {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/letterbox-dev/letterbox/client/names"
 )
 
 // topicName is a parsed, fully qualified topic name.
@@ -60,14 +62,7 @@ func parseTopic(name string) (topicName, error) {
 			return topicName{}, fmt.Errorf("%w: %q: empty segment", ErrInvalidTopic, name)
 		}
 	}
-	t.Partition = -1
-	if i := strings.LastIndex(t.Local, "-partition-"); i >= 0 {
-		n, err := strconv.Atoi(t.Local[i+len("-partition-"):])
-		if err != nil || n < 0 {
-			return topicName{}, fmt.Errorf("%w: %q: bad partition suffix", ErrInvalidTopic, name)
-		}
-		t.Partition = n
-	}
+	t.Partition = names.PartitionIndex(t.Local)
 	return t, nil
 }
 

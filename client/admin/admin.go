@@ -22,9 +22,10 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 	"time"
+
+	"github.com/letterbox-dev/letterbox/client/names"
 )
 
 // Options configure a Client.
@@ -331,17 +332,7 @@ func (t TopicName) String() string {
 }
 
 // PartitionIndex is N for a name ending in -partition-N, else −1.
-func (t TopicName) PartitionIndex() int {
-	i := strings.LastIndex(t.Local, "-partition-")
-	if i < 0 {
-		return -1
-	}
-	n, err := strconv.Atoi(t.Local[i+len("-partition-"):])
-	if err != nil {
-		return -1
-	}
-	return n
-}
+func (t TopicName) PartitionIndex() int { return names.PartitionIndex(t.Local) }
 
 // path is the REST path of a topic, with each segment escaped, plus more segments.
 func (t TopicName) path(more ...string) []string {

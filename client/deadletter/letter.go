@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/letterbox-dev/letterbox/client"
+	"github.com/letterbox-dev/letterbox/client/names"
 )
 
 // Properties letterbox's replay writes on what it republishes (client/replay sets them).
@@ -127,16 +128,7 @@ func Reason(props map[string]string) (key, value string) {
 }
 
 // BaseTopic is topic without a -partition-N suffix.
-func BaseTopic(topic string) string {
-	i := strings.LastIndex(topic, "-partition-")
-	if i < 0 {
-		return topic
-	}
-	if _, err := strconv.Atoi(topic[i+len("-partition-"):]); err != nil {
-		return topic
-	}
-	return topic[:i]
-}
+func BaseTopic(topic string) string { return names.BaseName(topic) }
 
 // SubscriptionFromProducer reads the origin subscription out of a dead letter's producer name.
 // The DLQ routers of the official Go and Java clients and of letterbox's client name their

@@ -4,8 +4,9 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
+
+	"github.com/letterbox-dev/letterbox/client/names"
 )
 
 // TopicName is a parsed topic name.
@@ -44,15 +45,11 @@ func (n TopicName) NS() string { return n.Tenant + "/" + n.Namespace }
 
 // PartitionOf splits "x-partition-3" into ("x", 3); ok is false for other names.
 func PartitionOf(name string) (parent string, index int, ok bool) {
-	i := strings.LastIndex(name, "-partition-")
-	if i < 0 {
+	idx := names.PartitionIndex(name)
+	if idx < 0 {
 		return "", 0, false
 	}
-	idx, err := strconv.Atoi(name[i+len("-partition-"):])
-	if err != nil || idx < 0 {
-		return "", 0, false
-	}
-	return name[:i], idx, true
+	return names.BaseName(name), idx, true
 }
 
 // ShortName drops "persistent://" and, when it is ns, the namespace: what a screen shows.
