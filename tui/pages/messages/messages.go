@@ -1,15 +1,17 @@
 // Package messages is the messages screen: a subscription's backlog peeked page by page (the
 // cursor does not move), the topic read from any position (earliest, latest, a time, a message
 // id) a page at a time with a non-durable reader, or the topic tailed live with a non-durable
-// reader that follows new messages until you scroll back. Payloads are decoded by schema (Avro → JSON, JSON pretty,
-// string, hex dump); "/" searches what is loaded; marked messages export as JSON lines; "y"
-// copies a payload through the terminal (OSC 52).
+// reader that follows new messages until you scroll back. Payloads are decoded by schema
+// (Avro → JSON, JSON pretty, string, hex dump); "/" searches what is loaded; marked messages
+// export as JSON lines; "y" copies a payload through the terminal (OSC 52).
+//
+// messages.go holds the screen's state, its loads and its keys; view.go draws it; tail.go
+// runs the live tail; filter.go the search; prompt.go the filter, export and position
+// prompts; decode.go decodes payloads; export.go writes JSON lines.
 package messages
 
 import (
 	"context"
-	"errors"
-	"strings"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -24,10 +26,6 @@ import (
 // PageSize is how many messages one peek page holds.
 const PageSize = 20
 
-// TailLimit bounds what a tail keeps in memory; older messages are dropped (and the screen
-// says so).
-const TailLimit = 5000
-
 // PeekedMsg carries one page of a peek.
 type PeekedMsg struct {
 	common.Fresh
@@ -40,44 +38,6 @@ type PeekedMsg struct {
 type SchemaMsg struct {
 	Topic  string
 	Schema *data.SchemaInfo
-}
-
-// TailStartedMsg carries a running tail.
-type TailStartedMsg struct {
-	common.Fresh
-	Topic string
-	ch    <-chan data.TailEvent
-	stop  func()
-}
-
-// TailMsg is one tailed message; ok is false when the tail ended, with Err saying why (nil:
-// stopped).
-type TailMsg struct {
-	Topic string
-	Msg   data.Message
-	Err   error
-	ok    bool
-	ch    <-chan data.TailEvent
-}
-
-// TailLostMsg says the tail's reader lost its broker (it reconnects by itself).
-type TailLostMsg struct {
-	Topic string
-	ch    <-chan data.TailEvent
-}
-
-// TailBackMsg says the tail's reader has its broker again and reads on.
-type TailBackMsg struct {
-	common.Fresh
-	Topic string
-	ch    <-chan data.TailEvent
-}
-
-// TailAliveMsg answers the check a running tail makes at each refresh: the topic is there
-// and the cluster answers, so what the tail shows is current.
-type TailAliveMsg struct {
-	common.Fresh
-	Topic string
 }
 
 const (
@@ -202,51 +162,6 @@ func (p *Page) peek(from int) tea.Cmd {
 	return common.LoadFor(p.c, p, "peek "+sub, func(ctx context.Context, s data.Source) ([]data.Message, error) {
 		return s.Peek(ctx, t, sub, from, PageSize)
 	}, func(ms []data.Message) tea.Msg { return PeekedMsg{Topic: t, Sub: sub, From: from, Msgs: ms} })
-}
-
-func (p *Page) startTail() tea.Cmd {
-	p.loading = true
-	t := p.topic
-	return func() tea.Msg {
-		// Not common.Load: the tail outlives this command, so it gets the app's context, not a
-		// deadline; only creating the reader is bounded.
-		ch, stop, err := p.c.Source.Tail(p.c.Ctx, t)
-		if err != nil {
-			return common.ErrorMsg{What: "tail " + data.ShortName(t, ""), Err: err, Owner: p}
-		}
-		return TailStartedMsg{Topic: t, ch: ch, stop: stop}
-	}
-}
-
-func waitTail(topic string, ch <-chan data.TailEvent) tea.Cmd {
-	return func() tea.Msg {
-		ev, ok := <-ch
-		switch {
-		case ok && ev.Link == data.LinkLost:
-			return TailLostMsg{Topic: topic, ch: ch}
-		case ok && ev.Link == data.LinkBack:
-			return TailBackMsg{Topic: topic, ch: ch}
-		case ok && ev.Err != nil:
-			return TailMsg{Topic: topic, Err: ev.Err, ch: ch}
-		}
-		return TailMsg{Topic: topic, Msg: ev.Msg, ok: ok, ch: ch}
-	}
-}
-
-// checkTail asks the cluster about the tailed topic at each refresh: an answer says that what
-// the tail shows is current; none (the cluster unreachable, the topic gone) says so.
-func (p *Page) checkTail() tea.Cmd {
-	t := p.topic
-	return common.Load(p.c, "tail "+data.ShortName(t, ""), func(ctx context.Context, s data.Source) (*data.TopicDetail, error) {
-		return s.TopicDetail(ctx, t)
-	}, func(*data.TopicDetail) tea.Msg { return TailAliveMsg{Topic: t} })
-}
-
-// restartTail starts the tail again after it ended (ctrl+r): what it showed stays.
-func (p *Page) restartTail() tea.Cmd {
-	p.Close()
-	p.tailDone, p.tailErr, p.loadErr, p.following, p.tailLost = false, nil, nil, true, false
-	return p.startTail()
 }
 
 func (p *Page) Title() string {
@@ -378,21 +293,6 @@ func (p *Page) Update(msg tea.Msg) (common.Page, tea.Cmd) {
 	return p, nil
 }
 
-func (p *Page) appendTail(m data.Message) {
-	p.msgs = append(p.msgs, m)
-	if over := len(p.msgs) - TailLimit; over > 0 {
-		p.msgs = p.msgs[over:]
-		p.dropped += over
-	}
-	cur := p.tbl.Cursor()
-	p.refreshRows()
-	if p.following {
-		p.tbl.Bottom()
-	} else {
-		p.tbl.SetCursor(cur)
-	}
-}
-
 func (p *Page) move(d int) {
 	if p.focus == focusDetail {
 		p.detailOff = max(0, p.detailOff+d)
@@ -514,105 +414,6 @@ func (p *Page) span() int {
 		return len(p.msgs)
 	}
 	return last - p.from + 1
-}
-
-func (p *Page) updatePrompt(msg tea.KeyPressMsg) tea.Cmd {
-	switch msg.String() {
-	case "esc":
-		if p.prompt == promptFilter { // esc clears the filter
-			p.setFilter("")
-		}
-		p.prompt = promptNone
-		return nil
-	case "enter":
-		kind := p.prompt
-		if kind == promptFilter && p.fltErr != nil {
-			return nil // the mistake is on screen: the filter stays open
-		}
-		p.prompt = promptNone
-		v := strings.TrimSpace(p.in.Value())
-		switch kind {
-		case promptFilter: // enter keeps what typing filtered
-			return nil
-		case promptFrom:
-			from, err := data.ParseFrom(v, p.c.Clock.Now())
-			if err != nil {
-				p.prompt = promptFrom // stays open, the reason in the status line
-				return status(err.Error())
-			}
-			return p.openAt(from)
-		}
-		if v == "" {
-			return status("export cancelled: no file name")
-		}
-		return export(p.c.ExportDir, p.c.DataDir, v, p.selection())
-	}
-	var cmd tea.Cmd
-	p.in, cmd = p.in.Update(msg)
-	if p.prompt == promptFilter { // filters as it is typed
-		p.setFilter(p.in.Value())
-	}
-	return cmd
-}
-
-// selection is what export writes: the marked messages, or those shown when none is marked.
-func (p *Page) selection() []data.Message {
-	var out []data.Message
-	for _, i := range p.shown {
-		if m := p.msgs[i]; len(p.marked) == 0 || p.marked[m.ID] {
-			out = append(out, m)
-		}
-	}
-	return out
-}
-
-// SetFilter starts the screen filtered by q (see setFilter).
-func (p *Page) SetFilter(q string) { p.setFilter(q) }
-
-// setFilter shows the messages that q selects (client/expr's grammar: text, or key=…,
-// property.NAME=…, …); a q that does not parse keeps the last filter and says where it is
-// wrong.
-func (p *Page) setFilter(q string) {
-	p.query = strings.TrimSpace(q)
-	e, err := expr.Parse(p.query, p.c.Clock.Now())
-	p.fltErr = nil
-	if err != nil {
-		errors.As(err, &p.fltErr)
-	} else {
-		p.flt = e
-	}
-	cur := p.current()
-	p.refreshRows()
-	if cur != nil { // keep the cursor on the message it was on, when it is still shown
-		for row, i := range p.shown {
-			if p.msgs[i].ID == cur.ID {
-				p.tbl.SetCursor(row)
-			}
-		}
-	}
-}
-
-// filterShown recomputes which messages pass the filter.
-func (p *Page) filterShown() {
-	p.shown = p.shown[:0]
-	for i := range p.msgs {
-		m := &p.msgs[i]
-		subject := expr.Message{Key: m.Key, Properties: m.Properties, Payload: m.Payload, PublishTime: m.PublishTime, ProducerName: m.ProducerName}
-		if p.flt.Match(&subject) {
-			p.shown = append(p.shown, i)
-		}
-	}
-}
-
-// jump moves to the next (dir 1) or previous (dir -1) message shown, wrapping around: with a
-// filter, the next match.
-func (p *Page) jump(dir int) {
-	if len(p.shown) == 0 {
-		return
-	}
-	p.tbl.SetCursor((p.tbl.Cursor() + dir + len(p.shown)) % len(p.shown))
-	p.following = false
-	p.detailOff = 0
 }
 
 func (p *Page) current() *data.Message {
