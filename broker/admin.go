@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/letterbox-dev/letterbox/client/names"
 )
 
 // The admin API: what broker/web serves as upstream's REST v2, as methods on *Broker. One file
@@ -86,7 +88,7 @@ func parseAdminTopic(name string) (topicName, error) {
 }
 
 // validNamePart reports whether s is a valid tenant or namespace name.
-func validNamePart(s string) bool { return nsPartRE.MatchString(s) }
+func validNamePart(s string) bool { return names.ValidNamePart(s) }
 
 // splitNamespace checks "tenant/ns".
 func splitNamespace(ns string) (tenant, local string, err error) {

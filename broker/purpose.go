@@ -3,6 +3,7 @@ package broker
 import (
 	"strings"
 
+	"github.com/letterbox-dev/letterbox/client/names"
 	"github.com/letterbox-dev/letterbox/client/wire/pb"
 )
 
@@ -26,13 +27,14 @@ const (
 	PurposeRetryLetter = "retry letter"
 )
 
-// purposeFromName returns the purpose a name's suffix implies, and the local name without it.
+// purposeFromName returns the purpose a name's suffix implies (client/names' rule), and the
+// local name without it.
 func purposeFromName(local string) (purpose, stem string) {
-	switch {
-	case strings.HasSuffix(local, "-DLQ"):
-		return PurposeDeadLetter, strings.TrimSuffix(local, "-DLQ")
-	case strings.HasSuffix(local, "-RETRY"):
-		return PurposeRetryLetter, strings.TrimSuffix(local, "-RETRY")
+	switch kind, stem := names.LetterKind(local); kind {
+	case names.DeadLetter:
+		return PurposeDeadLetter, stem
+	case names.Retry:
+		return PurposeRetryLetter, stem
 	}
 	return "", ""
 }
