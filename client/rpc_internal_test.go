@@ -116,7 +116,11 @@ func TestParseTopic(t *testing.T) {
 	if tn.Partition != 3 || tn.Base() != "persistent://public/default/x" {
 		t.Errorf("partition: %+v base %s", tn, tn.Base())
 	}
-	for _, bad := range []string{"", "a/b", "ftp://a/b/c", "a-partition-b"} {
+	// A -partition- suffix that is no index (upstream's rule) names a topic of its own.
+	if tn, err := parseTopic("a-partition-b"); err != nil || tn.Partition != -1 || tn.Base() != "persistent://public/default/a-partition-b" {
+		t.Errorf("parseTopic(a-partition-b) = %+v, %v; want a topic of its own", tn, err)
+	}
+	for _, bad := range []string{"", "a/b", "ftp://a/b/c"} {
 		if _, err := parseTopic(bad); !errors.Is(err, ErrInvalidTopic) {
 			t.Errorf("parseTopic(%q): %v", bad, err)
 		}
