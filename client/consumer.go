@@ -153,7 +153,7 @@ func (c *Consumer) subscribeTopic(ctx context.Context, topic, purpose string) er
 	if n > 0 {
 		names, parts = make([]string, n), make([]int32, n)
 		for i := range n {
-			names[i], parts[i] = partitionName(full, i), int32(i)
+			names[i], parts[i] = tn.PartitionTopic(i).String(), int32(i)
 		}
 	}
 	for i, name := range names {

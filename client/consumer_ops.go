@@ -8,6 +8,7 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
+	"github.com/letterbox-dev/letterbox/client/names"
 	"github.com/letterbox-dev/letterbox/client/wire/pb"
 )
 
@@ -20,22 +21,22 @@ func (c *Consumer) discover(ctx context.Context) error {
 	if domain != "persistent" {
 		return fmt.Errorf("%w: topics pattern: only persistent topics can be discovered", ErrInvalidTopic)
 	}
-	names, err := c.cl.TopicsOfNamespace(ctx, ns)
+	topics, err := c.cl.TopicsOfNamespace(ctx, ns)
 	if err != nil {
 		return err
 	}
 	seen := make(map[string]bool)
-	for _, n := range names {
+	for _, n := range topics {
 		tn, err := parseTopic(n)
 		if err != nil {
 			continue
 		}
-		base := tn.Base()
+		base := tn.Base().String()
 		if seen[base] || !c.re.MatchString(base) {
 			continue
 		}
 		seen[base] = true
-		if strings.HasSuffix(base, RetryTopicSuffix) || strings.HasSuffix(base, DLQTopicSuffix) {
+		if names.IsLetterName(base) {
 			// Never consume our own retry/DLQ topics by accident of a broad pattern
 			// unless explicitly matched by name.
 			if !strings.HasSuffix(c.opts.TopicsPattern, RetryTopicSuffix) && !strings.HasSuffix(c.opts.TopicsPattern, DLQTopicSuffix) {

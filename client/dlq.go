@@ -9,14 +9,15 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
+	"github.com/letterbox-dev/letterbox/client/names"
 	"github.com/letterbox-dev/letterbox/client/wire/pb"
 )
 
 // Property names and suffixes of upstream's DLQ and retry flows (the official Go client's
 // constants, including the historic misspelling ORIGIN_MESSAGE_IDY_TIME).
 const (
-	DLQTopicSuffix             = "-DLQ"
-	RetryTopicSuffix           = "-RETRY"
+	DLQTopicSuffix             = names.DLQSuffix
+	RetryTopicSuffix           = names.RetrySuffix
 	MaxReconsumeTimes          = 16
 	PropertyDelayTime          = "DELAY_TIME"
 	PropertyRealTopic          = "REAL_TOPIC"
@@ -52,12 +53,11 @@ func (c *Consumer) setupDLQ(ctx context.Context, first string, topics *[]string)
 		if err != nil {
 			return err
 		}
-		base := tn.Base()
-		retry := base + "-" + o.SubscriptionName + RetryTopicSuffix
-		dlq := base + "-" + o.SubscriptionName + DLQTopicSuffix
+		retry := names.RetryName(tn.String(), o.SubscriptionName)
+		dlq := names.DLQName(tn.String(), o.SubscriptionName)
 		// Topics named by the client versions before 2.10, used when they exist partitioned.
-		legacyRetry := tn.Domain + "://" + tn.Namespace + "/" + o.SubscriptionName + RetryTopicSuffix
-		legacyDLQ := tn.Domain + "://" + tn.Namespace + "/" + o.SubscriptionName + DLQTopicSuffix
+		legacyRetry := tn.Domain() + "://" + tn.NamespaceName() + "/" + o.SubscriptionName + RetryTopicSuffix
+		legacyDLQ := tn.Domain() + "://" + tn.NamespaceName() + "/" + o.SubscriptionName + DLQTopicSuffix
 		if n, err := c.cl.partitionsNoCreate(ctx, legacyRetry); err == nil && n > 0 {
 			retry = legacyRetry
 		}
@@ -91,14 +91,7 @@ func (c *Consumer) setupDLQ(ctx context.Context, first string, topics *[]string)
 // isLetterTopic reports a dead-letter or retry topic: by the purpose the consumer declares, or
 // by the names the clients give them.
 func isLetterTopic(topic, purpose string) bool {
-	if purpose == TopicPurposeDeadLetter || purpose == TopicPurposeRetryLetter {
-		return true
-	}
-	base := topic
-	if tn, err := parseTopic(topic); err == nil {
-		base = tn.Base()
-	}
-	return strings.HasSuffix(base, DLQTopicSuffix) || strings.HasSuffix(base, RetryTopicSuffix)
+	return purpose == TopicPurposeDeadLetter || purpose == TopicPurposeRetryLetter || names.IsLetterName(topic)
 }
 
 // partitionsNoCreate asks for partitioned metadata without auto-creating the topic (PIP-344);

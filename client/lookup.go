@@ -154,7 +154,7 @@ func (cl *Client) TopicPartitions(ctx context.Context, topic string) ([]string, 
 	}
 	out := make([]string, n)
 	for i := range out {
-		out[i] = partitionName(tn.String(), i)
+		out[i] = tn.PartitionTopic(i).String()
 	}
 	return out, nil
 }

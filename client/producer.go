@@ -80,7 +80,7 @@ func (cl *Client) CreateProducer(ctx context.Context, opts ProducerOptions) (*Pr
 	if n > 0 {
 		topics = make([]string, n)
 		for i := range topics {
-			topics[i] = partitionName(tn.String(), i)
+			topics[i] = tn.PartitionTopic(i).String()
 		}
 	}
 	for i, t := range topics {

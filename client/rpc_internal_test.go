@@ -113,14 +113,16 @@ func TestParseTopic(t *testing.T) {
 		}
 	}
 	tn, _ := parseTopic("x-partition-3")
-	if tn.Partition != 3 || tn.Base() != "persistent://public/default/x" {
+	if tn.Partition != 3 || tn.Base().String() != "persistent://public/default/x" {
 		t.Errorf("partition: %+v base %s", tn, tn.Base())
 	}
 	// A -partition- suffix that is no index (upstream's rule) names a topic of its own.
-	if tn, err := parseTopic("a-partition-b"); err != nil || tn.Partition != -1 || tn.Base() != "persistent://public/default/a-partition-b" {
+	if tn, err := parseTopic("a-partition-b"); err != nil || tn.Partition != -1 || tn.Base().String() != "persistent://public/default/a-partition-b" {
 		t.Errorf("parseTopic(a-partition-b) = %+v, %v; want a topic of its own", tn, err)
 	}
-	for _, bad := range []string{"", "a/b", "ftp://a/b/c"} {
+	// As upstream's TopicName (and client/names): a short name has one or three segments, and a
+	// tenant or namespace name only [-=:.\w].
+	for _, bad := range []string{"", "a/b", "ftp://a/b/c", "t/c/ns/x", "bad tenant/ns/x", "persistent://t/n s/x"} {
 		if _, err := parseTopic(bad); !errors.Is(err, ErrInvalidTopic) {
 			t.Errorf("parseTopic(%q): %v", bad, err)
 		}

@@ -162,7 +162,7 @@ func (m *Message) DecodeGeneric(ctx context.Context) (any, error) {
 		var err error
 		topic := m.Topic
 		if tn, perr := parseTopic(topic); perr == nil {
-			topic = tn.Base()
+			topic = tn.Base().String()
 		}
 		if m.SchemaVersion == nil {
 			s, err = m.consumer.cl.fetchSchema(ctx, topic, nil)
