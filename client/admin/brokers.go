@@ -6,7 +6,15 @@ import (
 	"strings"
 )
 
-// The broker itself: its health check and its Prometheus metrics.
+// Brokers (upstream's Brokers admin API): the active brokers of a cluster, and the broker
+// itself: its health check and its Prometheus metrics.
+
+// ActiveBrokers lists a cluster's active brokers by their web service address (host:port).
+func (c *Client) ActiveBrokers(ctx context.Context, cluster string) ([]string, error) {
+	var out []string
+	_, err := c.call(ctx, request{method: "GET", path: path("brokers", esc(cluster))}, &out)
+	return out, err
+}
 
 // Health runs the broker's health check: nil when it answers "ok". Upstream's check also
 // produces and consumes a message on a heartbeat topic, so it can take a moment.

@@ -50,3 +50,20 @@ func TestMetrics(t *testing.T) {
 		t.Errorf("metrics lack the connection gauge or the topic:\n%s", text)
 	}
 }
+
+// ActiveBrokers names the broker by its web address, as upstream's brokers/{cluster} does.
+func TestActiveBrokers(t *testing.T) {
+	t.Parallel()
+	_, s, c := start(t)
+	clusters, err := c.Clusters(ctx(t))
+	must(t, err)
+	if len(clusters) == 0 {
+		t.Fatal("no cluster")
+	}
+	got, err := c.ActiveBrokers(ctx(t), clusters[0])
+	must(t, err)
+	want := strings.TrimPrefix(s.URL(), "http://")
+	if len(got) != 1 || got[0] != want {
+		t.Errorf("active brokers = %v, want [%s]", got, want)
+	}
+}
