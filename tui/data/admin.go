@@ -2,10 +2,7 @@ package data
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"maps"
 	"net/http"
 	"net/url"
@@ -65,8 +62,9 @@ type TokenSource interface {
 
 // Admin is a Source over the upstream admin REST API (/admin/v2), so it works against the
 // embedded broker and any Pulsar cluster alike. Tenants, namespaces, topic lists, partitions,
-// schemas and peeks go through client/admin; stats are decoded here (admin_json.go) into just
-// what the screens show. Tail and Produce need the binary protocol: see binary.go.
+// schemas, stats and peeks go through client/admin: errors.go words its errors as the
+// screens show them, stats.go reduces its stats to what they show. Tail and Produce need the
+// binary protocol: see binary.go.
 type Admin struct {
 	opts AdminOptions
 	base *url.URL
@@ -124,80 +122,6 @@ func (a *Admin) Endpoint() string { return a.base.String() }
 
 // Service is the service URL applications connect to ("" when not known).
 func (a *Admin) Service() string { return a.opts.ServiceURL }
-
-// HTTPError is a non-2xx answer of the admin API.
-type HTTPError struct {
-	Status int
-	Path   string
-	Reason string
-}
-
-func (e *HTTPError) Error() string {
-	if e.Reason != "" {
-		return fmt.Sprintf("%s: %d %s", e.Path, e.Status, e.Reason)
-	}
-	return fmt.Sprintf("%s: %d %s", e.Path, e.Status, http.StatusText(e.Status))
-}
-
-// IsNotFound reports whether err is a 404 of the admin API.
-func IsNotFound(err error) bool {
-	var he *HTTPError
-	return (errors.As(err, &he) && he.Status == http.StatusNotFound) || admin.IsNotFound(err)
-}
-
-// IsUnauthorized reports whether err is a 401 or 403 of the admin API.
-func IsUnauthorized(err error) bool {
-	var he *HTTPError
-	status := admin.StatusOf(err)
-	if errors.As(err, &he) {
-		status = he.Status
-	}
-	return status == http.StatusUnauthorized || status == http.StatusForbidden
-}
-
-// getJSON GETs path (escaped, with its query) and decodes the answer into v. The request goes
-// through client/admin, so the token and a broker's redirects are handled as for every other
-// call; a non-2xx answer is an *HTTPError naming path.
-func (a *Admin) getJSON(ctx context.Context, path string, v any) error {
-	return getJSONWith(ctx, a.topicAdmin(ctx), path, v)
-}
-
-// getJSONWith is getJSON through client c (one broker's, cluster_stats.go).
-func getJSONWith(ctx context.Context, c *admin.Client, path string, v any) error {
-	p, rawQuery, _ := strings.Cut(path, "?")
-	q, err := url.ParseQuery(rawQuery)
-	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	resp, err := c.Do(ctx, http.MethodGet, p, q, nil)
-	var ae *admin.Error
-	if errors.As(err, &ae) {
-		reason := ae.Reason
-		if len(reason) > 200 {
-			reason = reason[:200] + "…"
-		}
-		if ae.Withheld != "" {
-			reason += " (" + ae.Withheld + ")"
-		}
-		return &HTTPError{Status: ae.Status, Path: path, Reason: reason}
-	}
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode == http.StatusNoContent {
-		return nil // upstream's answer for an unset value (null): v stays as it is
-	}
-	if err := json.NewDecoder(io.LimitReader(resp.Body, 256<<20)).Decode(v); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	return nil
-}
-
-// TopicNotFound is the error the admin API's stats of a missing topic come back as.
-func TopicNotFound(topic string) error {
-	return &HTTPError{Status: http.StatusNotFound, Path: topicPath(topic) + "/stats", Reason: "Topic not found"}
-}
 
 // topicPath is /admin/v2/<domain>/<tenant>/<ns>/<local>.
 func topicPath(topic string) string {
@@ -381,9 +305,8 @@ func (a *Admin) topicStats(ctx context.Context, rows []*TopicRow) {
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			var ts topicStats
-			if err := a.getJSON(ctx, topicPath(r.Name)+"/stats", &ts); err == nil {
-				r.Stats, r.StatsKnown = ts.stats(), true
+			if ts, err := a.topicAdmin(ctx).Stats(ctx, r.Name); err == nil {
+				r.Stats, r.StatsKnown = statsOf(ts), true
 			}
 		}()
 	}
@@ -400,14 +323,14 @@ func (a *Admin) bulkStats(ctx context.Context) (map[string]Stats, bool) {
 	if skip {
 		return nil, false
 	}
-	var raw map[string]map[string]map[string]map[string]topicStats
-	if err := a.getJSON(ctx, "/admin/v2/broker-stats/topics", &raw); err != nil {
+	raw, err := a.topicAdmin(ctx).BrokerTopicStats(ctx)
+	if err != nil {
 		a.mu.Lock()
 		a.bulkUntil = time.Now().Add(time.Minute)
 		a.mu.Unlock()
 		return nil, false
 	}
-	return flattenBulk(raw), true
+	return statsByTopic(raw), true
 }
 
 // partitions returns a topic's partition count (0 for a non-partitioned topic).
@@ -428,15 +351,20 @@ func (a *Admin) TopicDetail(ctx context.Context, topic string) (*TopicDetail, er
 	if err != nil {
 		return nil, err
 	}
-	var ts topicStats
-	path := topicPath(topic) + "/stats"
+	var ts admin.TopicStats
 	if parts > 0 {
-		path = topicPath(topic) + "/partitioned-stats?perPartition=false"
+		var ps admin.PartitionedTopicStats
+		ps, err = a.topicAdmin(ctx).PartitionedStats(ctx, topic, false)
+		err = atPath(topicPath(topic)+"/partitioned-stats?perPartition=false", err)
+		ts = ps.TopicStats
+	} else {
+		ts, err = a.topicAdmin(ctx).Stats(ctx, topic)
+		err = atPath(topicPath(topic)+"/stats", err)
 	}
-	if err := a.getJSON(ctx, path, &ts); err != nil {
+	if err != nil {
 		return nil, err
 	}
-	d := &TopicDetail{Name: topic, Partitions: parts, Stats: ts.stats()}
+	d := &TopicDetail{Name: topic, Partitions: parts, Stats: statsOf(ts)}
 	if v, err := a.Verdict(ctx, topic); err == nil {
 		d.Verdict = v
 	}
@@ -451,7 +379,7 @@ func (a *Admin) TopicDetail(ctx context.Context, topic string) (*TopicDetail, er
 				d.SchemaTypesReported = true
 			}
 			s.Consumers = append(s.Consumers, Consumer{Name: c.ConsumerName, Address: c.Address,
-				Permits: c.AvailablePermits, Unacked: c.UnackedMessages, RateOut: c.MsgRateOut,
+				Permits: int(c.AvailablePermits), Unacked: int(c.UnackedMessages), RateOut: c.MsgRateOut,
 				ConnectedSince: c.ConnectedSince, SchemaType: c.SchemaType})
 		}
 		d.Subscriptions = append(d.Subscriptions, s)

@@ -136,7 +136,7 @@ func TestAdminDetailSchemaPeek(t *testing.T) {
 	}
 }
 
-func TestAdminHTTPError(t *testing.T) {
+func TestAdminError(t *testing.T) {
 	srv := upstreamAdmin(t, false)
 	a, _ := NewAdmin(AdminOptions{AdminURL: srv.URL})
 	_, err := a.TopicDetail(context.Background(), "acme/x/y")

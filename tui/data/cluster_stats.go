@@ -53,7 +53,7 @@ func (a *Admin) activeBrokers(ctx context.Context) ([]string, error) {
 	cs.mu.Unlock()
 	ids, err := a.listBrokers(ctx)
 	if err != nil {
-		if httpStatus(err) != 0 {
+		if admin.StatusOf(err) != 0 {
 			// The cluster answered, and will not say (not a superuser, a proxy, an old
 			// broker): do not ask again on every refresh.
 			cs.mu.Lock()
@@ -81,9 +81,9 @@ func (a *Admin) listBrokers(ctx context.Context) ([]string, error) {
 	}
 	var ids []string
 	for _, c := range clusters {
-		var got []string
-		if err := getJSONWith(ctx, a.ac, "/admin/v2/brokers/"+url.PathEscape(c), &got); err != nil {
-			return nil, err
+		got, err := a.ac.ActiveBrokers(ctx, c)
+		if err != nil {
+			return nil, atPath("/admin/v2/brokers/"+url.PathEscape(c), err)
 		}
 		for _, id := range got {
 			if !slices.Contains(ids, id) {
@@ -203,30 +203,14 @@ func (a *Admin) brokerBulkStats(ctx context.Context, id string) (map[string]Stat
 	if err != nil {
 		return nil, err
 	}
-	var raw map[string]map[string]map[string]map[string]topicStats
-	if err := getJSONWith(ctx, c, "/admin/v2/broker-stats/topics", &raw); err != nil {
+	raw, err := c.BrokerTopicStats(ctx)
+	if err != nil {
 		if IsUnauthorized(err) {
 			return nil, errBulkRefused
 		}
-		return nil, err
+		return nil, atPath("/admin/v2/broker-stats/topics", err)
 	}
-	return flattenBulk(raw), nil
-}
-
-// flattenBulk turns broker-stats/topics (namespace → bundle → domain → topic → stats) into
-// stats by topic.
-func flattenBulk(raw map[string]map[string]map[string]map[string]topicStats) map[string]Stats {
-	out := map[string]Stats{}
-	for _, bundles := range raw {
-		for _, domains := range bundles {
-			for _, topics := range domains {
-				for name, ts := range topics {
-					out[name] = ts.stats()
-				}
-			}
-		}
-	}
-	return out
+	return statsByTopic(raw), nil
 }
 
 // remember keeps the rows' stats as their last known ones, with the broker that gave them.
@@ -261,13 +245,4 @@ func (a *Admin) markStale(r *TopicRow, failed []string) {
 	if s, ok := cs.last[r.Name]; ok {
 		r.Stats, r.StatsKnown = s, true
 	}
-}
-
-// httpStatus is the HTTP status of an admin API error, 0 when err is not one.
-func httpStatus(err error) int {
-	var he *HTTPError
-	if errors.As(err, &he) {
-		return he.Status
-	}
-	return admin.StatusOf(err)
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"strconv"
 	"strings"
 	"time"
@@ -33,16 +32,16 @@ func (a *Admin) Peek(ctx context.Context, topic, sub string, from, n int) ([]Mes
 			return nil, err
 		}
 		if _, ok := st.Subscriptions[sub]; !ok {
-			return nil, &HTTPError{Status: http.StatusNotFound, Path: topic, Reason: "subscription " + sub + " not found"}
+			return nil, notFound(topic, "subscription "+sub+" not found")
 		}
 		return a.peekTopic(ctx, topic, sub, from, n, 0)
 	}
-	var ts topicStats
-	if err := a.getJSON(ctx, topicPath(topic)+"/partitioned-stats?perPartition=true", &ts); err != nil {
-		return nil, err
+	ts, err := a.topicAdmin(ctx).PartitionedStats(ctx, topic, true)
+	if err != nil {
+		return nil, atPath(topicPath(topic)+"/partitioned-stats?perPartition=true", err)
 	}
 	if _, ok := ts.Subscriptions[sub]; !ok {
-		return nil, &HTTPError{Status: http.StatusNotFound, Path: topic, Reason: "subscription " + sub + " not found"}
+		return nil, notFound(topic, "subscription "+sub+" not found")
 	}
 	var out []Message
 	offset := 0
@@ -90,13 +89,9 @@ func isEndOfBacklog(err error) bool {
 		return false
 	}
 	var ae *admin.Error
-	var he *HTTPError
 	reason := ""
-	switch {
-	case errors.As(err, &ae):
+	if errors.As(err, &ae) {
 		reason = ae.Reason
-	case errors.As(err, &he):
-		reason = he.Reason
 	}
 	r := strings.ToLower(reason)
 	return !strings.Contains(r, "subscription") && !strings.Contains(r, "topic")

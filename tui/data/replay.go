@@ -107,26 +107,22 @@ func (a *Admin) Retention(ctx context.Context, topic string) (Retention, error) 
 	if err != nil {
 		return Retention{}, err
 	}
-	var r struct {
-		Minutes *int64 `json:"retentionTimeInMinutes"`
-		SizeMB  *int64 `json:"retentionSizeInMB"`
-	}
-	if err := a.getJSON(ctx, "/admin/v2/namespaces/"+p+"/retention", &r); err != nil {
+	ns := ParseTopic(topic).NS()
+	r, err := a.topicAdmin(ctx).Retention(ctx, ns)
+	if err != nil {
 		if IsNotFound(err) {
 			return Retention{}, nil
 		}
-		return Retention{}, err
+		return Retention{}, atPath("/admin/v2/namespaces/"+p+"/retention", err)
 	}
 	var out Retention
-	if r.Minutes != nil {
-		out.Minutes = *r.Minutes
+	if r != nil {
+		out.Minutes = int64(r.RetentionTimeInMinutes)
+		out.SizeMB = r.RetentionSizeInMB
 	}
-	if r.SizeMB != nil {
-		out.SizeMB = *r.SizeMB
-	}
-	var ttl *int64
-	if err := a.getJSON(ctx, "/admin/v2/namespaces/"+p+"/messageTTL", &ttl); err != nil && !IsNotFound(err) {
-		return Retention{}, err
+	ttl, err := a.topicAdmin(ctx).MessageTTL(ctx, ns)
+	if err != nil && !IsNotFound(err) {
+		return Retention{}, atPath("/admin/v2/namespaces/"+p+"/messageTTL", err)
 	}
 	if ttl != nil && *ttl > 0 {
 		out.TTL = time.Duration(*ttl) * time.Second
