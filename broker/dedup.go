@@ -12,8 +12,11 @@ import (
 // namespace's deduplicationEnabled policy) a topic keeps, per producer name, the highest
 // sequence id accepted for writing (pushed) and the highest stored durably (persisted). A SEND
 // whose sequence id is not above pushed is not stored again; it is answered with a receipt
-// whose message id is −1:−1. PRODUCER_SUCCESS tells a producer its persisted high-water mark so
-// it continues after it. Only the last chunk of a chunked message counts.
+// whose message id is −1:−1. PRODUCER_SUCCESS tells a producer the pushed high-water mark, as
+// upstream's getLastPublishedSequenceId does, so it continues after it: a producer that comes
+// back while its predecessor's last writes are still being stored would otherwise number its
+// first messages as those, and they would be dropped as duplicates. Only the last chunk of a
+// chunked message counts.
 //
 // persisted survives restarts: it is snapshotted with the cursors (BucketDedup, with the
 // position it covers) and, on open, the entries stored after that position are replayed.
@@ -85,8 +88,9 @@ func (t *topic) dedupFor() *dedupState {
 	return d
 }
 
-// lastSequenceID is what PRODUCER_SUCCESS reports for a producer name: −1 without
-// deduplication or history.
+// lastSequenceID is what PRODUCER_SUCCESS reports for a producer name: the highest sequence id
+// accepted for writing (pushed; a write that fails rolls it back), -1 without deduplication or
+// history.
 func (t *topic) lastSequenceID(name string) int64 {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -100,7 +104,7 @@ func (t *topic) lastSequenceIDLocked(name string) int64 {
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if v, ok := d.persisted[name]; ok {
+	if v, ok := d.pushed[name]; ok {
 		return v
 	}
 	return -1
