@@ -1,6 +1,7 @@
 package client
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/letterbox-dev/letterbox/client/names"
@@ -11,8 +12,8 @@ import (
 // cluster). The error wraps ErrInvalidTopic.
 func parseTopic(name string) (names.Topic, error) {
 	t, err := names.ParseTopic(name)
-	if err != nil {
-		return t, fmt.Errorf("%w: %w", ErrInvalidTopic, err)
+	if e := (*names.Error)(nil); errors.As(err, &e) {
+		return t, fmt.Errorf("%w %q: %s", ErrInvalidTopic, name, e.Why)
 	}
 	return t, nil
 }

@@ -10,7 +10,6 @@ package names
 
 import (
 	"errors"
-	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
@@ -31,8 +30,23 @@ const (
 // PartitionSuffix joins a partitioned topic's name and a partition's index.
 const PartitionSuffix = "-partition-"
 
-// ErrInvalid is what every parse error wraps.
+// ErrInvalid is what every parse error is (errors.Is).
 var ErrInvalid = errors.New("invalid name")
+
+// Error is a name that is not valid: what kind of name (topic, namespace), the name as given,
+// and why.
+type Error struct {
+	Kind, Name, Why string
+}
+
+func (e *Error) Error() string {
+	return "invalid " + e.Kind + " name " + strconv.Quote(e.Name) + ": " + e.Why
+}
+
+// Is makes every *Error an ErrInvalid.
+func (e *Error) Is(target error) bool { return target == ErrInvalid }
+
+func invalidTopic(name, why string) error { return &Error{Kind: "topic", Name: name, Why: why} }
 
 // Topic is a parsed topic name.
 type Topic struct {
@@ -69,7 +83,7 @@ func ParseTopic(s string) (Topic, error) {
 		case 2:
 			full = Persistent + "://" + s
 		default:
-			return t, fmt.Errorf("%w: short topic name %q: want <tenant>/<namespace>/<topic> or <topic>", ErrInvalid, s)
+			return t, invalidTopic(s, "a short name is <tenant>/<namespace>/<topic> or <topic>")
 		}
 	}
 	domain, rest, _ := strings.Cut(full, "://")
@@ -78,7 +92,7 @@ func ParseTopic(s string) (Topic, error) {
 		t.Persistent = true
 	case NonPersistent:
 	default:
-		return t, fmt.Errorf("%w: topic domain %q in %q", ErrInvalid, domain, s)
+		return t, invalidTopic(s, "unknown domain "+strconv.Quote(domain))
 	}
 	parts := strings.SplitN(rest, "/", 4)
 	switch len(parts) {
@@ -87,16 +101,16 @@ func ParseTopic(s string) (Topic, error) {
 	case 4:
 		t.Tenant, t.Cluster, t.Namespace, t.Local = parts[0], parts[1], parts[2], parts[3]
 		if !ValidNamePart(t.Cluster) {
-			return t, fmt.Errorf("%w: cluster in topic name %q", ErrInvalid, s)
+			return t, invalidTopic(s, "the cluster is no valid name")
 		}
 	default:
-		return t, fmt.Errorf("%w: topic name %q: want <domain>://<tenant>/<namespace>/<topic>", ErrInvalid, s)
+		return t, invalidTopic(s, "want <domain>://<tenant>/<namespace>/<topic>")
 	}
 	if !ValidNamePart(t.Tenant) || !ValidNamePart(t.Namespace) {
-		return t, fmt.Errorf("%w: tenant or namespace in topic name %q", ErrInvalid, s)
+		return t, invalidTopic(s, "the tenant or namespace is no valid name ([-=:.\\w])")
 	}
 	if t.Local == "" {
-		return t, fmt.Errorf("%w: empty local name in topic name %q", ErrInvalid, s)
+		return t, invalidTopic(s, "empty local name")
 	}
 	t.Partition = PartitionIndex(t.Local)
 	return t, nil
@@ -174,7 +188,7 @@ func PartitionName(base string, i int) string { return base + PartitionSuffix + 
 func ParseNamespace(ns string) (tenant, local string, err error) {
 	tenant, local, ok := strings.Cut(ns, "/")
 	if !ok || !ValidNamePart(tenant) || !ValidNamePart(local) {
-		return "", "", fmt.Errorf("%w: namespace %q: want <tenant>/<namespace>", ErrInvalid, ns)
+		return "", "", &Error{Kind: "namespace", Name: ns, Why: "want <tenant>/<namespace>, each [-=:.\\w]"}
 	}
 	return tenant, local, nil
 }
