@@ -287,63 +287,33 @@ func (c *Client) text(ctx context.Context, r request) (string, error) {
 
 // Topic names.
 
-// TopicName is a parsed topic name.
-type TopicName struct {
-	Persistent bool
-	Tenant     string
-	Namespace  string
-	Local      string
-}
+// TopicName is a parsed topic name (client/names' reading, V2 names only: the admin API v2 has
+// no path for a cluster).
+type TopicName struct{ names.Topic }
 
 // ParseTopic accepts full names (persistent://t/ns/x, non-persistent://t/ns/x), t/ns/x and
-// bare x (in public/default), as the official clients do.
+// bare x (in public/default), by client/names' rules (upstream's TopicName).
 func ParseTopic(s string) (TopicName, error) {
-	t := TopicName{Persistent: true}
-	rest := s
-	switch {
-	case strings.HasPrefix(s, "persistent://"):
-		rest = strings.TrimPrefix(s, "persistent://")
-	case strings.HasPrefix(s, "non-persistent://"):
-		t.Persistent = false
-		rest = strings.TrimPrefix(s, "non-persistent://")
-	case strings.Contains(s, "://"):
-		return t, fmt.Errorf("admin: invalid topic domain in %q", s)
-	case !strings.Contains(s, "/"):
-		rest = "public/default/" + s
+	t, err := names.ParseTopic(s)
+	if err != nil {
+		return TopicName{}, fmt.Errorf("admin: %w", err)
 	}
-	parts := strings.SplitN(rest, "/", 3)
-	if len(parts) != 3 || parts[0] == "" || parts[1] == "" || parts[2] == "" || strings.Contains(parts[2], "/") {
-		return t, fmt.Errorf("admin: invalid topic name %q", s)
+	if !t.V2() {
+		return TopicName{}, fmt.Errorf("admin: invalid topic name %q: a V1 name (with a cluster) has no admin v2 path", s)
 	}
-	t.Tenant, t.Namespace, t.Local = parts[0], parts[1], parts[2]
-	return t, nil
+	return TopicName{t}, nil
 }
-
-func (t TopicName) domain() string {
-	if t.Persistent {
-		return "persistent"
-	}
-	return "non-persistent"
-}
-
-// String is the full name.
-func (t TopicName) String() string {
-	return t.domain() + "://" + t.Tenant + "/" + t.Namespace + "/" + t.Local
-}
-
-// PartitionIndex is N for a name ending in -partition-N, else −1.
-func (t TopicName) PartitionIndex() int { return names.PartitionIndex(t.Local) }
 
 // path is the REST path of a topic, with each segment escaped, plus more segments.
 func (t TopicName) path(more ...string) []string {
-	p := []string{"admin", "v2", t.domain(), url.PathEscape(t.Tenant), url.PathEscape(t.Namespace), url.PathEscape(t.Local)}
+	p := []string{"admin", "v2", t.Domain(), url.PathEscape(t.Tenant), url.PathEscape(t.Namespace), url.PathEscape(t.Local)}
 	return append(p, more...)
 }
 
 func nsPath(ns string, more ...string) ([]string, error) {
-	tenant, local, ok := strings.Cut(ns, "/")
-	if !ok || tenant == "" || local == "" || strings.Contains(local, "/") {
-		return nil, fmt.Errorf("admin: invalid namespace %q: want tenant/namespace", ns)
+	tenant, local, err := names.ParseNamespace(ns)
+	if err != nil {
+		return nil, fmt.Errorf("admin: %w", err)
 	}
 	return append([]string{"admin", "v2", "namespaces", url.PathEscape(tenant), url.PathEscape(local)}, more...), nil
 }

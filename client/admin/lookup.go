@@ -16,7 +16,7 @@ func (c *Client) Lookup(ctx context.Context, topic string) (Lookup, error) {
 	if err != nil {
 		return Lookup{}, err
 	}
-	resp, cancel, err := c.do(ctx, request{method: "GET", path: []string{"lookup", "v2", "topic", t.domain(), esc(t.Tenant), esc(t.Namespace), esc(t.Local)}})
+	resp, cancel, err := c.do(ctx, request{method: "GET", path: []string{"lookup", "v2", "topic", t.Domain(), esc(t.Tenant), esc(t.Namespace), esc(t.Local)}})
 	if err != nil {
 		return Lookup{}, err
 	}

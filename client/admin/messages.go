@@ -87,7 +87,7 @@ func (c *Client) entryAt(ctx context.Context, t TopicName, r request) ([]Message
 	if err != nil {
 		return nil, err
 	}
-	id.PartitionIndex = t.PartitionIndex()
+	id.PartitionIndex = t.Partition
 	headers := map[string]string{}
 	for k := range resp.Header {
 		if strings.HasPrefix(strings.ToLower(k), "x-pulsar-") {
