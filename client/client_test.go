@@ -6,18 +6,19 @@ import (
 	"time"
 
 	"github.com/letterbox-dev/letterbox/client"
+	"github.com/letterbox-dev/letterbox/internal/brokertest"
 )
 
 func TestProduceConsume(t *testing.T) {
 	goroutineLeakCheck(t)
-	b := startBroker(t)
+	b := brokertest.StartBroker(t)
 	for _, batching := range []bool{true, false} {
 		t.Run(fmt.Sprintf("batching=%v", batching), func(t *testing.T) {
 			c := newClient(t, b)
 			topic := uniqueTopic(t)
 			cons := mustSubscribe(t, c, client.ConsumerOptions{Topic: topic, SubscriptionName: "s", InitialPosition: client.Earliest})
 			p := mustProducer(t, c, client.ProducerOptions{Topic: topic, DisableBatching: !batching})
-			ctx := testCtx(t, 10*time.Second)
+			ctx := brokertest.Ctx(t, 10*time.Second)
 			var futs []*client.SendFuture
 			for i := range 50 {
 				futs = append(futs, p.SendAsync(ctx, &client.Message{Payload: []byte(fmt.Sprint(i)), Key: fmt.Sprint("k", i), Properties: map[string]string{"i": fmt.Sprint(i)}}))

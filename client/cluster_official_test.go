@@ -16,14 +16,16 @@ import (
 
 	"github.com/apache/pulsar-client-go/pulsar"
 	plog "github.com/apache/pulsar-client-go/pulsar/log"
+
+	"github.com/letterbox-dev/letterbox/internal/brokertest"
 )
 
 func TestOfficialClientAcrossMoves(t *testing.T) {
 	const n = 3000
 	c := startMovesCluster(t)
-	ctx := testCtx(t, 90*time.Second)
+	ctx := brokertest.Ctx(t, 90*time.Second)
 	cl, err := pulsar.NewClient(pulsar.ClientOptions{URL: c.ServiceURL(), OperationTimeout: 20 * time.Second,
-		Logger: plog.NewLoggerWithSlog(testLogger(t, "official: "))})
+		Logger: plog.NewLoggerWithSlog(brokertest.PrefixLogger(t, "official: "))})
 	if err != nil {
 		t.Fatal(err)
 	}

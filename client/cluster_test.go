@@ -9,6 +9,7 @@ import (
 
 	"github.com/letterbox-dev/letterbox/broker"
 	"github.com/letterbox-dev/letterbox/client"
+	"github.com/letterbox-dev/letterbox/internal/brokertest"
 	"github.com/letterbox-dev/letterbox/internal/clustertest"
 )
 
@@ -25,7 +26,7 @@ func startMovesCluster(t *testing.T) *clustertest.Cluster {
 	t.Helper()
 	c := clustertest.Start(t, clustertest.Options{Config: func(cfg *broker.Config) {
 		cfg.BrokerDeduplicationEnabled = true
-		cfg.Logger = testLogger(t, "broker: ")
+		cfg.Logger = brokertest.PrefixLogger(t, "broker: ")
 	}})
 	if err := c.Broker.CreatePartitionedTopic(movesTopic, 6, nil); err != nil {
 		t.Fatal(err)
@@ -48,8 +49,8 @@ func moveNext(t *testing.T, c *clustertest.Cluster, p int) (producers, consumers
 func TestClientAcrossMoves(t *testing.T) {
 	const n = 3000
 	c := startMovesCluster(t)
-	ctx := testCtx(t, 90*time.Second)
-	cl, err := client.New(client.Options{ServiceURL: c.ServiceURL(), OperationTimeout: 20 * time.Second, Logger: testLogger(t, "client: ")})
+	ctx := brokertest.Ctx(t, 90*time.Second)
+	cl, err := client.New(client.Options{ServiceURL: c.ServiceURL(), OperationTimeout: 20 * time.Second, Logger: brokertest.PrefixLogger(t, "client: ")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,10 +159,10 @@ func TestReaderThroughTheProxyAcrossMoves(t *testing.T) {
 	const n = 2000
 	c := clustertest.Start(t, clustertest.Options{Proxy: true, Config: func(cfg *broker.Config) {
 		cfg.BrokerDeduplicationEnabled = true
-		cfg.Logger = testLogger(t, "broker: ")
+		cfg.Logger = brokertest.PrefixLogger(t, "broker: ")
 	}})
-	ctx := testCtx(t, 90*time.Second)
-	cl, err := client.New(client.Options{ServiceURL: c.ServiceURL(), OperationTimeout: 20 * time.Second, Logger: testLogger(t, "client: ")})
+	ctx := brokertest.Ctx(t, 90*time.Second)
+	cl, err := client.New(client.Options{ServiceURL: c.ServiceURL(), OperationTimeout: 20 * time.Second, Logger: brokertest.PrefixLogger(t, "client: ")})
 	if err != nil {
 		t.Fatal(err)
 	}

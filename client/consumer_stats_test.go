@@ -6,12 +6,13 @@ import (
 	"time"
 
 	"github.com/letterbox-dev/letterbox/client"
+	"github.com/letterbox-dev/letterbox/internal/brokertest"
 )
 
 // BrokerStats is the broker's CONSUMER_STATS answer, summed over partitions.
 func TestConsumerBrokerStats(t *testing.T) {
 	t.Parallel()
-	b := startBroker(t)
+	b := brokertest.StartBroker(t)
 	c := newClient(t, b)
 	topic := uniqueTopic(t)
 	if err := b.CreatePartitionedTopic(topic, 2, nil); err != nil {
@@ -19,7 +20,7 @@ func TestConsumerBrokerStats(t *testing.T) {
 	}
 	cons := mustSubscribe(t, c, client.ConsumerOptions{Topic: topic, SubscriptionName: "s", Type: client.Shared, ReceiverQueueSize: 10})
 	p := mustProducer(t, c, client.ProducerOptions{Topic: topic, DisableBatching: true})
-	ctx := testCtx(t, 20*time.Second)
+	ctx := brokertest.Ctx(t, 20*time.Second)
 	for i := range 6 {
 		if _, err := p.Send(ctx, &client.Message{Payload: fmt.Appendf(nil, "m%d", i), Key: fmt.Sprint(i)}); err != nil {
 			t.Fatal(err)
@@ -34,7 +35,7 @@ func TestConsumerBrokerStats(t *testing.T) {
 	if err := cons.FlushAcks(ctx); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 10*time.Second, "stats", func() bool {
+	brokertest.WaitFor(t, 10*time.Second, "stats", func() bool {
 		st, err := cons.BrokerStats(ctx)
 		return err == nil && st.BacklogEntries == 4 && st.UnackedMessages == 4
 	})

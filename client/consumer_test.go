@@ -9,6 +9,7 @@ import (
 
 	"github.com/letterbox-dev/letterbox/broker"
 	"github.com/letterbox-dev/letterbox/client"
+	"github.com/letterbox-dev/letterbox/internal/brokertest"
 )
 
 func payloads(ms []*client.Message) []string {
@@ -21,7 +22,7 @@ func payloads(ms []*client.Message) []string {
 
 func TestPartitionedAndMultiTopic(t *testing.T) {
 	t.Parallel()
-	b := startBroker(t, func(c *broker.Config) {
+	b := brokertest.StartBroker(t, func(c *broker.Config) {
 		c.AllowAutoTopicCreationType = "partitioned"
 		c.DefaultNumPartitions = 3
 	})
@@ -51,9 +52,9 @@ func TestPartitionedAndMultiTopic(t *testing.T) {
 
 func TestPatternSubscription(t *testing.T) {
 	t.Parallel()
-	b := startBroker(t)
+	b := brokertest.StartBroker(t)
 	c := newClient(t, b)
-	ctx := testCtx(t, 20*time.Second)
+	ctx := brokertest.Ctx(t, 20*time.Second)
 	prefix := "persistent://public/default/pattern-" + fmt.Sprint(time.Now().UnixNano())
 	mustProducer(t, c, client.ProducerOptions{Topic: prefix + "-a"}) // exists before
 	cons := mustSubscribe(t, c, client.ConsumerOptions{
@@ -62,7 +63,7 @@ func TestPatternSubscription(t *testing.T) {
 	})
 	pb := mustProducer(t, c, client.ProducerOptions{Topic: prefix + "-b"}) // appears later
 	mustProducer(t, c, client.ProducerOptions{Topic: "persistent://public/default/other-" + fmt.Sprint(time.Now().UnixNano())})
-	eventually(t, 10*time.Second, "discovery of the new topic", func() bool { return len(cons.Topics()) == 2 })
+	brokertest.WaitFor(t, 10*time.Second, "discovery of the new topic", func() bool { return len(cons.Topics()) == 2 })
 	if _, err := pb.Send(ctx, &client.Message{Payload: []byte("b")}); err != nil {
 		t.Fatal(err)
 	}
@@ -74,9 +75,9 @@ func TestPatternSubscription(t *testing.T) {
 
 func TestAcks(t *testing.T) {
 	t.Parallel()
-	b := startBroker(t)
+	b := brokertest.StartBroker(t)
 	c := newClient(t, b)
-	ctx := testCtx(t, 20*time.Second)
+	ctx := brokertest.Ctx(t, 20*time.Second)
 
 	reopen := func(topic string, o client.ConsumerOptions) *client.Consumer {
 		o.Topic, o.SubscriptionName, o.InitialPosition = topic, "s", client.Earliest
@@ -161,13 +162,13 @@ func TestAcks(t *testing.T) {
 
 func TestKeyShared(t *testing.T) {
 	t.Parallel()
-	b := startBroker(t)
+	b := brokertest.StartBroker(t)
 	c := newClient(t, b)
 	topic := uniqueTopic(t)
 	c1 := mustSubscribe(t, c, client.ConsumerOptions{Topic: topic, SubscriptionName: "s", Type: client.KeyShared})
 	c2 := mustSubscribe(t, c, client.ConsumerOptions{Topic: topic, SubscriptionName: "s", Type: client.KeyShared})
 	p := mustProducer(t, c, client.ProducerOptions{Topic: topic, DisableBatching: true})
-	ctx := testCtx(t, 20*time.Second)
+	ctx := brokertest.Ctx(t, 20*time.Second)
 	const n = 40
 	for i := range n {
 		if _, err := p.Send(ctx, &client.Message{Payload: []byte(fmt.Sprint(i)), Key: fmt.Sprint("k", i%8)}); err != nil {
@@ -203,9 +204,9 @@ func TestKeyShared(t *testing.T) {
 
 func TestConsumerSeekAndUnsubscribe(t *testing.T) {
 	t.Parallel()
-	b := startBroker(t)
+	b := brokertest.StartBroker(t)
 	c := newClient(t, b)
-	ctx := testCtx(t, 20*time.Second)
+	ctx := brokertest.Ctx(t, 20*time.Second)
 	topic := uniqueTopic(t)
 	p := mustProducer(t, c, client.ProducerOptions{Topic: topic, DisableBatching: true})
 	ids := publish(t, p, 5)

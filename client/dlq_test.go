@@ -11,6 +11,7 @@ import (
 
 	"github.com/letterbox-dev/letterbox/broker"
 	"github.com/letterbox-dev/letterbox/client"
+	"github.com/letterbox-dev/letterbox/internal/brokertest"
 )
 
 // letter is what identifies a dead or retry letter, ids masked.
@@ -41,7 +42,7 @@ func readAll(t *testing.T, c pulsar.Client, topic string, n int) []letter {
 		t.Fatalf("reader on %s: %v", topic, err)
 	}
 	defer r.Close()
-	ctx := testCtx(t, 15*time.Second)
+	ctx := brokertest.Ctx(t, 15*time.Second)
 	var out []letter
 	for len(out) < n {
 		m, err := r.Next(ctx)
@@ -66,7 +67,7 @@ func produceOne(t *testing.T, b *broker.Broker) {
 		t.Fatal(err)
 	}
 	defer p.Close()
-	if _, err := p.Send(testCtx(t, 10*time.Second), &pulsar.ProducerMessage{
+	if _, err := p.Send(brokertest.Ctx(t, 10*time.Second), &pulsar.ProducerMessage{
 		Payload: []byte("order 1"), Key: "customer-7", Properties: map[string]string{"app": "x"}}); err != nil {
 		t.Fatal(err)
 	}
@@ -76,11 +77,11 @@ func produceOne(t *testing.T, b *broker.Broker) {
 // with the same properties from our consumer and from the official one.
 func TestDeadLetterParityNack(t *testing.T) {
 	t.Parallel()
-	bOurs, bOfficial := startBroker(t), startBroker(t)
+	bOurs, bOfficial := brokertest.StartBroker(t), brokertest.StartBroker(t)
 	for _, b := range []*broker.Broker{bOurs, bOfficial} {
 		produceOne(t, b)
 	}
-	ctx := testCtx(t, 30*time.Second)
+	ctx := brokertest.Ctx(t, 30*time.Second)
 
 	// Ours.
 	oc := newClient(t, bOurs)
@@ -131,11 +132,11 @@ func TestDeadLetterParityNack(t *testing.T) {
 // the dead letter match.
 func TestRetryParity(t *testing.T) {
 	t.Parallel()
-	bOurs, bOfficial := startBroker(t), startBroker(t)
+	bOurs, bOfficial := brokertest.StartBroker(t), brokertest.StartBroker(t)
 	for _, b := range []*broker.Broker{bOurs, bOfficial} {
 		produceOne(t, b)
 	}
-	ctx := testCtx(t, 30*time.Second)
+	ctx := brokertest.Ctx(t, 30*time.Second)
 	const hops = 3 // MaxDeliveries 2: two retries, then the DLQ
 
 	oc := newClient(t, bOurs)

@@ -1,9 +1,7 @@
 package client_test
 
 import (
-	"context"
 	"fmt"
-	"log/slog"
 	"runtime"
 	"strings"
 	"sync"
@@ -15,59 +13,15 @@ import (
 
 	"github.com/letterbox-dev/letterbox/broker"
 	"github.com/letterbox-dev/letterbox/client"
+	"github.com/letterbox-dev/letterbox/internal/brokertest"
 )
-
-// testLogWriter forwards log lines to t.Log until the test has finished.
-type testLogWriter struct {
-	mu     sync.Mutex
-	t      testing.TB
-	prefix string
-	done   bool
-}
-
-func (w *testLogWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if !w.done {
-		w.t.Log(w.prefix + strings.TrimRight(string(p), "\n"))
-	}
-	return len(p), nil
-}
-
-func testLogger(t testing.TB, prefix string) *slog.Logger {
-	w := &testLogWriter{t: t, prefix: prefix}
-	t.Cleanup(func() {
-		w.mu.Lock()
-		w.done = true
-		w.mu.Unlock()
-	})
-	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelWarn}))
-}
-
-func startBroker(t testing.TB, mods ...func(*broker.Config)) *broker.Broker {
-	t.Helper()
-	cfg := broker.DefaultConfig()
-	cfg.Logger = testLogger(t, "broker: ")
-	// A frame buffer reused while something still reads it turns into 0xEE bytes, which the
-	// clients' checksums reject: every test doubles as a check of the buffers' counts.
-	cfg.PoisonFrameBuffers = true
-	for _, m := range mods {
-		m(&cfg)
-	}
-	b, err := broker.New(broker.WithConfig(cfg))
-	if err != nil {
-		t.Fatalf("start broker: %v", err)
-	}
-	t.Cleanup(func() { b.Close() })
-	return b
-}
 
 func newClient(t testing.TB, b *broker.Broker, mods ...func(*client.Options)) *client.Client {
 	t.Helper()
 	o := client.Options{
 		ServiceURL:       b.ServiceURL(),
 		OperationTimeout: 10 * time.Second,
-		Logger:           testLogger(t, "client: "),
+		Logger:           brokertest.PrefixLogger(t, "client: "),
 	}
 	for _, m := range mods {
 		m(&o)
@@ -86,19 +40,13 @@ func newOfficial(t testing.TB, b *broker.Broker) pulsar.Client {
 		URL:               b.ServiceURL(),
 		OperationTimeout:  10 * time.Second,
 		ConnectionTimeout: 5 * time.Second,
-		Logger:            plog.NewLoggerWithSlog(testLogger(t, "official: ")),
+		Logger:            plog.NewLoggerWithSlog(brokertest.PrefixLogger(t, "official: ")),
 	})
 	if err != nil {
 		t.Fatalf("official client: %v", err)
 	}
 	t.Cleanup(c.Close)
 	return c
-}
-
-func testCtx(t testing.TB, d time.Duration) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), d)
-	t.Cleanup(cancel)
-	return ctx
 }
 
 var topicSeq struct {
@@ -114,21 +62,9 @@ func uniqueTopic(t testing.TB) string {
 	return fmt.Sprintf("persistent://public/default/%s-%d", strings.ToLower(name), topicSeq.n)
 }
 
-// eventually polls cond until it holds or d passes.
-func eventually(t testing.TB, d time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %v waiting for %s", d, what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
-
 func mustProducer(t testing.TB, c *client.Client, o client.ProducerOptions) *client.Producer {
 	t.Helper()
-	p, err := c.CreateProducer(testCtx(t, 10*time.Second), o)
+	p, err := c.CreateProducer(brokertest.Ctx(t, 10*time.Second), o)
 	if err != nil {
 		t.Fatalf("create producer on %s: %v", o.Topic, err)
 	}
@@ -138,7 +74,7 @@ func mustProducer(t testing.TB, c *client.Client, o client.ProducerOptions) *cli
 
 func mustSubscribe(t testing.TB, c *client.Client, o client.ConsumerOptions) *client.Consumer {
 	t.Helper()
-	cons, err := c.Subscribe(testCtx(t, 10*time.Second), o)
+	cons, err := c.Subscribe(brokertest.Ctx(t, 10*time.Second), o)
 	if err != nil {
 		t.Fatalf("subscribe %s: %v", o.SubscriptionName, err)
 	}
@@ -148,7 +84,7 @@ func mustSubscribe(t testing.TB, c *client.Client, o client.ConsumerOptions) *cl
 
 func receiveN(t testing.TB, cons *client.Consumer, n int, d time.Duration) []*client.Message {
 	t.Helper()
-	ctx := testCtx(t, d)
+	ctx := brokertest.Ctx(t, d)
 	out := make([]*client.Message, 0, n)
 	for len(out) < n {
 		m, err := cons.Receive(ctx)

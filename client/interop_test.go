@@ -9,6 +9,7 @@ import (
 
 	"github.com/letterbox-dev/letterbox/broker"
 	"github.com/letterbox-dev/letterbox/client"
+	"github.com/letterbox-dev/letterbox/internal/brokertest"
 )
 
 var codecs = []struct {
@@ -32,7 +33,7 @@ func payloadFor(i int) []byte {
 
 func TestOursToOfficial(t *testing.T) {
 	t.Parallel()
-	b := startBroker(t)
+	b := brokertest.StartBroker(t)
 	ours := newClient(t, b)
 	official := newOfficial(t, b)
 	event := time.UnixMilli(1700000000123)
@@ -47,7 +48,7 @@ func TestOursToOfficial(t *testing.T) {
 				}
 				defer cons.Close()
 				p := mustProducer(t, ours, client.ProducerOptions{Topic: topic, Compression: cd.ours, DisableBatching: !batching})
-				ctx := testCtx(t, 15*time.Second)
+				ctx := brokertest.Ctx(t, 15*time.Second)
 				const n = 20
 				var futs []*client.SendFuture
 				for i := range n {
@@ -82,7 +83,7 @@ func TestOursToOfficial(t *testing.T) {
 
 func TestOfficialToOurs(t *testing.T) {
 	t.Parallel()
-	b := startBroker(t)
+	b := brokertest.StartBroker(t)
 	ours := newClient(t, b)
 	official := newOfficial(t, b)
 	event := time.UnixMilli(1700000000456)
@@ -96,7 +97,7 @@ func TestOfficialToOurs(t *testing.T) {
 					t.Fatal(err)
 				}
 				defer p.Close()
-				ctx := testCtx(t, 15*time.Second)
+				ctx := brokertest.Ctx(t, 15*time.Second)
 				const n = 20
 				for i := range n {
 					p.SendAsync(ctx, &pulsar.ProducerMessage{
@@ -132,7 +133,7 @@ func TestOfficialToOurs(t *testing.T) {
 
 func TestDelayedDeliveryInterop(t *testing.T) {
 	t.Parallel()
-	b := startBroker(t, func(c *broker.Config) { c.DelayedDeliveryTick = 50 * time.Millisecond })
+	b := brokertest.StartBroker(t, func(c *broker.Config) { c.DelayedDeliveryTick = 50 * time.Millisecond })
 	ours := newClient(t, b)
 	official := newOfficial(t, b)
 	const delay = 700 * time.Millisecond
@@ -145,7 +146,7 @@ func TestDelayedDeliveryInterop(t *testing.T) {
 		}
 		defer cons.Close()
 		p := mustProducer(t, ours, client.ProducerOptions{Topic: topic})
-		ctx := testCtx(t, 10*time.Second)
+		ctx := brokertest.Ctx(t, 10*time.Second)
 		start := time.Now()
 		if _, err := p.Send(ctx, &client.Message{Payload: []byte("later"), DeliverAfter: delay}); err != nil {
 			t.Fatal(err)
@@ -173,7 +174,7 @@ func TestDelayedDeliveryInterop(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer p.Close()
-		ctx := testCtx(t, 10*time.Second)
+		ctx := brokertest.Ctx(t, 10*time.Second)
 		start := time.Now()
 		if _, err := p.Send(ctx, &pulsar.ProducerMessage{Payload: []byte("later"), DeliverAfter: delay}); err != nil {
 			t.Fatal(err)
@@ -193,13 +194,13 @@ func TestDelayedDeliveryInterop(t *testing.T) {
 
 func TestKeyPartitionMatchesOfficial(t *testing.T) {
 	t.Parallel()
-	b := startBroker(t, func(c *broker.Config) {
+	b := brokertest.StartBroker(t, func(c *broker.Config) {
 		c.AllowAutoTopicCreationType = "partitioned"
 		c.DefaultNumPartitions = 5
 	})
 	ours := newClient(t, b)
 	official := newOfficial(t, b)
-	ctx := testCtx(t, 20*time.Second)
+	ctx := brokertest.Ctx(t, 20*time.Second)
 	for _, scheme := range []struct {
 		ours     client.HashingScheme
 		official pulsar.HashingScheme

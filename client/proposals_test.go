@@ -13,6 +13,7 @@ import (
 	"github.com/letterbox-dev/letterbox/broker"
 	"github.com/letterbox-dev/letterbox/client"
 	"github.com/letterbox-dev/letterbox/client/wire/pb"
+	"github.com/letterbox-dev/letterbox/internal/brokertest"
 )
 
 // The four proposals (PIP-124, PIP-263, PIP-139, PIP-236) end to end with our client: what
@@ -40,7 +41,7 @@ func TestProposalInitialSubscription(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			b := startBroker(t)
+			b := brokertest.StartBroker(t)
 			c := newClient(t, b)
 			topic := uniqueTopic(t)
 			dlq := topic + "-s-DLQ"
@@ -56,7 +57,7 @@ func TestProposalInitialSubscription(t *testing.T) {
 			p := mustProducer(t, c, client.ProducerOptions{Topic: topic, DisableBatching: true})
 			publish(t, p, 3)
 			nackAll(t, cons, 3)
-			eventually(t, 15*time.Second, "3 dead letters kept by the initial subscription", func() bool {
+			brokertest.WaitFor(t, 15*time.Second, "3 dead letters kept by the initial subscription", func() bool {
 				st, err := b.TopicStats(dlq, broker.StatsOptions{})
 				if err != nil {
 					return false
@@ -86,7 +87,7 @@ func TestProposalInitialSubscription(t *testing.T) {
 // source subscription's backlog.
 func TestProposalInitialSubscriptionNotAllowed(t *testing.T) {
 	t.Parallel()
-	b := startBroker(t, func(c *broker.Config) { c.AllowAutoSubscriptionCreation = false })
+	b := brokertest.StartBroker(t, func(c *broker.Config) { c.AllowAutoSubscriptionCreation = false })
 	var refused atomic.Int32
 	b.Intercept(func(dir broker.Direction, cmd *pb.BaseCommand) broker.Verdict {
 		if dir == broker.Outbound && cmd.GetError().GetError() == pb.ServerError_NotAllowedError {
@@ -95,7 +96,7 @@ func TestProposalInitialSubscriptionNotAllowed(t *testing.T) {
 		return broker.Verdict{}
 	})
 	c := newClient(t, b)
-	ctx := testCtx(t, 20*time.Second)
+	ctx := brokertest.Ctx(t, 20*time.Second)
 	topic := uniqueTopic(t)
 	dlq := topic + "-s-DLQ"
 
@@ -126,7 +127,7 @@ func TestProposalInitialSubscriptionNotAllowed(t *testing.T) {
 	publish(t, p, 1)
 	before := refused.Load()
 	nackAll(t, cons, 1)
-	eventually(t, 10*time.Second, "the router's producer to be refused", func() bool { return refused.Load() > before })
+	brokertest.WaitFor(t, 10*time.Second, "the router's producer to be refused", func() bool { return refused.Load() > before })
 	subs, err := b.Subscriptions(dlq)
 	if err != nil && !errors.Is(err, broker.ErrNotFound) {
 		t.Fatal(err)
@@ -146,12 +147,12 @@ func TestProposalInitialSubscriptionNotAllowed(t *testing.T) {
 // the retry and DLQ topics of a subscription on a partitioned topic have 0 partitions.
 func TestProposalLetterTopicsNonPartitioned(t *testing.T) {
 	t.Parallel()
-	b := startBroker(t, func(c *broker.Config) {
+	b := brokertest.StartBroker(t, func(c *broker.Config) {
 		c.AllowAutoTopicCreationType = "partitioned"
 		c.DefaultNumPartitions = 3
 	})
 	c := newClient(t, b)
-	ctx := testCtx(t, 30*time.Second)
+	ctx := brokertest.Ctx(t, 30*time.Second)
 	topic := uniqueTopic(t)
 	cons := mustSubscribe(t, c, client.ConsumerOptions{
 		Topic: topic, SubscriptionName: "s", Type: client.Shared, RetryEnable: true,
@@ -173,7 +174,7 @@ func TestProposalLetterTopicsNonPartitioned(t *testing.T) {
 		}
 	}
 	for _, name := range []string{topic + "-s-RETRY", topic + "-s-DLQ"} {
-		eventually(t, 10*time.Second, name+" to hold a message", func() bool {
+		brokertest.WaitFor(t, 10*time.Second, name+" to hold a message", func() bool {
 			st, err := b.TopicStats(name, broker.StatsOptions{})
 			return err == nil && st.MsgInCounter > 0
 		})
@@ -194,7 +195,7 @@ var chained = regexp.MustCompile(`-(DLQ|RETRY)-.*-(DLQ|RETRY)$`)
 // DLQ/RETRY suffixes.
 func TestProposalRegexConsumerNoLetterChains(t *testing.T) {
 	t.Parallel()
-	b := startBroker(t)
+	b := brokertest.StartBroker(t)
 	if err := b.CreateTenant("seed", broker.TenantInfo{AllowedClusters: []string{"standalone"}}); err != nil {
 		t.Fatal(err)
 	}
@@ -202,7 +203,7 @@ func TestProposalRegexConsumerNoLetterChains(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := newClient(t, b)
-	ctx := testCtx(t, 60*time.Second)
+	ctx := brokertest.Ctx(t, 60*time.Second)
 	for round := range 5 {
 		topic := fmt.Sprintf("persistent://seed/apps/orders-%d", round)
 		if err := b.CreateTopic(topic, nil); err != nil {
@@ -268,9 +269,9 @@ func TestProposalRegexConsumerNoLetterChains(t *testing.T) {
 // topic — while the connection keeps serving other topics.
 func TestProposalDeletedTopicNoReconnect(t *testing.T) {
 	t.Parallel()
-	b := startBroker(t)
+	b := brokertest.StartBroker(t)
 	c := newClient(t, b)
-	ctx := testCtx(t, 20*time.Second)
+	ctx := brokertest.Ctx(t, 20*time.Second)
 	topic := uniqueTopic(t)
 	cons := mustSubscribe(t, c, client.ConsumerOptions{Topic: topic, SubscriptionName: "s"})
 	p := mustProducer(t, c, client.ProducerOptions{Topic: topic})
@@ -357,9 +358,9 @@ type orderV2 struct {
 // written with — two Avro versions and two JSON versions on one topic each.
 func TestProposalAutoConsumeSchemaVersions(t *testing.T) {
 	t.Parallel()
-	b := startBroker(t)
+	b := brokertest.StartBroker(t)
 	c := newClient(t, b)
-	ctx := testCtx(t, 30*time.Second)
+	ctx := brokertest.Ctx(t, 30*time.Second)
 	avro1, err := client.NewAvroSchema(orderV1Avro)
 	if err != nil {
 		t.Fatal(err)
@@ -417,9 +418,9 @@ func TestProposalAutoConsumeSchemaVersions(t *testing.T) {
 // required field added, under the default FULL strategy) is refused with IncompatibleSchema.
 func TestProposalIncompatibleAvroConsumer(t *testing.T) {
 	t.Parallel()
-	b := startBroker(t)
+	b := brokertest.StartBroker(t)
 	c := newClient(t, b)
-	ctx := testCtx(t, 20*time.Second)
+	ctx := brokertest.Ctx(t, 20*time.Second)
 	topic := uniqueTopic(t)
 	avro1, err := client.NewAvroSchema(orderV1Avro)
 	if err != nil {

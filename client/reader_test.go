@@ -11,7 +11,7 @@ import (
 
 func publish(t *testing.T, p *client.Producer, n int) []client.MessageID {
 	t.Helper()
-	ctx := testCtx(t, 10*time.Second)
+	ctx := brokertest.Ctx(t, 10*time.Second)
 	var futs []*client.SendFuture
 	for i := range n {
 		futs = append(futs, p.SendAsync(ctx, &client.Message{Payload: []byte(fmt.Sprint(i))}))
@@ -29,14 +29,14 @@ func publish(t *testing.T, p *client.Producer, n int) []client.MessageID {
 
 func TestReader(t *testing.T) {
 	t.Parallel()
-	b := startBroker(t)
+	b := brokertest.StartBroker(t)
 	c := newClient(t, b)
 	for _, batching := range []bool{false, true} {
 		t.Run(fmt.Sprintf("batching=%v", batching), func(t *testing.T) {
 			topic := uniqueTopic(t)
 			p := mustProducer(t, c, client.ProducerOptions{Topic: topic, DisableBatching: !batching})
 			ids := publish(t, p, 10)
-			ctx := testCtx(t, 20*time.Second)
+			ctx := brokertest.Ctx(t, 20*time.Second)
 
 			read := func(r *client.Reader, want ...int) {
 				t.Helper()
@@ -113,12 +113,12 @@ func TestReader(t *testing.T) {
 
 func TestReaderSeekByTime(t *testing.T) {
 	t.Parallel()
-	b := startBroker(t)
+	b := brokertest.StartBroker(t)
 	c := newClient(t, b)
 	topic := uniqueTopic(t)
 	p := mustProducer(t, c, client.ProducerOptions{Topic: topic, DisableBatching: true})
 	publish(t, p, 3)
-	ctx := testCtx(t, 10*time.Second)
+	ctx := brokertest.Ctx(t, 10*time.Second)
 	// Publish times have millisecond resolution: make sure the next ones are later.
 	mark := time.Now().Add(5 * time.Millisecond)
 	for time.Now().Before(mark.Add(2 * time.Millisecond)) {
@@ -158,7 +158,7 @@ func TestReaderAcknowledges(t *testing.T) {
 	topic := uniqueTopic(t)
 	p := mustProducer(t, c, client.ProducerOptions{Topic: topic, DisableBatching: true})
 	publish(t, p, 50)
-	ctx := testCtx(t, 20*time.Second)
+	ctx := brokertest.Ctx(t, 20*time.Second)
 	r, err := c.CreateReader(ctx, client.ReaderOptions{Topic: topic, SubscriptionName: "reader-acks"})
 	if err != nil {
 		t.Fatal(err)

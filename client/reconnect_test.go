@@ -10,13 +10,14 @@ import (
 	"github.com/letterbox-dev/letterbox/broker"
 	"github.com/letterbox-dev/letterbox/client"
 	"github.com/letterbox-dev/letterbox/client/wire/pb"
+	"github.com/letterbox-dev/letterbox/internal/brokertest"
 )
 
 // TestReconnectAfterConnectionLoss: connections dropped in the middle of sending and of
 // receiving; every message is receipted and received (at least once).
 func TestReconnectAfterConnectionLoss(t *testing.T) {
 	goroutineLeakCheck(t)
-	b := startBroker(t)
+	b := brokertest.StartBroker(t)
 	c := newClient(t, b)
 	topic := uniqueTopic(t)
 	cons := mustSubscribe(t, c, client.ConsumerOptions{Topic: topic, SubscriptionName: "s", InitialPosition: client.Earliest, ReceiverQueueSize: 10})
@@ -32,7 +33,7 @@ func TestReconnectAfterConnectionLoss(t *testing.T) {
 		}
 		return broker.Verdict{}
 	})
-	ctx := testCtx(t, 30*time.Second)
+	ctx := brokertest.Ctx(t, 30*time.Second)
 	const n = 100
 	var futs []*client.SendFuture
 	for i := range n {
@@ -61,7 +62,7 @@ func TestReconnectAfterConnectionLoss(t *testing.T) {
 // (an admin cursor reset) makes the consumer resubscribe and read from the new position.
 func TestReconnectAfterBrokerClose(t *testing.T) {
 	t.Parallel()
-	b := startBroker(t)
+	b := brokertest.StartBroker(t)
 	c := newClient(t, b)
 	topic := uniqueTopic(t)
 	cons := mustSubscribe(t, c, client.ConsumerOptions{Topic: topic, SubscriptionName: "s"})
@@ -70,7 +71,7 @@ func TestReconnectAfterBrokerClose(t *testing.T) {
 	for _, m := range receiveN(t, cons, 3, 10*time.Second) {
 		cons.Ack(m)
 	}
-	if err := cons.FlushAcks(testCtx(t, 5*time.Second)); err != nil {
+	if err := cons.FlushAcks(brokertest.Ctx(t, 5*time.Second)); err != nil {
 		t.Fatal(err)
 	}
 	if err := b.ResetCursorByTime(topic, "s", 0); err != nil {
@@ -87,12 +88,12 @@ func TestReconnectAfterBrokerClose(t *testing.T) {
 // allow_reconnect=false), and Send/Receive report the broker's reason.
 func TestTopicDeleted(t *testing.T) {
 	t.Parallel()
-	b := startBroker(t)
+	b := brokertest.StartBroker(t)
 	c := newClient(t, b)
 	topic := uniqueTopic(t)
 	cons := mustSubscribe(t, c, client.ConsumerOptions{Topic: topic, SubscriptionName: "s"})
 	p := mustProducer(t, c, client.ProducerOptions{Topic: topic})
-	ctx := testCtx(t, 20*time.Second)
+	ctx := brokertest.Ctx(t, 20*time.Second)
 	if _, err := p.Send(ctx, &client.Message{Payload: []byte("before")}); err != nil {
 		t.Fatal(err)
 	}
@@ -103,8 +104,8 @@ func TestTopicDeleted(t *testing.T) {
 		t.Fatalf("delete topic: %v", err)
 	}
 	var sendErr error
-	eventually(t, 10*time.Second, "the producer to notice", func() bool {
-		sctx := testCtx(t, time.Second)
+	brokertest.WaitFor(t, 10*time.Second, "the producer to notice", func() bool {
+		sctx := brokertest.Ctx(t, time.Second)
 		_, sendErr = p.Send(sctx, &client.Message{Payload: []byte("after")})
 		return sendErr == nil || errors.Is(sendErr, client.ErrClosed)
 	})
@@ -121,9 +122,9 @@ func TestTopicDeleted(t *testing.T) {
 // and surfaces the broker's reason.
 func TestClosedForGood(t *testing.T) {
 	t.Parallel()
-	b := startBroker(t)
+	b := brokertest.StartBroker(t)
 	c := newClient(t, b)
-	ctx := testCtx(t, 20*time.Second)
+	ctx := brokertest.Ctx(t, 20*time.Second)
 
 	t.Run("producer fenced", func(t *testing.T) {
 		topic := uniqueTopic(t)
@@ -133,7 +134,7 @@ func TestClosedForGood(t *testing.T) {
 		}
 		mustProducer(t, c, client.ProducerOptions{Topic: topic, AccessMode: client.AccessExclusiveWithFencing})
 		var err error
-		eventually(t, 5*time.Second, "the fenced producer to fail", func() bool {
+		brokertest.WaitFor(t, 5*time.Second, "the fenced producer to fail", func() bool {
 			_, err = p.Send(ctx, &client.Message{Payload: []byte("y")})
 			return err != nil
 		})
@@ -164,7 +165,7 @@ func TestClosedForGood(t *testing.T) {
 // and the client reconnects.
 func TestKeepaliveStale(t *testing.T) {
 	t.Parallel()
-	b := startBroker(t)
+	b := brokertest.StartBroker(t)
 	c := newClient(t, b, func(o *client.Options) { o.KeepAliveInterval = 100 * time.Millisecond })
 	topic := uniqueTopic(t)
 	cons := mustSubscribe(t, c, client.ConsumerOptions{Topic: topic, SubscriptionName: "s"})
@@ -184,13 +185,13 @@ func TestKeepaliveStale(t *testing.T) {
 		}
 		return broker.Verdict{}
 	})
-	eventually(t, 5*time.Second, "a reconnect after the connection went stale", func() bool { return connects.Load() > 0 })
+	brokertest.WaitFor(t, 5*time.Second, "a reconnect after the connection went stale", func() bool { return connects.Load() > 0 })
 	if pings.Load() == 0 {
 		t.Errorf("no PING sent")
 	}
 	b.Intercept(nil)
 	p := mustProducer(t, c, client.ProducerOptions{Topic: topic})
-	ctx := testCtx(t, 10*time.Second)
+	ctx := brokertest.Ctx(t, 10*time.Second)
 	if _, err := p.Send(ctx, &client.Message{Payload: []byte("x")}); err != nil {
 		t.Fatal(err)
 	}
@@ -203,9 +204,9 @@ func TestKeepaliveStale(t *testing.T) {
 // closes the others for good.
 func TestUnsubscribeForceClosesOthers(t *testing.T) {
 	t.Parallel()
-	b := startBroker(t)
+	b := brokertest.StartBroker(t)
 	c := newClient(t, b)
-	ctx := testCtx(t, 10*time.Second)
+	ctx := brokertest.Ctx(t, 10*time.Second)
 	topic := uniqueTopic(t)
 	a := mustSubscribe(t, c, client.ConsumerOptions{Topic: topic, SubscriptionName: "s", Type: client.Shared})
 	other := mustSubscribe(t, c, client.ConsumerOptions{Topic: topic, SubscriptionName: "s", Type: client.Shared})

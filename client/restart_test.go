@@ -23,7 +23,7 @@ func TestBrokerRestart(t *testing.T) {
 	topic := uniqueTopic(t)
 	cons := mustSubscribe(t, c, client.ConsumerOptions{Topic: topic, SubscriptionName: "s", InitialPosition: client.Earliest})
 	p := mustProducer(t, c, client.ProducerOptions{Topic: topic})
-	ctx := testCtx(t, 40*time.Second)
+	ctx := brokertest.Ctx(t, 40*time.Second)
 
 	var mu sync.Mutex
 	receipted := map[string]bool{}
@@ -106,7 +106,7 @@ func TestReaderConnectedAcrossRestart(t *testing.T) {
 	c := newClient(t, b)
 	topic := uniqueTopic(t)
 	p := mustProducer(t, c, client.ProducerOptions{Topic: topic, DisableBatching: true})
-	ctx := testCtx(t, 40*time.Second)
+	ctx := brokertest.Ctx(t, 40*time.Second)
 	r, err := c.CreateReader(ctx, client.ReaderOptions{Topic: topic})
 	if err != nil {
 		t.Fatal(err)
@@ -142,7 +142,7 @@ func durableBroker(t *testing.T) func(addr string) *broker.Broker {
 			t.Fatalf("open store: %v", err)
 		}
 		cfg := broker.DefaultConfig()
-		cfg.ListenAddr, cfg.Store, cfg.Logger = addr, st, testLogger(t, "broker: ")
+		cfg.ListenAddr, cfg.Store, cfg.Logger = addr, st, brokertest.PrefixLogger(t, "broker: ")
 		b, err := broker.New(broker.WithConfig(cfg))
 		if err != nil {
 			t.Fatalf("start broker on %s: %v", addr, err)

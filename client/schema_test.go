@@ -10,6 +10,7 @@ import (
 	"github.com/letterbox-dev/letterbox/broker"
 	"github.com/letterbox-dev/letterbox/client"
 	"github.com/letterbox-dev/letterbox/client/wire/pb"
+	"github.com/letterbox-dev/letterbox/internal/brokertest"
 )
 
 type order struct {
@@ -22,9 +23,9 @@ const orderAvro = `{"type":"record","name":"Order","fields":[{"name":"id","type"
 
 func TestSchemas(t *testing.T) {
 	t.Parallel()
-	b := startBroker(t)
+	b := brokertest.StartBroker(t)
 	c := newClient(t, b)
-	ctx := testCtx(t, 20*time.Second)
+	ctx := brokertest.Ctx(t, 20*time.Second)
 
 	t.Run("json typed and auto-consume", func(t *testing.T) {
 		topic := uniqueTopic(t)
@@ -103,7 +104,7 @@ func TestSchemas(t *testing.T) {
 func TestAutoConsumeOnSubscribe(t *testing.T) {
 	t.Parallel()
 	for _, compat := range []bool{false, true} {
-		b := startBroker(t, func(c *broker.Config) { c.CompatUpstream = compat })
+		b := brokertest.StartBroker(t, func(c *broker.Config) { c.CompatUpstream = compat })
 		var sent atomic.Int32 // 1 = no schema, 2 = AutoConsume
 		b.Intercept(func(dir broker.Direction, cmd *pb.BaseCommand) broker.Verdict {
 			if s := cmd.GetSubscribe(); s != nil {

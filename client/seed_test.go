@@ -7,15 +7,16 @@ import (
 
 	"github.com/letterbox-dev/letterbox/broker"
 	"github.com/letterbox-dev/letterbox/client"
+	"github.com/letterbox-dev/letterbox/internal/brokertest"
 )
 
 // PIP-263 on the client: a consumer of a dead-letter topic never gets a DLQ or retry topic of
 // its own; its failures are redelivered instead.
 func TestNoDLQOfDLQ(t *testing.T) {
 	t.Parallel()
-	b := startBroker(t)
+	b := brokertest.StartBroker(t)
 	c := newClient(t, b)
-	ctx := testCtx(t, 20*time.Second)
+	ctx := brokertest.Ctx(t, 20*time.Second)
 	dlq := uniqueTopic(t) + "-s-DLQ"
 	cons := mustSubscribe(t, c, client.ConsumerOptions{
 		Topic: dlq, SubscriptionName: "inspect", Type: client.Shared, NackRedeliveryDelay: 20 * time.Millisecond,
@@ -42,9 +43,9 @@ func TestNoDLQOfDLQ(t *testing.T) {
 // work as usual.
 func TestCompatUpstreamBroker(t *testing.T) {
 	t.Parallel()
-	b := startBroker(t, func(c *broker.Config) { c.CompatUpstream = true })
+	b := brokertest.StartBroker(t, func(c *broker.Config) { c.CompatUpstream = true })
 	c := newClient(t, b)
-	ctx := testCtx(t, 30*time.Second)
+	ctx := brokertest.Ctx(t, 30*time.Second)
 
 	topic := uniqueTopic(t)
 	p := mustProducer(t, c, client.ProducerOptions{Topic: topic})
@@ -55,8 +56,8 @@ func TestCompatUpstreamBroker(t *testing.T) {
 		t.Fatal(err)
 	}
 	var sendErr error
-	eventually(t, 15*time.Second, "the producer to give up", func() bool {
-		sctx := testCtx(t, time.Second)
+	brokertest.WaitFor(t, 15*time.Second, "the producer to give up", func() bool {
+		sctx := brokertest.Ctx(t, time.Second)
 		_, sendErr = p.Send(sctx, &client.Message{Payload: []byte("after")})
 		return sendErr != nil && !errors.Is(sendErr, client.ErrTimeout)
 	})

@@ -12,30 +12,25 @@ import (
 
 	"github.com/apache/pulsar-client-go/pulsar"
 	plog "github.com/apache/pulsar-client-go/pulsar/log"
+
 	"github.com/letterbox-dev/letterbox/broker"
 	"github.com/letterbox-dev/letterbox/broker/web"
 	"github.com/letterbox-dev/letterbox/client/admin"
+	"github.com/letterbox-dev/letterbox/internal/brokertest"
 )
 
 var quiet = slog.New(slog.DiscardHandler)
 
+// start starts a broker with its admin API (internal/brokertest) and a client of it with a
+// 10 s timeout.
 func start(t *testing.T) (*broker.Broker, *web.Server, *admin.Client) {
 	t.Helper()
-	b, err := broker.New(broker.WithLogger(quiet))
+	env := brokertest.Start(t)
+	c, err := admin.New(admin.Options{URL: env.AdminURL, Timeout: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { b.Close() })
-	s, err := web.New(b, "127.0.0.1:0", quiet)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	c, err := admin.New(admin.Options{URL: s.URL(), Timeout: 10 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b, s, c
+	return env.Broker, env.Web, c
 }
 
 func must(t *testing.T, err error) {

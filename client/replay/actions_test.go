@@ -10,15 +10,16 @@ import (
 	plog "github.com/apache/pulsar-client-go/pulsar/log"
 
 	"github.com/letterbox-dev/letterbox/client"
+	"github.com/letterbox-dev/letterbox/internal/brokertest"
 )
 
 // officialDLQ has the official Go client's DLQ router fill the DLQ with n dead letters (its
 // producer batches them) and returns that client.
 func officialDLQ(t *testing.T, e *env, n int) pulsar.Client {
 	t.Helper()
-	ctx := testCtx(t, 60*time.Second)
+	ctx := brokertest.Ctx(t, 60*time.Second)
 	oc, err := pulsar.NewClient(pulsar.ClientOptions{URL: e.b.ServiceURL(), OperationTimeout: 10 * time.Second,
-		Logger: plog.NewLoggerWithSlog(testLogger(t))})
+		Logger: plog.NewLoggerWithSlog(brokertest.Logger(t))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +69,7 @@ func officialDLQ(t *testing.T, e *env, n int) pulsar.Client {
 // nothing more comes. The official client may dead-letter a message twice.
 func letterIDs(t *testing.T, e *env) []client.MessageID {
 	t.Helper()
-	ctx := testCtx(t, 30*time.Second)
+	ctx := brokertest.Ctx(t, 30*time.Second)
 	peek := subscribe(t, e.cl, dlq, "peek")
 	defer peek.Close()
 	var ids []client.MessageID
@@ -89,7 +90,7 @@ func TestDiscard(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, false)
 	oc := officialDLQ(t, e, 12)
-	ctx := testCtx(t, 60*time.Second)
+	ctx := brokertest.Ctx(t, 60*time.Second)
 	ids := letterIDs(t, e)
 	n := len(ids)
 	before := e.backlog(t, dlq, dsub)
@@ -153,7 +154,7 @@ func TestDiscard(t *testing.T) {
 func TestUntilAndDestination(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, false)
-	ctx := testCtx(t, 60*time.Second)
+	ctx := brokertest.Ctx(t, 60*time.Second)
 	e.fillDLQ(t, dlq, dsub, 20, func(i int) *client.Message { return deadLetter(origin, i, nil) })
 	elsewhere := "persistent://public/default/elsewhere"
 	dest := subscribe(t, e.cl, elsewhere, "check")
@@ -194,7 +195,7 @@ func TestUntilAndDestination(t *testing.T) {
 func TestEditAndResend(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, false)
-	ctx := testCtx(t, 60*time.Second)
+	ctx := brokertest.Ctx(t, 60*time.Second)
 	app := subscribe(t, e.cl, origin, "app")
 	e.fillDLQ(t, dlq, dsub, 5, func(i int) *client.Message { return deadLetter(origin, i, nil) })
 	peek := subscribe(t, e.cl, dlq, "peek")

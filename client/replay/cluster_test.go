@@ -10,6 +10,7 @@ import (
 	"github.com/letterbox-dev/letterbox/broker"
 	"github.com/letterbox-dev/letterbox/client"
 	"github.com/letterbox-dev/letterbox/client/admin"
+	"github.com/letterbox-dev/letterbox/internal/brokertest"
 	"github.com/letterbox-dev/letterbox/internal/clustertest"
 )
 
@@ -22,13 +23,13 @@ func TestReplayAcrossMoves(t *testing.T) {
 	const n = 10_000
 	c := clustertest.Start(t, clustertest.Options{Config: func(cfg *broker.Config) {
 		cfg.BrokerDeduplicationEnabled = true
-		cfg.Logger = testLogger(t)
+		cfg.Logger = brokertest.Logger(t)
 	}})
-	ctx := testCtx(t, 180*time.Second)
+	ctx := brokertest.Ctx(t, 180*time.Second)
 	if err := c.Broker.CreatePartitionedTopic(origin, 6, nil); err != nil {
 		t.Fatal(err)
 	}
-	cl, err := client.New(client.Options{ServiceURL: c.ServiceURL(), OperationTimeout: 20 * time.Second, Logger: testLogger(t)})
+	cl, err := client.New(client.Options{ServiceURL: c.ServiceURL(), OperationTimeout: 20 * time.Second, Logger: brokertest.Logger(t)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,38 +3,14 @@ package replay
 import (
 	"context"
 	"fmt"
-	"log/slog"
-	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/letterbox-dev/letterbox/broker"
-	"github.com/letterbox-dev/letterbox/broker/web"
 	"github.com/letterbox-dev/letterbox/client"
 	"github.com/letterbox-dev/letterbox/client/admin"
+	"github.com/letterbox-dev/letterbox/internal/brokertest"
 )
-
-type logWriter struct {
-	mu   sync.Mutex
-	t    testing.TB
-	done bool
-}
-
-func (w *logWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if !w.done {
-		w.t.Log(strings.TrimRight(string(p), "\n"))
-	}
-	return len(p), nil
-}
-
-func testLogger(t testing.TB) *slog.Logger {
-	w := &logWriter{t: t}
-	t.Cleanup(func() { w.mu.Lock(); w.done = true; w.mu.Unlock() })
-	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelWarn}))
-}
 
 // env is a broker with its admin API and a client of ours.
 type env struct {
@@ -46,41 +22,18 @@ type env struct {
 
 func newEnv(t *testing.T, dedup bool) *env {
 	t.Helper()
-	cfg := broker.DefaultConfig()
-	cfg.Logger = testLogger(t)
-	cfg.BrokerDeduplicationEnabled = dedup
-	cfg.PoisonFrameBuffers = true // a buffer reused too early fails the clients' checksums
-	b, err := broker.New(broker.WithConfig(cfg))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { b.Close() })
-	w, err := web.New(b, "127.0.0.1:0", cfg.Logger)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { w.Close() })
-	ad, err := admin.New(admin.Options{URL: w.URL()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &env{b: b, admin: ad, cl: newClient(t, b), state: t.TempDir()}
+	be := brokertest.Start(t, func(c *broker.Config) { c.BrokerDeduplicationEnabled = dedup })
+	return &env{b: be.Broker, admin: be.Admin, cl: newClient(t, be.Broker), state: t.TempDir()}
 }
 
 func newClient(t *testing.T, b *broker.Broker) *client.Client {
 	t.Helper()
-	cl, err := client.New(client.Options{ServiceURL: b.ServiceURL(), OperationTimeout: 10 * time.Second, Logger: testLogger(t)})
+	cl, err := client.New(client.Options{ServiceURL: b.ServiceURL(), OperationTimeout: 10 * time.Second, Logger: brokertest.Logger(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cl.Close() })
 	return cl
-}
-
-func testCtx(t *testing.T, d time.Duration) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), d)
-	t.Cleanup(cancel)
-	return ctx
 }
 
 // deadLetter is a dead letter as the DLQ routers write it.
@@ -108,7 +61,7 @@ func deadLetter(origin string, i int, props map[string]string) *client.Message {
 // subscription does) and publishes n dead letters of origin to it, made by mk.
 func (e *env) fillDLQ(t *testing.T, dlq, sub string, n int, mk func(i int) *client.Message) {
 	t.Helper()
-	ctx := testCtx(t, 60*time.Second)
+	ctx := brokertest.Ctx(t, 60*time.Second)
 	p, err := e.cl.CreateProducer(ctx, client.ProducerOptions{Topic: dlq, InitialSubscriptionName: sub,
 		TopicPurpose: client.TopicPurposeDeadLetter, DisableBatching: true})
 	if err != nil {
@@ -129,7 +82,7 @@ func (e *env) fillDLQ(t *testing.T, dlq, sub string, n int, mk func(i int) *clie
 // backlog is the subscription's backlog in entries.
 func (e *env) backlog(t *testing.T, topic, sub string) int64 {
 	t.Helper()
-	st, err := e.admin.Stats(testCtx(t, 10*time.Second), topic)
+	st, err := e.admin.Stats(brokertest.Ctx(t, 10*time.Second), topic)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +96,7 @@ func (e *env) backlog(t *testing.T, topic, sub string) int64 {
 // subscribe subscribes to topic at the earliest position, before messages arrive.
 func subscribe(t *testing.T, cl *client.Client, topic, sub string) *client.Consumer {
 	t.Helper()
-	c, err := cl.Subscribe(testCtx(t, 10*time.Second), client.ConsumerOptions{Topic: topic, SubscriptionName: sub,
+	c, err := cl.Subscribe(brokertest.Ctx(t, 10*time.Second), client.ConsumerOptions{Topic: topic, SubscriptionName: sub,
 		Type: client.Exclusive, InitialPosition: client.Earliest, EnableBatchIndexAck: true})
 	if err != nil {
 		t.Fatal(err)
@@ -156,7 +109,7 @@ func subscribe(t *testing.T, cl *client.Client, topic, sub string) *client.Consu
 // within quiet.
 func receiveN(t *testing.T, c *client.Consumer, n int, quiet time.Duration) []*client.Message {
 	t.Helper()
-	ctx := testCtx(t, 60*time.Second)
+	ctx := brokertest.Ctx(t, 60*time.Second)
 	var out []*client.Message
 	for len(out) < n {
 		m, err := c.Receive(ctx)

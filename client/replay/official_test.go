@@ -10,6 +10,7 @@ import (
 	plog "github.com/apache/pulsar-client-go/pulsar/log"
 
 	"github.com/letterbox-dev/letterbox/client"
+	"github.com/letterbox-dev/letterbox/internal/brokertest"
 )
 
 // TestOfficialBatchedDeadLetters: the official Go client's DLQ producer batches; a replay
@@ -18,9 +19,9 @@ import (
 func TestOfficialBatchedDeadLetters(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, false)
-	ctx := testCtx(t, 90*time.Second)
+	ctx := brokertest.Ctx(t, 90*time.Second)
 	oc, err := pulsar.NewClient(pulsar.ClientOptions{URL: e.b.ServiceURL(), OperationTimeout: 10 * time.Second,
-		Logger: plog.NewLoggerWithSlog(testLogger(t))})
+		Logger: plog.NewLoggerWithSlog(brokertest.Logger(t))})
 	if err != nil {
 		t.Fatal(err)
 	}

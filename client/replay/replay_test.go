@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/letterbox-dev/letterbox/client"
+	"github.com/letterbox-dev/letterbox/internal/brokertest"
 )
 
 const (
@@ -26,7 +27,7 @@ func TestReplayAll(t *testing.T) {
 	app := subscribe(t, e.cl, origin, "app")
 	e.fillDLQ(t, dlq, dsub, n, func(i int) *client.Message { return deadLetter(origin, i, nil) })
 
-	sum, evs, err := collect(testCtx(t, 120*time.Second), e.cl, Options{DLQ: dlq, Subscription: dsub, StateDir: e.state, Total: n})
+	sum, evs, err := collect(brokertest.Ctx(t, 120*time.Second), e.cl, Options{DLQ: dlq, Subscription: dsub, StateDir: e.state, Total: n})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +50,7 @@ func TestReplayAll(t *testing.T) {
 		t.Errorf("DLQ backlog %d after the replay, want 0", b)
 	}
 	// The run is done: the same replay again starts a new run, which finds nothing.
-	sum2, err := Run(testCtx(t, 30*time.Second), e.cl, Options{DLQ: dlq, Subscription: dsub, StateDir: e.state})
+	sum2, err := Run(brokertest.Ctx(t, 30*time.Second), e.cl, Options{DLQ: dlq, Subscription: dsub, StateDir: e.state})
 	if err != nil || sum2.Resumed || sum2.Run == sum.Run || sum2.Considered != 0 || !sum2.OK() {
 		t.Errorf("second run: %+v, %v", sum2, err)
 	}
@@ -82,14 +83,14 @@ func TestSelectiveAndDryRun(t *testing.T) {
 
 	dry := opts
 	dry.DryRun = true
-	dsum, devs, err := collect(testCtx(t, 30*time.Second), e.cl, dry)
+	dsum, devs, err := collect(brokertest.Ctx(t, 30*time.Second), e.cl, dry)
 	if err != nil || !dsum.OK() || dsum.WouldMove != int64(len(want)) || dsum.Skipped != int64(n-len(want)) {
 		t.Fatalf("dry run: %+v, %v", dsum, err)
 	}
 	if b := e.backlog(t, dlq, dsub); b != n {
 		t.Fatalf("backlog %d after the dry run, want %d", b, n)
 	}
-	sum, evs, err := collect(testCtx(t, 30*time.Second), e.cl, opts)
+	sum, evs, err := collect(brokertest.Ctx(t, 30*time.Second), e.cl, opts)
 	if err != nil || !sum.OK() || sum.Moved != int64(len(want)) {
 		t.Fatalf("run: %+v, %v", sum, err)
 	}
@@ -120,7 +121,7 @@ func TestSelectiveAndDryRun(t *testing.T) {
 	for _, ev := range evs[1:4] { // not selected by the filters, so still there
 		ids = append(ids, client.MessageID{Ledger: ev.ID.Ledger, Entry: ev.ID.Entry, BatchIndex: -1, Partition: -1})
 	}
-	sum, err = Run(testCtx(t, 30*time.Second), e.cl, Options{DLQ: dlq, Subscription: dsub, StateDir: e.state,
+	sum, err = Run(brokertest.Ctx(t, 30*time.Second), e.cl, Options{DLQ: dlq, Subscription: dsub, StateDir: e.state,
 		Selection: Selection{IDs: ids, Limit: 2}})
 	if err != nil || !sum.OK() || sum.Moved != 2 {
 		t.Fatalf("ids and limit: %+v, %v", sum, err)
@@ -133,7 +134,7 @@ func TestSelectiveAndDryRun(t *testing.T) {
 func TestLoopGuard(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, false)
-	ctx := testCtx(t, 60*time.Second)
+	ctx := brokertest.Ctx(t, 60*time.Second)
 	// The application: fails every message, which its client sends to the DLQ.
 	app, err := e.cl.Subscribe(ctx, client.ConsumerOptions{Topic: origin, SubscriptionName: "app", Type: client.Shared,
 		InitialPosition: client.Earliest, NackRedeliveryDelay: 10 * time.Millisecond,
@@ -212,13 +213,13 @@ func TestResume(t *testing.T) {
 			for _, at := range []int64{300, 400, 500} {
 				o := opts
 				o.crashAfter = at
-				sum, err := Run(testCtx(t, 60*time.Second), newClient(t, e.b), o)
+				sum, err := Run(brokertest.Ctx(t, 60*time.Second), newClient(t, e.b), o)
 				if !errors.Is(err, errCrashed) {
 					t.Fatalf("crash at %d: %+v, %v", at, sum, err)
 				}
 				runs = append(runs, sum.Run)
 			}
-			sum, err := Run(testCtx(t, 60*time.Second), e.cl, opts)
+			sum, err := Run(brokertest.Ctx(t, 60*time.Second), e.cl, opts)
 			if err != nil || !sum.OK() || !sum.Resumed {
 				t.Fatalf("final run: %+v, %v", sum, err)
 			}
@@ -226,7 +227,7 @@ func TestResume(t *testing.T) {
 			if len(slices.Compact(slices.Clone(runs))) != 1 {
 				t.Errorf("runs %v: want one name throughout", runs)
 			}
-			ctx := testCtx(t, 60*time.Second)
+			ctx := brokertest.Ctx(t, 60*time.Second)
 			seen := map[string]int{}
 			total := 0
 			for len(seen) < n {
@@ -273,7 +274,7 @@ func TestBusy(t *testing.T) {
 	e := newEnv(t, false)
 	e.fillDLQ(t, dlq, dsub, 3, func(i int) *client.Message { return deadLetter(origin, i, nil) })
 	subscribe(t, e.cl, dlq, dsub)
-	_, err := Run(testCtx(t, 10*time.Second), e.cl, Options{DLQ: dlq, Subscription: dsub, StateDir: e.state})
+	_, err := Run(brokertest.Ctx(t, 10*time.Second), e.cl, Options{DLQ: dlq, Subscription: dsub, StateDir: e.state})
 	if !errors.Is(err, ErrBusy) {
 		t.Fatalf("err %v, want ErrBusy", err)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/letterbox-dev/letterbox/broker"
 	"github.com/letterbox-dev/letterbox/client"
 	"github.com/letterbox-dev/letterbox/client/wire/pb"
+	"github.com/letterbox-dev/letterbox/internal/brokertest"
 )
 
 // A pause longer than IdleTimeout in the middle of the dead letters does not end the run as
@@ -27,7 +28,7 @@ func TestPauseIsNotTheEnd(t *testing.T) {
 		}
 		return broker.Verdict{}
 	})
-	sum, err := Run(testCtx(t, 30*time.Second), e.cl, Options{DLQ: dlq, Subscription: dsub, StateDir: e.state,
+	sum, err := Run(brokertest.Ctx(t, 30*time.Second), e.cl, Options{DLQ: dlq, Subscription: dsub, StateDir: e.state,
 		IdleTimeout: 300 * time.Millisecond})
 	if err != nil || !sum.OK() || sum.Moved != n {
 		t.Fatalf("summary %+v, %v; want all %d moved and complete", sum, err, n)
@@ -52,12 +53,12 @@ func TestStallEndsRunIncomplete(t *testing.T) {
 		return broker.Verdict{Drop: dir == broker.Inbound && cmd.GetType() == pb.BaseCommand_FLOW && flows.Add(1) > 1}
 	})
 	opts := Options{DLQ: dlq, Subscription: dsub, StateDir: e.state, IdleTimeout: 200 * time.Millisecond, StallTimeout: time.Second}
-	sum, err := Run(testCtx(t, 30*time.Second), e.cl, opts)
+	sum, err := Run(brokertest.Ctx(t, 30*time.Second), e.cl, opts)
 	if err == nil || !strings.Contains(err.Error(), "1000 more entries") || sum.Complete || sum.Moved != 1000 {
 		t.Fatalf("summary %+v, %v; want 1000 moved, an error about the 1000 that did not come, not complete", sum, err)
 	}
 	e.b.Intercept(nil)
-	sum, err = Run(testCtx(t, 30*time.Second), e.cl, opts)
+	sum, err = Run(brokertest.Ctx(t, 30*time.Second), e.cl, opts)
 	if err != nil || !sum.OK() || sum.Moved != n-1000 || !sum.Resumed {
 		t.Fatalf("second run: summary %+v, %v; want the run resumed and the other %d moved", sum, err, n-1000)
 	}
@@ -91,7 +92,7 @@ func TestLostAcksAreSentAgain(t *testing.T) {
 		}
 		return broker.Verdict{}
 	})
-	sum, err := Run(testCtx(t, 60*time.Second), e.cl, Options{DLQ: dlq, Subscription: dsub, StateDir: e.state})
+	sum, err := Run(brokertest.Ctx(t, 60*time.Second), e.cl, Options{DLQ: dlq, Subscription: dsub, StateDir: e.state})
 	if err != nil || !sum.OK() {
 		t.Fatalf("summary %+v, %v; want complete", sum, err)
 	}

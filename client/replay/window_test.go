@@ -16,6 +16,7 @@ import (
 	"github.com/letterbox-dev/letterbox/broker"
 	"github.com/letterbox-dev/letterbox/client"
 	"github.com/letterbox-dev/letterbox/client/wire/pb"
+	"github.com/letterbox-dev/letterbox/internal/brokertest"
 )
 
 // TestWindowKeepsOrder: letters of a few keys, interleaved, for two origins, one of them
@@ -24,7 +25,7 @@ import (
 func TestWindowKeepsOrder(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, false)
-	ctx := testCtx(t, 120*time.Second)
+	ctx := brokertest.Ctx(t, 120*time.Second)
 	const n = 12_000
 	parted := "persistent://public/default/payments"
 	if err := e.admin.CreateTopic(ctx, parted, 3, nil); err != nil {
@@ -73,7 +74,7 @@ func TestWindowKeepsOrder(t *testing.T) {
 func TestSendRefusedMidWindow(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, false)
-	ctx := testCtx(t, 120*time.Second)
+	ctx := brokertest.Ctx(t, 120*time.Second)
 	const n = 5000
 	app := subscribe(t, e.cl, origin, "app")
 	e.fillDLQ(t, dlq, dsub, n, func(i int) *client.Message { return deadLetter(origin, i, nil) })
@@ -149,7 +150,7 @@ func TestSendRefusedMidWindow(t *testing.T) {
 func TestRefusingDestination(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, false)
-	ctx := testCtx(t, 60*time.Second)
+	ctx := brokertest.Ctx(t, 60*time.Second)
 	const n = 3000
 	app := subscribe(t, e.cl, origin, "app")
 	refusing := "persistent://no-such-tenant/ns/orders"
@@ -194,7 +195,7 @@ func TestRefusingDestination(t *testing.T) {
 func TestCancelMidWindow(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, false)
-	ctx, cancel := context.WithCancel(testCtx(t, 60*time.Second))
+	ctx, cancel := context.WithCancel(brokertest.Ctx(t, 60*time.Second))
 	defer cancel()
 	const n = 8000
 	app := subscribe(t, e.cl, origin, "app")
@@ -267,7 +268,7 @@ func TestResumeMidWindowExactlyOnce(t *testing.T) {
 	for k, at := range []int64{3000, 4000} {
 		o := opts
 		o.crashAfter = at
-		sum, err := Run(testCtx(t, 60*time.Second), newClient(t, e.b), o)
+		sum, err := Run(brokertest.Ctx(t, 60*time.Second), newClient(t, e.b), o)
 		if !errors.Is(err, errCrashed) {
 			t.Fatalf("crash at %d: %+v, %v", at, sum, err)
 		}
@@ -275,7 +276,7 @@ func TestResumeMidWindowExactlyOnce(t *testing.T) {
 			continue
 		}
 		// The crash left a window behind: stored at the origin, still in the DLQ.
-		st, err := e.admin.Stats(testCtx(t, 10*time.Second), origin)
+		st, err := e.admin.Stats(brokertest.Ctx(t, 10*time.Second), origin)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -283,11 +284,11 @@ func TestResumeMidWindowExactlyOnce(t *testing.T) {
 			t.Fatalf("%d stored at the origin, %d acknowledged in the DLQ: nothing was in flight at the crash", st.MsgInCounter, acked)
 		}
 	}
-	sum, err := Run(testCtx(t, 60*time.Second), e.cl, opts)
+	sum, err := Run(brokertest.Ctx(t, 60*time.Second), e.cl, opts)
 	if err != nil || !sum.OK() || !sum.Resumed || !sum.ExactlyOnce {
 		t.Fatalf("final run: %+v, %v", sum, err)
 	}
-	ctx := testCtx(t, 60*time.Second)
+	ctx := brokertest.Ctx(t, 60*time.Second)
 	seen := map[string]int{}
 	for len(seen) < n {
 		m, err := app.Receive(ctx)
@@ -322,7 +323,7 @@ func remaining(t *testing.T, e *env) []string {
 	t.Helper()
 	c := subscribe(t, e.cl, dlq, dsub)
 	defer c.Close()
-	ctx := testCtx(t, 30*time.Second)
+	ctx := brokertest.Ctx(t, 30*time.Second)
 	var keys []string
 	for {
 		qctx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)

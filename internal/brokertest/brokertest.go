@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/letterbox-dev/letterbox/broker"
+	"github.com/letterbox-dev/letterbox/broker/storage"
 	"github.com/letterbox-dev/letterbox/broker/web"
 	"github.com/letterbox-dev/letterbox/client"
 	"github.com/letterbox-dev/letterbox/client/admin"
@@ -20,26 +21,54 @@ import (
 // Env is a running broker with its admin API on 127.0.0.1, stopped when the test ends.
 type Env struct {
 	Broker     *broker.Broker
+	Web        *web.Server
 	Admin      *admin.Client
 	ServiceURL string // pulsar://127.0.0.1:PORT
 	AdminURL   string // http://127.0.0.1:PORT
 }
 
-// Start starts an in-memory broker (mods change its configuration first) and its admin API.
-func Start(t testing.TB, mods ...func(*broker.Config)) *Env {
+// StartBroker starts an in-memory broker alone, without the admin API (mods change its
+// configuration first), closed when the test ends. Frame buffers are poisoned as they go
+// back to the pool: a buffer reused while something still reads it turns into bytes the
+// clients' checksums reject, so every test doubles as a check of the buffers' counts.
+func StartBroker(t testing.TB, mods ...func(*broker.Config)) *broker.Broker {
 	t.Helper()
 	cfg := broker.DefaultConfig()
-	cfg.Logger = Logger(t)
-	cfg.PoisonFrameBuffers = true // a buffer reused too early fails the clients' checksums
+	cfg.Logger = PrefixLogger(t, "broker: ")
+	cfg.PoisonFrameBuffers = true
 	for _, m := range mods {
 		m(&cfg)
 	}
 	b, err := broker.New(broker.WithConfig(cfg))
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("start broker: %v", err)
 	}
 	t.Cleanup(func() { b.Close() })
-	w, err := web.New(b, "127.0.0.1:0", cfg.Logger)
+	return b
+}
+
+// Start starts an in-memory broker (mods change its configuration first) and its admin API.
+func Start(t testing.TB, mods ...func(*broker.Config)) *Env {
+	t.Helper()
+	return withWeb(t, StartBroker(t, mods...))
+}
+
+// StartDurable starts a broker that stores its topics in dir (a FileStore), with its admin
+// API. Env.Stop closes both as a restart does: the data stays, and a StartDurable on the
+// same dir finds it.
+func StartDurable(t testing.TB, dir string, mods ...func(*broker.Config)) *Env {
+	t.Helper()
+	store, err := storage.OpenFileStore(dir, storage.FileStoreOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Start(t, append([]func(*broker.Config){func(c *broker.Config) { c.Store = store }}, mods...)...)
+}
+
+// withWeb starts b's admin API on 127.0.0.1 and a client of it.
+func withWeb(t testing.TB, b *broker.Broker) *Env {
+	t.Helper()
+	w, err := web.New(b, "127.0.0.1:0", PrefixLogger(t, "web: "))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,13 +77,20 @@ func Start(t testing.TB, mods ...func(*broker.Config)) *Env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &Env{Broker: b, Admin: ad, ServiceURL: b.ServiceURL(), AdminURL: w.URL()}
+	return &Env{Broker: b, Web: w, Admin: ad, ServiceURL: b.ServiceURL(), AdminURL: w.URL()}
+}
+
+// Stop closes the admin API and the broker before the test ends (both are safe to close
+// again when it does).
+func (e *Env) Stop() {
+	e.Web.Close()
+	e.Broker.Close()
 }
 
 // Client is a letterbox client of the broker, closed when the test ends.
 func (e *Env) Client(t testing.TB) *client.Client {
 	t.Helper()
-	cl, err := client.New(client.Options{ServiceURL: e.ServiceURL, OperationTimeout: 10 * time.Second, Logger: Logger(t)})
+	cl, err := client.New(client.Options{ServiceURL: e.ServiceURL, OperationTimeout: 10 * time.Second, Logger: PrefixLogger(t, "client: ")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,23 +118,28 @@ func WaitFor(t testing.TB, d time.Duration, what string, cond func() bool) {
 }
 
 // Logger writes warnings and errors to the test's log until the test ends.
-func Logger(t testing.TB) *slog.Logger {
-	w := &logWriter{t: t}
+func Logger(t testing.TB) *slog.Logger { return PrefixLogger(t, "") }
+
+// PrefixLogger is Logger with each line starting with prefix (which of several components
+// logged it).
+func PrefixLogger(t testing.TB, prefix string) *slog.Logger {
+	w := &logWriter{t: t, prefix: prefix}
 	t.Cleanup(func() { w.mu.Lock(); w.done = true; w.mu.Unlock() })
 	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelWarn}))
 }
 
 type logWriter struct {
-	mu   sync.Mutex
-	t    testing.TB
-	done bool
+	mu     sync.Mutex
+	t      testing.TB
+	prefix string
+	done   bool
 }
 
 func (w *logWriter) Write(p []byte) (int, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if !w.done {
-		w.t.Log(strings.TrimRight(string(p), "\n"))
+		w.t.Log(w.prefix + strings.TrimRight(string(p), "\n"))
 	}
 	return len(p), nil
 }

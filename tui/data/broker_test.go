@@ -2,8 +2,6 @@ package data
 
 import (
 	"context"
-	"io"
-	"log/slog"
 	"testing"
 	"time"
 
@@ -11,32 +9,20 @@ import (
 	plog "github.com/apache/pulsar-client-go/pulsar/log"
 
 	"github.com/letterbox-dev/letterbox/broker"
-	"github.com/letterbox-dev/letterbox/broker/web"
+	"github.com/letterbox-dev/letterbox/internal/brokertest"
 )
 
-// startEmbedded starts a broker on a free loopback port with its admin API, and the Admin
-// source on both; all three stop when the test ends.
+// startEmbedded starts a broker on a free loopback port with its admin API
+// (internal/brokertest), and the Admin source on both; all three stop when the test ends.
 func startEmbedded(t *testing.T) (*broker.Broker, *Admin) {
 	t.Helper()
-	cfg := broker.DefaultConfig()
-	cfg.ListenAddr = "127.0.0.1:0"
-	cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
-	b, err := broker.New(broker.WithConfig(cfg))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { b.Close() })
-	w, err := web.New(b, "127.0.0.1:0", cfg.Logger)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { w.Close() })
-	a, err := NewAdmin(AdminOptions{AdminURL: w.URL(), ServiceURL: "pulsar://" + b.Addr()})
+	env := brokertest.Start(t)
+	a, err := NewAdmin(AdminOptions{AdminURL: env.AdminURL, ServiceURL: env.ServiceURL})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(a.Close)
-	return b, a
+	return env.Broker, a
 }
 
 // TestAdminOnEmbeddedBroker runs the Admin source against the real broker in-process: produce,

@@ -2,8 +2,6 @@ package data
 
 import (
 	"context"
-	"io"
-	"log/slog"
 	"testing"
 	"time"
 
@@ -11,38 +9,19 @@ import (
 	plog "github.com/apache/pulsar-client-go/pulsar/log"
 
 	"github.com/letterbox-dev/letterbox/broker"
-	"github.com/letterbox-dev/letterbox/broker/storage"
-	"github.com/letterbox-dev/letterbox/broker/web"
+	"github.com/letterbox-dev/letterbox/internal/brokertest"
 )
 
-// startDurable starts a durable broker on dir with its admin API and an Admin source on both;
-// stop closes all three (the broker as a restart would: the data stays).
+// startDurable starts a durable broker on dir with its admin API (internal/brokertest) and an
+// Admin source on both; stop closes all three (the broker as a restart would: the data stays).
 func startDurable(t *testing.T, dir string) (b *broker.Broker, a *Admin, stop func()) {
 	t.Helper()
-	store, err := storage.OpenFileStore(dir, storage.FileStoreOptions{})
+	env := brokertest.StartDurable(t, dir)
+	a, err := NewAdmin(AdminOptions{AdminURL: env.AdminURL, ServiceURL: env.ServiceURL})
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := broker.DefaultConfig()
-	cfg.ListenAddr = "127.0.0.1:0"
-	cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
-	cfg.Store = store
-	b, err = broker.New(broker.WithConfig(cfg))
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := web.New(b, "127.0.0.1:0", cfg.Logger)
-	if err != nil {
-		b.Close()
-		t.Fatal(err)
-	}
-	a, err = NewAdmin(AdminOptions{AdminURL: w.URL(), ServiceURL: "pulsar://" + b.Addr()})
-	if err != nil {
-		w.Close()
-		b.Close()
-		t.Fatal(err)
-	}
-	return b, a, func() { a.Close(); w.Close(); b.Close() }
+	return env.Broker, a, func() { a.Close(); env.Stop() }
 }
 
 // After a restart the durable broker has loaded no topic (topics load on first use, as
