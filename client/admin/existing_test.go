@@ -5,8 +5,10 @@ import (
 	"reflect"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/letterbox-dev/letterbox/client/admin"
+	"github.com/letterbox-dev/letterbox/internal/brokertest"
 )
 
 // Wrappers older than this file that TestAdminClient does not reach, one test each.
@@ -110,7 +112,7 @@ func TestExpireMessages(t *testing.T) {
 	must(t, c.CreateSubscription(x, topic, "s2", admin.Earliest))
 	produce(t, b, topic, "a", "b")
 	// "Older than 0 s" may not yet hold within the millisecond of publishing: expire until it does.
-	eventually(t, "s1 emptied", func() bool {
+	brokertest.WaitFor(t, 10*time.Second, "s1 emptied", func() bool {
 		must(t, c.ExpireMessages(x, topic, "s1", 0))
 		st, err := c.Stats(x, topic)
 		must(t, err)

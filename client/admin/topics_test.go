@@ -13,6 +13,7 @@ import (
 
 	"github.com/letterbox-dev/letterbox/broker"
 	"github.com/letterbox-dev/letterbox/client/admin"
+	"github.com/letterbox-dev/letterbox/internal/brokertest"
 )
 
 // producer opens an unbatched producer of the official client on topic.
@@ -37,18 +38,6 @@ func produce(t *testing.T, b *broker.Broker, topic string, payloads ...string) {
 		if _, err := p.Send(ctx(t), &pulsar.ProducerMessage{Payload: []byte(s)}); err != nil {
 			t.Fatal(err)
 		}
-	}
-}
-
-// eventually polls cond until it holds or 10 s pass.
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within 10 s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
 	}
 }
 
@@ -171,7 +160,7 @@ func TestExpireAllSubscriptions(t *testing.T) {
 		t.Fatalf("backlogs before = %+v", st.Subscriptions)
 	}
 	// "Older than 0 s" may not yet hold within the millisecond of publishing: expire until it does.
-	eventually(t, "backlogs emptied", func() bool {
+	brokertest.WaitFor(t, 10*time.Second, "backlogs emptied", func() bool {
 		must(t, c.ExpireAllSubscriptions(x, topic, 0))
 		st, err := c.Stats(x, topic)
 		must(t, err)

@@ -17,6 +17,7 @@ import (
 	plog "github.com/apache/pulsar-client-go/pulsar/log"
 
 	"github.com/letterbox-dev/letterbox/broker/auth/authtest"
+	"github.com/letterbox-dev/letterbox/internal/brokertest"
 )
 
 // readyFourURLs is the ready line with TLS listeners beside the plain ones.
@@ -74,7 +75,7 @@ func TestBrokerUpstreamStandaloneConf(t *testing.T) {
 		<-done
 	})
 	var m []string
-	waitFor(t, 30*time.Second, "the ready line", func() bool {
+	brokertest.WaitFor(t, 30*time.Second, "the ready line", func() bool {
 		select {
 		case code := <-done:
 			done <- code

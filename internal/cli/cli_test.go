@@ -13,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/letterbox-dev/letterbox/internal/brokertest"
 )
 
 // run runs the command line and returns its exit code and output.
@@ -112,18 +114,6 @@ func (b *syncBuffer) String() string {
 	return b.buf.String()
 }
 
-// waitFor polls cond until it holds or timeout passes.
-func waitFor(t *testing.T, timeout time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %v waiting for %s", timeout, what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
 var readyLine = regexp.MustCompile(`^ready pulsar://(127\.0\.0\.1:[1-9]\d*) (http://127\.0\.0\.1:[1-9]\d*)\n$`)
 
 // runningBroker is `letterbox broker` running in-process.
@@ -152,7 +142,7 @@ func startBroker(t *testing.T, args ...string) *runningBroker {
 		}
 	})
 	var m []string
-	waitFor(t, 30*time.Second, "the ready line", func() bool {
+	brokertest.WaitFor(t, 30*time.Second, "the ready line", func() bool {
 		select {
 		case code := <-rb.code:
 			t.Fatalf("broker exited with %d before ready; stderr:\n%s", code, rb.stderr.String())

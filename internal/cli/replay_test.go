@@ -11,32 +11,20 @@ import (
 	"testing"
 	"time"
 
-	"github.com/letterbox-dev/letterbox/broker"
-	"github.com/letterbox-dev/letterbox/broker/web"
 	"github.com/letterbox-dev/letterbox/client"
 	"github.com/letterbox-dev/letterbox/client/admin"
 	"github.com/letterbox-dev/letterbox/client/replay"
+	"github.com/letterbox-dev/letterbox/internal/brokertest"
 )
 
 // replayBroker starts a broker with its admin API and fills orders-app-DLQ (subscription
 // app-dlq) with n dead letters of orders; i%2==0 ones have region=eu.
 func replayBroker(t *testing.T, n int) (serviceURL, adminURL string) {
 	t.Helper()
-	cfg := broker.DefaultConfig()
-	cfg.Logger = discardLogger()
-	b, err := broker.New(broker.WithConfig(cfg))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { b.Close() })
-	w, err := web.New(b, "127.0.0.1:0", cfg.Logger)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { w.Close() })
+	env := brokertest.Start(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	cl, err := client.New(client.Options{ServiceURL: b.ServiceURL(), Logger: cfg.Logger})
+	cl, err := client.New(client.Options{ServiceURL: env.ServiceURL, Logger: discardLogger()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +41,7 @@ func replayBroker(t *testing.T, n int) (serviceURL, adminURL string) {
 		}
 	}
 	p.Close()
-	return b.ServiceURL(), w.URL()
+	return env.ServiceURL, env.AdminURL
 }
 
 func TestReplayCommand(t *testing.T) {

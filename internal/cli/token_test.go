@@ -17,6 +17,7 @@ import (
 
 	"github.com/letterbox-dev/letterbox/broker/auth"
 	"github.com/letterbox-dev/letterbox/broker/auth/authtest"
+	"github.com/letterbox-dev/letterbox/internal/brokertest"
 )
 
 func TestTokenSecretKeyAndCreate(t *testing.T) {
@@ -119,7 +120,7 @@ func TestBrokerWithTokensAndTLS(t *testing.T) {
 		<-done
 	})
 	var m []string
-	waitFor(t, 30*time.Second, "the ready line", func() bool {
+	brokertest.WaitFor(t, 30*time.Second, "the ready line", func() bool {
 		select {
 		case code := <-done:
 			done <- code
@@ -204,7 +205,7 @@ func startBrokerAnyHost(t *testing.T, args ...string) string {
 		cancel()
 		<-done
 	}()
-	waitFor(t, 30*time.Second, "the ready line", func() bool {
+	brokertest.WaitFor(t, 30*time.Second, "the ready line", func() bool {
 		select {
 		case code := <-done:
 			done <- code

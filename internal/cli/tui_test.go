@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/letterbox-dev/letterbox/broker"
 	"github.com/letterbox-dev/letterbox/internal/brokertest"
 	"github.com/letterbox-dev/letterbox/tui/data"
 )
@@ -18,11 +17,7 @@ func TestServesPulsar(t *testing.T) {
 	t.Parallel()
 	quiet := slog.New(slog.DiscardHandler)
 	ctx := context.Background()
-	b, err := broker.New(broker.WithLogger(quiet))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { b.Close() })
+	b := brokertest.StartBroker(t)
 	if !servesPulsar(ctx, b.Addr(), quiet) {
 		t.Errorf("the broker at %s is not recognised", b.Addr())
 	}
