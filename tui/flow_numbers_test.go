@@ -11,10 +11,9 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/letterbox-dev/letterbox/broker"
-	"github.com/letterbox-dev/letterbox/broker/web"
 	"github.com/letterbox-dev/letterbox/client"
 	"github.com/letterbox-dev/letterbox/client/deadletter"
+	"github.com/letterbox-dev/letterbox/internal/brokertest"
 	"github.com/letterbox-dev/letterbox/tui/common"
 	"github.com/letterbox-dev/letterbox/tui/data"
 	"github.com/letterbox-dev/letterbox/tui/pages/flow"
@@ -33,19 +32,8 @@ func TestFlowNumbersAreTrue(t *testing.T) {
 		maxDeliv  = 2
 	)
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	cfg := broker.DefaultConfig()
-	cfg.ListenAddr = "127.0.0.1:0"
-	cfg.Logger = logger
-	b, err := broker.New(broker.WithConfig(cfg))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { b.Close() })
-	w, err := web.New(b, "127.0.0.1:0", logger)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { w.Close() })
+	env := brokertest.Start(t)
+	b, w := env.Broker, env.Web
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 

@@ -4,8 +4,6 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
-	"io"
-	"log/slog"
 	"net/http"
 	"os"
 	"strings"
@@ -14,7 +12,7 @@ import (
 
 	"github.com/letterbox-dev/letterbox/broker"
 	"github.com/letterbox-dev/letterbox/broker/auth/authtest"
-	"github.com/letterbox-dev/letterbox/broker/web"
+	"github.com/letterbox-dev/letterbox/internal/brokertest"
 )
 
 // TestAdminWithTokenAndTLS: the TUI's source reaches a broker that requires a token and speaks
@@ -25,22 +23,13 @@ func TestAdminWithTokenAndTLS(t *testing.T) {
 	ca := authtest.NewCA(t)
 	certFile, keyFile := ca.Issue(t)
 	keyPath, key := authtest.SecretKey(t)
-	cfg := broker.DefaultConfig()
-	cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
-	cfg.AuthenticationEnabled, cfg.AuthorizationEnabled = true, true
-	cfg.TokenSecretKey = "file://" + keyPath
-	cfg.SuperUserRoles = []string{"admin"}
-	cfg.TLSCertFile, cfg.TLSKeyFile = certFile, keyFile
-	b, err := broker.New(broker.WithConfig(cfg))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { b.Close() })
-	w, err := web.New(b, "127.0.0.1:0", cfg.Logger)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { w.Close() })
+	env := brokertest.Start(t, func(cfg *broker.Config) {
+		cfg.AuthenticationEnabled, cfg.AuthorizationEnabled = true, true
+		cfg.TokenSecretKey = "file://" + keyPath
+		cfg.SuperUserRoles = []string{"admin"}
+		cfg.TLSCertFile, cfg.TLSKeyFile = certFile, keyFile
+	})
+	b, w := env.Broker, env.Web
 	if !strings.HasPrefix(w.URL(), "https://") || !strings.HasPrefix(b.ServiceURL(), "pulsar+ssl://") {
 		t.Fatalf("listeners %s %s: want TLS on both", w.URL(), b.ServiceURL())
 	}
