@@ -11,12 +11,13 @@ import (
 )
 
 // Topics, as upstream's /admin/v2/{persistent,non-persistent}/{tenant}/{ns}/...: lists,
-// creation (partitioned or not, with properties), partition updates, deletion, properties,
-// last message id, lookup by time and termination.
+// creation (partitioned or not, with properties), partition updates and deletion. Properties
+// are in admin_topic_properties.go; last message id, lookup by time and termination in
+// admin_topic_messages.go.
 //
-// Hook for the seed-proposal issue (PIP-139, tombstones): DeleteTopic closes producers and
-// consumers with reconnect allowed (closeForDelete) and leaves no tombstone, so clients that
-// reconnect may auto-create the topic again.
+// Deleting a topic (PIP-139, pip139.go) closes its producers and consumers with
+// allow_reconnect=false and leaves a tombstone for TopicTombstoneTTL, during which clients
+// cannot auto-create it again; creating it through the admin API lifts the tombstone.
 
 // Topics lists ns's non-partitioned topics and the partitions of its partitioned topics, in
 // one domain (persistent or not), sorted.
@@ -458,155 +459,4 @@ func (b *Broker) forgetTopicMetadata(name topicName, whole bool) {
 	a, unlock := b.adminLocked()
 	defer unlock()
 	delete(a.terminated, full)
-}
-
-// TopicProperties returns a topic's properties (a partitioned topic's for its base name).
-func (b *Broker) TopicProperties(tname string) (map[string]string, error) {
-	out := map[string]string{}
-	err := b.editTopicRecord(tname, func(rec *topicRecord) bool {
-		maps.Copy(out, rec.Properties)
-		return false
-	})
-	return out, err
-}
-
-// UpdateTopicProperties merges props into a topic's properties.
-func (b *Broker) UpdateTopicProperties(tname string, props map[string]string) error {
-	return b.editTopicRecord(tname, func(rec *topicRecord) bool {
-		if rec.Properties == nil {
-			rec.Properties = map[string]string{}
-		}
-		maps.Copy(rec.Properties, props)
-		return true
-	})
-}
-
-// RemoveTopicProperty removes one property.
-func (b *Broker) RemoveTopicProperty(tname, key string) error {
-	return b.editTopicRecord(tname, func(rec *topicRecord) bool {
-		delete(rec.Properties, key)
-		return true
-	})
-}
-
-// editTopicRecord runs fn on a copy of the stored record of an existing topic (a partitioned
-// topic's base record) and stores it when fn says so. A live topic's properties (t.props) are
-// updated under its mutex; partitioned base records under topics.mu.
-func (b *Broker) editTopicRecord(tname string, fn func(*topicRecord) bool) error {
-	name, err := parseAdminTopic(tname)
-	if err != nil {
-		return err
-	}
-	full := name.String()
-	edit := func(live *topic) error {
-		rec, found, err := b.loadTopicRecord(full)
-		if err != nil {
-			return adminErr(ErrPreconditionFailed, "cannot read the metadata of %s: %v", full, err)
-		}
-		if !found {
-			rec.Created = time.Now().UnixMilli()
-			if live != nil {
-				rec.Created = millis(live.created)
-			}
-		}
-		rec.Properties = maps.Clone(rec.Properties)
-		if !fn(&rec) {
-			return nil
-		}
-		if err := b.storeTopicRecord(full, rec); err != nil {
-			return adminErr(ErrPreconditionFailed, "cannot store the metadata of %s: %v", full, err)
-		}
-		if live != nil {
-			live.props = rec.Properties
-		}
-		return nil
-	}
-	r := b.topics
-	r.mu.Lock()
-	if _, ok := r.partitioned[full]; ok {
-		defer r.mu.Unlock()
-		return edit(nil)
-	}
-	r.mu.Unlock()
-	t, err := b.topicFor(name, "")
-	if err != nil {
-		return err
-	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return edit(t)
-}
-
-// LastMessageID is the id of a topic's last entry (entry −1 when it has none).
-func (b *Broker) LastMessageID(tname string) (MessageID, error) {
-	name, err := parseAdminTopic(tname)
-	if err != nil {
-		return MessageID{}, err
-	}
-	t, err := b.topicFor(name, "GetLastMessageId")
-	if err != nil {
-		return MessageID{}, err
-	}
-	return b.messageID(t, t.log.Last()), nil
-}
-
-func (b *Broker) messageID(t *topic, p storage.Position) MessageID {
-	return MessageID{LedgerID: p.Ledger, EntryID: p.Entry, PartitionIndex: t.name.Partition}
-}
-
-// MessageIDByTime returns the first entry published at or after ms, ErrNotFound if none.
-func (b *Broker) MessageIDByTime(tname string, ms int64) (MessageID, error) {
-	name, err := parseAdminTopic(tname)
-	if err != nil {
-		return MessageID{}, err
-	}
-	t, err := b.topicFor(name, "Get message ID by timestamp")
-	if err != nil {
-		return MessageID{}, err
-	}
-	p := t.log.FindByTime(ms)
-	if _, ok := t.log.Get(p); !ok {
-		return MessageID{}, adminErr(ErrNotFound, "Message ID not found")
-	}
-	return b.messageID(t, p), nil
-}
-
-// TerminateTopic marks a topic terminated: no more messages may be published. As upstream,
-// its producers are closed with reconnect allowed, and their reconnection, as any new
-// producer, is refused with TopicTerminatedError, on which the official clients fail their
-// pending sends and give up the producer. It returns the last message id.
-func (b *Broker) TerminateTopic(tname string) (MessageID, error) {
-	name, err := parseAdminTopic(tname)
-	if err != nil {
-		return MessageID{}, err
-	}
-	if _, err := b.topicFor(name, "Termination of a partitioned topic"); err != nil {
-		return MessageID{}, err
-	}
-	err = b.editTopicRecord(tname, func(rec *topicRecord) bool {
-		rec.Terminated = true
-		return true
-	})
-	if err != nil {
-		return MessageID{}, err
-	}
-	t, err := b.topicFor(name, "")
-	if err != nil {
-		return MessageID{}, err
-	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	a, unlock := b.adminLocked()
-	a.terminated[t.full] = true
-	unlock()
-	b.closeTopicProducers(t, true, "topic "+t.full+" was terminated")
-	t.signal() // consumers already at the end are told so (REACHED_END_OF_TOPIC, where taken)
-	return b.messageID(t, t.log.Last()), nil
-}
-
-// isTerminated reports whether a topic was terminated. Safe with any broker lock held.
-func (b *Broker) isTerminated(full string) bool {
-	a, unlock := b.adminLocked()
-	defer unlock()
-	return a.terminated[full]
 }
