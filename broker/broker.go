@@ -1,13 +1,38 @@
 // Package broker is letterbox's embedded Pulsar broker: the binary protocol on one listener,
 // topics, subscriptions and dispatch, held in a storage.Log per topic.
 //
-// Concurrency: each connection has a reader goroutine (which runs the command handlers) and a
-// writer goroutine; handlers never block on the network, they append to the connection's write
-// buffer, which has a bound: past it the dispatchers skip the connection's consumers and its
-// reader stops reading until the writer has drained it (backpressure.go). Topic state
-// (producers, subscriptions, consumers, cursors) is guarded by the topic's mutex. Lock order:
-// Broker.mu → topics.mu → topic.mu → conn.mu → conn.wmu. A handler never holds two topic
-// locks at once.
+// Goroutines, each with its owner, which stops it:
+//   - the Broker (Close closes stop, the listeners and every connection, then waits on b.wg):
+//     an accept loop per listener (frontend.go), the cursor flusher (persist.go), message
+//     expiry (ttl.go), retention (ledgers.go), the periodic policy checks (sub_expiry.go:
+//     backlog quotas, subscription expiry), the compaction monitor (compaction_trigger.go)
+//     and, from the first stats request, the rate sampler (stats_sampler.go);
+//   - each connection (conn.close): a reader, which runs the command handlers, a writer and a
+//     keep-alive (conn.go), and an auth refresher where credentials expire (auth_conn.go);
+//   - each topic (topic.close): its dispatcher (dispatch.go) and a compaction run while one is
+//     in progress (compaction.go);
+//   - each durable log (storage): its writer, which runs Append's completions.
+//
+// Handlers never block on the network: they append to the connection's write buffer, which
+// has a bound: past it the dispatchers skip the connection's consumers and its reader stops
+// reading until the writer has drained it (backpressure.go). Topic state (producers,
+// subscriptions, consumers, cursors, deduplication, compaction) is guarded by the topic's
+// mutex.
+//
+// Lock order: a lock is taken only while holding locks to its left in
+//
+//	topicRegistry.mu → topic.mu → producer's receiptQueue.mu → conn.wmu
+//
+// and nothing is held across two topics' mutexes. The other locks are leaves, taken with any
+// of these held and holding none of them: conn.mu (the connection's producers and consumers),
+// adminState.mu (admin.go: tenants, policies, terminated topics, topic policies, rate samples;
+// taken under topicRegistry.mu and topic.mu), schemaRegistry.mu, dedupState.mu, dirtySet.mu
+// (the flusher's dirty topics), Broker.mu (connections, per-IP counts, front ends, closed),
+// dynamicConfig.mu (serializes updates; reads are atomic) and certLoader.mu (tls.go). The
+// store's own locks (a Log's, the metadata store's) come after all of these: the broker calls
+// the store with them held, and the store calls back (Append's done, on a durable log's
+// writer goroutine) with none of its locks held; the callback takes only dedupState.mu,
+// dirtySet.mu and the receipt queue, never topic.mu.
 //
 // A panic in a handler, a dispatcher or a store's completion is contained where that goroutine's
 // work starts (panic.go): logged with its stack, the connection concerned closed, the process
