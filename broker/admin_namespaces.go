@@ -310,9 +310,9 @@ func (b *Broker) RevokeNamespacePermission(ns, role string) error {
 // DeleteNamespace deletes ns. Without force it must hold no topics (ErrConflict); with force
 // its topics are deleted first, forcibly.
 //
-// Hook for the seed-proposal issue (PIP-139): upstream-like deletion is "terminate the
-// namespace, close clients for good, then delete"; here clients are closed with reconnect
-// allowed and may re-create topics until the namespace is gone.
+// As upstream (PIP-139), the namespace is terminated first, so clients cannot auto-create
+// topics in it while its topics go away, and each topic's clients are closed for good
+// (allow_reconnect=false, as DeleteTopic closes them).
 func (b *Broker) DeleteNamespace(ns string, force bool) error {
 	if _, _, err := splitNamespace(ns); err != nil {
 		return err

@@ -46,9 +46,10 @@ func (b *Broker) memoryMeter() storage.MemoryMeter {
 	return m
 }
 
-// quotaExceeded reports whether t is over its backlog quota: for now, whether it is a
-// persistent topic of a broker over its memory budget. The first call to see the budget spent,
-// and the first to see it back, log it.
+// quotaExceeded reports whether t is held back by the broker's memory budget: whether it is a
+// persistent topic of a broker over that budget (a topic's own backlog quota is checked by
+// overQuota, backlog_quota.go). The first call to see the budget spent, and the first to see
+// it back, log it.
 func (t *topic) quotaExceeded() bool {
 	b := t.b
 	if !t.name.Persistent || b.meter == nil {

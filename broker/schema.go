@@ -17,7 +17,9 @@ import (
 // schemaRegistry keeps each topic's schema versions, oldest first (version i at index i). The
 // partitions of a partitioned topic share their base topic's schemas, as upstream. Versions
 // travel as 8-byte big-endian integers, as upstream encodes them.
-// Not implemented yet: compatibility checks (every new schema is accepted as a new version).
+// A new schema becomes a new version only when it is compatible with the existing ones under the
+// topic's strategy (schemaStrategy; the checks are broker/schemacompat's); otherwise it is
+// refused with IncompatibleSchema.
 type schemaRegistry struct {
 	meta    storage.Metadata
 	mu      sync.Mutex
@@ -99,8 +101,8 @@ func sameSchema(a, b *pb.Schema) bool {
 }
 
 // add returns the version of s on topic, adding it as the newest version if it is new and
-// compatible with the existing versions under strategy (the namespace's, resolved by the
-// caller). AUTO_CONSUME and NONE are never stored: they describe a client, not data (PIP-236).
+// compatible with the existing versions under strategy (the topic's, resolved by the caller
+// with schemaStrategy). AUTO_CONSUME and NONE are never stored: they describe a client, not data (PIP-236).
 func (r *schemaRegistry) add(topic topicName, s *pb.Schema, strategy schemacompat.Strategy) ([]byte, *serverError) {
 	key := topic.base().String()
 	r.mu.Lock()

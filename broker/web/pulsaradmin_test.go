@@ -249,8 +249,9 @@ func TestPulsarAdminTopics(t *testing.T) {
 
 	// Traffic, then lastMessageId, terminate and delete.
 	c := e.client(t)
-	// The official client drops a producer whose SEND fails with TopicTerminatedError without
-	// failing that send; its send timeout does.
+	// Terminating closes the producer (reconnect allowed); the client's reconnection is refused
+	// with TopicTerminatedError, on which it closes the producer and fails its pending sends.
+	// The short send timeout only bounds a send that nothing else would fail.
 	p, err := c.CreateProducer(pulsar.ProducerOptions{Topic: plain.String(), DisableBatching: true, SendTimeout: 2 * time.Second})
 	must(t, err)
 	var last pulsar.MessageID

@@ -2,10 +2,15 @@
 // (/admin/v2/...) with upstream's JSON field names, so pulsar-admin, pulsarctl and the official
 // Go pulsaradmin work against it unchanged.
 //
-// routes.go lists every route; each resource group (brokers, clusters, and later tenants,
-// namespaces, topics) has its own file holding its handlers. Errors use upstream's shape,
-// {"reason": "..."}, including 404 for unknown paths and 405 for a known path with the wrong
-// method. The package only reads the broker through its exported API.
+// routes.go lists every route; each resource has its own file holding its handlers: brokers.go
+// (health, active brokers, dynamic configuration), clusters.go, tenants.go, namespaces.go and
+// namespace_policies.go, topics.go and topic_policies.go, subscriptions.go, schemas.go, stats.go,
+// peek.go, unload.go, lookup.go (the HTTP lookup) and metrics.go (Prometheus /metrics).
+// Cross-cutting parts: auth.go (authentication and authorization of each request), limits.go
+// (connection, request and body limits), request.go (bodies, query parameters, error mapping)
+// and router.go. Errors use upstream's shape, {"reason": "..."}, including 404 for unknown
+// paths and 405 for a known path with the wrong method. The package reaches the broker only
+// through its exported API.
 package web
 
 import (

@@ -22,8 +22,9 @@ func producer(t *testing.T, b *broker.Broker, topic string) pulsar.Producer {
 	pc, err := pulsar.NewClient(pulsar.ClientOptions{URL: b.ServiceURL(), Logger: plog.DefaultNopLogger(), OperationTimeout: 10 * time.Second})
 	must(t, err)
 	t.Cleanup(pc.Close)
-	// A short send timeout: the official client drops a producer whose SEND fails with
-	// TopicTerminatedError without failing that send (TestTerminateTopic).
+	// A short send timeout bounds a send that nothing else would fail. After a termination the
+	// broker closes the producer and refuses its reconnection with TopicTerminatedError, on which
+	// the client closes it and fails its pending sends (TestTerminateTopic).
 	p, err := pc.CreateProducer(pulsar.ProducerOptions{Topic: topic, DisableBatching: true, SendTimeout: 2 * time.Second})
 	must(t, err)
 	t.Cleanup(p.Close)
