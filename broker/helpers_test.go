@@ -329,3 +329,26 @@ func sendAll(t testing.TB, p pulsar.Producer, msgs []*pulsar.ProducerMessage, ti
 	}
 	return ids
 }
+
+// rawProducer registers a producer on c with an optional topic purpose and initial
+// subscription, and returns the broker's answer (PRODUCER_SUCCESS or ERROR).
+func rawProducer(c *rawConn, topic, purpose, initialSub string) *pb.BaseCommand {
+	id := c.id()
+	p := &pb.CommandProducer{Topic: &topic, ProducerId: &id, RequestId: &id}
+	if purpose != "" {
+		p.TopicPurpose = &purpose
+	}
+	if initialSub != "" {
+		p.InitialSubscriptionName = &initialSub
+	}
+	c.send(&pb.BaseCommand{Type: pb.BaseCommand_PRODUCER.Enum(), Producer: p})
+	for {
+		f := c.next()
+		switch f.Cmd.GetType() {
+		case pb.BaseCommand_PRODUCER_SUCCESS, pb.BaseCommand_ERROR:
+			return f.Cmd
+		}
+	}
+}
+
+func ptrTo[T any](v T) *T { return &v }
