@@ -1,5 +1,24 @@
-// Package broker is letterbox's embedded Pulsar broker: the binary protocol on one listener,
-// topics, subscriptions and dispatch, held in a storage.Log per topic.
+// Package broker is letterbox's embedded Pulsar broker: the binary protocol on its listeners,
+// topics, subscriptions and dispatch over a storage.Store (a storage.Log per topic), and the
+// admin operations that broker/web serves over HTTP.
+//
+// Where things are:
+//   - the binary protocol: conn.go (a connection), one file per command named after its number
+//     (02_connect.go … 39_get_or_create_schema.go), backpressure.go, tls.go, and frontend.go
+//     (listeners that play other brokers of a cluster);
+//   - topics: the registry (topics.go, topics_lazy.go), topic.go, producer.go, consumer.go,
+//     consumers.go, subscription.go, ackranges.go, dispatch.go with failover.go and
+//     keyshared.go, reader_seek.go, dedup.go, schema.go, compaction*.go, unload.go, pip139.go,
+//     purpose.go, names.go;
+//   - data lifetime and persistence: persist.go and dirty.go (cursors), ledgers.go,
+//     retention.go, ttl.go, sub_expiry.go, backlog_quota.go, quota.go (the memory budget);
+//   - admin operations, one resource per file: admin.go (errors, shared admin state),
+//     admin_tenants.go, admin_namespaces.go, admin_policies.go, admin_topics.go,
+//     admin_topic_properties.go, admin_topic_messages.go, admin_topic_policies.go,
+//     admin_subscriptions.go, admin_schemas.go, admin_peek.go, admin_stats.go with
+//     admin_stats_json.go, admin_internal_stats.go and stats_sampler.go, dynconf.go;
+//   - configuration: config.go, conf.go and the *_conf.go files (broker.conf keys);
+//     authentication and authorization over broker/auth: auth_*.go; limits.go; panic.go.
 //
 // Goroutines, each with its owner, which stops it:
 //   - the Broker (Close closes stop, the listeners and every connection, then waits on b.wg):
