@@ -11,13 +11,15 @@ import (
 )
 
 // The admin API: what broker/web serves as upstream's REST v2, as methods on *Broker. One file
-// per resource (admin_tenants.go, admin_namespaces.go, admin_topics.go, admin_subscriptions.go,
-// admin_peek.go, admin_stats.go, admin_schemas.go). Names are fully qualified topic names
-// ("persistent://tenant/ns/topic") or "tenant/ns" namespaces.
+// per resource (admin_tenants.go, admin_namespaces.go, admin_policies.go, admin_topics.go,
+// admin_topic_properties.go, admin_topic_messages.go, admin_topic_policies.go,
+// admin_subscriptions.go, admin_schemas.go, admin_peek.go, admin_stats.go,
+// admin_internal_stats.go; dynconf.go for the brokers' dynamic configuration). Names are fully
+// qualified topic names ("persistent://tenant/ns/topic") or "tenant/ns" namespaces.
 //
-// Locking: adminState.mu is a leaf lock. It may be taken while holding topics.mu or a topic's
-// mutex, and nothing else is ever taken while it is held. The admin methods take locks in the
-// broker's order (topics.mu → topic.mu) and never hold two topic locks.
+// Locking: the admin methods take locks in the order broker.go's package comment gives; the
+// admin state's own mutex (adminState.mu) is a leaf there, held only around the store's
+// metadata writes besides the state itself.
 
 // Errors the admin API returns, wrapped in *AdminError with upstream's reason text. The web
 // layer maps each to its HTTP status (in brackets).

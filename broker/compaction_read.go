@@ -109,7 +109,7 @@ func after(p storage.Position) storage.Position {
 	return storage.Position{Ledger: p.Ledger, Entry: p.Entry + 1}
 }
 
-// compactedEntryAt returns the view's entry at p. Called with the topic's mutex held.
+// entryAt returns the view's entry at p. Called with the topic's mutex held.
 func (view *compactedRecord) entryAt(p storage.Position) (compactedEntry, bool) {
 	i := sort.Search(len(view.Entries), func(i int) bool { return !view.Entries[i].Pos.Less(p) })
 	if i < len(view.Entries) && view.Entries[i].Pos == p {

@@ -27,7 +27,7 @@ type cursorRecord struct {
 type topicRecord struct {
 	Properties map[string]string `json:"properties,omitempty"`
 	Created    int64             `json:"created"`
-	Terminated bool              `json:"terminated,omitempty"` // by the admin API (admin_topics.go)
+	Terminated bool              `json:"terminated,omitempty"` // by the admin API (admin_topic_messages.go)
 }
 
 func (b *Broker) loadTopicRecord(full string) (topicRecord, bool, error) {
