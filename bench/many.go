@@ -38,6 +38,11 @@ type manyReport struct {
 	cpu     float64       // broker CPU at rest, cores
 	busy    *result       // the 100 busy producers' run
 	busyRSS int64
+	// Whether the load generator kept up during the busy run: the 99th percentile of how late
+	// the pacer handed a message to SendAsync, and the CPU the bench process (its clients) and
+	// the machine's other processes used, in cores.
+	pacerLag               time.Duration
+	busyClient, busyOthers float64
 }
 
 // measureMany runs the idle part against a fresh in-memory broker of bin.
@@ -82,11 +87,21 @@ func measureMany(ctx context.Context, r *manyReport, bin string, progress func(s
 				}
 				c := clients[t%idleConns]
 				topic := fmt.Sprintf("persistent://public/default/idle-%05d", t)
-				cons, err := c.Subscribe(pulsar.ConsumerOptions{Topic: topic, SubscriptionName: "s", Type: pulsar.Shared})
+				opts := pulsar.ConsumerOptions{Topic: topic, SubscriptionName: "s", Type: pulsar.Shared}
+				if t >= idleBusyTopics {
+					// Acknowledgements not grouped: the client's grouping ticks every 100 ms
+					// per consumer, sent or not, and 10,000 of those tickers (100,000
+					// wake-ups a second) took the bench's own CPU from the busy run. The
+					// broker sees nothing of it: an idle consumer acknowledges nothing.
+					opts.AckGroupingOptions = &pulsar.AckGroupingOptions{MaxSize: 1}
+				}
+				cons, err := c.Subscribe(opts)
 				if err == nil {
 					consumers[t] = cons
 					// Batching off: at 500 msg/s a producer's batches would close on the 10 ms
-					// timer, and its latency would be the timer's, not the broker's.
+					// timer, and its latency would be the timer's, not the broker's. A short
+					// delay (1 ms) would not batch either: the pacer hands each producer one
+					// message every 2 ms, so a batch would hold one and wait for the timer.
 					producers[t], err = c.CreateProducer(pulsar.ProducerOptions{Topic: topic, DisableBatching: true})
 				}
 				if err != nil {
@@ -133,7 +148,7 @@ func measureMany(ctx context.Context, r *manyReport, bin string, progress func(s
 	}
 	progress("many: broker RSS %.0f MB, CPU %.2f %% of a core; now %d of them at %d msg/s together",
 		float64(r.rss)/1e6, 100*r.cpu, idleBusyTopics, idleBusyRate)
-	r.busy = manyBusy(ctx, p.pid(), producers[:idleBusyTopics], consumers[:idleBusyTopics], failed)
+	r.busy = manyBusy(ctx, r, p.pid(), producers[:idleBusyTopics], consumers[:idleBusyTopics], failed)
 	if r.busy != nil {
 		r.busyRSS, _ = processRSS(p.pid())
 	}
@@ -141,8 +156,9 @@ func measureMany(ctx context.Context, r *manyReport, bin string, progress func(s
 
 // manyBusy paces idleBusyRate messages a second over producers, round robin, for idleWindow
 // after a second's warm-up, while their consumers receive and acknowledge; it returns the
-// publish latencies of the window.
-func manyBusy(ctx context.Context, pid int, producers []pulsar.Producer, consumers []pulsar.Consumer, failed func(string, error)) *result {
+// publish latencies of the window. It also records in r whether the bench itself kept up: how
+// late the pacer handed messages to SendAsync, and the CPU the bench and other processes used.
+func manyBusy(ctx context.Context, r *manyReport, pid int, producers []pulsar.Producer, consumers []pulsar.Consumer, failed func(string, error)) *result {
 	rctx, stop := context.WithCancel(ctx)
 	defer stop()
 	var received atomic.Int64
@@ -167,17 +183,22 @@ func manyBusy(ctx context.Context, pid int, producers []pulsar.Producer, consume
 	const warmup = time.Second
 	n := int(float64(idleBusyRate) * (warmup + idleWindow).Seconds())
 	latencies := make([]time.Duration, n)
+	lags := make([]time.Duration, n) // how late each message was handed over, by schedule
+	interval := time.Second / idleBusyRate
 	var sent, failedSends atomic.Int64
 	payload := make([]byte, payloadSize)
 	var stopping atomic.Bool
 	began := time.Now()
-	var cpu0 time.Duration
+	w := workload{pid: pid}
+	var cpu0, ours0, machine0 time.Duration
 	var cpuOnce sync.Once
+	var windowStart time.Time
 	pace(rctx, &stopping, idleBusyRate, n, func(i int) {
 		if time.Since(began) >= warmup {
-			cpuOnce.Do(func() { cpu0, _ = processCPU(pid) })
+			cpuOnce.Do(func() { cpu0, ours0, machine0, _ = w.cpuSample(); windowStart = time.Now() })
 		}
 		t0 := time.Now()
+		lags[i] = t0.Sub(began) - time.Duration(i)*interval
 		producers[i%len(producers)].SendAsync(rctx, &pulsar.ProducerMessage{Payload: payload}, func(_ pulsar.MessageID, _ *pulsar.ProducerMessage, err error) {
 			if err != nil {
 				failedSends.Add(1)
@@ -187,23 +208,37 @@ func manyBusy(ctx context.Context, pid int, producers []pulsar.Producer, consume
 			sent.Add(1)
 		})
 	})
+	// The CPU of the window is sampled when the pacer is done, before the flush.
+	cpu1, ours1, machine1, _ := w.cpuSample()
+	// The window is as long as the pacer took: longer than planned when SendAsync blocked
+	// (a producer's MaxPendingMessages in flight), and the rate then falls short.
+	span := idleWindow
+	if !windowStart.IsZero() {
+		span = time.Since(windowStart)
+		r.busyClient = (ours1 - ours0 - (cpu1 - cpu0)).Seconds() / span.Seconds()
+		r.busyOthers = max(0, (machine1-machine0)-(ours1-ours0)).Seconds() / span.Seconds()
+	}
 	for _, p := range producers {
 		if err := p.FlushWithCtx(ctx); err != nil {
 			failed("many: flushing the busy producers", err)
 			return nil
 		}
 	}
-	cpu1, _ := processCPU(pid)
 	if f := failedSends.Load(); f > 0 {
 		failed("many: busy producers", fmt.Errorf("%d sends failed", f))
 		return nil
 	}
 	first := int(float64(idleBusyRate) * warmup.Seconds())
+	late := slices.Clone(lags[min(first, len(lags)):])
+	slices.Sort(late)
+	if len(late) > 0 {
+		r.pacerLag = late[len(late)*99/100]
+	}
 	window := slices.Clone(latencies[min(first, len(latencies)):])
 	window = slices.DeleteFunc(window, func(d time.Duration) bool { return d == 0 })
 	slices.Sort(window)
 	return &result{
-		window: idleWindow, sent: int64(len(window)), received: received.Load(),
+		window: span, sent: int64(len(window)), received: received.Load(),
 		latencies: window, paced: int64(len(window)), cpu: cpu1 - cpu0,
 	}
 }
