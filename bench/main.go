@@ -257,12 +257,15 @@ func measure(ctx context.Context, o options, progress func(string, ...any)) *rep
 		rep.replay.n = o.replayN
 		for i := range o.rounds {
 			progress("replay [round %d/%d]", i+1, o.rounds)
-			r, err := benchReplay(ctx, b, o.replayN, progress)
+			r, err := benchReplay(ctx, b, o.replayN, false, progress)
 			if err != nil {
 				failed("replay", err)
 				break
 			}
 			rep.replay.rounds = append(rep.replay.rounds, r)
+		}
+		if ctx.Err() == nil {
+			rep.replay.dedup = replayDedupRounds(ctx, filepath.Join(binDir, "letterbox"), o, progress, failed)
 		}
 		// Then once at a rate limit, on a fresh DLQ: its figure is the limiter's accuracy,
 		// which rounds would not sharpen.

@@ -136,7 +136,7 @@ func (r *report) busiest() float64 {
 			}
 		}
 	}
-	for _, rr := range r.replay.rounds {
+	for _, rr := range append(slices.Clone(r.replay.rounds), r.replay.dedup...) {
 		most = max(most, rr.others)
 	}
 	if r.replay.limited.measured {
