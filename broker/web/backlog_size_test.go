@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/apache/pulsar-client-go/pulsar"
+
+	"github.com/letterbox-dev/letterbox/internal/brokertest"
 )
 
 // backlogSize is the size of what the slowest subscription has not acknowledged, as upstream's
@@ -48,7 +50,7 @@ func TestPulsarAdminBacklogSizeIsTheUnacknowledgedPart(t *testing.T) {
 		last = msg.ID()
 	}
 	want := st.StorageSize * 6 / n
-	eventually(t, "backlogSize after 4 of 10 acknowledged", func() error {
+	brokertest.WaitForNil(t, 10*time.Second, "backlogSize after 4 of 10 acknowledged", func() error {
 		st, err := e.adm.Topics().GetStats(tn)
 		if err != nil {
 			return err
@@ -59,7 +61,7 @@ func TestPulsarAdminBacklogSizeIsTheUnacknowledgedPart(t *testing.T) {
 		return nil
 	})
 	must(t, cons.AckIDCumulative(last))
-	eventually(t, "backlogSize after all acknowledged", func() error {
+	brokertest.WaitForNil(t, 10*time.Second, "backlogSize after all acknowledged", func() error {
 		st, err := e.adm.Topics().GetStats(tn)
 		if err != nil {
 			return err

@@ -11,8 +11,10 @@ import (
 
 	"github.com/apache/pulsar-client-go/pulsar"
 	"github.com/apache/pulsar-client-go/pulsaradmin/pkg/utils"
+
 	"github.com/letterbox-dev/letterbox/broker"
 	"github.com/letterbox-dev/letterbox/broker/storage"
+	"github.com/letterbox-dev/letterbox/internal/brokertest"
 )
 
 // produceKeyed sends, in batches, v1 for k0…k9, then v2 for k0…k4, a tombstone (empty payload)
@@ -65,7 +67,7 @@ func produceKeyed(t *testing.T, c pulsar.Client, topic string) map[string]string
 func compact(t *testing.T, e *env, tn utils.TopicName) {
 	t.Helper()
 	must(t, e.adm.Topics().Compact(tn))
-	eventually(t, "compaction status SUCCESS", func() error {
+	brokertest.WaitForNil(t, 10*time.Second, "compaction status SUCCESS", func() error {
 		st, err := e.adm.Topics().CompactStatus(tn)
 		if err != nil {
 			return err
@@ -140,7 +142,7 @@ func TestCompactionReadCompactedAndTableView(t *testing.T) {
 	// the horizon: the view remains.
 	must(t, e.adm.Subscriptions().Delete(tn, "keep"))
 	must(t, e.adm.Topics().Unload(tn))
-	eventually(t, "the compacted ledger freed", func() error {
+	brokertest.WaitForNil(t, 10*time.Second, "the compacted ledger freed", func() error {
 		internal, err := e.adm.Topics().GetInternalStats(tn)
 		if err != nil {
 			return err
@@ -170,7 +172,7 @@ func TestCompactionReadCompactedAndTableView(t *testing.T) {
 	_, err = p.Send(context.Background(), &pulsar.ProducerMessage{Key: "k1", Value: "k1=v3"})
 	must(t, err)
 	want["k1"] = "k1=v3"
-	eventually(t, "the table view sees a new value", func() error {
+	brokertest.WaitForNil(t, 10*time.Second, "the table view sees a new value", func() error {
 		if v, ok := tv.Get("k1").(*string); !ok || *v != "k1=v3" {
 			return fmt.Errorf("k1 = %v", tv.Get("k1"))
 		}
@@ -265,7 +267,7 @@ func TestCompactionThresholdTriggers(t *testing.T) {
 		t.Fatalf("status without a threshold %q, want NOT_RUN", st.Status)
 	}
 	must(t, e.adm.Namespaces().SetCompactionThreshold(*ns, 100))
-	eventually(t, "compaction by threshold", func() error {
+	brokertest.WaitForNil(t, 10*time.Second, "compaction by threshold", func() error {
 		st, err := e.adm.Topics().CompactStatus(tn)
 		if err != nil {
 			return err
@@ -296,7 +298,7 @@ func TestCompactionPartitionedTableView(t *testing.T) {
 	must(t, e.adm.Topics().Compact(tn))
 	for i := range 2 {
 		part := *topicName(t, fmt.Sprintf("%s-partition-%d", topic, i))
-		eventually(t, "partition compacted", func() error {
+		brokertest.WaitForNil(t, 10*time.Second, "partition compacted", func() error {
 			st, err := e.adm.Topics().CompactStatus(part)
 			if err != nil {
 				return err
@@ -363,7 +365,7 @@ func TestCompactionReadCompactedConsumer(t *testing.T) {
 		t.Errorf("got %v (last %s), want %v then k8=v2", got, last.Payload(), want)
 	}
 	must(t, cons.AckCumulative(last))
-	eventually(t, "no backlog", func() error {
+	brokertest.WaitForNil(t, 10*time.Second, "no backlog", func() error {
 		st, err := e.adm.Topics().GetStats(tn)
 		if err != nil {
 			return err

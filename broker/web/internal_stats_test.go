@@ -9,8 +9,10 @@ import (
 
 	"github.com/apache/pulsar-client-go/pulsar"
 	"github.com/apache/pulsar-client-go/pulsaradmin/pkg/utils"
+
 	"github.com/letterbox-dev/letterbox/broker"
 	"github.com/letterbox-dev/letterbox/broker/storage"
+	"github.com/letterbox-dev/letterbox/internal/brokertest"
 )
 
 // durableEnv is newEnv over a durable store in a fresh directory, with small segments so that
@@ -65,7 +67,7 @@ func TestPulsarAdminInternalStatsLedgersAndCursors(t *testing.T) {
 		t.Fatalf("messages 0 and 5 in ledgers %d and %d: the test wants them in one", ids[0].LedgerID(), ids[5].LedgerID())
 	}
 	var st utils.PersistentTopicInternalStats
-	eventually(t, "the cursor after the acks", func() error {
+	brokertest.WaitForNil(t, 10*time.Second, "the cursor after the acks", func() error {
 		st, err = e.adm.Topics().GetInternalStats(tn)
 		if err != nil {
 			return err

@@ -10,7 +10,9 @@ import (
 
 	"github.com/apache/pulsar-client-go/pulsar"
 	"github.com/apache/pulsar-client-go/pulsaradmin/pkg/utils"
+
 	"github.com/letterbox-dev/letterbox/broker"
+	"github.com/letterbox-dev/letterbox/internal/brokertest"
 )
 
 // The namespace policies that limit topics, through pulsaradmin: stored, validated with
@@ -168,7 +170,7 @@ func TestNamespaceBacklogQuota(t *testing.T) {
 		_, err := p.Send(ctx, &pulsar.ProducerMessage{Payload: payload})
 		must(t, err)
 	}
-	eventually(t, "a new producer is refused over the quota", func() error {
+	brokertest.WaitForNil(t, 10*time.Second, "a new producer is refused over the quota", func() error {
 		p2, err := c.CreateProducer(pulsar.ProducerOptions{Topic: topic})
 		if err == nil {
 			p2.Close()
@@ -180,7 +182,7 @@ func TestNamespaceBacklogQuota(t *testing.T) {
 		return nil
 	})
 	// The connected producer was disconnected and cannot come back: its sends fail.
-	eventually(t, "the connected producer is held back", func() error {
+	brokertest.WaitForNil(t, 10*time.Second, "the connected producer is held back", func() error {
 		sctx, scancel := context.WithTimeout(ctx, 2*time.Second)
 		defer scancel()
 		if _, err := p.Send(sctx, &pulsar.ProducerMessage{Payload: payload}); err == nil {
@@ -191,7 +193,7 @@ func TestNamespaceBacklogQuota(t *testing.T) {
 
 	// Eviction: the slowest subscription's oldest messages are dropped down to the quota.
 	must(t, ns.SetBacklogQuota("public/quota", utils.NewBacklogQuota(4096, -1, utils.ConsumerBacklogEviction), utils.DestinationStorage))
-	eventually(t, "the backlog is evicted down to the quota", func() error {
+	brokertest.WaitForNil(t, 10*time.Second, "the backlog is evicted down to the quota", func() error {
 		st, err := e.adm.Topics().GetStats(tn)
 		if err != nil {
 			return err

@@ -15,8 +15,10 @@ import (
 	"github.com/apache/pulsar-client-go/pulsaradmin/pkg/admin/config"
 	"github.com/apache/pulsar-client-go/pulsaradmin/pkg/rest"
 	"github.com/apache/pulsar-client-go/pulsaradmin/pkg/utils"
+
 	"github.com/letterbox-dev/letterbox/broker"
 	"github.com/letterbox-dev/letterbox/broker/web"
+	"github.com/letterbox-dev/letterbox/internal/brokertest"
 )
 
 // The official pulsaradmin (and the official client, to make traffic) against a real broker
@@ -30,16 +32,7 @@ type env struct {
 
 func newEnv(t *testing.T, opts ...broker.Option) *env {
 	t.Helper()
-	b, err := broker.New(append([]broker.Option{broker.WithLogger(quiet)}, opts...)...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { b.Close() })
-	s, err := web.New(b, "127.0.0.1:0", quiet)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
+	b, s := startServer(t, opts...)
 	adm, err := admin.New(&config.Config{WebServiceURL: s.URL(), PulsarAPIVersion: config.V2})
 	if err != nil {
 		t.Fatal(err)
@@ -59,22 +52,6 @@ func (e *env) client(t *testing.T) pulsar.Client {
 	}
 	t.Cleanup(c.Close)
 	return c
-}
-
-// eventually polls cond until it holds or 10 s pass.
-func eventually(t *testing.T, what string, cond func() error) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		err := cond()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: %v", what, err)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 }
 
 func must(t *testing.T, err error) {
@@ -329,7 +306,7 @@ func TestPulsarAdminStatsAfterProduceAndConsume(t *testing.T) {
 		must(t, cons.Ack(msg))
 	}
 	tn := *topicName(t, topic)
-	eventually(t, "stats", func() error {
+	brokertest.WaitForNil(t, 10*time.Second, "stats", func() error {
 		st, err := e.adm.Topics().GetStats(tn)
 		if err != nil {
 			return err
@@ -355,7 +332,7 @@ func TestPulsarAdminStatsAfterProduceAndConsume(t *testing.T) {
 		t.Errorf("raw stats %d: %s, want schemaType STRING", resp.StatusCode, body)
 	}
 	// Rates are measured over a sliding window: publishing more shows a positive rate.
-	eventually(t, "rate in", func() error {
+	brokertest.WaitForNil(t, 10*time.Second, "rate in", func() error {
 		if _, err := p.Send(context.Background(), &pulsar.ProducerMessage{Payload: []byte("more")}); err != nil {
 			return err
 		}
@@ -369,7 +346,7 @@ func TestPulsarAdminStatsAfterProduceAndConsume(t *testing.T) {
 		return nil
 	})
 	// Acknowledging shows a positive ack rate on the subscription and its consumer.
-	eventually(t, "ack rate", func() error {
+	brokertest.WaitForNil(t, 10*time.Second, "ack rate", func() error {
 		rctx, rcancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer rcancel()
 		if msg, err := cons.Receive(rctx); err == nil {

@@ -14,25 +14,28 @@ import (
 
 	"github.com/letterbox-dev/letterbox/broker"
 	"github.com/letterbox-dev/letterbox/broker/web"
+	"github.com/letterbox-dev/letterbox/internal/brokertest"
 )
 
 var quiet = slog.New(slog.DiscardHandler)
 
-// newServer starts a broker and its web server on free ports, both closed at the end of the test.
+// newServer starts a broker and its web server on free ports, both closed at the end of the
+// test.
 func newServer(t *testing.T, opts ...broker.Option) *web.Server {
 	t.Helper()
-	opts = append([]broker.Option{broker.WithLogger(quiet)}, opts...)
-	b, err := broker.New(opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { b.Close() })
-	s, err := web.New(b, "127.0.0.1:0", quiet)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
+	_, s := startServer(t, opts...)
 	return s
+}
+
+// startServer is newServer that also returns the broker (internal/brokertest starts both).
+func startServer(t *testing.T, opts ...broker.Option) (*broker.Broker, *web.Server) {
+	t.Helper()
+	mods := make([]func(*broker.Config), len(opts))
+	for i, o := range opts {
+		mods[i] = o
+	}
+	env := brokertest.Start(t, mods...)
+	return env.Broker, env.Web
 }
 
 var client = &http.Client{Timeout: 10 * time.Second}

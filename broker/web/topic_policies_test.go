@@ -11,6 +11,8 @@ import (
 	"github.com/apache/pulsar-client-go/pulsaradmin/pkg/admin"
 	"github.com/apache/pulsar-client-go/pulsaradmin/pkg/rest"
 	"github.com/apache/pulsar-client-go/pulsaradmin/pkg/utils"
+
+	"github.com/letterbox-dev/letterbox/internal/brokertest"
 )
 
 // Topic-level policies, on as upstream has them by default: set, read (own and applied) and
@@ -177,7 +179,7 @@ func TestTopicLevelPoliciesEnforced(t *testing.T) {
 		_, err := p1.Send(ctx, &pulsar.ProducerMessage{Payload: payload})
 		must(t, err)
 	}
-	eventually(t, "a producer is refused over the topic's backlog quota", func() error {
+	brokertest.WaitForNil(t, 10*time.Second, "a producer is refused over the topic's backlog quota", func() error {
 		p, err := c.CreateProducer(pulsar.ProducerOptions{Topic: topic})
 		if err == nil {
 			p.Close()
@@ -202,7 +204,7 @@ func TestTopicLevelMessageTTLExpires(t *testing.T) {
 	must(t, e.adm.Subscriptions().Create(tn, "audit", utils.Earliest))
 	must(t, e.adm.Topics().SetMessageTTL(tn, 1))
 	produce(t, e.client(t), tn.String(), 3)
-	eventually(t, "the topic's messages expire", func() error {
+	brokertest.WaitForNil(t, 10*time.Second, "the topic's messages expire", func() error {
 		st, err := e.adm.Topics().GetStats(tn)
 		if err != nil {
 			return err

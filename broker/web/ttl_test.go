@@ -8,7 +8,9 @@ import (
 
 	"github.com/apache/pulsar-client-go/pulsar"
 	"github.com/apache/pulsar-client-go/pulsaradmin/pkg/utils"
+
 	"github.com/letterbox-dev/letterbox/broker"
+	"github.com/letterbox-dev/letterbox/internal/brokertest"
 )
 
 // Message TTL through pulsaradmin: the namespace policy's endpoints, and the broker expiring
@@ -77,7 +79,7 @@ func TestPulsarAdminMessageTTL(t *testing.T) {
 	}
 
 	var sub utils.SubscriptionStats
-	eventually(t, "the messages expire", func() error {
+	brokertest.WaitForNil(t, 10*time.Second, "the messages expire", func() error {
 		st, err := e.adm.Topics().GetStats(tn)
 		if err != nil {
 			return err
@@ -91,7 +93,7 @@ func TestPulsarAdminMessageTTL(t *testing.T) {
 	if sub.LastExpireTimestamp == 0 || sub.MsgRateExpired <= 0 {
 		t.Errorf("lastExpireTimestamp %d, msgRateExpired %v: want both set", sub.LastExpireTimestamp, sub.MsgRateExpired)
 	}
-	eventually(t, "the partitions' messages expire", func() error {
+	brokertest.WaitForNil(t, 10*time.Second, "the partitions' messages expire", func() error {
 		ps, err := e.adm.Topics().GetPartitionedStats(pn, false)
 		if err != nil {
 			return err
@@ -138,7 +140,7 @@ func TestBrokerDefaultMessageTTL(t *testing.T) {
 		cons.Close() // the subscription stays, with nobody reading
 		produce(t, c, topic, 3)
 	}
-	eventually(t, "the default namespace's messages expire", func() error {
+	brokertest.WaitForNil(t, 10*time.Second, "the default namespace's messages expire", func() error {
 		if b, err := backlog("persistent://public/default/t"); err != nil || b != 0 {
 			return fmt.Errorf("backlog %d, %v", b, err)
 		}

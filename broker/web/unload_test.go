@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/apache/pulsar-client-go/pulsar"
+
+	"github.com/letterbox-dev/letterbox/internal/brokertest"
 )
 
 // Unloading a topic closes its producers and consumers with reconnect allowed and closes its
@@ -44,7 +46,7 @@ func testUnloadTopic(t *testing.T, e *env) {
 		must(t, cons.Ack(msg))
 	}
 	// The acknowledgements reach the broker before the unload.
-	eventually(t, "three acknowledged", func() error {
+	brokertest.WaitForNil(t, 10*time.Second, "three acknowledged", func() error {
 		st, err := e.adm.Topics().GetStats(tn)
 		if err != nil {
 			return err
@@ -66,7 +68,7 @@ func testUnloadTopic(t *testing.T, e *env) {
 
 	// The producer reconnects by itself (waited for: the Go client's reconnection races with
 	// a send it is given meanwhile) and writes to a new ledger.
-	eventually(t, "the producer reconnected", func() error {
+	brokertest.WaitForNil(t, 10*time.Second, "the producer reconnected", func() error {
 		st, err := e.adm.Topics().GetStats(tn)
 		if err != nil {
 			return err
@@ -129,7 +131,7 @@ func TestPulsarAdminUnloadNamespace(t *testing.T) {
 		},
 	} {
 		must(t, unload())
-		eventually(t, "the producer reconnected", func() error {
+		brokertest.WaitForNil(t, 10*time.Second, "the producer reconnected", func() error {
 			if now := since(); now == "" || now == before {
 				return fmt.Errorf("publisher connected since %q", now)
 			}

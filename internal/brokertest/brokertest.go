@@ -117,6 +117,23 @@ func WaitFor(t testing.TB, d time.Duration, what string, cond func() bool) {
 	}
 }
 
+// WaitForNil polls cond every 10 ms until it returns nil, failing the test after d with the
+// last error it returned.
+func WaitForNil(t testing.TB, d time.Duration, what string, cond func() error) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for {
+		err := cond()
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after %v: %s: %v", d, what, err)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
 // Logger writes warnings and errors to the test's log until the test ends.
 func Logger(t testing.TB) *slog.Logger { return PrefixLogger(t, "") }
 
