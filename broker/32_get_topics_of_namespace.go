@@ -5,7 +5,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/letterbox-dev/letterbox/client/names"
+	"github.com/letterbox-dev/letterbox/client/naming"
 	"github.com/letterbox-dev/letterbox/client/wire/pb"
 )
 
@@ -52,7 +52,7 @@ func (c *conn) handleGetTopicsOfNamespace(cmd *pb.CommandGetTopicsOfNamespace) e
 	return nil
 }
 
-func stripPartition(full string) string { return names.BaseName(full) }
+func stripPartition(full string) string { return naming.BaseName(full) }
 
 // topicsHash is upstream's hash of a sorted topic list: CRC32C of the names joined by ","
 // written as hex of its little-endian bytes (how Guava prints a 32-bit HashCode).

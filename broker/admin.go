@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/letterbox-dev/letterbox/client/names"
+	"github.com/letterbox-dev/letterbox/client/naming"
 )
 
 // The admin API: what broker/web serves as upstream's REST v2, as methods on *Broker. One file
@@ -90,7 +90,7 @@ func parseAdminTopic(name string) (topicName, error) {
 }
 
 // validNamePart reports whether s is a valid tenant or namespace name.
-func validNamePart(s string) bool { return names.ValidNamePart(s) }
+func validNamePart(s string) bool { return naming.ValidNamePart(s) }
 
 // splitNamespace checks "tenant/ns".
 func splitNamespace(ns string) (tenant, local string, err error) {

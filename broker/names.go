@@ -3,22 +3,22 @@ package broker
 import (
 	"fmt"
 
-	"github.com/letterbox-dev/letterbox/client/names"
+	"github.com/letterbox-dev/letterbox/client/naming"
 )
 
-// topicName is a parsed topic name, read by client/names (upstream's TopicName rules); the
+// topicName is a parsed topic name, read by client/naming (upstream's TopicName rules); the
 // methods are the broker's shorthand for what it asks of one.
-type topicName struct{ names.Topic }
+type topicName struct{ naming.Topic }
 
 // partitionSuffix joins a partitioned topic's name and a partition's index.
-const partitionSuffix = names.PartitionSuffix
+const partitionSuffix = naming.PartitionSuffix
 
 // parseTopicName accepts the forms the official clients send: a full
 // "persistent://tenant/ns/local" (or non-persistent://), "tenant/ns/local" and the bare "local"
 // (both in public/default). V1 names with a cluster (domain://tenant/cluster/ns/local), which
 // upstream still reads, are refused: letterbox has no V1 namespaces.
 func parseTopicName(s string) (topicName, error) {
-	t, err := names.ParseTopic(s)
+	t, err := naming.ParseTopic(s)
 	if err != nil {
 		return topicName{t}, err
 	}
@@ -41,4 +41,4 @@ func (t topicName) partition(i int) topicName { return topicName{t.PartitionTopi
 
 // isDLQOrRetryName reports the upstream name rule (3.0.5+): such topics are always
 // auto-created non-partitioned.
-func (t topicName) isDLQOrRetryName() bool { return names.IsLetterName(t.Local) }
+func (t topicName) isDLQOrRetryName() bool { return naming.IsLetterName(t.Local) }

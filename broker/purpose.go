@@ -3,7 +3,7 @@ package broker
 import (
 	"strings"
 
-	"github.com/letterbox-dev/letterbox/client/names"
+	"github.com/letterbox-dev/letterbox/client/naming"
 	"github.com/letterbox-dev/letterbox/client/wire/pb"
 )
 
@@ -27,13 +27,13 @@ const (
 	PurposeRetryLetter = "retry letter"
 )
 
-// purposeFromName returns the purpose a name's suffix implies (client/names' rule), and the
+// purposeFromName returns the purpose a name's suffix implies (client/naming' rule), and the
 // local name without it.
 func purposeFromName(local string) (purpose, stem string) {
-	switch kind, stem := names.LetterKind(local); kind {
-	case names.DeadLetter:
+	switch kind, stem := naming.LetterKind(local); kind {
+	case naming.DeadLetter:
 		return PurposeDeadLetter, stem
-	case names.Retry:
+	case naming.Retry:
 		return PurposeRetryLetter, stem
 	}
 	return "", ""

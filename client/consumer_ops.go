@@ -8,7 +8,7 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
-	"github.com/letterbox-dev/letterbox/client/names"
+	"github.com/letterbox-dev/letterbox/client/naming"
 	"github.com/letterbox-dev/letterbox/client/wire/pb"
 )
 
@@ -36,7 +36,7 @@ func (c *Consumer) discover(ctx context.Context) error {
 			continue
 		}
 		seen[base] = true
-		if names.IsLetterName(base) {
+		if naming.IsLetterName(base) {
 			// Never consume our own retry/DLQ topics by accident of a broad pattern
 			// unless explicitly matched by name.
 			if !strings.HasSuffix(c.opts.TopicsPattern, RetryTopicSuffix) && !strings.HasSuffix(c.opts.TopicsPattern, DLQTopicSuffix) {

@@ -9,15 +9,15 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
-	"github.com/letterbox-dev/letterbox/client/names"
+	"github.com/letterbox-dev/letterbox/client/naming"
 	"github.com/letterbox-dev/letterbox/client/wire/pb"
 )
 
 // Property names and suffixes of upstream's DLQ and retry flows (the official Go client's
 // constants, including the historic misspelling ORIGIN_MESSAGE_IDY_TIME).
 const (
-	DLQTopicSuffix             = names.DLQSuffix
-	RetryTopicSuffix           = names.RetrySuffix
+	DLQTopicSuffix             = naming.DLQSuffix
+	RetryTopicSuffix           = naming.RetrySuffix
 	MaxReconsumeTimes          = 16
 	PropertyDelayTime          = "DELAY_TIME"
 	PropertyRealTopic          = "REAL_TOPIC"
@@ -53,8 +53,8 @@ func (c *Consumer) setupDLQ(ctx context.Context, first string, topics *[]string)
 		if err != nil {
 			return err
 		}
-		retry := names.RetryName(tn.String(), o.SubscriptionName)
-		dlq := names.DLQName(tn.String(), o.SubscriptionName)
+		retry := naming.RetryName(tn.String(), o.SubscriptionName)
+		dlq := naming.DLQName(tn.String(), o.SubscriptionName)
 		// Topics named by the client versions before 2.10, used when they exist partitioned.
 		legacyRetry := tn.Domain() + "://" + tn.NamespaceName() + "/" + o.SubscriptionName + RetryTopicSuffix
 		legacyDLQ := tn.Domain() + "://" + tn.NamespaceName() + "/" + o.SubscriptionName + DLQTopicSuffix
@@ -91,7 +91,7 @@ func (c *Consumer) setupDLQ(ctx context.Context, first string, topics *[]string)
 // isLetterTopic reports a dead-letter or retry topic: by the purpose the consumer declares, or
 // by the names the clients give them.
 func isLetterTopic(topic, purpose string) bool {
-	return purpose == TopicPurposeDeadLetter || purpose == TopicPurposeRetryLetter || names.IsLetterName(topic)
+	return purpose == TopicPurposeDeadLetter || purpose == TopicPurposeRetryLetter || naming.IsLetterName(topic)
 }
 
 // partitionsNoCreate asks for partitioned metadata without auto-creating the topic (PIP-344);

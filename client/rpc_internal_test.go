@@ -120,7 +120,7 @@ func TestParseTopic(t *testing.T) {
 	if tn, err := parseTopic("a-partition-b"); err != nil || tn.Partition != -1 || tn.Base().String() != "persistent://public/default/a-partition-b" {
 		t.Errorf("parseTopic(a-partition-b) = %+v, %v; want a topic of its own", tn, err)
 	}
-	// As upstream's TopicName (and client/names): a short name has one or three segments, and a
+	// As upstream's TopicName (and client/naming): a short name has one or three segments, and a
 	// tenant or namespace name only [-=:.\w].
 	for _, bad := range []string{"", "a/b", "ftp://a/b/c", "t/c/ns/x", "bad tenant/ns/x", "persistent://t/n s/x"} {
 		if _, err := parseTopic(bad); !errors.Is(err, ErrInvalidTopic) {

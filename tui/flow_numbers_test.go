@@ -12,7 +12,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/letterbox-dev/letterbox/client"
-	"github.com/letterbox-dev/letterbox/client/deadletter"
+	"github.com/letterbox-dev/letterbox/client/naming"
 	"github.com/letterbox-dev/letterbox/internal/brokertest"
 	"github.com/letterbox-dev/letterbox/tui/common"
 	"github.com/letterbox-dev/letterbox/tui/data"
@@ -148,7 +148,7 @@ func TestFlowNumbersAreTrue(t *testing.T) {
 	// Put them back through the replay screen: preview, confirm, run, re-read, history.
 	t.Setenv("XDG_STATE_HOME", t.TempDir())
 	h.app.popToRoot()
-	h.command("replay " + deadletter.DLQName(data.ParseTopic(topic).String(), "work") + " work-audit")
+	h.command("replay " + naming.DLQName(data.ParseTopic(topic).String(), "work") + " work-audit")
 	a := newAsync(h)
 	rp := h.app.active().(*replay.Page)
 	a.go_(rp.Init())
@@ -157,7 +157,7 @@ func TestFlowNumbersAreTrue(t *testing.T) {
 	a.key("y")
 	// The summary, the re-read and the history line come from separate commands.
 	recorded := func() bool {
-		hist, err := src.History(ctx, deadletter.DLQName(data.ParseTopic(topic).String(), "work"), 5)
+		hist, err := src.History(ctx, naming.DLQName(data.ParseTopic(topic).String(), "work"), 5)
 		return err == nil && len(hist) > 0
 	}
 	a.pump(t, func() bool {
@@ -172,7 +172,7 @@ func TestFlowNumbersAreTrue(t *testing.T) {
 			t.Errorf("the replay screen lacks %q:\n%s", want, s)
 		}
 	}
-	hist, err := src.History(ctx, deadletter.DLQName(data.ParseTopic(topic).String(), "work"), 5)
+	hist, err := src.History(ctx, naming.DLQName(data.ParseTopic(topic).String(), "work"), 5)
 	if err != nil || len(hist) != 1 || hist[0].Moved != permanent || hist[0].Result != "complete" || hist[0].Selection != "all" {
 		t.Errorf("history %+v, %v", hist, err)
 	}

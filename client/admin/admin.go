@@ -25,7 +25,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/letterbox-dev/letterbox/client/names"
+	"github.com/letterbox-dev/letterbox/client/naming"
 )
 
 // Options configure a Client.
@@ -287,14 +287,14 @@ func (c *Client) text(ctx context.Context, r request) (string, error) {
 
 // Topic names.
 
-// TopicName is a parsed topic name (client/names' reading, V2 names only: the admin API v2 has
+// TopicName is a parsed topic name (client/naming' reading, V2 names only: the admin API v2 has
 // no path for a cluster).
-type TopicName struct{ names.Topic }
+type TopicName struct{ naming.Topic }
 
 // ParseTopic accepts full names (persistent://t/ns/x, non-persistent://t/ns/x), t/ns/x and
-// bare x (in public/default), by client/names' rules (upstream's TopicName).
+// bare x (in public/default), by client/naming' rules (upstream's TopicName).
 func ParseTopic(s string) (TopicName, error) {
-	t, err := names.ParseTopic(s)
+	t, err := naming.ParseTopic(s)
 	if err != nil {
 		return TopicName{}, fmt.Errorf("admin: %w", err)
 	}
@@ -311,7 +311,7 @@ func (t TopicName) path(more ...string) []string {
 }
 
 func nsPath(ns string, more ...string) ([]string, error) {
-	tenant, local, err := names.ParseNamespace(ns)
+	tenant, local, err := naming.ParseNamespace(ns)
 	if err != nil {
 		return nil, fmt.Errorf("admin: %w", err)
 	}

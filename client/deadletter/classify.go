@@ -4,26 +4,18 @@ import (
 	"strings"
 
 	"github.com/letterbox-dev/letterbox/client"
+	"github.com/letterbox-dev/letterbox/client/naming"
 )
 
-// Kind is what a topic is for.
-type Kind int
+// Kind is what a topic is for (client/naming' kinds).
+type Kind = naming.Kind
 
+// The kinds of topic.
 const (
-	Standard Kind = iota
-	Retry
-	DeadLetter
+	Standard   = naming.Standard
+	Retry      = naming.Retry
+	DeadLetter = naming.DeadLetter
 )
-
-func (k Kind) String() string {
-	switch k {
-	case Retry:
-		return "retry"
-	case DeadLetter:
-		return "dead letter"
-	}
-	return "standard"
-}
 
 // PropertyTopicPurpose is the topic property that records why a topic was auto-created
 // (PIP-263); its values are client.TopicPurposeStandard, …DeadLetter and …RetryLetter.
@@ -96,7 +88,7 @@ func Classify(e Evidence) Verdict {
 	case client.TopicPurposeRetryLetter:
 		v.Kind, v.By = Retry, ByPurpose
 	}
-	nameKind, origin, sub, named := FromName(e.Topic, e.Known)
+	nameKind, origin, sub, named := naming.FromName(e.Topic, e.Known)
 	if v.By == ByNothing && nameKind != Standard && e.Purpose != client.TopicPurposeStandard {
 		v.Kind, v.By = nameKind, ByName
 	}
@@ -133,7 +125,7 @@ func NeedsSample(e Evidence) bool {
 	if Classify(e).Kind == Standard {
 		return true
 	}
-	_, _, _, named := FromName(e.Topic, e.Known)
+	_, _, _, named := naming.FromName(e.Topic, e.Known)
 	return !named
 }
 
@@ -156,51 +148,4 @@ func SampleKind(s Sample) Kind {
 		return DeadLetter
 	}
 	return Retry
-}
-
-// FromName applies the naming rule of the clients: <S>-<X>-DLQ is a dead-letter topic and
-// <S>-<X>-RETRY a retry topic of topic S and subscription X. topic is a full name; known are
-// full names of existing topics: the longest existing S wins, and without one the last dash
-// splits S from X (named is then false: the origin is a guess). kind is Standard for other
-// names.
-func FromName(topic string, known []string) (kind Kind, origin, sub string, named bool) {
-	prefix, local := splitName(BaseTopic(topic))
-	var stem string
-	switch {
-	case strings.HasSuffix(local, client.DLQTopicSuffix):
-		kind, stem = DeadLetter, strings.TrimSuffix(local, client.DLQTopicSuffix)
-	case strings.HasSuffix(local, client.RetryTopicSuffix):
-		kind, stem = Retry, strings.TrimSuffix(local, client.RetryTopicSuffix)
-	default:
-		return Standard, "", "", false
-	}
-	exists := make(map[string]bool, len(known))
-	for _, k := range known {
-		exists[BaseTopic(k)] = true
-	}
-	for i := len(stem) - 2; i > 0; i-- {
-		if stem[i] == '-' && exists[prefix+stem[:i]] {
-			return kind, prefix + stem[:i], stem[i+1:], true
-		}
-	}
-	if i := strings.LastIndex(stem, "-"); i > 0 && i < len(stem)-1 {
-		return kind, prefix + stem[:i], stem[i+1:], false
-	}
-	return kind, "", "", false
-}
-
-// splitName splits "domain://tenant/ns/local" after its last slash.
-func splitName(topic string) (prefix, local string) {
-	i := strings.LastIndex(topic, "/")
-	return topic[:i+1], topic[i+1:]
-}
-
-// DLQName and RetryName are the names the clients derive for a topic (full name) and a
-// subscription.
-func DLQName(topic, sub string) string {
-	return BaseTopic(topic) + "-" + sub + client.DLQTopicSuffix
-}
-
-func RetryName(topic, sub string) string {
-	return BaseTopic(topic) + "-" + sub + client.RetryTopicSuffix
 }

@@ -2,8 +2,10 @@
 // as rules over inputs it is given, never I/O: what the clients write on a retry or dead letter
 // and what a letter's reason, origin and origin subscription are (Read), and whether a topic is
 // a dead-letter topic, a retry topic or neither (Classify). The rule is written down for users
-// in docs/dead-letters.md ("Which topics are DLQs"). Reading the inputs from a cluster (topic
-// properties, the newest message) is client/triage's job.
+// in docs/dead-letters.md ("Which topics are DLQs"). What a name says (the -DLQ and -RETRY
+// names, partitions) is client/naming', which Classify asks; what the purpose property and the
+// newest message say is read here. Reading the inputs from a cluster (topic properties, the
+// newest message) is client/triage's job.
 package deadletter
 
 import (
@@ -12,7 +14,7 @@ import (
 	"strings"
 
 	"github.com/letterbox-dev/letterbox/client"
-	"github.com/letterbox-dev/letterbox/client/names"
+	"github.com/letterbox-dev/letterbox/client/naming"
 )
 
 // Properties letterbox's replay writes on what it republishes (client/replay sets them).
@@ -44,7 +46,7 @@ type Letter struct {
 // ("" when unknown), from which the origin subscription is read.
 func Read(props map[string]string, producer string) Letter {
 	l := Letter{Reconsumes: -1, OriginTopic: props[client.PropertyRealTopic]}
-	l.Origin = BaseTopic(l.OriginTopic)
+	l.Origin = naming.BaseName(l.OriginTopic)
 	l.OriginID = props[client.PropertyOriginMessageID]
 	if l.OriginID == "" {
 		l.OriginID = props[client.PropertyOriginMessageIDOld]
@@ -127,9 +129,6 @@ func Reason(props map[string]string) (key, value string) {
 	return key, value
 }
 
-// BaseTopic is topic without a -partition-N suffix.
-func BaseTopic(topic string) string { return names.BaseName(topic) }
-
 // SubscriptionFromProducer reads the origin subscription out of a dead letter's producer name.
 // The DLQ routers of the official Go and Java clients and of letterbox's client name their
 // producer, unless the application names it, <topic>-<subscription>-<consumer>-<5 random
@@ -195,7 +194,7 @@ func afterTopic(producer, realTopic string) string {
 // partition or as its base, longest first.
 func topicForms(topic string) []string {
 	var out []string
-	for _, t := range []string{topic, BaseTopic(topic)} {
+	for _, t := range []string{topic, naming.BaseName(topic)} {
 		out = append(out, t)
 		_, rest, ok := strings.Cut(t, "://")
 		if !ok {

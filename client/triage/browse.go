@@ -9,8 +9,8 @@ import (
 
 	"github.com/letterbox-dev/letterbox/client"
 	"github.com/letterbox-dev/letterbox/client/admin"
-	"github.com/letterbox-dev/letterbox/client/deadletter"
 	"github.com/letterbox-dev/letterbox/client/expr"
+	"github.com/letterbox-dev/letterbox/client/naming"
 )
 
 // From is where a browse starts.
@@ -235,7 +235,7 @@ func Fetch(ctx context.Context, ad *admin.Client, topic string, ps []Position) (
 			defer func() { <-sem; wg.Done() }()
 			name := topic
 			if k.p >= 0 {
-				name = fmt.Sprintf("%s-partition-%d", deadletter.BaseTopic(topic), k.p)
+				name = naming.PartitionName(naming.BaseName(topic), int(k.p))
 			}
 			msgs, err := ad.MessagesByID(ctx, name, k.l, k.e)
 			mu.Lock()

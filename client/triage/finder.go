@@ -4,7 +4,6 @@ import (
 	"context"
 	"net/http"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -12,6 +11,7 @@ import (
 	"github.com/letterbox-dev/letterbox/client"
 	"github.com/letterbox-dev/letterbox/client/admin"
 	"github.com/letterbox-dev/letterbox/client/deadletter"
+	"github.com/letterbox-dev/letterbox/client/naming"
 )
 
 // DefaultMaxSamples bounds how many topics one Finder.Classify call reads anything for.
@@ -83,7 +83,7 @@ func (f *Finder) Classify(ctx context.Context, topics []Topic) map[string]deadle
 			s = &sampled{inCounter: -1}
 			f.cache[t.Name] = s
 		}
-		kind, _, _, _ := deadletter.FromName(t.Name, nil)
+		kind, _, _, _ := naming.FromName(t.Name, nil)
 		needPurpose := kind != deadletter.Standard && !s.asked
 		ev := deadletter.Evidence{Topic: t.Name, Purpose: s.purpose, Known: known}
 		stale := !s.hasSample || (t.InCounter >= 0 && t.InCounter != s.inCounter) ||
@@ -203,14 +203,14 @@ func (f *Finder) look(ctx context.Context, t Topic, s *sampled, sample bool, now
 // topic is empty or its newest message is the one sampled before (known); ok is false when
 // the admin API failed.
 func (f *Finder) newest(ctx context.Context, t Topic, known admin.MessageID, has bool) (admin.MessageID, *deadletter.Sample, bool) {
-	names := []string{t.Name}
+	parts := []string{t.Name}
 	if t.Partitions > 0 {
-		names = names[:0]
+		parts = parts[:0]
 		for i := range t.Partitions {
-			names = append(names, t.Name+"-partition-"+strconv.Itoa(i))
+			parts = append(parts, naming.PartitionName(t.Name, i))
 		}
 	}
-	for _, name := range names {
+	for _, name := range parts {
 		id, err := f.ad.LastMessageID(ctx, name)
 		if err != nil {
 			return admin.MessageID{}, nil, false
@@ -228,7 +228,7 @@ func (f *Finder) newest(ctx context.Context, t Topic, known admin.MessageID, has
 		m := msgs[len(msgs)-1]
 		sample := &deadletter.Sample{Properties: m.Properties, ProducerName: header(m, "X-Pulsar-producer-name"),
 			DeliverAt: header(m, "X-Pulsar-deliver-at-time") != ""}
-		if origin := deadletter.BaseTopic(m.Properties[client.PropertyRealTopic]); origin != "" {
+		if origin := naming.BaseName(m.Properties[client.PropertyRealTopic]); origin != "" {
 			// Best effort: without them the producer's name is split at its last dash.
 			sample.OriginSubscriptions, _ = f.ad.Subscriptions(ctx, origin)
 		}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/letterbox-dev/letterbox/client/admin"
 	"github.com/letterbox-dev/letterbox/client/deadletter"
+	"github.com/letterbox-dev/letterbox/client/naming"
 	"github.com/letterbox-dev/letterbox/client/triage"
 )
 
@@ -178,7 +179,7 @@ func letterTopics(ctx context.Context, ad *admin.Client, finder *triage.Finder, 
 		topics = append(topics, triage.Topic{Name: name, Partitions: n, InCounter: -1})
 	}
 	for _, name := range plain {
-		if base := deadletter.BaseTopic(name); base != name && isPartitioned[base] {
+		if base := naming.BaseName(name); base != name && isPartitioned[base] {
 			continue // a partition: its partitioned topic stands for it
 		}
 		topics = append(topics, triage.Topic{Name: name, InCounter: -1})

@@ -18,6 +18,7 @@ import (
 	"github.com/letterbox-dev/letterbox/client"
 	"github.com/letterbox-dev/letterbox/client/admin"
 	"github.com/letterbox-dev/letterbox/client/deadletter"
+	"github.com/letterbox-dev/letterbox/client/naming"
 	"github.com/letterbox-dev/letterbox/client/replay"
 	"github.com/letterbox-dev/letterbox/client/triage"
 )
@@ -133,11 +134,11 @@ func resendDestination(m *client.Message, dlq, to string, known []string) (strin
 		return tn.String(), nil
 	}
 	if rt := m.Properties[client.PropertyRealTopic]; rt != "" {
-		if tn, err := admin.ParseTopic(deadletter.BaseTopic(rt)); err == nil {
+		if tn, err := admin.ParseTopic(naming.BaseName(rt)); err == nil {
 			return tn.String(), nil
 		}
 	}
-	if kind, origin, _, named := deadletter.FromName(dlq, known); named && kind == deadletter.DeadLetter {
+	if kind, origin, _, named := naming.FromName(dlq, known); named && kind == deadletter.DeadLetter {
 		return origin, nil
 	}
 	return "", errors.New("where to? the letter has no REAL_TOPIC and the DLQ's name derives from no existing topic: give one with --to")

@@ -15,6 +15,7 @@ import (
 
 	"github.com/letterbox-dev/letterbox/client/admin"
 	"github.com/letterbox-dev/letterbox/client/deadletter"
+	"github.com/letterbox-dev/letterbox/client/naming"
 	"github.com/letterbox-dev/letterbox/client/replay"
 	"github.com/letterbox-dev/letterbox/client/triage"
 )
@@ -206,7 +207,7 @@ func runDLQSubscribe(ctx context.Context, cf *clientFlags, in stdin, args []stri
 // on: from the DLQ's name when it derives from an existing topic, else from the verdict of
 // deadletter.Classify on its newest letter (or the name's last dash); else dlq-replay.
 func suggestSubscription(ctx context.Context, ad *admin.Client, dt triage.Topic, known []string) string {
-	if kind, _, sub, named := deadletter.FromName(dt.Name, known); named && kind == deadletter.DeadLetter && sub != "" {
+	if kind, _, sub, named := naming.FromName(dt.Name, known); named && kind == deadletter.DeadLetter && sub != "" {
 		return sub + "-replay"
 	}
 	v := triage.NewFinder(ad).Classify(ctx, []triage.Topic{dt})[dt.Name]

@@ -6,7 +6,7 @@ import (
 	"sort"
 	"time"
 
-	"github.com/letterbox-dev/letterbox/client/deadletter"
+	"github.com/letterbox-dev/letterbox/client/naming"
 )
 
 // FlowPeek is how many messages of the retry and DLQ backlogs a flow reading peeks for its
@@ -110,8 +110,8 @@ func (f *Flow) Journey(originID string) []JourneyStep {
 func LoadFlow(ctx context.Context, src Source, topic, sub, letters string, now time.Time, peek bool) (*Flow, error) {
 	topic = ParseTopic(topic).String()
 	f := &Flow{Topic: topic, Sub: sub, At: now, Peeked: peek,
-		Main: FlowNode{Topic: topic, Sub: sub}, Retry: FlowNode{Topic: deadletter.RetryName(topic, sub), Sub: sub},
-		DLQ: FlowNode{Topic: deadletter.DLQName(topic, sub)}}
+		Main: FlowNode{Topic: topic, Sub: sub}, Retry: FlowNode{Topic: naming.RetryName(topic, sub), Sub: sub},
+		DLQ: FlowNode{Topic: naming.DLQName(topic, sub)}}
 	rows, err := src.Topics(ctx, ParseTopic(topic).NS())
 	if err != nil {
 		return nil, err
@@ -284,5 +284,5 @@ func FindDLQ(ctx context.Context, src Source, topic, sub string) (string, error)
 			return r.Name, nil
 		}
 	}
-	return deadletter.DLQName(topic, sub), nil
+	return naming.DLQName(topic, sub), nil
 }

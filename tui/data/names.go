@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/letterbox-dev/letterbox/client/names"
+	"github.com/letterbox-dev/letterbox/client/naming"
 )
 
 // TopicName is a parsed topic name.
@@ -45,11 +45,11 @@ func (n TopicName) NS() string { return n.Tenant + "/" + n.Namespace }
 
 // PartitionOf splits "x-partition-3" into ("x", 3); ok is false for other names.
 func PartitionOf(name string) (parent string, index int, ok bool) {
-	idx := names.PartitionIndex(name)
+	idx := naming.PartitionIndex(name)
 	if idx < 0 {
 		return "", 0, false
 	}
-	return names.BaseName(name), idx, true
+	return naming.BaseName(name), idx, true
 }
 
 // ShortName drops "persistent://" and, when it is ns, the namespace: what a screen shows.

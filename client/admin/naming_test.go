@@ -12,7 +12,7 @@ import (
 )
 
 // TestNamesUpstreamRules checks that topic and namespace names are read as upstream's TopicName
-// and NamespaceName read them (client/names), and that a name no broker would take is refused
+// and NamespaceName read them (client/naming), and that a name no broker would take is refused
 // before any request is sent.
 func TestNamesUpstreamRules(t *testing.T) {
 	if tn, err := admin.ParseTopic("x-partition-3"); err != nil || tn.Partition != 3 || tn.String() != "persistent://public/default/x-partition-3" {

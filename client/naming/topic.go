@@ -1,4 +1,4 @@
-// Package names is what a Pulsar name means, as pure functions over strings: topic names
+// Package naming is what a Pulsar name means, as pure functions over strings: topic names
 // (domain, tenant, namespace, local name, partition; the short forms the clients accept),
 // namespace names, and the names the clients give dead-letter and retry topics (the -DLQ and
 // -RETRY rule). It follows upstream's TopicName and NamespaceName, which the official clients and
@@ -6,7 +6,7 @@
 // client and the TUI read names by one rule. What a topic is for beyond its name (its
 // purpose property, its newest message) is client/deadletter's Classify, which reads the name
 // through this package.
-package names
+package naming
 
 import (
 	"errors"
