@@ -275,3 +275,18 @@ func TestRevokeNamespacePermission(t *testing.T) {
 	wantStatus(t, "role without permissions", c.RevokeNamespacePermission(x, "acme/app", "app-1"), http.StatusPreconditionFailed)
 	wantStatus(t, "missing namespace", c.RevokeNamespacePermission(x, "acme/none", "app-2"), http.StatusNotFound)
 }
+
+func TestNamespaces(t *testing.T) {
+	t.Parallel()
+	c := startNS(t)
+	x := ctx(t)
+	must(t, c.CreateNamespace(x, "acme/web"))
+	nss, err := c.Namespaces(x, "acme")
+	must(t, err)
+	slices.Sort(nss)
+	if !slices.Equal(nss, []string{"acme/app", "acme/web"}) {
+		t.Errorf("namespaces = %v", nss)
+	}
+	_, err = c.Namespaces(x, "nobody")
+	wantStatus(t, "missing tenant", err, http.StatusNotFound)
+}

@@ -59,3 +59,24 @@ func TestSchemaCompatibility(t *testing.T) {
 	_, err = c.SchemaCompatibility(x, "persistent://acme/nope/orders", "AVRO", avroV1, nil)
 	wantStatus(t, "a namespace that does not exist", err, http.StatusNotFound)
 }
+
+func TestSchemaVersionsAndDelete(t *testing.T) {
+	t.Parallel()
+	_, _, c := start(t)
+	x := ctx(t)
+	must(t, c.CreateSchema(x, schemaTopic, "AVRO", avroV1, map[string]string{"team": "orders"}))
+	must(t, c.CreateSchema(x, schemaTopic, "AVRO", avroV2, nil))
+	v0, err := c.Schema(x, schemaTopic, 0)
+	must(t, err)
+	if v0.Version != 0 || v0.Type != "AVRO" || v0.Data != avroV1 || v0.Properties["team"] != "orders" {
+		t.Errorf("version 0 = %+v", v0)
+	}
+	all, err := c.Schemas(x, schemaTopic)
+	must(t, err)
+	if len(all) != 2 || all[1].Data != avroV2 {
+		t.Errorf("all versions = %+v", all)
+	}
+	must(t, c.DeleteSchema(x, schemaTopic))
+	_, err = c.Schema(x, schemaTopic, -1)
+	wantStatus(t, "schema after deletion", err, http.StatusNotFound)
+}

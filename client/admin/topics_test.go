@@ -195,3 +195,33 @@ func TestExamineMessage(t *testing.T) {
 	_, err = c.ExamineMessage(x, missingTopic, false, 1)
 	wantStatus(t, "missing topic", err, http.StatusNotFound)
 }
+
+func TestUpdatePartitions(t *testing.T) {
+	t.Parallel()
+	_, _, c := start(t)
+	x := ctx(t)
+	const topic = "persistent://public/default/grown"
+	must(t, c.CreateTopic(x, topic, 2, nil))
+	must(t, c.UpdatePartitions(x, topic, 4))
+	if n, err := c.Partitions(x, topic); err != nil || n != 4 {
+		t.Errorf("partitions = %d, %v; want 4", n, err)
+	}
+	if err := c.UpdatePartitions(x, topic, 3); admin.StatusOf(err) < 400 {
+		t.Errorf("shrinking: %v, want a 4xx", err)
+	}
+}
+
+func TestUpdateTopicProperties(t *testing.T) {
+	t.Parallel()
+	_, _, c := start(t)
+	x := ctx(t)
+	const topic = "persistent://public/default/labelled"
+	must(t, c.CreateTopic(x, topic, 0, map[string]string{"owner": "billing"}))
+	must(t, c.UpdateTopicProperties(x, topic, map[string]string{"tier": "gold"}))
+	props, err := c.TopicProperties(x, topic)
+	must(t, err)
+	if !reflect.DeepEqual(props, map[string]string{"owner": "billing", "tier": "gold"}) {
+		t.Errorf("properties = %v", props)
+	}
+	wantStatus(t, "missing topic", c.UpdateTopicProperties(x, missingTopic, props), http.StatusNotFound)
+}

@@ -10,34 +10,6 @@ import (
 	"github.com/letterbox-dev/letterbox/internal/brokertest"
 )
 
-// PIP-263 on the client: a consumer of a dead-letter topic never gets a DLQ or retry topic of
-// its own; its failures are redelivered instead.
-func TestNoDLQOfDLQ(t *testing.T) {
-	t.Parallel()
-	b := brokertest.StartBroker(t)
-	c := newClient(t, b)
-	ctx := brokertest.Ctx(t, 20*time.Second)
-	dlq := uniqueTopic(t) + "-s-DLQ"
-	cons := mustSubscribe(t, c, client.ConsumerOptions{
-		Topic: dlq, SubscriptionName: "inspect", Type: client.Shared, NackRedeliveryDelay: 20 * time.Millisecond,
-		DLQ: &client.DLQPolicy{MaxDeliveries: 1, DeadLetterTopic: dlq + "-inspect-DLQ"},
-	})
-	p := mustProducer(t, c, client.ProducerOptions{Topic: dlq})
-	if _, err := p.Send(ctx, &client.Message{Payload: []byte("dead")}); err != nil {
-		t.Fatal(err)
-	}
-	for i := range 3 {
-		m, err := cons.Receive(ctx)
-		if err != nil {
-			t.Fatalf("delivery %d: %v", i, err)
-		}
-		cons.Nack(m)
-	}
-	if _, err := b.TopicStats(dlq+"-inspect-DLQ", broker.StatsOptions{}); !errors.Is(err, broker.ErrNotFound) {
-		t.Fatalf("a DLQ of the DLQ was created: %v", err)
-	}
-}
-
 // Against a broker that behaves as upstream (no extension fields): a deleted topic's producer
 // falls back to upstream's reconnect behaviour and fails rather than hangs, and DLQ and retry
 // work as usual.
