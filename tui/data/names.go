@@ -9,30 +9,25 @@ import (
 	"github.com/letterbox-dev/letterbox/client/naming"
 )
 
-// TopicName is a parsed topic name.
+// TopicName is a topic name as the screens use it.
 type TopicName struct {
 	Domain    string // persistent or non-persistent
 	Tenant    string
-	Namespace string // without the tenant
+	Namespace string // without the tenant (with the cluster before it, for a V1 name)
 	Local     string
 }
 
-// ParseTopic parses "persistent://t/ns/x", "t/ns/x" or a bare "x" (public/default).
+// ParseTopic reads a topic name by client/naming's rules (upstream's TopicName):
+// "persistent://t/ns/x", "t/ns/x" or a bare "x" (public/default). A screen never refuses a
+// name here: one that is no topic name (a typo, "ns/x", an unknown domain) is kept whole as the
+// local name of a topic in public/default, so that whatever uses it fails on the cluster's
+// answer (no such topic, invalid name) and ShortName shows it as typed.
 func ParseTopic(s string) TopicName {
-	n := TopicName{Domain: "persistent", Tenant: "public", Namespace: "default"}
-	if i := strings.Index(s, "://"); i >= 0 {
-		n.Domain, s = s[:i], s[i+3:]
+	t, err := naming.ParseTopic(s)
+	if err != nil {
+		return TopicName{Domain: naming.Persistent, Tenant: naming.DefaultTenant, Namespace: naming.DefaultNamespace, Local: s}
 	}
-	parts := strings.SplitN(s, "/", 3)
-	switch len(parts) {
-	case 3:
-		n.Tenant, n.Namespace, n.Local = parts[0], parts[1], parts[2]
-	case 2: // "ns/x" is not a valid short form; keep it whole
-		n.Local = s
-	default:
-		n.Local = s
-	}
-	return n
+	return TopicName{Domain: t.Domain(), Tenant: t.Tenant, Namespace: strings.TrimPrefix(t.NamespaceName(), t.Tenant+"/"), Local: t.Local}
 }
 
 // String is the full name.
@@ -52,17 +47,19 @@ func PartitionOf(name string) (parent string, index int, ok bool) {
 	return naming.BaseName(name), idx, true
 }
 
-// ShortName drops "persistent://" and, when it is ns, the namespace: what a screen shows.
+// ShortName drops "persistent://" and, when it is ns, the namespace: what a screen shows. A
+// name that is no topic name is shown as it is.
 func ShortName(full, ns string) string {
-	n := ParseTopic(full)
-	s := n.NS() + "/" + n.Local
-	if n.Domain != "persistent" {
-		s = n.Domain + "://" + s
+	t, err := naming.ParseTopic(full)
+	switch {
+	case err != nil:
+		return full
+	case ns != "" && t.NamespaceName() == ns && t.Persistent:
+		return t.Local
+	case t.Persistent:
+		return t.NamespaceName() + "/" + t.Local
 	}
-	if ns != "" && n.NS() == ns && n.Domain == "persistent" {
-		return n.Local
-	}
-	return s
+	return t.String()
 }
 
 // NameError says a name given by hand matched no topic, or several.
