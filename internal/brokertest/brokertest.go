@@ -1,6 +1,11 @@
-// Package brokertest starts a real embedded broker with its admin API for the tests of other
-// packages, and polls for conditions instead of sleeping. Test code only: no package of the
-// binary imports it.
+// Package brokertest starts real embedded brokers for the tests of other packages: in memory
+// or durable (StartDurable, which a test stops and starts again on the same directory), with
+// or without the admin API (StartBroker), configured by the test; and polls for conditions
+// (WaitFor, WaitForNil) instead of sleeping. Test code only: no package of the binary imports
+// it. The packages it imports (broker, broker/web, client, client/admin) cannot use it in
+// their own internal tests, which would be an import cycle: the broker's packages keep their
+// own helpers, and client's internal tests start a broker themselves; broker/web's tests are
+// an external package and use it.
 package brokertest
 
 import (

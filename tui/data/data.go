@@ -1,7 +1,11 @@
 // Package data is what the TUI's screens know about a Pulsar cluster: plain structs and the
 // Source interface that fills them. Screens never speak HTTP or the binary protocol; they call a
-// Source from a tea.Cmd with a deadline. Fake serves fixed snapshots (golden tests, the guide's
-// captures); Admin reads a real cluster or the embedded broker through the admin REST API.
+// Source from a tea.Cmd with a deadline. Admin is the Source of a real cluster or the embedded
+// broker: topics, stats and peeks through client/admin (admin.go, cluster_stats.go, peek.go;
+// errors.go words its errors, stats.go its stats), what a topic is for (kinds.go), tail and
+// produce through client (binary.go), replays, purges and retention (replay.go, with
+// client/replay) and whole-DLQ reads (triage.go, with client/triage). The tests' Source is
+// datatest's fake, over fixed snapshots.
 package data
 
 import (
