@@ -14,8 +14,9 @@ import (
 // per resource (admin_tenants.go, admin_namespaces.go, admin_policies.go, admin_topics.go,
 // admin_topic_properties.go, admin_topic_messages.go, admin_topic_policies.go,
 // admin_subscriptions.go, admin_schemas.go, admin_peek.go, admin_stats.go,
-// admin_internal_stats.go; dynconf.go for the brokers' dynamic configuration). Names are fully
-// qualified topic names ("persistent://tenant/ns/topic") or "tenant/ns" namespaces.
+// admin_internal_stats.go, admin_compaction.go, unload.go; dynconf.go for the brokers' dynamic
+// configuration). Names are fully qualified topic names ("persistent://tenant/ns/topic") or
+// "tenant/ns" namespaces.
 //
 // Locking: the admin methods take locks in the order broker.go's package comment gives; the
 // admin state's own mutex (adminState.mu) is a leaf there, held only around the store's

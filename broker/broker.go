@@ -16,7 +16,8 @@
 //     admin_tenants.go, admin_namespaces.go, admin_policies.go, admin_topics.go,
 //     admin_topic_properties.go, admin_topic_messages.go, admin_topic_policies.go,
 //     admin_subscriptions.go, admin_schemas.go, admin_peek.go, admin_stats.go with
-//     admin_stats_json.go, admin_internal_stats.go and stats_sampler.go, dynconf.go;
+//     admin_stats_json.go, admin_internal_stats.go and stats_sampler.go, admin_compaction.go,
+//     dynconf.go;
 //   - configuration: config.go, conf.go and the *_conf.go files (broker.conf keys);
 //     authentication and authorization over broker/auth: auth_*.go; limits.go; panic.go.
 //

@@ -20,8 +20,8 @@ import (
 // (in memory with --in-memory) before the __compaction subscription acknowledges up to the
 // horizon, so entries up to there may then be trimmed while the view keeps what readers of the
 // compacted topic need. readCompacted consumers read the view up to the horizon, then the log
-// (compaction_read.go); the compactionThreshold policy triggers compaction by itself
-// (compaction_trigger.go).
+// (compaction_read.go); the admin API starts one (admin_compaction.go) and the
+// compactionThreshold policy triggers one by itself (compaction_trigger.go).
 
 // compactionSubscription is upstream's Compactor.COMPACTION_SUBSCRIPTION.
 const compactionSubscription = "__compaction"
@@ -95,51 +95,6 @@ func (t *topic) compactedView() *compactedRecord {
 		return nil
 	}
 	return t.compactionOf().view
-}
-
-// TriggerCompaction starts compacting a topic (every partition of a partitioned one) in the
-// background, as upstream's PUT …/compaction. A compaction already running answers 409.
-func (b *Broker) TriggerCompaction(tname string) error {
-	name, err := parseAdminTopic(tname)
-	if err != nil {
-		return err
-	}
-	if !name.Persistent {
-		return adminErr(ErrNotAllowed, "Compaction is not supported on non-persistent topics")
-	}
-	ts, err := b.targets(name)
-	if err != nil {
-		return err
-	}
-	for _, t := range ts {
-		if err := t.startCompaction(); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// CompactionStatus is upstream's LongRunningProcessStatus JSON.
-type CompactionStatus struct {
-	Status    string `json:"status"`
-	LastError string `json:"lastError"`
-}
-
-// CompactionStatus reports a topic's (or partition's) last compaction, as upstream's GET
-// …/compaction.
-func (b *Broker) CompactionStatus(tname string) (CompactionStatus, error) {
-	name, err := parseAdminTopic(tname)
-	if err != nil {
-		return CompactionStatus{}, err
-	}
-	t, err := b.topicFor(name, "Compaction status")
-	if err != nil {
-		return CompactionStatus{}, err
-	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	c := t.compactionOf()
-	return CompactionStatus{Status: c.status, LastError: c.lastErr}, nil
 }
 
 // startCompaction starts a compaction of t unless one is running.
