@@ -17,9 +17,13 @@ import (
 // entries become readable and their done callbacks run, in append order, on the writer
 // goroutine. A done callback must not call Close on its own log.
 //
-// Locks: qmu guards the append queue; mu guards the segment list, the indexes and the
-// counters. They are never held together. The writer owns cur (the open segment) and is the
-// only one to write to files or to grow a segment; it takes mu to publish what it wrote.
+// A second goroutine, the deleter (trash.go), deletes trimmed segments' files and keeps one as
+// the spare the next rollover writes over. Both stop with Close.
+//
+// Locks: qmu guards the append queue; mu guards the segment list, the indexes, the tail cache
+// and the counters; dmu the trash and the spare. qmu and mu are never held together; dmu is
+// taken after mu, never before it. The writer owns cur (the open segment) and is the only one
+// to write to files or to grow a segment; it takes mu to publish what it wrote.
 type FileLog struct {
 	dir     string
 	fs      FS
@@ -84,7 +88,7 @@ type pendingAppend struct {
 }
 
 // openFileLog recovers the log in dir (creating nothing but its open segment) and starts its
-// writer.
+// writer and its deleter.
 func openFileLog(dir string, opts FileStoreOptions, log *slog.Logger, alloc func(above int64) (int64, error)) (*FileLog, error) {
 	l := &FileLog{
 		dir: dir, fs: opts.FS, log: log, segSize: opts.SegmentSize, noSync: opts.NoSync, tailMax: opts.TailCache, alloc: alloc,
