@@ -10,8 +10,9 @@ import (
 
 // The namespaces resource: /admin/v2/namespaces/... — list, create (with or without a
 // Policies body), get policies, delete (?force=true deletes the topics too), topics, and the
-// policies the TUI and the seed behaviours need: retention, messageTTL, autoTopicCreation,
-// autoSubscriptionCreation, deduplication, schemaCompatibilityStrategy and permissions.
+// policies of data and topic creation: retention, messageTTL, autoTopicCreation,
+// autoSubscriptionCreation, deduplication, schemaCompatibilityStrategy and permissions (the
+// policies that limit topics are namespace_policies.go's).
 // Unset policies answer 204 with no body, as upstream answers null.
 
 func (s *Server) namespaceRoutes(rt *router) {
