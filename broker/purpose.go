@@ -18,32 +18,20 @@ import (
 // doubt). In upstream-compat mode none of this applies (upstream never adopted it).
 
 // PropertyTopicPurpose is the topic property that records why a topic was auto-created.
-const PropertyTopicPurpose = "purposeOfAutoCreatedTopic"
+const PropertyTopicPurpose = naming.PropertyTopicPurpose
 
 // Topic purposes, as carried in topic_purpose and stored in PropertyTopicPurpose.
 const (
-	PurposeStandard    = "standard"
-	PurposeDeadLetter  = "dead letter"
-	PurposeRetryLetter = "retry letter"
+	PurposeStandard    = naming.PurposeStandard
+	PurposeDeadLetter  = naming.PurposeDeadLetter
+	PurposeRetryLetter = naming.PurposeRetryLetter
 )
-
-// purposeFromName returns the purpose a name's suffix implies (client/naming' rule), and the
-// local name without it.
-func purposeFromName(local string) (purpose, stem string) {
-	switch kind, stem := naming.LetterKind(local); kind {
-	case naming.DeadLetter:
-		return PurposeDeadLetter, stem
-	case naming.Retry:
-		return PurposeRetryLetter, stem
-	}
-	return "", ""
-}
 
 // sourceTopics returns the existing topics S such that name is <S>-<X>-DLQ|RETRY with X
 // non-empty. Called with r.mu held.
 func (r *topicRegistry) sourceTopics(name topicName) []topicName {
-	_, stem := purposeFromName(name.base().Local)
-	if stem == "" {
+	kind, stem := naming.LetterKind(name.base().Local)
+	if kind == naming.Standard {
 		return nil
 	}
 	var out []topicName
@@ -94,21 +82,10 @@ func (r *topicRegistry) autoCreatePurpose(name topicName, requested string) (str
 	if r.b.cfg.CompatUpstream {
 		return "", nil
 	}
-	fromName, _ := purposeFromName(name.base().Local)
 	sources := r.sourceTopics(name)
-	purpose := ""
-	switch {
-	case requested == PurposeDeadLetter || requested == PurposeRetryLetter:
-		purpose = requested
-	case fromName != "" && len(sources) > 0:
-		purpose = fromName
-	case fromName != "":
-		// Named like a DLQ or retry topic, but nothing derives from it: say so, so that
-		// whoever reads the name (the TUI, pulsar-admin users) does not take it for one.
-		return PurposeStandard, nil
-	}
-	if purpose == "" {
-		return "", nil
+	purpose := naming.AutoCreatePurpose(name.base().Local, requested, len(sources) > 0)
+	if purpose != PurposeDeadLetter && purpose != PurposeRetryLetter {
+		return purpose, nil
 	}
 	for _, s := range sources {
 		if p := r.purposeOfLocked(s); p == PurposeDeadLetter || p == PurposeRetryLetter {

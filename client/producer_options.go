@@ -3,6 +3,7 @@ package client
 import (
 	"time"
 
+	"github.com/letterbox-dev/letterbox/client/naming"
 	"github.com/letterbox-dev/letterbox/client/wire/pb"
 )
 
@@ -31,9 +32,9 @@ const (
 // Topic purposes carried in CommandProducer/CommandSubscribe.topic_purpose (an extension
 // field a real Pulsar ignores): the broker marks auto-created DLQ/retry topics with it.
 const (
-	TopicPurposeStandard    = "standard"
-	TopicPurposeDeadLetter  = "dead letter"
-	TopicPurposeRetryLetter = "retry letter"
+	TopicPurposeStandard    = naming.PurposeStandard
+	TopicPurposeDeadLetter  = naming.PurposeDeadLetter
+	TopicPurposeRetryLetter = naming.PurposeRetryLetter
 )
 
 // ProducerOptions configure a Producer. Only Topic is required.

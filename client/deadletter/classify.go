@@ -19,7 +19,7 @@ const (
 
 // PropertyTopicPurpose is the topic property that records why a topic was auto-created
 // (PIP-263); its values are client.TopicPurposeStandard, …DeadLetter and …RetryLetter.
-const PropertyTopicPurpose = "purposeOfAutoCreatedTopic"
+const PropertyTopicPurpose = naming.PropertyTopicPurpose
 
 // Basis is what a verdict rests on.
 type Basis int

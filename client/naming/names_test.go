@@ -101,3 +101,24 @@ func TestLetterNames(t *testing.T) {
 		}
 	}
 }
+
+func TestAutoCreatePurpose(t *testing.T) {
+	for _, c := range []struct {
+		name, declared string
+		derived        bool
+		want           string
+	}{
+		{"orders-billing-DLQ", "", true, PurposeDeadLetter},
+		{"orders-billing-RETRY", "", true, PurposeRetryLetter},
+		{"orders-billing-DLQ", "", false, PurposeStandard},
+		{"orders-billing-DLQ", PurposeStandard, false, PurposeStandard},
+		{"audit", PurposeDeadLetter, false, PurposeDeadLetter},
+		{"audit", PurposeStandard, false, ""},
+		{"audit", "", false, ""},
+		{"orders-billing-DLQ", PurposeRetryLetter, true, PurposeRetryLetter},
+	} {
+		if got := AutoCreatePurpose(c.name, c.declared, c.derived); got != c.want {
+			t.Errorf("AutoCreatePurpose(%q, %q, %v) = %q, want %q", c.name, c.declared, c.derived, got, c.want)
+		}
+	}
+}
