@@ -90,17 +90,19 @@ token = "T"
 	}
 }
 
-// oauth2Broker is an issuer and a broker that takes its tokens, with a DLQ of n letters written
-// by an OAuth2 client; role "app" (client "app", secret "s3cret") may do anything.
-func oauth2Broker(t *testing.T, n int) (*oauth2test.Issuer, *brokertest.Env, string) {
+// oauth2Broker is an issuer of tokens that live for lifetime and a broker that takes them
+// (checking every open connection's expiry every 200 ms), with a DLQ of n letters written by
+// an OAuth2 client; role "app" (client "app", secret "s3cret") may do anything.
+func oauth2Broker(t *testing.T, n int, lifetime time.Duration) (*oauth2test.Issuer, *brokertest.Env, string) {
 	t.Helper()
-	is := oauth2test.Start(t, time.Hour)
+	is := oauth2test.Start(t, lifetime)
 	is.AddClient("app", "s3cret", "app")
 	env := brokertest.Start(t, func(c *broker.Config) {
 		c.AuthenticationEnabled = true
 		c.AuthorizationEnabled = true
 		c.TokenPublicKey = "file://" + is.PublicKeyFile
 		c.SuperUserRoles = []string{"app"}
+		c.AuthenticationRefreshCheck = 200 * time.Millisecond
 	})
 	creds := oauth2test.CredentialsFile(t, "app", "s3cret", "")
 	ts, err := oauth2.NewTokenSource(oauth2.Config{IssuerURL: is.URL, PrivateKey: creds})
@@ -130,7 +132,7 @@ func oauth2Broker(t *testing.T, n int) (*oauth2test.Issuer, *brokertest.Env, str
 // replay and dlq authenticate with OAuth2 given as flags or by a context (credentials as a path,
 // a file:// URL or a data: URL); a wrong secret is one line that names the issuer.
 func TestOAuth2Commands(t *testing.T) {
-	is, env, creds := oauth2Broker(t, 3)
+	is, env, creds := oauth2Broker(t, 3, time.Hour)
 	inline := "data:application/json;base64," + base64.StdEncoding.EncodeToString(oauth2test.CredentialsJSON("app", "s3cret", is.URL))
 	writeConfig(t, "[[context]]\nname = \"cloud\"\nservice_url = \""+env.ServiceURL+"\"\nadmin_url = \""+env.AdminURL+"\"\n"+
 		"oauth2_credentials_file = '"+inline+"'\noauth2_audience = \"urn:pulsar\"\n")
@@ -169,5 +171,36 @@ func TestOAuth2Commands(t *testing.T) {
 	want := "letterbox dlq ls: oauth2: issuer " + is.URL + ": token request refused: invalid_client: Invalid client credentials (HTTP 401)\n"
 	if code != ExitFailure || errOut != want || out != "" {
 		t.Errorf("wrong secret: exit %d, stdout %q, stderr %q; want %d and %q", code, out, errOut, ExitFailure, want)
+	}
+}
+
+// A replay that runs for several lifetimes of its OAuth2 tokens (2 s) moves every letter without
+// an error: the admin calls ask for the token of their moment, and the binary protocol answers
+// the broker's challenges on the connection it keeps.
+func TestOAuth2ReplayAcrossExpiries(t *testing.T) {
+	const letters = 24
+	is, env, creds := oauth2Broker(t, letters, 2*time.Second)
+	issued := is.Issued()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	var out, errOut strings.Builder
+	code := Run(ctx, []string{"replay", "--service-url", env.ServiceURL, "--admin-url", env.AdminURL,
+		"--oauth2-credentials-file", creds, "--oauth2-issuer-url", is.URL,
+		"--dlq", "orders-app-DLQ", "--rate", "4", "--json"}, &out, &errOut) // 6 s at 4 a second
+	if code != ExitOK || errOut.String() != "" {
+		t.Fatalf("replay: exit %d, stderr:\n%s", code, errOut.String())
+	}
+	moved := 0
+	for l := range strings.Lines(out.String()) {
+		var m map[string]any
+		if json.Unmarshal([]byte(l), &m) == nil && m["action"] == "moved" {
+			moved++
+		}
+	}
+	if moved != letters {
+		t.Errorf("%d letters moved, want %d:\n%s", moved, letters, out.String())
+	}
+	if n := is.Issued() - issued; n < 3 {
+		t.Errorf("%d tokens issued during a replay over three token lifetimes", n)
 	}
 }
