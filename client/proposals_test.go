@@ -17,7 +17,7 @@ import (
 )
 
 // The four proposals (PIP-124, PIP-263, PIP-139, PIP-236) end to end with our client: what
-// seed_test.go, dlq_test.go and reconnect_test.go do not cover.
+// upstream_compat_test.go, dlq_test.go and reconnect_test.go do not cover.
 
 // nackAll receives n messages and nacks each, so that with MaxDeliveries 1 their next
 // delivery goes to the DLQ.

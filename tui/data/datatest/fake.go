@@ -35,7 +35,7 @@ type Fake struct {
 	TailLinks []data.Link
 	Produced  []data.ProduceRequest
 	Err       error
-	// Flow, dead letters and replay (fake_flow.go).
+	// Flow, dead letters and replay (flow.go).
 	Retentions      map[string]data.Retention // by "tenant/ns"
 	ReplayHold      chan struct{}
 	ReplayHoldAfter int
