@@ -10,6 +10,12 @@
 // admin call about a topic it does not own to the owner) are followed, with the credentials
 // sent only to the cluster's own hosts (the admin URL's, Options.TrustedHosts, Client.TrustHost,
 // and the brokers the cluster's lookups name).
+//
+// admin.go holds the Client, its requests and Error; redirect.go and trust.go the redirects
+// and the hosts credentials may go to; then one file per resource as upstream's admin API
+// groups them: clusters.go, tenants.go, namespaces.go, topics.go, subscriptions.go,
+// messages.go (peek, examine, by id), stats.go, schemas.go, lookup.go, brokers.go; types.go
+// the JSON they answer with; paths.go the REST paths they share.
 package admin
 
 import (
