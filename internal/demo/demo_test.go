@@ -3,13 +3,10 @@ package demo
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"testing"
 	"time"
 
-	"github.com/letterbox-dev/letterbox/broker"
-	"github.com/letterbox-dev/letterbox/broker/web"
-	"github.com/letterbox-dev/letterbox/client/admin"
+	"github.com/letterbox-dev/letterbox/internal/brokertest"
 )
 
 // TestWorkload runs the demo against the embedded broker and checks that, within seconds, the
@@ -17,22 +14,9 @@ import (
 // reason, an AUTO_CONSUME consumer beside JSON ones, a Key_Shared group of three, deduplication
 // on for the namespace.
 func TestWorkload(t *testing.T) {
-	quiet := slog.New(slog.DiscardHandler)
-	cfg := broker.DefaultConfig()
-	cfg.ListenAddr = "127.0.0.1:0"
-	cfg.Logger = quiet
-	b, err := broker.New(broker.WithConfig(cfg))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { b.Close() })
-	ws, err := web.New(b, "127.0.0.1:0", quiet)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ws.Close() })
+	env := brokertest.Start(t)
 
-	w, err := New(Options{ServiceURL: b.ServiceURL(), AdminURL: ws.URL(), Rate: 60})
+	w, err := New(Options{ServiceURL: env.ServiceURL, AdminURL: env.AdminURL, Rate: 60})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,10 +27,7 @@ func TestWorkload(t *testing.T) {
 	}
 	t.Cleanup(w.Stop)
 
-	ac, err := admin.New(admin.Options{URL: ws.URL()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ac := env.Admin
 	pol, err := ac.NamespacePolicies(ctx, DefaultNamespace)
 	if err != nil {
 		t.Fatal(err)
