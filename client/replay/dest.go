@@ -1,12 +1,12 @@
 package replay
 
 import (
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/letterbox-dev/letterbox/client"
+	"github.com/letterbox-dev/letterbox/client/naming"
 )
 
 // Properties a replay writes on every republished message.
@@ -35,17 +35,13 @@ var bookkeeping = []string{
 // own, which would make a republished message look like it is on its way to the DLQ again.
 func IsBookkeeping(name string) bool { return slices.Contains(bookkeeping, name) }
 
-var partitionSuffix = regexp.MustCompile(`-partition-\d+$`)
-
-// qualify expands a short topic name as the clients do.
+// qualify is topic's full name by client/naming's rules (short names as the clients expand
+// them); a name that is no topic name is left as it is, for the client to refuse.
 func qualify(topic string) string {
-	if strings.Contains(topic, "://") {
-		return topic
+	if t, err := naming.ParseTopic(topic); err == nil {
+		return t.String()
 	}
-	if strings.Count(topic, "/") == 2 {
-		return "persistent://" + topic
-	}
-	return "persistent://public/default/" + topic
+	return topic
 }
 
 // derivedDestination is the origin topic a DLQ named <topic>-<subscription>-DLQ was derived
@@ -60,7 +56,7 @@ func derivedDestination(dlq, sub string, known []string) string {
 	if len(known) > 0 {
 		set := make(map[string]bool, len(known))
 		for _, k := range known {
-			set[partitionSuffix.ReplaceAllString(qualify(k), "")] = true
+			set[naming.BaseName(qualify(k))] = true
 		}
 		for i := len(base) - 1; i > 0; i-- {
 			// <topic>-<X> with a non-empty X.

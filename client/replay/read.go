@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/letterbox-dev/letterbox/client"
+	"github.com/letterbox-dev/letterbox/client/naming"
 )
 
 // read receives dead letters in order and feeds the pipeline until the end, the limit, or
@@ -204,7 +205,7 @@ func (e *engine) destination(m *client.Message) string {
 		if d, ok := e.origins[rt]; ok {
 			return d
 		}
-		d := partitionSuffix.ReplaceAllString(qualify(rt), "")
+		d := naming.BaseName(qualify(rt))
 		if len(e.origins) < maxOrigins {
 			e.origins[rt] = d
 		}
