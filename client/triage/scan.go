@@ -19,6 +19,7 @@ import (
 	"github.com/letterbox-dev/letterbox/client/admin"
 	"github.com/letterbox-dev/letterbox/client/deadletter"
 	"github.com/letterbox-dev/letterbox/client/expr"
+	"github.com/letterbox-dev/letterbox/client/naming"
 )
 
 // Position is where one letter is, small enough that the index of a million letters costs
@@ -334,7 +335,7 @@ func totalEntries(ctx context.Context, ad *admin.Client, topic string) int64 {
 	if parts > 0 {
 		names = names[:0]
 		for i := range parts {
-			names = append(names, topic+"-partition-"+strconv.Itoa(i))
+			names = append(names, naming.PartitionName(topic, i))
 		}
 	}
 	var total int64

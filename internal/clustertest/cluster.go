@@ -30,6 +30,7 @@ import (
 	"github.com/letterbox-dev/letterbox/broker"
 	"github.com/letterbox-dev/letterbox/broker/auth/authtest"
 	"github.com/letterbox-dev/letterbox/broker/web"
+	"github.com/letterbox-dev/letterbox/client/naming"
 	"github.com/letterbox-dev/letterbox/client/wire/pb"
 	"github.com/letterbox-dev/letterbox/internal/brokertest"
 )
@@ -206,10 +207,8 @@ func (c *Cluster) OwnerIndex(topic string) int {
 	if ok {
 		return i
 	}
-	if k := strings.LastIndex(topic, "-partition-"); k >= 0 {
-		if n, err := strconv.Atoi(topic[k+len("-partition-"):]); err == nil && n >= 0 {
-			return n % len(c.Members)
-		}
+	if n := naming.PartitionIndex(topic); n >= 0 {
+		return n % len(c.Members)
 	}
 	h := fnv.New32a()
 	h.Write([]byte(topic))

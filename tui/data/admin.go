@@ -14,6 +14,7 @@ import (
 
 	"github.com/letterbox-dev/letterbox/client"
 	"github.com/letterbox-dev/letterbox/client/admin"
+	"github.com/letterbox-dev/letterbox/client/naming"
 	"github.com/letterbox-dev/letterbox/client/replay"
 	"github.com/letterbox-dev/letterbox/client/triage"
 )
@@ -209,8 +210,8 @@ func (a *Admin) namespaceTopics(ctx context.Context, ns string) ([]TopicRow, err
 	for _, name := range plain {
 		n := ParseTopic(name)
 		r := TopicRow{Name: n.String(), Namespace: n.NS(), Local: n.Local}
-		if base, _, ok := PartitionOf(n.Local); ok {
-			parent := TopicName{n.Domain, n.Tenant, n.Namespace, base}.String()
+		if naming.PartitionIndex(r.Name) >= 0 {
+			parent := naming.BaseName(r.Name)
 			if pr := parents[parent]; pr != nil {
 				r.Parent = parent
 				pr.Partitions++

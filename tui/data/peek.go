@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/letterbox-dev/letterbox/client/admin"
+	"github.com/letterbox-dev/letterbox/client/naming"
 )
 
 // Peek reads GET …/subscription/{sub}/position/{n} (client/admin's PeekAt), one entry per
@@ -46,7 +47,7 @@ func (a *Admin) Peek(ctx context.Context, topic, sub string, from, n int) ([]Mes
 	var out []Message
 	offset := 0
 	for i := 0; i < parts && len(out) < n; i++ {
-		pt := fmt.Sprintf("%s-partition-%d", topic, i)
+		pt := naming.PartitionName(topic, i)
 		backlog := int(ts.Partitions[pt].Subscriptions[sub].MsgBacklog)
 		if from > offset+backlog {
 			offset += backlog

@@ -2,12 +2,12 @@ package data
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"time"
 
 	"github.com/letterbox-dev/letterbox/client"
 	"github.com/letterbox-dev/letterbox/client/expr"
+	"github.com/letterbox-dev/letterbox/client/naming"
 	"github.com/letterbox-dev/letterbox/client/triage"
 )
 
@@ -101,7 +101,7 @@ func (a *Admin) Browse(ctx context.Context, topic string, from From, n int) (*Br
 	}
 	part := min(max(from.ID.Partition, 0), int32(parts-1))
 	for {
-		name := fmt.Sprintf("%s-partition-%d", topic, part)
+		name := naming.PartitionName(topic, int(part))
 		bp, err := a.browseOne(ctx, cl, name, part, from, n)
 		if err != nil {
 			return nil, err

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/letterbox-dev/letterbox/client/naming"
 	"github.com/letterbox-dev/letterbox/tui/data"
 )
 
@@ -187,8 +188,8 @@ func NewFake() *Fake {
 	row := func(name string, parts int, s data.Stats) {
 		n := data.ParseTopic(name)
 		r := data.TopicRow{Name: n.String(), Namespace: n.NS(), Local: n.Local, Partitions: parts, StatsKnown: true, Stats: s}
-		if p, _, ok := data.PartitionOf(n.Local); ok {
-			r.Parent = data.TopicName{Domain: n.Domain, Tenant: n.Tenant, Namespace: n.Namespace, Local: p}.String()
+		if naming.PartitionIndex(r.Name) >= 0 {
+			r.Parent = naming.BaseName(r.Name)
 		}
 		f.Rows = append(f.Rows, r)
 	}
