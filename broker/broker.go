@@ -52,7 +52,9 @@
 // store's own locks (a Log's, the metadata store's) come after all of these: the broker calls
 // the store with them held, and the store calls back (Append's done, on a durable log's
 // writer goroutine) with none of its locks held; the callback takes only dedupState.mu,
-// dirtySet.mu and the receipt queue, never topic.mu.
+// dirtySet.mu and the receipt queue, never topic.mu. The test hooks (an Interceptor, which
+// runs inside every send, and an Ownership, frontend.go) may run with any of these held and
+// must not call back into the broker.
 //
 // A panic in a handler, a dispatcher or a store's completion is contained where that goroutine's
 // work starts (panic.go): logged with its stack, the connection concerned closed, the process
