@@ -29,9 +29,13 @@
 //     and, from the first stats request, the rate sampler (stats_sampler.go);
 //   - each connection (conn.close): a reader, which runs the command handlers, a writer and a
 //     keep-alive (conn.go), and an auth refresher where credentials expire (auth_conn.go);
-//   - each topic (topic.close): its dispatcher (dispatch.go) and a compaction run while one is
-//     in progress (compaction.go);
-//   - each durable log (storage): its writer, which runs Append's completions.
+//   - each topic (topic.close): its dispatcher (topic.run, dispatch.go) and a compaction run
+//     while one is in progress (compaction.go);
+//   - each durable log (storage): its writer, which runs Append's completions, and its deleter.
+//
+// Short-lived goroutines end on their own: the answer to a refused connection (limits.go,
+// bounded by a write deadline) and a connection's close started from a goroutine that cannot
+// wait for it (panic.go, an interceptor's disconnect).
 //
 // Handlers never block on the network: they append to the connection's write buffer, which
 // has a bound: past it the dispatchers skip the connection's consumers and its reader stops
