@@ -50,6 +50,9 @@ func adminErr(kind error, format string, args ...any) error {
 	return &AdminError{Kind: kind, Reason: fmt.Sprintf(format, args...)}
 }
 
+// isKind reports whether err is one of the admin errors of kind.
+func isKind(err, kind error) bool { return err != nil && errors.Is(err, kind) }
+
 // adminState is what the admin API adds to the broker: tenants, namespace policies and
 // terminated topics (persisted in the store's tenants, namespaces and topics buckets), plus
 // the rate samples behind the stats. Guarded by mu, a leaf lock.
