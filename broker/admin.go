@@ -53,9 +53,10 @@ func adminErr(kind error, format string, args ...any) error {
 // isKind reports whether err is one of the admin errors of kind.
 func isKind(err, kind error) bool { return err != nil && errors.Is(err, kind) }
 
-// adminState is what the admin API adds to the broker: tenants, namespace policies and
-// terminated topics (persisted in the store's tenants, namespaces and topics buckets), plus
-// the rate samples behind the stats. Guarded by mu, a leaf lock.
+// adminState is what the admin API adds to the broker: tenants, namespace policies, topic
+// policies and terminated topics (persisted in the store's tenants, namespaces, topicPolicies
+// and topics buckets: admin_store.go), plus the rate samples behind the stats. Guarded by mu, a
+// leaf lock.
 type adminState struct {
 	mu         sync.Mutex
 	loaded     bool

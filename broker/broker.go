@@ -12,12 +12,12 @@
 //     purpose.go, names.go;
 //   - data lifetime and persistence: persist.go and dirty.go (cursors), ledgers.go,
 //     retention.go, ttl.go, sub_expiry.go, backlog_quota.go, quota.go (the memory budget);
-//   - admin operations, one resource per file: admin.go (errors, shared admin state),
-//     admin_tenants.go, admin_namespaces.go, admin_policies.go, admin_topics.go,
-//     admin_topic_properties.go, admin_topic_messages.go, admin_topic_policies.go,
-//     admin_subscriptions.go, admin_schemas.go, admin_peek.go, admin_stats.go with
-//     admin_stats_json.go, admin_internal_stats.go and stats_sampler.go, admin_compaction.go,
-//     dynconf.go;
+//   - admin operations: admin.go (errors, the shared admin state), admin_store.go (its
+//     persistence), then one file per resource: admin_tenants.go, admin_namespaces.go,
+//     admin_policies.go, admin_topics.go, admin_topic_properties.go, admin_topic_messages.go,
+//     admin_topic_policies.go, admin_subscriptions.go, admin_schemas.go, admin_peek.go,
+//     admin_stats.go (with admin_stats_json.go, admin_internal_stats.go and stats_sampler.go),
+//     admin_compaction.go, unload.go, dynconf.go;
 //   - configuration: config.go, conf.go and the *_conf.go files (broker.conf keys);
 //     authentication and authorization over broker/auth: auth_*.go; limits.go; panic.go.
 //
