@@ -34,6 +34,7 @@ func (r *manyReport) markdown(b *strings.Builder) {
 	if res := r.busy; res != nil && len(res.latencies) > 0 {
 		p99 := res.percentile(0.99)
 		sent := float64(res.sent) / res.window.Seconds()
+		broker := float64(res.cpu) / float64(res.window) // cores
 		ok := sent >= 0.95*idleBusyRate && p99 < targetManyP99
 		v := verdict(ok)
 		if !ok && r.generatorShort() {
@@ -41,12 +42,14 @@ func (r *manyReport) markdown(b *strings.Builder) {
 		}
 		p("| publish latency p50 / p99, %d of them at %s msg/s | %.2f / %.2f ms (%s msg/s receipted, broker CPU %.0f %% of a core, RSS %.0f MB) | p99 < 10 ms | %s |\n",
 			idleBusyTopics, thousands(idleBusyRate), millis(res.percentile(0.5)), millis(p99), rate(sent),
-			100*float64(res.cpu)/float64(res.window), float64(r.busyRSS)/1e6, v)
+			100*broker, float64(r.busyRSS)/1e6, v)
 		p("\nThe load generator during the busy run: the pacer handed 99 %% of the messages to `SendAsync` within %.2f ms of their schedule; "+
 			"the bench process (every client of the part) used %.2f cores, other processes %.2f, of the machine's %d. "+
+			"Per message sent, the clients used %.1f µs of CPU and the broker %.1f µs: at %s msg/s they need %.2f and %.2f cores. "+
 			"Clients: `DisableBatching` producers, the busy consumers with the default acknowledgement grouping (100 ms, 1,000), "+
 			"the idle ones with `AckGroupingOptions{MaxSize: 1}` (no grouping ticker).\n",
-			millis(r.pacerLag), r.busyClient, r.busyOthers, runtime.NumCPU())
+			millis(r.pacerLag), r.busyClient, r.busyOthers, runtime.NumCPU(),
+			1e6*r.busyClient/sent, 1e6*broker/sent, thousands(idleBusyRate), r.busyClient/sent*idleBusyRate, broker/sent*idleBusyRate)
 		if !ok && r.generatorShort() {
 			p("\nThe latency above is not the broker's alone: the pacer fell behind its schedule by more than the target, or the machine's CPUs were all in use, so messages waited in the client before and after the broker. The part must be run on a machine that can hold its clients.\n")
 		}
