@@ -27,7 +27,7 @@ func bigFake(n int) *datatest.Fake {
 			name += "-sub-DLQ"
 		}
 		t := data.ParseTopic(name)
-		f.Rows = append(f.Rows, data.TopicRow{Name: name, Namespace: t.NS(), Local: t.Local,
+		f.Rows = append(f.Rows, data.TopicRow{Name: name, Namespace: t.NamespaceName(), Local: t.Local,
 			StatsKnown: true, Stats: data.Stats{RateIn: float64(i % 300), Backlog: int64(i * 3), Storage: int64(i) << 10, Subscriptions: 1}})
 	}
 	f.Classify()

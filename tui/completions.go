@@ -102,7 +102,7 @@ func (a *App) namesRead(msg tea.Msg) {
 func (a *App) topicNamed(name string) string {
 	var match []string
 	for _, r := range a.names.topics {
-		if r.Name == name || data.ParseTopic(r.Name).NS()+"/"+data.ParseTopic(r.Name).Local == name ||
+		if r.Name == name || data.ParseTopic(r.Name).NamespaceName()+"/"+data.ParseTopic(r.Name).Local == name ||
 			strings.HasSuffix(r.Name, "/"+name) {
 			match = append(match, r.Name)
 		}
@@ -167,12 +167,12 @@ func shortestNames(rows []data.TopicRow) map[string]string {
 	for _, r := range rows {
 		n := data.ParseTopic(r.Name)
 		switch {
-		case n.Domain != "persistent":
+		case !n.Persistent:
 			out[r.Name] = r.Name
 		case locals[n.Local] == 1:
 			out[r.Name] = n.Local
 		default:
-			out[r.Name] = n.NS() + "/" + n.Local
+			out[r.Name] = n.NamespaceName() + "/" + n.Local
 		}
 	}
 	return out

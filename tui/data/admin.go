@@ -127,7 +127,7 @@ func (a *Admin) Service() string { return a.opts.ServiceURL }
 // topicPath is /admin/v2/<domain>/<tenant>/<ns>/<local>.
 func topicPath(topic string) string {
 	n := ParseTopic(topic)
-	return "/admin/v2/" + n.Domain + "/" + url.PathEscape(n.Tenant) + "/" + url.PathEscape(n.Namespace) + "/" + url.PathEscape(n.Local)
+	return "/admin/v2/" + n.Domain() + "/" + url.PathEscape(n.Tenant) + "/" + url.PathEscape(n.Namespace) + "/" + url.PathEscape(n.Local)
 }
 
 func nsPath(ns string) (string, error) {
@@ -201,7 +201,7 @@ func (a *Admin) namespaceTopics(ctx context.Context, ns string) ([]TopicRow, err
 	var rows []TopicRow
 	for _, name := range parted {
 		n := ParseTopic(name)
-		rows = append(rows, TopicRow{Name: n.String(), Namespace: n.NS(), Local: n.Local})
+		rows = append(rows, TopicRow{Name: n.String(), Namespace: n.NamespaceName(), Local: n.Local})
 	}
 	for i := range rows {
 		parents[rows[i].Name] = &rows[i]
@@ -209,7 +209,7 @@ func (a *Admin) namespaceTopics(ctx context.Context, ns string) ([]TopicRow, err
 	var children []TopicRow
 	for _, name := range plain {
 		n := ParseTopic(name)
-		r := TopicRow{Name: n.String(), Namespace: n.NS(), Local: n.Local}
+		r := TopicRow{Name: n.String(), Namespace: n.NamespaceName(), Local: n.Local}
 		if naming.PartitionIndex(r.Name) >= 0 {
 			parent := naming.BaseName(r.Name)
 			if pr := parents[parent]; pr != nil {

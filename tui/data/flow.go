@@ -112,7 +112,7 @@ func LoadFlow(ctx context.Context, src Source, topic, sub, letters string, now t
 	f := &Flow{Topic: topic, Sub: sub, At: now, Peeked: peek,
 		Main: FlowNode{Topic: topic, Sub: sub}, Retry: FlowNode{Topic: naming.RetryName(topic, sub), Sub: sub},
 		DLQ: FlowNode{Topic: naming.DLQName(topic, sub)}}
-	rows, err := src.Topics(ctx, ParseTopic(topic).NS())
+	rows, err := src.Topics(ctx, ParseTopic(topic).NamespaceName())
 	if err != nil {
 		return nil, err
 	}
@@ -275,7 +275,7 @@ func Flows(rows []TopicRow) []FlowRef {
 // names them as its origin, else the name the clients derive.
 func FindDLQ(ctx context.Context, src Source, topic, sub string) (string, error) {
 	topic = ParseTopic(topic).String()
-	rows, err := src.Topics(ctx, ParseTopic(topic).NS())
+	rows, err := src.Topics(ctx, ParseTopic(topic).NamespaceName())
 	if err != nil {
 		return "", err
 	}

@@ -88,7 +88,7 @@ func (c *verdictCache) put(ns string, rows []TopicRow, now time.Time) {
 }
 
 func (c *verdictCache) get(topic string, now time.Time) (Verdict, bool) {
-	ns := ParseTopic(topic).NS()
+	ns := ParseTopic(topic).NamespaceName()
 	if at, ok := c.at[ns]; !ok || now.Sub(at) > verdictFresh {
 		return Verdict{}, false
 	}
@@ -106,7 +106,7 @@ func (a *Admin) Verdict(ctx context.Context, topic string) (Verdict, error) {
 	if ok {
 		return v, nil
 	}
-	if _, err := a.Topics(ctx, ParseTopic(topic).NS()); err != nil {
+	if _, err := a.Topics(ctx, ParseTopic(topic).NamespaceName()); err != nil {
 		return Verdict{}, err
 	}
 	a.mu.Lock()

@@ -9,13 +9,8 @@ import (
 	"github.com/letterbox-dev/letterbox/client/naming"
 )
 
-// TopicName is a topic name as the screens use it.
-type TopicName struct {
-	Domain    string // persistent or non-persistent
-	Tenant    string
-	Namespace string // without the tenant (with the cluster before it, for a V1 name)
-	Local     string
-}
+// TopicName is a parsed topic name (client/naming's).
+type TopicName = naming.Topic
 
 // ParseTopic reads a topic name by client/naming's rules (upstream's TopicName):
 // "persistent://t/ns/x", "t/ns/x" or a bare "x" (public/default). A screen never refuses a
@@ -25,18 +20,10 @@ type TopicName struct {
 func ParseTopic(s string) TopicName {
 	t, err := naming.ParseTopic(s)
 	if err != nil {
-		return TopicName{Domain: naming.Persistent, Tenant: naming.DefaultTenant, Namespace: naming.DefaultNamespace, Local: s}
+		return TopicName{Persistent: true, Tenant: naming.DefaultTenant, Namespace: naming.DefaultNamespace, Local: s, Partition: -1}
 	}
-	return TopicName{Domain: t.Domain(), Tenant: t.Tenant, Namespace: strings.TrimPrefix(t.NamespaceName(), t.Tenant+"/"), Local: t.Local}
+	return t
 }
-
-// String is the full name.
-func (n TopicName) String() string {
-	return n.Domain + "://" + n.Tenant + "/" + n.Namespace + "/" + n.Local
-}
-
-// NS is "tenant/namespace".
-func (n TopicName) NS() string { return n.Tenant + "/" + n.Namespace }
 
 // PartitionOf splits "x-partition-3" into ("x", 3); ok is false for other names.
 func PartitionOf(name string) (parent string, index int, ok bool) {
@@ -91,7 +78,7 @@ func Resolve(ctx context.Context, s Source, name string) (string, error) {
 	name = strings.TrimSpace(name)
 	ns := ""
 	if strings.Contains(name, "://") || strings.Count(name, "/") == 2 {
-		ns = ParseTopic(name).NS()
+		ns = ParseTopic(name).NamespaceName()
 	}
 	rows, err := s.Topics(ctx, ns)
 	if err != nil {

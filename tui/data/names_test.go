@@ -23,7 +23,7 @@ func TestParseTopicUpstreamRules(t *testing.T) {
 			t.Errorf("ParseTopic(%q) = %s, want %s", in, got, want)
 		}
 	}
-	if got := data.ParseTopic("persistent://acme/c/orders/x").NS(); got != "acme/c/orders" {
+	if got := data.ParseTopic("persistent://acme/c/orders/x").NamespaceName(); got != "acme/c/orders" {
 		t.Errorf("NS of a V1 name = %s, want acme/c/orders", got)
 	}
 	for _, c := range []struct{ full, ns, want string }{

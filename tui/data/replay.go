@@ -103,11 +103,11 @@ var _ DeadLetterSource = (*Admin)(nil)
 // Retention reads the retention policy and message TTL of topic's namespace (topic-level
 // policies are not read: few clusters enable them).
 func (a *Admin) Retention(ctx context.Context, topic string) (Retention, error) {
-	p, err := nsPath(ParseTopic(topic).NS())
+	p, err := nsPath(ParseTopic(topic).NamespaceName())
 	if err != nil {
 		return Retention{}, err
 	}
-	ns := ParseTopic(topic).NS()
+	ns := ParseTopic(topic).NamespaceName()
 	r, err := a.topicAdmin(ctx).Retention(ctx, ns)
 	if err != nil {
 		if IsNotFound(err) {
@@ -144,7 +144,7 @@ func (a *Admin) Replay(ctx context.Context, req ReplayRequest, events chan<- Rep
 		close(events)
 		return ReplaySummary{}, err
 	}
-	if rows, err := a.namespaceTopics(ctx, ParseTopic(req.DLQ).NS()); err == nil {
+	if rows, err := a.namespaceTopics(ctx, ParseTopic(req.DLQ).NamespaceName()); err == nil {
 		for _, r := range rows {
 			opts.KnownTopics = append(opts.KnownTopics, r.Name)
 		}

@@ -187,7 +187,7 @@ func NewFake() *Fake {
 	}
 	row := func(name string, parts int, s data.Stats) {
 		n := data.ParseTopic(name)
-		r := data.TopicRow{Name: n.String(), Namespace: n.NS(), Local: n.Local, Partitions: parts, StatsKnown: true, Stats: s}
+		r := data.TopicRow{Name: n.String(), Namespace: n.NamespaceName(), Local: n.Local, Partitions: parts, StatsKnown: true, Stats: s}
 		if naming.PartitionIndex(r.Name) >= 0 {
 			r.Parent = naming.BaseName(r.Name)
 		}

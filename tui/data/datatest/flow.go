@@ -77,7 +77,7 @@ func (f *Fake) Retention(ctx context.Context, topic string) (data.Retention, err
 	}
 	f.Lock()
 	defer f.Unlock()
-	return f.Retentions[data.ParseTopic(topic).NS()], nil
+	return f.Retentions[data.ParseTopic(topic).NamespaceName()], nil
 }
 
 // Replay replays the fake DLQ's messages as the engine would, with a deterministic clock

@@ -178,7 +178,7 @@ func (p *Page) retentionValue(v string) tea.Cmd {
 	if err != nil {
 		return status("retention: " + err.Error())
 	}
-	ns := data.ParseTopic(p.topic).NS()
+	ns := data.ParseTopic(p.topic).NamespaceName()
 	what := retentionText(r)
 	p.ask(confirmation{question: fmt.Sprintf("Set the retention of namespace %s to %s? It applies to every topic of %s.", ns, what, ns),
 		want: "y", do: func() tea.Cmd {

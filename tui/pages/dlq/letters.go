@@ -266,7 +266,7 @@ func (p *Page) setRows() {
 		}
 	}
 	shown := p.shown
-	ns := data.ParseTopic(p.topic).NS()
+	ns := data.ParseTopic(p.topic).NamespaceName()
 	wide, wider := p.w >= wideFrom, p.w >= widerFrom
 	p.tbl.SetColumns(letterColumns(p.w, shownMsgs, ns))
 	p.tbl.SetRowFunc(len(shown), func(row int) table.Row {

@@ -180,7 +180,7 @@ func (p *Page) openPrompt(kind int) {
 	case promptSubscribe:
 		p.in.SetPrompt("create subscription (earliest): ", "a name")
 	case promptRetention:
-		p.in.SetPrompt("retention of "+data.ParseTopic(p.topic).NS()+": ", "7d 1GB (-1: unlimited)")
+		p.in.SetPrompt("retention of "+data.ParseTopic(p.topic).NamespaceName()+": ", "7d 1GB (-1: unlimited)")
 	case promptConfirm:
 		p.in.SetPrompt("confirm: ", "type "+p.confirm.want+", then enter (esc: no)")
 		p.in.SetValue("")

@@ -105,7 +105,7 @@ func (p *Page) headline() string {
 		s = " · no subscription"
 	}
 	if p.origin != "" {
-		s += " · from " + data.ShortName(p.origin, data.ParseTopic(p.topic).NS())
+		s += " · from " + data.ShortName(p.origin, data.ParseTopic(p.topic).NamespaceName())
 		if p.originSub != "" {
 			s += " / " + p.originSub
 		}

@@ -128,7 +128,7 @@ func Resolve(ctx context.Context, s data.Source, topic, sub string) (origin, sub
 	if sub != "" {
 		return topic, sub, "", nil
 	}
-	rows, err := s.Topics(ctx, data.ParseTopic(topic).NS())
+	rows, err := s.Topics(ctx, data.ParseTopic(topic).NamespaceName())
 	if err != nil {
 		return "", "", "", err
 	}

@@ -18,7 +18,7 @@ func (p *Page) SetSize(w, h int) { p.w, p.h = w, h }
 
 func (p *Page) View() string {
 	st := p.c.Styles
-	ns := data.ParseTopic(p.req.DLQ).NS()
+	ns := data.ParseTopic(p.req.DLQ).NamespaceName()
 	title := "Replay "
 	if p.req.Discard {
 		title = "Discard "
