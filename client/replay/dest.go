@@ -45,29 +45,25 @@ func qualify(topic string) string {
 }
 
 // derivedDestination is the origin topic a DLQ named <topic>-<subscription>-DLQ was derived
-// from: the longest such <topic> among known (fully qualified, partitioned ones by base
-// name); without known topics, the name with "-<sub>-DLQ" removed when it ends so.
+// from (client/naming's rule; a DLQ partition's name as its topic's): the longest such <topic>
+// among known (fully qualified, partitioned ones by base name); without known topics, the name
+// with "-<sub>-DLQ" removed when it ends so.
 func derivedDestination(dlq, sub string, known []string) string {
 	dlq = qualify(dlq)
-	base, ok := strings.CutSuffix(dlq, client.DLQTopicSuffix)
-	if !ok {
-		return ""
-	}
 	if len(known) > 0 {
-		set := make(map[string]bool, len(known))
-		for _, k := range known {
-			set[naming.BaseName(qualify(k))] = true
+		full := make([]string, len(known))
+		for i, k := range known {
+			full[i] = qualify(k)
 		}
-		for i := len(base) - 1; i > 0; i-- {
-			// <topic>-<X> with a non-empty X.
-			if base[i] == '-' && i < len(base)-1 && set[base[:i]] && base[:i] != dlq {
-				return base[:i]
-			}
+		if kind, origin, _, named := naming.FromName(dlq, full); kind == naming.DeadLetter && named {
+			return origin
 		}
 		return ""
 	}
-	if t, ok := strings.CutSuffix(base, "-"+sub); ok && sub != "" && !strings.HasSuffix(t, "/") {
-		return t
+	if kind, stem := naming.LetterKind(dlq); kind == naming.DeadLetter && sub != "" {
+		if t, ok := strings.CutSuffix(stem, "-"+sub); ok && !strings.HasSuffix(t, "/") {
+			return t
+		}
 	}
 	return ""
 }
