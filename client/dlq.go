@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 
 	"google.golang.org/protobuf/proto"
@@ -257,24 +256,13 @@ func (l *lazyProducer) close() {
 	}
 }
 
-// patternTopic qualifies a topics pattern as the official Go client does ("x" means
-// persistent://public/default/x) and returns the namespace it lists.
+// patternTopic qualifies a topics pattern as the official clients do, by client/naming's rules
+// ("x" means persistent://public/default/x; the regular expression is the local name), and
+// returns the namespace it lists.
 func patternTopic(pattern string) (full, domain, namespace string, err error) {
-	full = pattern
-	if !strings.Contains(pattern, "://") {
-		switch strings.Count(pattern, "/") {
-		case 0:
-			full = "persistent://public/default/" + pattern
-		case 2:
-			full = "persistent://" + pattern
-		default:
-			return "", "", "", fmt.Errorf("%w: topics pattern %q", ErrInvalidTopic, pattern)
-		}
+	t, err := naming.ParseTopic(pattern)
+	if e := (*naming.Error)(nil); errors.As(err, &e) {
+		return "", "", "", fmt.Errorf("%w: topics pattern %q: %s", ErrInvalidTopic, pattern, e.Why)
 	}
-	domain, rest, _ := strings.Cut(full, "://")
-	parts := strings.SplitN(rest, "/", 3)
-	if len(parts) != 3 {
-		return "", "", "", fmt.Errorf("%w: topics pattern %q", ErrInvalidTopic, pattern)
-	}
-	return full, domain, parts[0] + "/" + parts[1], nil
+	return t.String(), t.Domain(), t.NamespaceName(), nil
 }

@@ -164,3 +164,25 @@ func TestServerErrorIs(t *testing.T) {
 		t.Fatal("BrokerClosedError is not ErrClosed")
 	}
 }
+
+// TestPatternTopic checks that a topics pattern is read by client/naming's rules: short forms
+// expanded, the namespace of a V1 name with its cluster, and no unknown domain or invalid
+// tenant (the pattern's own split took any domain and read tenant/cluster as the namespace).
+func TestPatternTopic(t *testing.T) {
+	for _, c := range []struct{ in, full, domain, ns string }{
+		{"orders-.*", "persistent://public/default/orders-.*", "persistent", "public/default"},
+		{"t/ns/o.*", "persistent://t/ns/o.*", "persistent", "t/ns"},
+		{"non-persistent://t/ns/o.*", "non-persistent://t/ns/o.*", "non-persistent", "t/ns"},
+		{"persistent://t/c/ns/o.*", "persistent://t/c/ns/o.*", "persistent", "t/c/ns"},
+	} {
+		full, domain, ns, err := patternTopic(c.in)
+		if err != nil || full != c.full || domain != c.domain || ns != c.ns {
+			t.Errorf("patternTopic(%q) = %q %q %q %v, want %q %q %q", c.in, full, domain, ns, err, c.full, c.domain, c.ns)
+		}
+	}
+	for _, bad := range []string{"a/b", "t/c/ns/o.*", "bad://t/ns/o.*", "bad tenant/ns/o.*"} {
+		if _, _, _, err := patternTopic(bad); !errors.Is(err, ErrInvalidTopic) {
+			t.Errorf("patternTopic(%q): %v, want ErrInvalidTopic", bad, err)
+		}
+	}
+}
