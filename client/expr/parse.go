@@ -8,6 +8,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/letterbox-dev/letterbox/client/naming"
 )
 
 // SyntaxError is an expression that does not parse: what is wrong and where.
@@ -315,13 +317,11 @@ func parseAgo(s string) (time.Duration, error) {
 	return total + d, err
 }
 
-// qualify expands a short topic name as the clients do.
+// qualify expands a short topic name as the clients do (client/naming's rules); a value that
+// is no topic name is kept as written, and matches no letter's origin.
 func qualify(topic string) string {
-	switch {
-	case strings.Contains(topic, "://"), topic == "":
-		return topic
-	case strings.Count(topic, "/") == 2:
-		return "persistent://" + topic
+	if t, err := naming.ParseTopic(topic); err == nil {
+		return t.String()
 	}
-	return "persistent://public/default/" + topic
+	return topic
 }
