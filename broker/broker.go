@@ -47,18 +47,19 @@
 //
 //	topicRegistry.mu → topic.mu → producer's receiptQueue.mu → conn.wmu
 //
-// and nothing is held across two topics' mutexes. The other locks are leaves, taken with any
-// of these held and holding none of them: conn.mu (the connection's producers and consumers),
-// adminState.mu (admin.go: tenants, policies, terminated topics, topic policies, rate samples;
-// taken under topicRegistry.mu and topic.mu), schemaRegistry.mu, dedupState.mu, dirtySet.mu
-// (the flusher's dirty topics), Broker.mu (connections, per-IP counts, front ends, closed),
-// dynamicConfig.mu (serializes updates; reads are atomic) and certLoader.mu (tls.go). The
-// store's own locks (a Log's, the metadata store's) come after all of these: the broker calls
-// the store with them held, and the store calls back (Append's done, on a durable log's
-// writer goroutine) with none of its locks held; the callback takes only dedupState.mu,
-// dirtySet.mu and the receipt queue, never topic.mu. The test hooks (an Interceptor, which
-// runs inside every send, and an Ownership, frontend.go) may run with any of these held and
-// must not call back into the broker.
+// and nothing is held across two topics' mutexes. The other locks are leaves: taken with any
+// of these held, and no other lock of the broker's is taken while one is held. They are conn.mu
+// (the connection's producers and consumers), adminState.mu (admin.go: tenants, policies,
+// terminated topics, topic policies, rate samples; taken under topicRegistry.mu and topic.mu),
+// schemaRegistry.mu, dedupState.mu, dirtySet.mu (the flusher's dirty topics), Broker.mu
+// (connections, per-IP counts, front ends, closed), dynamicConfig.mu (serializes updates;
+// reads are atomic) and certLoader.mu (tls.go). The store's own locks (a Log's, the metadata
+// store's) come after all of these: the broker calls the store with them held, and the store
+// calls back (Append's done) with none of its locks held: on a durable log's writer goroutine,
+// or for an in-memory log within Append, under the caller's topic.mu. The callback takes only
+// dedupState.mu, dirtySet.mu and the receipt queue, never topic.mu. The test hooks (an
+// Interceptor, which runs inside every send, and an Ownership, frontend.go) may run with any of
+// these held and must not call back into the broker.
 //
 // A panic in a handler, a dispatcher or a store's completion is contained where that goroutine's
 // work starts (panic.go): logged with its stack, the connection concerned closed, the process
