@@ -57,7 +57,7 @@ func produceKeyed(t *testing.T, c pulsar.Client, topic string) map[string]string
 	send(&pulsar.ProducerMessage{Key: "k9"}) // tombstone
 	delete(want, "k9")
 	send(&pulsar.ProducerMessage{Value: "no key 2"})
-	must(t, p.Flush())
+	must(t, p.FlushWithCtx(context.Background()))
 	wg.Wait()
 	must(t, sendErr)
 	return want
