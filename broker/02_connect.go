@@ -6,11 +6,11 @@ import (
 	"github.com/letterbox-dev/letterbox/client/wire/pb"
 )
 
-// CONNECT → CONNECTED. With authentication off (the default) any auth method and data are
-// accepted, as upstream does when authenticationEnabled=false; with it on, the credentials are
-// checked first and a failure is answered ERROR and closes (auth_conn.go). The answered protocol version is the lower of
-// the client's and ours (v21; v20 in upstream-compat mode). Nothing that needs AUTH_CHALLENGE is
-// sent: the Go client fails a handshake whose first answer is not CONNECTED.
+// CONNECT → CONNECTED. With authentication off (the default) any auth method and data are accepted,
+// as upstream does when authenticationEnabled=false; with it on, the credentials are checked first
+// and a failure is answered ERROR and closes (auth_conn.go). The answered protocol version is the
+// lower of the client's and ours (v21; v20 in upstream-compat mode). Nothing that needs
+// AUTH_CHALLENGE is sent: the Go client fails a handshake whose first answer is not CONNECTED.
 // proxy_to_broker_url matters only at a front end that plays a proxy (frontend.go).
 
 const (

@@ -14,18 +14,17 @@ import (
 // The active consumer of Exclusive and Failover subscriptions, as upstream's single-active-
 // consumer dispatcher keeps it.
 //
-// When a Failover subscription's active consumer changes (the first consumer arrives, the
-// active one leaves, or one that the election rule of electActive prefers joins), upstream's
-// dispatcher waits activeConsumerFailoverDelayTimeMillis (1 s by default) before it dispatches
-// again: messages the previous active consumer was given may still be acknowledged meanwhile,
-// rather than delivered twice. Then it rewinds (what is unacknowledged goes to the new active consumer),
-// tells every consumer of the subscription whether it is the active one
-// (ACTIVE_CONSUMER_CHANGE) and reads on. The official Go client registers a consumer only once
-// SUBSCRIBE's SUCCESS arrives and drops an ACTIVE_CONSUMER_CHANGE for a consumer it does not
-// know, so the delay is also what lets its failover listeners fire. A consumer that joins
-// without changing the active one is told at once, alone. With a delay of 0, and on
-// non-persistent topics (whose upstream dispatcher does not wait), the change takes effect at
-// once.
+// When a Failover subscription's active consumer changes (the first consumer arrives, the active
+// one leaves, or one that the election rule of electActive prefers joins), upstream's dispatcher
+// waits activeConsumerFailoverDelayTimeMillis (1 s by default) before it dispatches again: messages
+// the previous active consumer was given may still be acknowledged meanwhile, rather than delivered
+// twice. Then it rewinds (what is unacknowledged goes to the new active consumer), tells every
+// consumer of the subscription whether it is the active one (ACTIVE_CONSUMER_CHANGE) and reads on.
+// The official Go client registers a consumer only once SUBSCRIBE's SUCCESS arrives and drops an
+// ACTIVE_CONSUMER_CHANGE for a consumer it does not know, so the delay is also what lets its
+// failover listeners fire. A consumer that joins without changing the active one is told at once,
+// alone. With a delay of 0, and on non-persistent topics (whose upstream dispatcher does not wait),
+// the change takes effect at once.
 //
 // The wait is the topic's dispatcher's own: the subscription records when it ends (switchAt)
 // and dispatch holds until then, so no goroutine or timer outlives the topic.
@@ -79,10 +78,10 @@ func (s *subscription) electActive() bool {
 // ringReplicas is upstream's points per consumer on the failover hash ring.
 const ringReplicas = 100
 
-// activeByHashRing is upstream's choice of active consumer by hash ring: each consumer is
-// placed at the hashes of its name followed by 0..99 (of two consumers at the same point, the
-// later one keeps it), and the topic's full name's hash picks the first point at or after it, wrapping.
-// Hashes are Murmur3 32-bit with the sign bit cleared, as upstream's Murmur3_32Hash.
+// activeByHashRing is upstream's choice of active consumer by hash ring: each consumer is placed at
+// the hashes of its name followed by 0..99 (of two consumers at the same point, the later one keeps
+// it), and the topic's full name's hash picks the first point at or after it, wrapping. Hashes are
+// Murmur3 32-bit with the sign bit cleared, as upstream's Murmur3_32Hash.
 func activeByHashRing(topic string, consumers []*consumer) int {
 	type point struct {
 		hash uint32

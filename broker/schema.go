@@ -101,8 +101,9 @@ func sameSchema(a, b *pb.Schema) bool {
 }
 
 // add returns the version of s on topic, adding it as the newest version if it is new and
-// compatible with the existing versions under strategy (the topic's, resolved by the caller
-// with schemaStrategy). AUTO_CONSUME and NONE are never stored: they describe a client, not data (PIP-236).
+// compatible with the existing versions under strategy (the topic's, resolved by the caller with
+// schemaStrategy). AUTO_CONSUME and NONE are never stored: they describe a client, not data
+// (PIP-236).
 func (r *schemaRegistry) add(topic topicName, s *pb.Schema, strategy schemacompat.Strategy) ([]byte, *serverError) {
 	key := topic.base().String()
 	r.mu.Lock()

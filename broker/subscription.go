@@ -12,13 +12,13 @@ import (
 // subscription is a cursor over a topic's log plus the consumers attached to it. All fields are
 // guarded by the topic's mutex.
 //
-// Cursor model, as upstream's managed cursor: every entry at or before markDelete is
-// acknowledged; acked holds entries after it that were acknowledged individually, as ranges
-// (ackranges.go), and partial the batches acknowledged in part (bit set = message not yet
-// acknowledged). Both only ever hold entries of the log after markDelete: the ACK handler
-// ignores the rest (10_ack.go), so what a client acknowledges cannot grow them beyond the log. readPos is the
-// next entry never dispatched; replay holds entries to deliver again (nacked, or left unacked
-// by a consumer that went away), always before anything new.
+// Cursor model, as upstream's managed cursor: every entry at or before markDelete is acknowledged;
+// acked holds entries after it that were acknowledged individually, as ranges (ackranges.go), and
+// partial the batches acknowledged in part (bit set = message not yet acknowledged). Both only ever
+// hold entries of the log after markDelete: the ACK handler ignores the rest (10_ack.go), so what a
+// client acknowledges cannot grow them beyond the log. readPos is the next entry never dispatched;
+// replay holds entries to deliver again (nacked, or left unacked by a consumer that went away),
+// always before anything new.
 type subscription struct {
 	topic   *topic
 	name    string

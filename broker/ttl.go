@@ -8,12 +8,12 @@ import (
 
 // Message TTL, as upstream: every MessageExpiryCheckInterval (messageExpiryCheckIntervalInMinutes,
 // five minutes by default) the broker acknowledges, on every subscription of every persistent
-// topic, the entries published longer ago than the topic's TTL: its topic-level messageTTL,
-// else its namespace's message_ttl_in_seconds, else the broker's ttlDurationDefaultInSeconds; 0 means messages never
-// expire. Expiry moves the mark-delete position, so what expired is gone for that subscription
-// (a DLQ's initial subscription included) and retention may then release it. The admin API's
-// expireMessages does the same on demand. Entries leaving the backlog this way count as expired
-// in the subscription's stats (msgRateExpired, totalMsgExpired, lastExpireTimestamp).
+// topic, the entries published longer ago than the topic's TTL: its topic-level messageTTL, else
+// its namespace's message_ttl_in_seconds, else the broker's ttlDurationDefaultInSeconds; 0 means
+// messages never expire. Expiry moves the mark-delete position, so what expired is gone for that
+// subscription (a DLQ's initial subscription included) and retention may then release it. The admin
+// API's expireMessages does the same on demand. Entries leaving the backlog this way count as
+// expired in the subscription's stats (msgRateExpired, totalMsgExpired, lastExpireTimestamp).
 
 // messageTTL is a topic's TTL (0: none): its topic-level messageTTLInSeconds, else its
 // namespace's message_ttl_in_seconds, else the broker's default (admin_policies.go).

@@ -11,11 +11,12 @@ import (
 )
 
 // Authentication and authorization of admin requests, as upstream's web service does with its
-// providers: `Authorization: Bearer <JWT>` (token), `Authorization: Basic` (basic), the
-// client certificate of the https listener (tls); the X-Pulsar-Auth-Method-Name header picks
-// one, else each is tried and anonymousUserRole, when set, is the role of requests none takes. Without authentication on the broker, nothing
-// here runs. Missing or invalid credentials answer 401; a role without the permission the route
-// needs answers 401 too, as upstream does ("refused", with a reason saying which).
+// providers: `Authorization: Bearer <JWT>` (token), `Authorization: Basic` (basic), the client
+// certificate of the https listener (tls); the X-Pulsar-Auth-Method-Name header picks one, else
+// each is tried and anonymousUserRole, when set, is the role of requests none takes. Without
+// authentication on the broker, nothing here runs. Missing or invalid credentials answer 401; a
+// role without the permission the route needs answers 401 too, as upstream does ("refused", with a
+// reason saying which).
 //
 // What each route needs, by path (what upstream's resources check):
 //
