@@ -294,14 +294,16 @@ func measureDLQ(ctx context.Context, bin string, b *brokerProc, n, pages int, r 
 }
 
 // pageLine is the screen's line that says which positions of the backlog the page shows
-// ("positions 51–100"), and the backlog of the line above it.
+// ("backlog positions 51–100" on the dead letters screen, "positions 51–100" on the messages
+// screen), as "positions 51–100", and the backlog of the line above it.
 func pageLine(screen string) string {
 	var backlog string
 	for line := range strings.Lines(screen) {
 		if m := backlogRe.FindString(line); m != "" {
 			backlog = m
 		}
-		if line = strings.TrimSpace(line); strings.HasPrefix(line, "positions ") {
+		line = strings.TrimPrefix(strings.TrimSpace(line), "backlog ")
+		if strings.HasPrefix(line, "positions ") {
 			return strings.Join(append(strings.Fields(line), backlog), " ")
 		}
 	}
