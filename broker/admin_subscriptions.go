@@ -277,17 +277,5 @@ func (s *subscription) scanBacklogUntil(fn func(storage.Entry) bool) {
 // scanBacklog calls fn for every unacknowledged entry after the mark-delete position. Called
 // with the topic's mutex held.
 func (s *subscription) scanBacklog(fn func(storage.Entry)) {
-	from := s.topic.log.Next(s.markDelete)
-	for {
-		entries, err := s.topic.log.Read(from, 256)
-		if err != nil || len(entries) == 0 {
-			return
-		}
-		for _, e := range entries {
-			if !s.isAcked(e.Pos) {
-				fn(e)
-			}
-			from = s.topic.log.Next(e.Pos)
-		}
-	}
+	s.scanBacklogUntil(func(e storage.Entry) bool { fn(e); return true })
 }
