@@ -186,71 +186,96 @@ func (b *Broker) flushLoop() {
 // flushCursors writes every changed durable cursor, and removes deleted ones, in one
 // metadata transaction.
 func (b *Broker) flushCursors() {
-	puts := map[string][]byte{}
-	dedupPuts := map[string][]byte{}
-	var dels []string
+	w := newStateWrites()
 	for _, t := range b.dirty.take() { // only the topics that changed (dirty.go)
-		t.locked(func() {
-			for _, s := range t.subs {
-				if !s.durable || !s.dirty {
-					continue
-				}
-				v, err := json.Marshal(s.snapshot())
-				if err != nil {
-					b.log.Error("encode cursor", "topic", t.full, "subscription", s.name, "err", err)
-					continue
-				}
-				puts[cursorKey(t.full, s.name)] = v
-				s.dirty = false
-			}
-			if t.dedup != nil {
-				if v, ok := t.dedup.snapshot(); ok {
-					dedupPuts[t.full] = v
-				}
-			}
-			for _, name := range t.deletedSubs {
-				dels = append(dels, cursorKey(t.full, name))
-			}
-			t.deletedSubs = nil
-		})
+		t.locked(func() { w.gather(b, t, false) })
 	}
-	if len(puts) == 0 && len(dels) == 0 && len(dedupPuts) == 0 {
+	if w.empty() {
 		return
 	}
-	err := b.store.Metadata().Update(func(tx storage.MetadataTx) error {
-		for _, k := range dels {
-			if _, ok := puts[k]; ok {
-				continue // deleted and re-created since the last flush
-			}
-			if err := tx.Delete(storage.BucketCursors, k); err != nil {
-				return err
-			}
-		}
-		for k, v := range puts {
-			if err := tx.Put(storage.BucketCursors, k, v); err != nil {
-				return err
-			}
-		}
-		for k, v := range dedupPuts {
-			if err := tx.Put(storage.BucketDedup, k, v); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
+	if err := w.write(b.store.Metadata()); err != nil {
 		// Mark them dirty again so the next flush retries.
 		b.log.Error("persist cursors", "err", err)
 		for _, t := range b.topics.all() {
 			t.mu.Lock()
 			for _, s := range t.subs {
-				if _, ok := puts[cursorKey(t.full, s.name)]; ok {
+				if _, ok := w.cursors[cursorKey(t.full, s.name)]; ok {
 					s.markDirty()
 				}
 			}
 			t.mu.Unlock()
 		}
 	}
+}
+
+// stateWrites are the metadata writes of topics' durable state, gathered under each topic's
+// mutex and written in one transaction: cursors to store, cursors deleted, deduplication
+// snapshots. The cursor flusher and an unload both use it.
+type stateWrites struct {
+	cursors map[string][]byte // cursorKey → encoded cursor
+	deleted []string          // cursorKeys of deleted subscriptions
+	dedup   map[string][]byte // topic → deduplication snapshot
+}
+
+func newStateWrites() *stateWrites {
+	return &stateWrites{cursors: map[string][]byte{}, dedup: map[string][]byte{}}
+}
+
+// gather adds t's state: with all every durable cursor, else the changed ones (marked clean
+// once gathered), the subscriptions deleted since the last gathering, and the deduplication
+// state when it changed. Called with t's mutex held.
+func (w *stateWrites) gather(b *Broker, t *topic, all bool) {
+	for _, s := range t.subs {
+		if !s.durable || !(s.dirty || all) {
+			continue
+		}
+		v, err := json.Marshal(s.snapshot())
+		if err != nil {
+			b.log.Error("encode cursor", "topic", t.full, "subscription", s.name, "err", err)
+			continue
+		}
+		w.cursors[cursorKey(t.full, s.name)] = v
+		s.dirty = false
+	}
+	for _, name := range t.deletedSubs {
+		w.deleted = append(w.deleted, cursorKey(t.full, name))
+	}
+	t.deletedSubs = nil
+	if t.dedup != nil {
+		if v, ok := t.dedup.snapshot(); ok {
+			w.dedup[t.full] = v
+		}
+	}
+}
+
+func (w *stateWrites) empty() bool {
+	return len(w.cursors) == 0 && len(w.deleted) == 0 && len(w.dedup) == 0
+}
+
+// write stores what was gathered in one transaction. A subscription deleted and created again
+// since is stored, not deleted.
+func (w *stateWrites) write(meta storage.Metadata) error {
+	return meta.Update(func(tx storage.MetadataTx) error {
+		for _, k := range w.deleted {
+			if _, ok := w.cursors[k]; ok {
+				continue
+			}
+			if err := tx.Delete(storage.BucketCursors, k); err != nil {
+				return err
+			}
+		}
+		for k, v := range w.cursors {
+			if err := tx.Put(storage.BucketCursors, k, v); err != nil {
+				return err
+			}
+		}
+		for k, v := range w.dedup {
+			if err := tx.Put(storage.BucketDedup, k, v); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }
 
 // persistPartitioned records a partitioned topic's partition count (0 removes it).

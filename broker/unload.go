@@ -1,11 +1,5 @@
 package broker
 
-import (
-	"encoding/json"
-
-	"github.com/letterbox-dev/letterbox/broker/storage"
-)
-
 // Unloading a topic, as upstream's PersistentTopic.close when a topic is unloaded: producers and
 // consumers are closed with reconnect allowed (CLOSE_PRODUCER / CLOSE_CONSUMER naming no other
 // broker, so clients look the topic up again and come back here), its durable cursors and
@@ -58,9 +52,7 @@ func (b *Broker) unload(t *topic) {
 	if r.topics[t.full] != t {
 		return // deleted or unloaded meanwhile
 	}
-	var puts map[string][]byte
-	var dels []string
-	var dedup []byte
+	w := newStateWrites()
 	closed := false
 	t.locked(func() {
 		if t.closed {
@@ -70,27 +62,10 @@ func (b *Broker) unload(t *topic) {
 		t.closed = true
 		reason := "topic " + t.full + " was unloaded"
 		b.closeTopicProducers(t, true, reason)
-		puts = map[string][]byte{}
 		for _, s := range t.subs {
 			t.closeSubscriptionConsumers(s, true, reason)
-			if !s.durable {
-				continue
-			}
-			v, err := json.Marshal(s.snapshot())
-			if err != nil {
-				b.log.Error("encode cursor", "topic", t.full, "subscription", s.name, "err", err)
-				continue
-			}
-			puts[cursorKey(t.full, s.name)] = v
-			s.dirty = false // stored here: the flusher has nothing to add
 		}
-		for _, name := range t.deletedSubs {
-			dels = append(dels, cursorKey(t.full, name))
-		}
-		t.deletedSubs = nil
-		if t.dedup != nil {
-			dedup, _ = t.dedup.snapshot()
-		}
+		w.gather(b, t, true) // every cursor: the flusher has nothing to add
 	})
 	if closed {
 		return
@@ -99,24 +74,7 @@ func (b *Broker) unload(t *topic) {
 	if t.name.Persistent {
 		r.stored[t.full] = t.name
 	}
-	err := b.store.Metadata().Update(func(tx storage.MetadataTx) error {
-		for _, k := range dels {
-			if _, ok := puts[k]; !ok {
-				if err := tx.Delete(storage.BucketCursors, k); err != nil {
-					return err
-				}
-			}
-		}
-		for k, v := range puts {
-			if err := tx.Put(storage.BucketCursors, k, v); err != nil {
-				return err
-			}
-		}
-		if dedup != nil {
-			return tx.Put(storage.BucketDedup, t.full, dedup)
-		}
-		return nil
-	})
+	err := w.write(b.store.Metadata())
 	if err != nil {
 		// The cursors reopen from their last flush: at-least-once, as after a crash.
 		b.log.Error("storing the cursors of an unloaded topic", "topic", t.full, "err", err)
