@@ -13,6 +13,13 @@ import (
 // ledger is open, acknowledged or not, as upstream's open ledger does, and a subscription
 // created later from the earliest position reads it. How a ledger keeps its entries is in
 // memledger.go.
+//
+// A ledger is also closed when the next entry would take its data past ledgerCap (64 MiB, a
+// durable segment's size), whatever its age. Upstream keeps a full ledger open until it is ten
+// minutes old, on disk; in memory that would hold the last ten minutes of a busy topic, and
+// memory that is never handed back costs more than its size: every new batch would need
+// freshly mapped pages (page faults, zeroing) instead of a receive buffer the pool already
+// has, which took the in-memory broker from 0.85 to 1.4 µs of CPU per message in make bench.
 type Memory struct {
 	mu      sync.RWMutex
 	ledgers []*memLedger // oldest first; the last is the open one
@@ -20,9 +27,10 @@ type Memory struct {
 	size    int64        // their data bytes
 	closed  bool
 
-	policy Rollover
-	alloc  func() int64 // a new ledger id
-	now    func() time.Time
+	policy    Rollover
+	ledgerCap int64        // data bytes past which a ledger is closed; 0: no bound
+	alloc     func() int64 // a new ledger id
+	now       func() time.Time
 
 	// meter, when not nil, is the store's count of the memory its logs hold (MemoryStore.
 	// MemoryInUse); charged is this log's part of it.
@@ -58,7 +66,7 @@ func (m *Memory) Append(meta Meta, data []byte, hold Holder, done func(Position,
 	// Upstream checks after each append whether the ledger is full; checking before the next
 	// one closes it at the same entry.
 	g := m.open()
-	if m.policy.due(g.n, g.written, g.created, m.now()) {
+	if m.policy.due(g.n, g.written, g.created, m.now()) || m.overCap(g, len(data)) {
 		g = m.roll()
 	}
 	pos := Position{Ledger: g.id, Entry: g.n}
@@ -67,6 +75,12 @@ func (m *Memory) Append(meta Meta, data []byte, hold Holder, done func(Position,
 	m.size += int64(len(data))
 	m.mu.Unlock()
 	done(pos, nil)
+}
+
+// overCap reports whether appending n bytes would take ledger g past ledgerCap; an empty
+// ledger takes any entry.
+func (m *Memory) overCap(g *memLedger, n int) bool {
+	return m.ledgerCap > 0 && g.n > 0 && g.written+int64(n) > m.ledgerCap
 }
 
 // Copies implements Copier: small entries are copied into the ledger's slabs (memledger.go).

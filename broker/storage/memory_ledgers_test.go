@@ -59,6 +59,29 @@ func TestMemoryLedgerRollover(t *testing.T) {
 			t.Fatalf("after the minimum age: ledgers %+v, appended at %v", ls, p)
 		}
 	})
+	t.Run("past the size cap, young", func(t *testing.T) {
+		// The cap is the store's (a durable segment's size); three entries fit.
+		m, _ := newClockedMemory(Rollover{})
+		data := bytes.Repeat([]byte{'x'}, 10)
+		m.ledgerCap = int64(3 * len(data))
+		var ps []Position
+		for i := range 7 {
+			ps = append(ps, mustAppend(t, m, testMeta(i), data))
+		}
+		if ls := m.Ledgers(); len(ls) != 3 || ls[0].Entries != 3 || ls[1].Entries != 3 {
+			t.Fatalf("ledgers %+v, want 3, 3 and 1 entries", ls)
+		}
+		m.TrimBefore(m.Next(ps[6])) // the closed ones go at once, young as they are
+		if m.First() != ps[6] || m.Entries() != 1 {
+			t.Fatalf("after trimming everything: First %v, %d entries", m.First(), m.Entries())
+		}
+		// An entry larger than the cap still goes in, alone.
+		big := make([]byte, m.ledgerCap+1)
+		p := mustAppend(t, m, testMeta(7), big)
+		if p.Entry != 0 || len(m.Ledgers()) != 2 {
+			t.Fatalf("a larger entry went to %v; ledgers %+v", p, m.Ledgers())
+		}
+	})
 	t.Run("old and idle", func(t *testing.T) {
 		m, now := newClockedMemory(Rollover{})
 		ps := appendN(t, m, 5)

@@ -14,8 +14,11 @@ type MemoryStore struct {
 	logs    map[string]*Memory
 	buckets map[string]map[string][]byte
 	policy  Rollover
-	ledger  atomic.Int64 // the last ledger id handed out
-	inUse   atomic.Int64 // what the logs hold (MemoryInUse)
+	// ledgerCap closes a log's open ledger when the next entry would take its data past it,
+	// whatever the policy says (memory.go).
+	ledgerCap int64
+	ledger    atomic.Int64 // the last ledger id handed out
+	inUse     atomic.Int64 // what the logs hold (MemoryInUse)
 }
 
 // MemoryMeter is a Store that keeps its data in memory and can say how much: the broker
@@ -37,7 +40,10 @@ func NewMemoryStore() *MemoryStore { return NewMemoryStoreWith(Rollover{}) }
 // NewMemoryStoreWith returns an empty in-memory store whose logs roll their ledgers as policy
 // says (its zero fields: upstream's defaults).
 func NewMemoryStoreWith(policy Rollover) *MemoryStore {
-	return &MemoryStore{logs: make(map[string]*Memory), buckets: make(map[string]map[string][]byte), policy: policy}
+	return &MemoryStore{
+		logs: make(map[string]*Memory), buckets: make(map[string]map[string][]byte),
+		policy: policy, ledgerCap: DefaultSegmentSize,
+	}
 }
 
 func (s *MemoryStore) allocLedger() int64 { return s.ledger.Add(1) }
@@ -49,6 +55,7 @@ func (s *MemoryStore) OpenLog(topic string) (Log, error) {
 		return l, nil
 	}
 	l := newMemory(s.policy, s.allocLedger)
+	l.ledgerCap = s.ledgerCap
 	l.meter = &s.inUse
 	s.logs[topic] = l
 	return l, nil
