@@ -47,7 +47,7 @@ func ParseBatch(payload []byte, n int) ([]BatchMessage, error) {
 			return nil, fmt.Errorf("%w: message %d of %d: metadata of %d bytes, %d left", ErrBadBatch, i, n, metaSize, len(rest))
 		}
 		meta := &pb.SingleMessageMetadata{}
-		if err := proto.Unmarshal(rest[:metaSize], meta); err != nil {
+		if err := unmarshalSingleMetadata(rest[:metaSize], meta); err != nil {
 			return nil, fmt.Errorf("%w: message %d of %d: %w", ErrBadBatch, i, n, err)
 		}
 		rest = rest[metaSize:]

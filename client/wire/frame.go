@@ -151,7 +151,7 @@ func ParsePayload(p []byte) (*pb.MessageMetadata, []byte, error) {
 		return nil, nil, err
 	}
 	meta := &pb.MessageMetadata{}
-	if err := proto.Unmarshal(rawMeta, meta); err != nil {
+	if err := unmarshalMetadata(rawMeta, meta); err != nil {
 		return nil, nil, fmt.Errorf("wire: decode message metadata: %w", err)
 	}
 	return meta, payload, nil
@@ -210,7 +210,7 @@ func DecodeMetadata(p []byte) (*pb.MessageMetadata, error) {
 		return nil, fmt.Errorf("%w: %d > %d", ErrBadMetadataSize, metaSize, len(p)-10)
 	}
 	meta := &pb.MessageMetadata{}
-	if err := proto.Unmarshal(p[10:10+metaSize], meta); err != nil {
+	if err := unmarshalMetadata(p[10:10+metaSize], meta); err != nil {
 		return nil, fmt.Errorf("wire: decode message metadata: %w", err)
 	}
 	return meta, nil
