@@ -33,16 +33,23 @@ const (
 
 // manyReport is what the idle part measured (zero values: not measured).
 type manyReport struct {
-	setup   time.Duration // creating every producer and consumer
-	rss     int64         // broker RSS at rest, bytes
-	cpu     float64       // broker CPU at rest, cores
-	busy    *result       // the 100 busy producers' run
-	busyRSS int64
-	// Whether the load generator kept up during the busy run: the 99th percentile of how late
-	// the pacer handed a message to SendAsync, and the CPU the bench process (its clients) and
-	// the machine's other processes used, in cores.
-	pacerLag               time.Duration
-	busyClient, busyOthers float64
+	setup time.Duration // creating every producer and consumer
+	rss   int64         // broker RSS at rest, bytes
+	cpu   float64       // broker CPU at rest, cores
+	// busy is the run of 100 official producers; ours the same load from our client's
+	// producers and consumers on the same topics (manyours.go).
+	busy, ours *busyReport
+}
+
+// busyReport is one run of 100 busy topics among the idle ones.
+type busyReport struct {
+	res *result
+	rss int64 // broker RSS at the end
+	// Whether the load generator kept up: the 99th percentile of how late the pacer handed a
+	// message to the client, and the CPU the bench process (its clients) and the machine's
+	// other processes used, in cores.
+	pacerLag       time.Duration
+	client, others float64
 }
 
 // measureMany runs the idle part against a fresh in-memory broker of bin.
@@ -148,17 +155,22 @@ func measureMany(ctx context.Context, r *manyReport, bin string, progress func(s
 	}
 	progress("many: broker RSS %.0f MB, CPU %.2f %% of a core; now %d of them at %d msg/s together",
 		float64(r.rss)/1e6, 100*r.cpu, idleBusyTopics, idleBusyRate)
-	r.busy = manyBusy(ctx, r, p.pid(), producers[:idleBusyTopics], consumers[:idleBusyTopics], failed)
-	if r.busy != nil {
-		r.busyRSS, _ = processRSS(p.pid())
+	r.busy = manyBusy(ctx, p.pid(), producers[:idleBusyTopics], consumers[:idleBusyTopics], failed)
+	if r.busy == nil {
+		return
 	}
+	// The official consumers of the busy topics leave their subscriptions to ours.
+	for i, c := range consumers[:idleBusyTopics] {
+		c.Close()
+		consumers[i] = nil
+	}
+	progress("many: the same %d topics at %d msg/s from our client's producers and consumers", idleBusyTopics, idleBusyRate)
+	r.ours = manyBusyOurs(ctx, p, failed)
 }
 
-// manyBusy paces idleBusyRate messages a second over producers, round robin, for idleWindow
-// after a second's warm-up, while their consumers receive and acknowledge; it returns the
-// publish latencies of the window. It also records in r whether the bench itself kept up: how
-// late the pacer handed messages to SendAsync, and the CPU the bench and other processes used.
-func manyBusy(ctx context.Context, r *manyReport, pid int, producers []pulsar.Producer, consumers []pulsar.Consumer, failed func(string, error)) *result {
+// manyBusy runs the busy load through the official client: producers send, their consumers
+// receive and acknowledge.
+func manyBusy(ctx context.Context, pid int, producers []pulsar.Producer, consumers []pulsar.Consumer, failed func(string, error)) *busyReport {
 	rctx, stop := context.WithCancel(ctx)
 	defer stop()
 	var received atomic.Int64
@@ -180,67 +192,89 @@ func manyBusy(ctx context.Context, r *manyReport, pid int, producers []pulsar.Pr
 			}
 		}()
 	}
+	payload := make([]byte, payloadSize)
+	send := func(i int, done func(error)) {
+		producers[i%len(producers)].SendAsync(rctx, &pulsar.ProducerMessage{Payload: payload}, func(_ pulsar.MessageID, _ *pulsar.ProducerMessage, err error) {
+			done(err)
+		})
+	}
+	flush := func() error {
+		for _, p := range producers {
+			if err := p.FlushWithCtx(ctx); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	b, err := paceBusy(rctx, pid, send, flush)
+	if err != nil {
+		failed("many: busy producers", err)
+		return nil
+	}
+	b.res.received = received.Load()
+	return b
+}
+
+// paceBusy hands idleBusyRate messages a second to send, numbered, for idleWindow after a
+// second's warm-up, then flushes; it returns the publish latencies of the window (from the
+// hand-over to done) and whether the bench kept up: how late the pacer handed messages over,
+// and the CPU the bench and other processes used.
+func paceBusy(ctx context.Context, pid int, send func(i int, done func(error)), flush func() error) (*busyReport, error) {
 	const warmup = time.Second
 	n := int(float64(idleBusyRate) * (warmup + idleWindow).Seconds())
 	latencies := make([]time.Duration, n)
 	lags := make([]time.Duration, n) // how late each message was handed over, by schedule
 	interval := time.Second / idleBusyRate
-	var sent, failedSends atomic.Int64
-	payload := make([]byte, payloadSize)
+	var failedSends atomic.Int64
 	var stopping atomic.Bool
 	began := time.Now()
 	w := workload{pid: pid}
 	var cpu0, ours0, machine0 time.Duration
 	var cpuOnce sync.Once
 	var windowStart time.Time
-	pace(rctx, &stopping, idleBusyRate, n, func(i int) {
+	pace(ctx, &stopping, idleBusyRate, n, func(i int) {
 		if time.Since(began) >= warmup {
 			cpuOnce.Do(func() { cpu0, ours0, machine0, _ = w.cpuSample(); windowStart = time.Now() })
 		}
 		t0 := time.Now()
 		lags[i] = t0.Sub(began) - time.Duration(i)*interval
-		producers[i%len(producers)].SendAsync(rctx, &pulsar.ProducerMessage{Payload: payload}, func(_ pulsar.MessageID, _ *pulsar.ProducerMessage, err error) {
+		send(i, func(err error) {
 			if err != nil {
 				failedSends.Add(1)
 				return
 			}
 			latencies[i] = time.Since(t0)
-			sent.Add(1)
 		})
 	})
 	// The CPU of the window is sampled when the pacer is done, before the flush.
 	cpu1, ours1, machine1, _ := w.cpuSample()
-	// The window is as long as the pacer took: longer than planned when SendAsync blocked
-	// (a producer's MaxPendingMessages in flight), and the rate then falls short.
+	b := &busyReport{}
+	// The window is as long as the pacer took: longer than planned when sends blocked (a
+	// producer's bound of messages in flight), and the rate then falls short.
 	span := idleWindow
 	if !windowStart.IsZero() {
 		span = time.Since(windowStart)
-		r.busyClient = (ours1 - ours0 - (cpu1 - cpu0)).Seconds() / span.Seconds()
-		r.busyOthers = max(0, (machine1-machine0)-(ours1-ours0)).Seconds() / span.Seconds()
+		b.client = (ours1 - ours0 - (cpu1 - cpu0)).Seconds() / span.Seconds()
+		b.others = max(0, (machine1-machine0)-(ours1-ours0)).Seconds() / span.Seconds()
 	}
-	for _, p := range producers {
-		if err := p.FlushWithCtx(ctx); err != nil {
-			failed("many: flushing the busy producers", err)
-			return nil
-		}
+	if err := flush(); err != nil {
+		return nil, fmt.Errorf("flushing: %w", err)
 	}
 	if f := failedSends.Load(); f > 0 {
-		failed("many: busy producers", fmt.Errorf("%d sends failed", f))
-		return nil
+		return nil, fmt.Errorf("%d sends failed", f)
 	}
 	first := int(float64(idleBusyRate) * warmup.Seconds())
 	late := slices.Clone(lags[min(first, len(lags)):])
 	slices.Sort(late)
 	if len(late) > 0 {
-		r.pacerLag = late[len(late)*99/100]
+		b.pacerLag = late[len(late)*99/100]
 	}
 	window := slices.Clone(latencies[min(first, len(latencies)):])
 	window = slices.DeleteFunc(window, func(d time.Duration) bool { return d == 0 })
 	slices.Sort(window)
-	return &result{
-		window: span, sent: int64(len(window)), received: received.Load(),
-		latencies: window, paced: int64(len(window)), cpu: cpu1 - cpu0,
-	}
+	b.res = &result{window: span, sent: int64(len(window)), latencies: window, paced: int64(len(window)), cpu: cpu1 - cpu0}
+	b.rss, _ = processRSS(pid)
+	return b, nil
 }
 
 func cmpErr(old, err error) error {
