@@ -23,7 +23,7 @@ type sendOp struct {
 type batchBuilder struct {
 	body    []byte
 	n       int
-	first   *pb.MessageMetadata // outer metadata fields taken from the first message
+	first   *pb.MessageMetadata // outer metadata fields taken from the first message: its keys
 	seq     uint64              // sequence id of the first message
 	last    uint64              // and of the last: the batch's highest, for deduplication
 	futures []*SendFuture
@@ -34,27 +34,24 @@ func (b *batchBuilder) empty() bool { return b.n == 0 }
 
 // add appends one message; seq is its sequence id.
 func (b *batchBuilder) add(m *Message, payload []byte, seq uint64, f *SendFuture) error {
-	sm := &pb.SingleMessageMetadata{
-		Properties: propsToPB(m.Properties),
-		SequenceId: proto.Uint64(seq),
+	fields := wire.BatchFields{
+		Properties: m.Properties, PartitionKey: m.Key, OrderingKey: m.OrderingKey, SequenceID: seq,
+		EventTime: toMillis(m.EventTime),
 	}
-	if m.Key != "" {
-		sm.PartitionKey = proto.String(m.Key)
-	}
-	if m.OrderingKey != "" {
-		sm.OrderingKey = []byte(m.OrderingKey)
-	}
-	if !m.EventTime.IsZero() {
-		sm.EventTime = proto.Uint64(toMillis(m.EventTime))
-	}
-	body, err := wire.AppendBatchMessage(b.body, sm, payload)
+	body, err := wire.AppendBatchFields(b.body, fields, payload)
 	if err != nil {
 		return err
 	}
 	if b.n == 0 {
 		b.seq = seq
 		b.created = time.Now()
-		b.first = &pb.MessageMetadata{PartitionKey: sm.PartitionKey, OrderingKey: sm.OrderingKey, Properties: sm.Properties}
+		b.first = &pb.MessageMetadata{}
+		if m.Key != "" {
+			b.first.PartitionKey = proto.String(m.Key)
+		}
+		if m.OrderingKey != "" {
+			b.first.OrderingKey = []byte(m.OrderingKey)
+		}
 	}
 	b.body = body
 	b.last = seq

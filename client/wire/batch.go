@@ -78,6 +78,49 @@ func AppendBatchMessage(dst []byte, meta *pb.SingleMessageMetadata, payload []by
 	return append(dst, payload...), nil
 }
 
+// BatchFields are the SingleMessageMetadata fields a producer gives one message of a batch;
+// an empty PartitionKey or OrderingKey and a zero EventTime are left out.
+type BatchFields struct {
+	Properties   map[string]string
+	PartitionKey string
+	OrderingKey  string
+	EventTime    uint64
+	SequenceID   uint64
+}
+
+// AppendBatchFields appends one message of a batch body to dst, as AppendBatchMessage does
+// for a SingleMessageMetadata of those fields, but without building one: a producer batching
+// small messages spent a sixth of its CPU turning each message's properties into KeyValues
+// and encoding them by reflection. The properties go in the map's order, as
+// AppendBatchMessage gives them from a slice built from the map.
+func AppendBatchFields(dst []byte, f BatchFields, payload []byte) ([]byte, error) {
+	if len(payload) > math.MaxInt32 {
+		return dst, fmt.Errorf("wire: batch message payload of %d bytes", len(payload))
+	}
+	start := len(dst)
+	dst = append(dst, 0, 0, 0, 0) // the metadata's size, once known
+	for k, v := range f.Properties {
+		dst = protowire.AppendTag(dst, 1, protowire.BytesType)
+		kv := protowire.SizeTag(1) + protowire.SizeBytes(len(k)) + protowire.SizeTag(2) + protowire.SizeBytes(len(v))
+		dst = protowire.AppendVarint(dst, uint64(kv))
+		dst = protowire.AppendString(protowire.AppendTag(dst, 1, protowire.BytesType), k)
+		dst = protowire.AppendString(protowire.AppendTag(dst, 2, protowire.BytesType), v)
+	}
+	if f.PartitionKey != "" {
+		dst = protowire.AppendString(protowire.AppendTag(dst, 2, protowire.BytesType), f.PartitionKey)
+	}
+	dst = protowire.AppendVarint(protowire.AppendTag(dst, 3, protowire.VarintType), uint64(len(payload)))
+	if f.EventTime != 0 {
+		dst = protowire.AppendVarint(protowire.AppendTag(dst, 5, protowire.VarintType), f.EventTime)
+	}
+	if f.OrderingKey != "" {
+		dst = protowire.AppendString(protowire.AppendTag(dst, 7, protowire.BytesType), f.OrderingKey)
+	}
+	dst = protowire.AppendVarint(protowire.AppendTag(dst, 8, protowire.VarintType), f.SequenceID)
+	binary.BigEndian.PutUint32(dst[start:], uint32(len(dst)-start-4))
+	return append(dst, payload...), nil
+}
+
 // MinBatchMessageSize is the smallest a message of a batch body can be: its 4-byte metadata
 // size and a metadata holding only the required payload_size (tag and a one-byte varint), with
 // an empty payload.

@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"maps"
 	"math"
+	"slices"
+	"strings"
 	"testing"
 
 	"google.golang.org/protobuf/encoding/protowire"
@@ -198,6 +201,54 @@ func TestCountBatch(t *testing.T) {
 	} {
 		if n, err := CountBatch(bad); !errors.Is(err, ErrBadBatch) {
 			t.Errorf("%s: CountBatch = %d, %v; want ErrBadBatch", name, n, err)
+		}
+	}
+}
+
+// AppendBatchFields writes what AppendBatchMessage writes for a SingleMessageMetadata of the
+// same fields, and the batch parses back to them.
+func TestAppendBatchFieldsMatchesProto(t *testing.T) {
+	t.Parallel()
+	cases := []BatchFields{
+		{SequenceID: 0},
+		{SequenceID: 7, PartitionKey: "k", OrderingKey: "o", EventTime: 1_700_000_000_000},
+		{SequenceID: 1 << 40, Properties: map[string]string{"REAL_TOPIC": "persistent://public/default/a"}},
+		{SequenceID: 3, Properties: map[string]string{"": "", "a": strings.Repeat("v", 300)}, PartitionKey: "\xff"},
+	}
+	for i, f := range cases {
+		payload := []byte(strings.Repeat("p", i*100))
+		got, err := AppendBatchFields([]byte("x"), f, payload)
+		if err != nil {
+			t.Fatal(err)
+		}
+		msgs, err := ParseBatch(got[1:], 1)
+		if err != nil {
+			t.Fatalf("case %d: %v", i, err)
+		}
+		want := &pb.SingleMessageMetadata{SequenceId: proto.Uint64(f.SequenceID), PayloadSize: proto.Int32(int32(len(payload)))}
+		if f.PartitionKey != "" {
+			want.PartitionKey = proto.String(f.PartitionKey)
+		}
+		if f.OrderingKey != "" {
+			want.OrderingKey = []byte(f.OrderingKey)
+		}
+		if f.EventTime != 0 {
+			want.EventTime = proto.Uint64(f.EventTime)
+		}
+		keys := slices.Sorted(maps.Keys(f.Properties))
+		for _, k := range keys {
+			want.Properties = append(want.Properties, &pb.KeyValue{Key: proto.String(k), Value: proto.String(f.Properties[k])})
+		}
+		gotMeta := msgs[0].Meta
+		slices.SortFunc(gotMeta.Properties, func(a, b *pb.KeyValue) int { return strings.Compare(a.GetKey(), b.GetKey()) })
+		if !proto.Equal(gotMeta, want) || !bytes.Equal(msgs[0].Payload, payload) {
+			t.Fatalf("case %d: parsed %v, want %v", i, gotMeta, want)
+		}
+		if len(f.Properties) <= 1 { // one order only: the bytes must be proto's
+			viaProto, err := AppendBatchMessage([]byte("x"), want, payload)
+			if err != nil || !bytes.Equal(got, viaProto) {
+				t.Fatalf("case %d: %x, proto gives %x (%v)", i, got, viaProto, err)
+			}
 		}
 	}
 }
