@@ -65,7 +65,8 @@ func (pc *partitionConsumer) decode(cmd *pb.CommandMessage, payload []byte, epoc
 	if payload == nil {
 		return nil, 0, wire.ErrChecksumMismatch
 	}
-	meta, body, err := wire.ParsePayload(payload)
+	// The frame's checksum was verified when it was read (a bad one leaves payload nil).
+	meta, body, err := wire.ParseVerifiedPayload(payload)
 	if err != nil {
 		return nil, 0, err
 	}

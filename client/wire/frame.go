@@ -202,16 +202,24 @@ func AppendCommandHeader(dst []byte, cmd *pb.BaseCommand, payloadLen int) ([]byt
 // DecodeMetadata decodes the MessageMetadata of a headersAndPayload whose checksum was already
 // verified (DecodeFrame does), without computing it again.
 func DecodeMetadata(p []byte) (*pb.MessageMetadata, error) {
+	meta, _, err := ParseVerifiedPayload(p)
+	return meta, err
+}
+
+// ParseVerifiedPayload is ParsePayload for a headersAndPayload whose checksum was already
+// verified (DecodeFrame does): it returns the decoded metadata and the payload without
+// computing the checksum again.
+func ParseVerifiedPayload(p []byte) (*pb.MessageMetadata, []byte, error) {
 	if len(p) < 10 || binary.BigEndian.Uint16(p) != magicCRC32C {
-		return nil, ErrMissingMagic
+		return nil, nil, ErrMissingMagic
 	}
 	metaSize := binary.BigEndian.Uint32(p[6:])
 	if uint64(metaSize) > uint64(len(p)-10) {
-		return nil, fmt.Errorf("%w: %d > %d", ErrBadMetadataSize, metaSize, len(p)-10)
+		return nil, nil, fmt.Errorf("%w: %d > %d", ErrBadMetadataSize, metaSize, len(p)-10)
 	}
 	meta := &pb.MessageMetadata{}
 	if err := unmarshalMetadata(p[10:10+metaSize], meta); err != nil {
-		return nil, fmt.Errorf("wire: decode message metadata: %w", err)
+		return nil, nil, fmt.Errorf("wire: decode message metadata: %w", err)
 	}
-	return meta, nil
+	return meta, p[10+metaSize:], nil
 }
