@@ -93,8 +93,10 @@ func DecodeFrame(frame []byte) (Frame, error) {
 		return Frame{}, fmt.Errorf("%w: %d > %d", ErrBadCommandSize, cmdSize, total-4)
 	}
 	cmd := &pb.BaseCommand{}
-	if err := proto.Unmarshal(frame[8:8+cmdSize], cmd); err != nil {
-		return Frame{}, fmt.Errorf("wire: decode command: %w", err)
+	if raw := frame[8 : 8+cmdSize]; !decodeMessageCommand(raw, cmd) {
+		if err := proto.Unmarshal(raw, cmd); err != nil {
+			return Frame{}, fmt.Errorf("wire: decode command: %w", err)
+		}
 	}
 	f := Frame{Cmd: cmd}
 	rest := frame[8+cmdSize:]
@@ -186,7 +188,19 @@ func AppendCommand(dst []byte, cmd *pb.BaseCommand, headersAndPayload []byte) ([
 // AppendCommandHeader appends the part of a frame before its payload: sizes and cmd, for a
 // payload of payloadLen bytes that the caller writes right after (a writer can then send a
 // stored payload from where it lies instead of copying it).
+//
+// A MESSAGE is written as its type and CommandMessage only, which is all it carries.
 func AppendCommandHeader(dst []byte, cmd *pb.BaseCommand, payloadLen int) ([]byte, error) {
+	if cmd.GetType() == pb.BaseCommand_MESSAGE && cmd.Message != nil && len(cmd.ProtoReflect().GetUnknown()) == 0 {
+		start := len(dst)
+		if out, ok := appendMessageCommand(append(dst, make([]byte, 8)...), cmd.Message); ok {
+			size := len(out) - start - 8
+			binary.BigEndian.PutUint32(out[start:], uint32(4+size+payloadLen))
+			binary.BigEndian.PutUint32(out[start+4:], uint32(size))
+			return out, nil
+		}
+		dst = dst[:start]
+	}
 	opts := proto.MarshalOptions{}
 	size := opts.Size(cmd)
 	start := len(dst)
