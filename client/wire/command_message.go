@@ -2,7 +2,6 @@ package wire
 
 import (
 	"google.golang.org/protobuf/encoding/protowire"
-	"google.golang.org/protobuf/proto"
 
 	"github.com/letterbox-dev/letterbox/client/wire/pb"
 )
@@ -84,8 +83,9 @@ func appendAckSet(dst []byte, num protowire.Number, s []int64) []byte {
 	return dst
 }
 
-// decodeMessageCommand decodes b into cmd when it is a MESSAGE of the fields
-// appendMessageCommand writes (in any order, ack sets packed or not); false leaves b to proto.
+// decodeMessageCommand decodes b into cmd, which must be new (zero), when it is a MESSAGE of
+// the fields appendMessageCommand writes (in any order, ack sets packed or not); false leaves
+// b to proto.
 func decodeMessageCommand(b []byte, cmd *pb.BaseCommand) bool {
 	// The type comes first in every encoder we know of; anything else is proto's.
 	num, typ, n := protowire.ConsumeTag(b)
@@ -158,7 +158,6 @@ func decodeMessageCommand(b []byte, cmd *pb.BaseCommand) bool {
 	if !ok || !bl.hasCons || !bl.hasID || !bl.hasLedger || !bl.hasEnt {
 		return false // required fields missing: proto says which
 	}
-	proto.Reset(cmd)
 	bl.typ = pb.BaseCommand_MESSAGE
 	cmd.Type = &bl.typ
 	cmd.Message = mc

@@ -18,15 +18,17 @@ import (
 // missing required fields) goes to proto.Unmarshal, which keeps unknown fields and words the
 // errors as before. The fuzz test holds the two to the same result.
 
-// unmarshalMetadata decodes a MessageMetadata into m, as proto.Unmarshal does.
+// unmarshalMetadata decodes a MessageMetadata into m, which must be new (zero), as
+// proto.Unmarshal does.
 func unmarshalMetadata(b []byte, m *pb.MessageMetadata) error {
 	if decodeMetadata(b, m) {
 		return nil
 	}
-	return proto.Unmarshal(b, m) // resets m first
+	return proto.Unmarshal(b, m) // resets what the fast path set
 }
 
-// unmarshalSingleMetadata decodes a SingleMessageMetadata into m, as proto.Unmarshal does.
+// unmarshalSingleMetadata decodes a SingleMessageMetadata into m, which must be new (zero),
+// as proto.Unmarshal does.
 func unmarshalSingleMetadata(b []byte, m *pb.SingleMessageMetadata) error {
 	if decodeSingleMetadata(b, m) {
 		return nil
@@ -160,7 +162,6 @@ func decodeMetadata(b []byte, m *pb.MessageMetadata) bool {
 	if !ok {
 		return false
 	}
-	proto.Reset(m)
 	s := string(b)
 	sc := &metaScalars{}
 	props := newKVs(nProps)
@@ -255,7 +256,6 @@ func decodeSingleMetadata(b []byte, m *pb.SingleMessageMetadata) bool {
 	if !ok {
 		return false
 	}
-	proto.Reset(m)
 	s := string(b)
 	sc := &metaScalars{}
 	props := newKVs(nProps)
