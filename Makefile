@@ -38,17 +38,17 @@ test:
 bench:
 	$(GO) run ./bench -out docs/performance.md
 
-# The fuzzers, FUZZTIME each: the frame decoder, the metadata and MESSAGE decoders against
-# proto.Unmarshal (same message or same refusal), and sequences of decoded commands against an
-# in-process broker (neither a panic nor a broker that stops answering a bystander may come of
-# them). FUZZPARALLEL bounds the fuzzing processes (default: one per CPU). The broker's
-# goroutines make its coverage vary from run to run, so many inputs look new: minimizing each
-# for the default minute would leave no time to fuzz, hence FUZZMINIMIZE.
+# The fuzzers, FUZZTIME each: the frame decoder, the metadata and per-entry command decoders
+# against proto.Unmarshal (same message or same refusal), and sequences of decoded commands
+# against an in-process broker (neither a panic nor a broker that stops answering a bystander
+# may come of them). FUZZPARALLEL bounds the fuzzing processes (default: one per CPU). The
+# broker's goroutines make its coverage vary from run to run, so many inputs look new:
+# minimizing each for the default minute would leave no time to fuzz, hence FUZZMINIMIZE.
 FUZZMINIMIZE ?= 10x
 fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzDecodeFrame$$' -fuzztime $(FUZZTIME) $(if $(FUZZPARALLEL),-parallel $(FUZZPARALLEL)) ./client/wire/
 	$(GO) test -run '^$$' -fuzz '^FuzzMetadataDecoders$$' -fuzztime $(FUZZTIME) $(if $(FUZZPARALLEL),-parallel $(FUZZPARALLEL)) ./client/wire/
-	$(GO) test -run '^$$' -fuzz '^FuzzMessageCommand$$' -fuzztime $(FUZZTIME) $(if $(FUZZPARALLEL),-parallel $(FUZZPARALLEL)) ./client/wire/
+	$(GO) test -run '^$$' -fuzz '^FuzzFastCommands$$' -fuzztime $(FUZZTIME) $(if $(FUZZPARALLEL),-parallel $(FUZZPARALLEL)) ./client/wire/
 	$(GO) test -run '^$$' -fuzz '^FuzzBrokerCommands$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZE) \
 		$(if $(FUZZPARALLEL),-parallel $(FUZZPARALLEL)) ./broker/
 

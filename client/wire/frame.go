@@ -93,7 +93,7 @@ func DecodeFrame(frame []byte) (Frame, error) {
 		return Frame{}, fmt.Errorf("%w: %d > %d", ErrBadCommandSize, cmdSize, total-4)
 	}
 	cmd := &pb.BaseCommand{}
-	if raw := frame[8 : 8+cmdSize]; !decodeMessageCommand(raw, cmd) {
+	if raw := frame[8 : 8+cmdSize]; !decodeFastCommand(raw, cmd) {
 		if err := proto.Unmarshal(raw, cmd); err != nil {
 			return Frame{}, fmt.Errorf("wire: decode command: %w", err)
 		}
@@ -189,21 +189,19 @@ func AppendCommand(dst []byte, cmd *pb.BaseCommand, headersAndPayload []byte) ([
 // payload of payloadLen bytes that the caller writes right after (a writer can then send a
 // stored payload from where it lies instead of copying it).
 //
-// A MESSAGE is written as its type and CommandMessage only, which is all it carries.
+// A MESSAGE, SEND or SEND_RECEIPT is written as its type and its own message, which is all it
+// carries (command_fast.go).
 func AppendCommandHeader(dst []byte, cmd *pb.BaseCommand, payloadLen int) ([]byte, error) {
-	if cmd.GetType() == pb.BaseCommand_MESSAGE && cmd.Message != nil && len(cmd.ProtoReflect().GetUnknown()) == 0 {
-		start := len(dst)
-		if out, ok := appendMessageCommand(append(dst, make([]byte, 8)...), cmd.Message); ok {
-			size := len(out) - start - 8
-			binary.BigEndian.PutUint32(out[start:], uint32(4+size+payloadLen))
-			binary.BigEndian.PutUint32(out[start+4:], uint32(size))
-			return out, nil
-		}
-		dst = dst[:start]
+	start := len(dst)
+	if out, ok := appendFastCommand(append(dst, make([]byte, 8)...), cmd); ok {
+		size := len(out) - start - 8
+		binary.BigEndian.PutUint32(out[start:], uint32(4+size+payloadLen))
+		binary.BigEndian.PutUint32(out[start+4:], uint32(size))
+		return out, nil
 	}
+	dst = dst[:start]
 	opts := proto.MarshalOptions{}
 	size := opts.Size(cmd)
-	start := len(dst)
 	dst = binary.BigEndian.AppendUint32(dst, uint32(4+size+payloadLen))
 	dst = binary.BigEndian.AppendUint32(dst, uint32(size))
 	dst, err := opts.MarshalAppend(dst, cmd)
