@@ -47,7 +47,7 @@ func (c *conn) handleSend(cmd *pb.CommandSend, payload []byte) error {
 	if payload == nil {
 		return errProtocol("SEND without a payload")
 	}
-	md, err := wire.DecodeMetadata(payload) // the reader verified the checksum
+	md, err := wire.DecodeMetadataWithoutProperties(payload) // the reader verified the checksum
 	if err != nil {
 		c.sendChecksumError(cmd, err)
 		return nil

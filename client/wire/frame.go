@@ -218,20 +218,48 @@ func DecodeMetadata(p []byte) (*pb.MessageMetadata, error) {
 	return meta, err
 }
 
+// DecodeMetadataWithoutProperties is DecodeMetadata for a reader that does not look at the
+// properties (a broker, which stores them as they came): they and replicate_to are checked as
+// DecodeMetadata checks them, but not decoded, and are nil in what it returns, unless the
+// metadata holds what only proto decodes (then everything is decoded).
+func DecodeMetadataWithoutProperties(p []byte) (*pb.MessageMetadata, error) {
+	raw, err := verifiedMetadata(p)
+	if err != nil {
+		return nil, err
+	}
+	meta := &pb.MessageMetadata{}
+	if !decodeMetadata(raw, meta, false) {
+		if err := proto.Unmarshal(raw, meta); err != nil {
+			return nil, fmt.Errorf("wire: decode message metadata: %w", err)
+		}
+	}
+	return meta, nil
+}
+
+// verifiedMetadata returns the encoded metadata of a headersAndPayload whose checksum was
+// already verified.
+func verifiedMetadata(p []byte) ([]byte, error) {
+	if len(p) < 10 || binary.BigEndian.Uint16(p) != magicCRC32C {
+		return nil, ErrMissingMagic
+	}
+	metaSize := binary.BigEndian.Uint32(p[6:])
+	if uint64(metaSize) > uint64(len(p)-10) {
+		return nil, fmt.Errorf("%w: %d > %d", ErrBadMetadataSize, metaSize, len(p)-10)
+	}
+	return p[10 : 10+metaSize], nil
+}
+
 // ParseVerifiedPayload is ParsePayload for a headersAndPayload whose checksum was already
 // verified (DecodeFrame does): it returns the decoded metadata and the payload without
 // computing the checksum again.
 func ParseVerifiedPayload(p []byte) (*pb.MessageMetadata, []byte, error) {
-	if len(p) < 10 || binary.BigEndian.Uint16(p) != magicCRC32C {
-		return nil, nil, ErrMissingMagic
-	}
-	metaSize := binary.BigEndian.Uint32(p[6:])
-	if uint64(metaSize) > uint64(len(p)-10) {
-		return nil, nil, fmt.Errorf("%w: %d > %d", ErrBadMetadataSize, metaSize, len(p)-10)
+	raw, err := verifiedMetadata(p)
+	if err != nil {
+		return nil, nil, err
 	}
 	meta := &pb.MessageMetadata{}
-	if err := unmarshalMetadata(p[10:10+metaSize], meta); err != nil {
+	if err := unmarshalMetadata(raw, meta); err != nil {
 		return nil, nil, fmt.Errorf("wire: decode message metadata: %w", err)
 	}
-	return meta, p[10+metaSize:], nil
+	return meta, p[10+len(raw):], nil
 }

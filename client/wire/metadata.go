@@ -23,7 +23,7 @@ import (
 // unmarshalMetadata decodes a MessageMetadata into m, which must be new (zero), as
 // proto.Unmarshal does.
 func unmarshalMetadata(b []byte, m *pb.MessageMetadata) error {
-	if decodeMetadata(b, m) {
+	if decodeMetadata(b, m, true) {
 		return nil
 	}
 	return proto.Unmarshal(b, m) // resets what the fast path set
@@ -106,11 +106,30 @@ func (k *kvs) add(v []byte) bool {
 	return true
 }
 
+// checkKV reports whether v is a KeyValue this decoder would take: its key and value, and
+// nothing else.
+func checkKV(v []byte) bool {
+	var seen [3]bool
+	ok := eachField(v, func(num protowire.Number, _ uint64, raw []byte) bool {
+		if raw == nil || (num != 1 && num != 2) {
+			return false
+		}
+		seen[num] = true
+		return true
+	})
+	return ok && seen[1] && seen[2]
+}
+
 // decodeMetadata is the fast path of unmarshalMetadata; false leaves the work to proto.
-func decodeMetadata(b []byte, m *pb.MessageMetadata) bool {
+// Without keepProps the properties and replicate_to are only checked, as proto would check
+// them, and left out of m.
+func decodeMetadata(b []byte, m *pb.MessageMetadata, keepProps bool) bool {
 	nProps, nRepl, ok := fieldCounts(b, 4, 7, 13) // encryption keys: rare, left to proto
 	if !ok {
 		return false
+	}
+	if !keepProps {
+		nProps, nRepl = 0, 0
 	}
 	sc := &metaScalars{}
 	props := newKVs(nProps)
@@ -124,6 +143,9 @@ func decodeMetadata(b []byte, m *pb.MessageMetadata) bool {
 			case 1:
 				sc.producer, m.ProducerName, required = string(raw), &sc.producer, required|1
 			case 4:
+				if !keepProps {
+					return checkKV(raw)
+				}
 				if !props.add(raw) {
 					return false
 				}
@@ -132,7 +154,9 @@ func decodeMetadata(b []byte, m *pb.MessageMetadata) bool {
 			case 6:
 				sc.key, m.PartitionKey = string(raw), &sc.key
 			case 7:
-				m.ReplicateTo = append(m.ReplicateTo, string(raw))
+				if keepProps {
+					m.ReplicateTo = append(m.ReplicateTo, string(raw))
+				}
 			case 14:
 				sc.algo, m.EncryptionAlgo = string(raw), &sc.algo
 			case 15:

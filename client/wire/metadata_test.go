@@ -19,6 +19,19 @@ func sameDecoding(t *testing.T, b []byte) {
 	if (errWant == nil) != (errGot == nil) || (errWant == nil && !proto.Equal(want, got)) {
 		t.Fatalf("MessageMetadata %x:\nproto: %v %v\nours:  %v %v", b, want, errWant, got, errGot)
 	}
+	// Without properties: the same refusal, or the same message less its properties.
+	bare := &pb.MessageMetadata{}
+	errBare := error(nil)
+	if !decodeMetadata(b, bare, false) {
+		errBare = proto.Unmarshal(b, bare)
+		bare.Properties, bare.ReplicateTo = nil, nil
+	}
+	if errWant == nil {
+		want.Properties, want.ReplicateTo = nil, nil
+	}
+	if (errWant == nil) != (errBare == nil) || (errWant == nil && !proto.Equal(want, bare)) {
+		t.Fatalf("MessageMetadata without properties %x:\nproto: %v %v\nours:  %v %v", b, want, errWant, bare, errBare)
+	}
 	swant, sgot := &pb.SingleMessageMetadata{}, &pb.SingleMessageMetadata{}
 	errWant, errGot = proto.Unmarshal(b, swant), unmarshalSingleMetadata(b, sgot)
 	if (errWant == nil) != (errGot == nil) || (errWant == nil && !proto.Equal(swant, sgot)) {
