@@ -21,13 +21,14 @@ type sendOp struct {
 
 // batchBuilder accumulates messages of the next batch.
 type batchBuilder struct {
-	body    []byte
-	n       int
-	first   *pb.MessageMetadata // outer metadata fields taken from the first message: its keys
-	seq     uint64              // sequence id of the first message
-	last    uint64              // and of the last: the batch's highest, for deduplication
-	futures []*SendFuture
-	created time.Time
+	body []byte
+	n    int
+	// key and orderingKey are the first message's: the batch's metadata carries them.
+	key, orderingKey string
+	seq              uint64 // sequence id of the first message
+	last             uint64 // and of the last: the batch's highest, for deduplication
+	futures          []*SendFuture
+	created          time.Time
 }
 
 func (b *batchBuilder) empty() bool { return b.n == 0 }
@@ -45,13 +46,7 @@ func (b *batchBuilder) add(m *Message, payload []byte, seq uint64, f *SendFuture
 	if b.n == 0 {
 		b.seq = seq
 		b.created = time.Now()
-		b.first = &pb.MessageMetadata{}
-		if m.Key != "" {
-			b.first.PartitionKey = proto.String(m.Key)
-		}
-		if m.OrderingKey != "" {
-			b.first.OrderingKey = []byte(m.OrderingKey)
-		}
+		b.key, b.orderingKey = m.Key, m.OrderingKey
 	}
 	b.body = body
 	b.last = seq
@@ -66,7 +61,7 @@ func (b *batchBuilder) reset() {
 		b.body = nil
 	}
 	b.n = 0
-	b.first = nil
+	b.key, b.orderingKey = "", ""
 	b.futures = nil
 }
 
@@ -113,8 +108,12 @@ func (p *partitionProducer) flushBatchLocked() {
 		// A deduplicating broker must know the whole range the batch covers, or a batch of
 		// explicit (sparse) ids could be taken for a duplicate of an earlier one.
 		HighestSequenceId: proto.Uint64(b.last),
-		PartitionKey:      b.first.PartitionKey,
-		OrderingKey:       b.first.OrderingKey,
+	}
+	if b.key != "" {
+		meta.PartitionKey = proto.String(b.key)
+	}
+	if b.orderingKey != "" {
+		meta.OrderingKey = []byte(b.orderingKey)
 	}
 	frame, err := p.encodeSend(meta, b.body, b.n)
 	futures := b.futures

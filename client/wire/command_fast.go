@@ -18,9 +18,6 @@ import (
 // its own message, which are all such a command carries. ok is false when cmd is another
 // command or holds something these encoders do not write; the caller then uses proto.
 func appendFastCommand(dst []byte, cmd *pb.BaseCommand) ([]byte, bool) {
-	if len(cmd.ProtoReflect().GetUnknown()) > 0 {
-		return dst, false
-	}
 	var body encFields
 	switch t := cmd.GetType(); {
 	case t == pb.BaseCommand_MESSAGE && cmd.Message != nil:
@@ -49,6 +46,9 @@ func appendFastCommand(dst []byte, cmd *pb.BaseCommand) ([]byte, bool) {
 		}
 		body = encFields{{num: 1, v: r.ProducerId}, {num: 2, v: r.SequenceId}, {num: 3, id: r.MessageId}, {num: 4, v: r.HighestSequenceId}}
 	default:
+		return dst, false
+	}
+	if len(cmd.ProtoReflect().GetUnknown()) > 0 {
 		return dst, false
 	}
 	size, ok := body.size()

@@ -211,16 +211,10 @@ func AppendCommandHeader(dst []byte, cmd *pb.BaseCommand, payloadLen int) ([]byt
 	return dst, nil
 }
 
-// DecodeMetadata decodes the MessageMetadata of a headersAndPayload whose checksum was already
-// verified (DecodeFrame does), without computing it again.
-func DecodeMetadata(p []byte) (*pb.MessageMetadata, error) {
-	meta, _, err := ParseVerifiedPayload(p)
-	return meta, err
-}
-
-// DecodeMetadataWithoutProperties is DecodeMetadata for a reader that does not look at the
+// DecodeMetadataWithoutProperties decodes the MessageMetadata of a headersAndPayload whose
+// checksum was already verified (DecodeFrame does), for a reader that does not look at the
 // properties (a broker, which stores them as they came): they and replicate_to are checked as
-// DecodeMetadata checks them, but not decoded, and are nil in what it returns, unless the
+// ParseVerifiedPayload checks them, but not decoded, and are nil in what it returns, unless the
 // metadata holds what only proto decodes (then everything is decoded).
 func DecodeMetadataWithoutProperties(p []byte) (*pb.MessageMetadata, error) {
 	raw, err := verifiedMetadata(p)
