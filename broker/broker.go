@@ -113,8 +113,9 @@ type Broker struct {
 	closeOnce  sync.Once
 	closeStore sync.Once
 
-	bufs  *wire.BufferPool // SEND frames' buffers (conn.readLoop)
-	dirty dirtySet         // topics whose cursors the next flush writes (dirty.go)
+	bufs   *wire.BufferPool // SEND frames' buffers (conn.readLoop)
+	chunks chunkPool        // long write queues' chunks (conn.nextChunk)
+	dirty  dirtySet         // topics whose cursors the next flush writes (dirty.go)
 	// meter is the store's, when its memory is budgeted (quota.go); overBudget is set while
 	// the budget is spent, for logging once per episode.
 	meter      storage.MemoryMeter

@@ -47,10 +47,13 @@ type conn struct {
 	// The write queue: commands are encoded into wbuf; a large payload (a stored entry being
 	// delivered) is not copied but queued by reference in wvec after the bytes before it, so
 	// the writer sends it with one writev. wmark is where wbuf's not yet queued bytes start.
+	// A queue longer than a chunk goes on in a fresh chunk (wchunks: the full ones, queued in
+	// wvec), so a writer that falls behind never makes the queue copy itself as it grows.
 	wmu     sync.Mutex
 	wbuf    []byte
 	wvec    [][]byte
 	wholds  []storage.Holder // of the payloads queued in wvec
+	wchunks []*[]byte
 	wmark   int
 	wclosed bool
 	wsignal chan struct{}
@@ -325,6 +328,13 @@ func (c *conn) enqueue(cmd *pb.BaseCommand, payload []byte, hold storage.Holder)
 		return
 	}
 	var err error
+	need := maxHeaderSize
+	if len(payload) < refPayloadSize {
+		need += len(payload) // copied
+	}
+	if len(c.wbuf) >= writeChunk/2 && cap(c.wbuf)-len(c.wbuf) < need {
+		c.nextChunk()
+	}
 	before := len(c.wbuf)
 	if len(payload) >= refPayloadSize {
 		c.wbuf, err = wire.AppendCommandHeader(c.wbuf, cmd, len(payload))
@@ -358,12 +368,29 @@ func (c *conn) enqueue(cmd *pb.BaseCommand, payload []byte, hold storage.Holder)
 // instead of copying it into the write buffer.
 const refPayloadSize = 4 << 10
 
+// maxHeaderSize is room enough for a frame's header and command but a rare large one (a
+// command that does not fit grows the chunk, which is then not pooled again).
+const maxHeaderSize = 512
+
+// nextChunk queues wbuf's bytes as they are and starts a pooled chunk, once wbuf holds half a
+// chunk or more: below that a queue grows as a slice does, so that an idle connection keeps
+// only the little buffer its traffic needed. Called with wmu held.
+func (c *conn) nextChunk() {
+	if len(c.wbuf) > c.wmark {
+		c.wvec = append(c.wvec, c.wbuf[c.wmark:])
+	}
+	full := c.wbuf
+	c.wchunks = append(c.wchunks, &full)
+	c.wbuf, c.wmark = c.b.chunks.get(), 0
+}
+
 func (c *conn) writeLoop() {
 	defer c.wg.Done()
 	defer c.b.recoverPanic("writing", c)
 	var spare []byte
 	var spareVec [][]byte
 	var spareHolds []storage.Holder
+	var spareChunks []*[]byte
 	for {
 		select {
 		case <-c.done:
@@ -371,36 +398,37 @@ func (c *conn) writeLoop() {
 		case <-c.wsignal:
 		}
 		c.wmu.Lock()
-		buf, vec, holds := c.wbuf, c.wvec, c.wholds
+		buf, vec, holds, chunks := c.wbuf, c.wvec, c.wholds, c.wchunks
 		if len(buf) > c.wmark {
 			vec = append(vec, buf[c.wmark:])
 		}
-		c.wbuf, c.wvec, c.wholds, c.wmark = spare[:0], spareVec[:0], spareHolds[:0], 0
+		c.wbuf, c.wvec, c.wholds, c.wchunks, c.wmark = spare[:0], spareVec[:0], spareHolds[:0], spareChunks[:0], 0
 		c.wmu.Unlock()
 		if len(vec) == 0 {
-			spare, spareVec, spareHolds = buf, vec, holds
+			spare, spareVec, spareHolds, spareChunks = buf, vec, holds, chunks
 			continue
 		}
 		nb := net.Buffers(vec)
 		n, err := nb.WriteTo(c.nc)
-		if err != nil {
-			for _, h := range holds {
-				h.Release()
-			}
-			c.close("write failed: " + err.Error())
-			return
-		}
 		for _, h := range holds {
 			h.Release()
 		}
+		if err != nil {
+			c.close("write failed: " + err.Error())
+			return
+		}
 		c.wroteOut(int(n)) // backpressure.go
+		for _, ch := range chunks {
+			c.b.chunks.put(ch)
+		}
+		clear(chunks)
 		clear(holds)
 		clear(vec) // drop the references to delivered payloads
-		spare, spareVec, spareHolds = buf, vec[:0], holds[:0]
-		// Do not pin a large buffer after a burst of big messages.
-		if cap(spare) > 4<<20 {
-			spare = nil
+		// The newest buffer stays this writer's spare unless a large command grew it.
+		if cap(buf) > 2*writeChunk {
+			buf = nil
 		}
+		spare, spareVec, spareHolds, spareChunks = buf, vec[:0], holds[:0], chunks[:0]
 	}
 }
 
