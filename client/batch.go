@@ -82,19 +82,21 @@ func (p *partitionProducer) encodeSend(meta *pb.MessageMetadata, body []byte, n 
 		meta.Compression = pb.CompressionType(c).Enum()
 		meta.UncompressedSize = proto.Uint32(uint32(len(body)))
 	}
-	hp, err := wire.AppendPayload(nil, meta, payload)
-	if err != nil {
-		return nil, err
-	}
-	if len(hp)-10 > p.maxMessageSize() {
+	hpLen := wire.PayloadSize(meta, payload)
+	if hpLen-10 > p.maxMessageSize() {
 		return nil, ErrMessageTooLarge
 	}
 	send := &pb.CommandSend{ProducerId: proto.Uint64(p.id), SequenceId: meta.SequenceId, HighestSequenceId: meta.HighestSequenceId}
 	if n != 1 {
 		send.NumMessages = proto.Int32(int32(n))
 	}
-	return wire.AppendCommand(nil, &pb.BaseCommand{Type: pb.BaseCommand_SEND.Enum(), Send: send}, hp)
+	// The frame's header and SEND take well under sendHeaderRoom bytes.
+	return wire.AppendSend(make([]byte, 0, sendHeaderRoom+hpLen), &pb.BaseCommand{Type: pb.BaseCommand_SEND.Enum(), Send: send}, meta, payload, hpLen)
 }
+
+// sendHeaderRoom is what a SEND frame takes before its payload: sizes, type and CommandSend
+// (ids, sequence ids, message count: under 64 bytes).
+const sendHeaderRoom = 64
 
 // flushBatchLocked turns the current batch into a sendOp and writes it. p.mu is held.
 func (p *partitionProducer) flushBatchLocked() {

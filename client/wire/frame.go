@@ -159,17 +159,48 @@ func ParsePayload(p []byte) (*pb.MessageMetadata, []byte, error) {
 	return meta, payload, nil
 }
 
-// AppendPayload appends headersAndPayload (magic, checksum, metadata, payload) to dst.
+// AppendPayload appends headersAndPayload (magic, checksum, metadata, payload) to dst. The
+// metadata is encoded in place: with dst's room from PayloadSize, nothing is allocated.
 func AppendPayload(dst []byte, meta *pb.MessageMetadata, payload []byte) ([]byte, error) {
-	rawMeta, err := proto.Marshal(meta)
+	return appendPayload(dst, meta, payload, proto.MarshalOptions{})
+}
+
+// PayloadSize is the length of the headersAndPayload AppendPayload would write. It leaves the
+// metadata's size cached, which AppendSend relies on.
+func PayloadSize(meta *pb.MessageMetadata, payload []byte) int {
+	return 2 + 4 + 4 + proto.Size(meta) + len(payload)
+}
+
+// AppendSend appends a whole SEND frame: cmd, then meta and payload as AppendPayload writes
+// them, into one buffer sized once. hpLen is PayloadSize(meta, payload), called right before
+// with meta unchanged since.
+func AppendSend(dst []byte, cmd *pb.BaseCommand, meta *pb.MessageMetadata, payload []byte, hpLen int) ([]byte, error) {
+	start := len(dst)
+	dst, err := AppendCommandHeader(dst, cmd, hpLen)
 	if err != nil {
-		return dst, fmt.Errorf("wire: encode message metadata: %w", err)
+		return dst, err
 	}
+	from := len(dst)
+	dst, err = appendPayload(dst, meta, payload, proto.MarshalOptions{UseCachedSize: true})
+	if err == nil && len(dst)-from != hpLen {
+		err = fmt.Errorf("wire: SEND payload of %d bytes, %d announced", len(dst)-from, hpLen)
+	}
+	if err != nil {
+		return dst[:start], err
+	}
+	return dst, nil
+}
+
+func appendPayload(dst []byte, meta *pb.MessageMetadata, payload []byte, opts proto.MarshalOptions) ([]byte, error) {
 	start := len(dst)
 	dst = binary.BigEndian.AppendUint16(dst, magicCRC32C)
-	dst = binary.BigEndian.AppendUint32(dst, 0)
-	dst = binary.BigEndian.AppendUint32(dst, uint32(len(rawMeta)))
-	dst = append(dst, rawMeta...)
+	dst = append(dst, 0, 0, 0, 0, 0, 0, 0, 0) // checksum and metadata size, filled in below
+	metaStart := len(dst)
+	dst, err := opts.MarshalAppend(dst, meta)
+	if err != nil {
+		return dst[:start], fmt.Errorf("wire: encode message metadata: %w", err)
+	}
+	binary.BigEndian.PutUint32(dst[start+6:], uint32(len(dst)-metaStart))
 	dst = append(dst, payload...)
 	binary.BigEndian.PutUint32(dst[start+2:], crc32.Checksum(dst[start+6:], castagnoli))
 	return dst, nil

@@ -470,3 +470,42 @@ func TestAppendCommandErrors(t *testing.T) {
 		t.Errorf("second frame: %v, %v", f.Cmd, err)
 	}
 }
+
+// AppendSend writes, in one buffer, the bytes AppendCommand writes around AppendPayload.
+func TestAppendSendMatchesTwoSteps(t *testing.T) {
+	t.Parallel()
+	metas := []*pb.MessageMetadata{
+		{ProducerName: proto.String("p"), SequenceId: proto.Uint64(7), PublishTime: proto.Uint64(1700000000000)},
+		{ProducerName: proto.String("standalone-0-12"), SequenceId: proto.Uint64(1 << 40), PublishTime: proto.Uint64(1),
+			PartitionKey: proto.String("key"), NumMessagesInBatch: proto.Int32(3), UncompressedSize: proto.Uint32(300),
+			Properties: []*pb.KeyValue{{Key: proto.String("a"), Value: proto.String("1")}, {Key: proto.String("REAL_TOPIC"), Value: proto.String("persistent://t/n/x")}}},
+	}
+	for i, meta := range metas {
+		for _, payload := range [][]byte{nil, []byte("x"), bytes.Repeat([]byte("payload "), 200)} {
+			cmd := &pb.BaseCommand{Type: pb.BaseCommand_SEND.Enum(), Send: &pb.CommandSend{ProducerId: proto.Uint64(3), SequenceId: meta.SequenceId}}
+			hp, err := AppendPayload(nil, meta, payload)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := AppendCommand(nil, cmd, hp)
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := PayloadSize(meta, payload)
+			if n != len(hp) {
+				t.Fatalf("meta %d: PayloadSize %d, AppendPayload wrote %d", i, n, len(hp))
+			}
+			prefix := []byte("kept")
+			got, err := AppendSend(bytes.Clone(prefix), cmd, meta, payload, n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, append(prefix, want...)) {
+				t.Fatalf("meta %d, %d-byte payload: AppendSend wrote\n%x\nwant\n%x", i, len(payload), got, append(prefix, want...))
+			}
+			if _, err := AppendSend(nil, cmd, meta, payload, n+1); err == nil {
+				t.Fatalf("meta %d: a wrong announced size was not refused", i)
+			}
+		}
+	}
+}
