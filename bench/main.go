@@ -60,6 +60,9 @@ func main() {
 	if len(os.Args) > 1 && os.Args[1] == scanChildArg {
 		os.Exit(scanChildMain(os.Args[2:]))
 	}
+	if len(os.Args) > 1 && os.Args[1] == echoChildArg {
+		os.Exit(echoChildMain())
+	}
 	var o options
 	flag.StringVar(&o.out, "out", "", "also write the report, Markdown, to `FILE`")
 	flag.DurationVar(&o.window, "duration", 10*time.Second, "measured window of the headline runs (supporting runs take half)")
@@ -288,6 +291,9 @@ func measure(ctx context.Context, o options, progress func(string, ...any)) *rep
 	}
 	if o.part("many") && b != nil && ctx.Err() == nil {
 		measureMany(ctx, &rep.many, filepath.Join(binDir, "letterbox"), progress, failed)
+		if rep.many.busy != nil && ctx.Err() == nil {
+			measureManyCeiling(ctx, &rep.many, progress, failed)
+		}
 	}
 	if o.part("memory") && b != nil && ctx.Err() == nil {
 		measureMemory(ctx, &rep.memory, filepath.Join(binDir, "letterbox"), progress, failed)

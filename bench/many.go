@@ -3,11 +3,14 @@ package main
 // The many part: what many topics, subscriptions and connections cost the broker at rest, as an
 // integration test suite leaves them: 10,000 topics, each with a producer and a consumer of the
 // official client, over 1,000 connections (1,000 clients of 10 topics each), nothing sent. Then
-// 100 of those producers carry 50,000 msg/s together while the rest stay idle.
+// 100 of those producers carry 50,000 msg/s together while the rest stay idle; then our client
+// carries the same load (manyours.go); last, the official clients' busy run again against the
+// forwarding null broker (nullecho.go), the ceiling these clients allow on this machine.
 
 import (
 	"context"
 	"fmt"
+	"os"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -37,8 +40,9 @@ type manyReport struct {
 	rss   int64         // broker RSS at rest, bytes
 	cpu   float64       // broker CPU at rest, cores
 	// busy is the run of 100 official producers; ours the same load from our client's
-	// producers and consumers on the same topics (manyours.go).
-	busy, ours *busyReport
+	// producers and consumers on the same topics (manyours.go); ceiling the official run
+	// against the null broker (measureManyCeiling).
+	busy, ours, ceiling *busyReport
 }
 
 // busyReport is one run of 100 busy topics among the idle ones.
@@ -62,70 +66,10 @@ func measureMany(ctx context.Context, r *manyReport, bin string, progress func(s
 	defer p.stop()
 	progress("many: %d topics with a producer and a consumer each, over %d connections", idleTopics, idleConns)
 	began := time.Now()
-	clients := make([]pulsar.Client, idleConns)
-	defer func() {
-		for _, c := range clients {
-			if c != nil {
-				c.Close()
-			}
-		}
-	}()
-	for i := range clients {
-		if clients[i], err = pulsar.NewClient(pulsar.ClientOptions{URL: p.serviceURL, OperationTimeout: time.Minute, Logger: clientLogger}); err != nil {
-			failed("many: client", err)
-			return
-		}
-	}
-	producers := make([]pulsar.Producer, idleTopics)
-	consumers := make([]pulsar.Consumer, idleTopics)
-	// A few topics at once: each is two round trips, and one at a time would take minutes.
-	var next atomic.Int64
-	var firstErr error
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	for range 32 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for ctx.Err() == nil {
-				t := int(next.Add(1) - 1)
-				if t >= idleTopics {
-					return
-				}
-				c := clients[t%idleConns]
-				topic := fmt.Sprintf("persistent://public/default/idle-%05d", t)
-				opts := pulsar.ConsumerOptions{Topic: topic, SubscriptionName: "s", Type: pulsar.Shared}
-				if t >= idleBusyTopics {
-					// Acknowledgements not grouped: the client's grouping ticks every 100 ms
-					// per consumer, sent or not, and 10,000 of those tickers (100,000
-					// wake-ups a second) took the bench's own CPU from the busy run. The
-					// broker sees nothing of it: an idle consumer acknowledges nothing.
-					opts.AckGroupingOptions = &pulsar.AckGroupingOptions{MaxSize: 1}
-				}
-				cons, err := c.Subscribe(opts)
-				if err == nil {
-					consumers[t] = cons
-					// Batching off: at 500 msg/s a producer's batches would close on the 10 ms
-					// timer, and its latency would be the timer's, not the broker's. A short
-					// delay (1 ms) would not batch either: the pacer hands each producer one
-					// message every 2 ms, so a batch would hold one and wait for the timer.
-					producers[t], err = c.CreateProducer(pulsar.ProducerOptions{Topic: topic, DisableBatching: true})
-				}
-				if err != nil {
-					mu.Lock()
-					firstErr = cmpErr(firstErr, fmt.Errorf("%s: %w", topic, err))
-					mu.Unlock()
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	if firstErr == nil {
-		firstErr = ctx.Err()
-	}
-	if firstErr != nil {
-		failed("many: creating producers and consumers", firstErr)
+	idle, err := attachIdle(ctx, p.serviceURL)
+	defer idle.close()
+	if err != nil {
+		failed("many: creating producers and consumers", err)
 		return
 	}
 	r.setup = time.Since(began)
@@ -155,17 +99,125 @@ func measureMany(ctx context.Context, r *manyReport, bin string, progress func(s
 	}
 	progress("many: broker RSS %.0f MB, CPU %.2f %% of a core; now %d of them at %d msg/s together",
 		float64(r.rss)/1e6, 100*r.cpu, idleBusyTopics, idleBusyRate)
-	r.busy = manyBusy(ctx, p.pid(), producers[:idleBusyTopics], consumers[:idleBusyTopics], failed)
+	r.busy = manyBusy(ctx, p.pid(), idle.producers[:idleBusyTopics], idle.consumers[:idleBusyTopics], failed)
 	if r.busy == nil {
 		return
 	}
 	// The official consumers of the busy topics leave their subscriptions to ours.
-	for i, c := range consumers[:idleBusyTopics] {
+	for i, c := range idle.consumers[:idleBusyTopics] {
 		c.Close()
-		consumers[i] = nil
+		idle.consumers[i] = nil
 	}
 	progress("many: the same %d topics at %d msg/s from our client's producers and consumers", idleBusyTopics, idleBusyRate)
 	r.ours = manyBusyOurs(ctx, p, failed)
+}
+
+// idleClients are the official clients of the many part: a producer and a consumer on each
+// of idleTopics topics, over idleConns clients (a connection each).
+type idleClients struct {
+	clients   []pulsar.Client
+	producers []pulsar.Producer
+	consumers []pulsar.Consumer
+}
+
+// attachIdle creates the many part's clients, producers and consumers against serviceURL.
+// Whatever it returns, even with an error, is to be closed.
+func attachIdle(ctx context.Context, serviceURL string) (*idleClients, error) {
+	ic := &idleClients{
+		clients:   make([]pulsar.Client, idleConns),
+		producers: make([]pulsar.Producer, idleTopics),
+		consumers: make([]pulsar.Consumer, idleTopics),
+	}
+	for i := range ic.clients {
+		c, err := pulsar.NewClient(pulsar.ClientOptions{URL: serviceURL, OperationTimeout: time.Minute, Logger: clientLogger})
+		if err != nil {
+			return ic, fmt.Errorf("client: %w", err)
+		}
+		ic.clients[i] = c
+	}
+	// A few topics at once: each is two round trips, and one at a time would take minutes.
+	var next atomic.Int64
+	var firstErr error
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for range 32 {
+		wg.Go(func() {
+			for ctx.Err() == nil {
+				t := int(next.Add(1) - 1)
+				if t >= idleTopics {
+					return
+				}
+				c := ic.clients[t%idleConns]
+				topic := fmt.Sprintf("persistent://public/default/idle-%05d", t)
+				opts := pulsar.ConsumerOptions{Topic: topic, SubscriptionName: "s", Type: pulsar.Shared}
+				if t >= idleBusyTopics {
+					// Acknowledgements not grouped: the client's grouping ticks every 100 ms
+					// per consumer, sent or not, and 10,000 of those tickers (100,000
+					// wake-ups a second) took the bench's own CPU from the busy run. The
+					// broker sees nothing of it: an idle consumer acknowledges nothing.
+					opts.AckGroupingOptions = &pulsar.AckGroupingOptions{MaxSize: 1}
+				}
+				cons, err := c.Subscribe(opts)
+				if err == nil {
+					ic.consumers[t] = cons
+					// Batching off: at 500 msg/s a producer's batches would close on the 10 ms
+					// timer, and its latency would be the timer's, not the broker's. A short
+					// delay (1 ms) would not batch either: the pacer hands each producer one
+					// message every 2 ms, so a batch would hold one and wait for the timer.
+					ic.producers[t], err = c.CreateProducer(pulsar.ProducerOptions{Topic: topic, DisableBatching: true})
+				}
+				if err != nil {
+					mu.Lock()
+					firstErr = cmpErr(firstErr, fmt.Errorf("%s: %w", topic, err))
+					mu.Unlock()
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if firstErr == nil {
+		firstErr = ctx.Err()
+	}
+	return ic, firstErr
+}
+
+// close closes every client, and with them their producers and consumers.
+func (ic *idleClients) close() {
+	for _, c := range ic.clients {
+		if c != nil {
+			c.Close()
+		}
+	}
+}
+
+// measureManyCeiling runs the busy load of the official clients, among as many idle ones as
+// measureMany attaches, against the null broker's forwarding mode (nullecho.go) in a process
+// of its own on one CPU, as the letterbox broker runs: what these clients allow on this
+// machine with a broker that does no more than forward.
+func measureManyCeiling(ctx context.Context, r *manyReport, progress func(string, ...any), failed func(string, error)) {
+	self, err := os.Executable()
+	if err != nil {
+		failed("many: the bench's own binary", err)
+		return
+	}
+	p, err := startProc(ctx, self, []string{echoChildArg})
+	if err != nil {
+		failed("many: starting the null broker", err)
+		return
+	}
+	defer p.stop()
+	progress("many: the same %d topics and %d connections on the null broker, the ceiling; %d of them at %d msg/s", idleTopics, idleConns, idleBusyTopics, idleBusyRate)
+	idle, err := attachIdle(ctx, p.serviceURL)
+	defer idle.close()
+	if err != nil {
+		failed("many: creating producers and consumers on the null broker", err)
+		return
+	}
+	if !sleepCtx(ctx, manySettle) {
+		return
+	}
+	r.ceiling = manyBusy(ctx, p.pid(), idle.producers[:idleBusyTopics], idle.consumers[:idleBusyTopics], failed)
 }
 
 // manyBusy runs the busy load through the official client: producers send, their consumers

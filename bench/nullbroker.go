@@ -29,6 +29,10 @@ type nullBroker struct {
 	// how large the producer's batches were.
 	sends, sentMsgs atomic.Int64
 
+	// echo, when set, forwards each SEND to a consumer of its topic instead of replaying entry
+	// (nullecho.go).
+	echo *echoTopics
+
 	mu     sync.Mutex
 	conns  map[*nullConn]struct{}
 	closed bool
@@ -135,6 +139,9 @@ func (c *nullConn) close() {
 
 func (c *nullConn) read() {
 	defer c.close()
+	if e := c.nb.echo; e != nil {
+		defer e.forget(c)
+	}
 	r := wire.NewReader(c.nc, wire.MaxFrameSize(wire.DefaultMaxMessageSize))
 	for {
 		f, err := r.Next()
@@ -151,6 +158,9 @@ func (c *nullConn) read() {
 			return
 		}
 		c.cond.Signal()
+		if e := c.nb.echo; e != nil {
+			e.handle(c, f)
+		}
 	}
 }
 
@@ -200,7 +210,9 @@ func (c *nullConn) handle(cmd *pb.BaseCommand) *pb.BaseCommand {
 		}}
 	case pb.BaseCommand_SUBSCRIBE:
 		s := cmd.GetSubscribe()
-		c.permits[s.GetConsumerId()] = 0
+		if c.nb.echo == nil { // forwarding keeps its consumers' permits itself
+			c.permits[s.GetConsumerId()] = 0
+		}
 		return success(s.GetRequestId())
 	case pb.BaseCommand_FLOW:
 		f := cmd.GetFlow()

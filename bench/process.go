@@ -71,9 +71,15 @@ func startBroker(ctx context.Context, bin string, store ...string) (*brokerProc,
 	if len(store) == 0 {
 		store = []string{"--in-memory"}
 	}
+	return startProc(ctx, bin, append([]string{"broker", "--listen", "127.0.0.1:0", "--http", "127.0.0.1:0"}, store...))
+}
+
+// startProc execs bin with args, a broker that prints the ready line startBroker expects, and
+// waits for that line.
+func startProc(ctx context.Context, bin string, args []string) (*brokerProc, error) {
 	ready := &readyLine{ch: make(chan string, 1)}
 	b := &brokerProc{stderr: &tail{max: 8 << 10}, exited: make(chan struct{})}
-	b.cmd = exec.Command(bin, append([]string{"broker", "--listen", "127.0.0.1:0", "--http", "127.0.0.1:0"}, store...)...)
+	b.cmd = exec.Command(bin, args...)
 	b.cmd.Stdout = ready
 	b.cmd.Stderr = b.stderr
 	// Should the bench die, take the broker with it.
