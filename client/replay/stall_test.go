@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"fmt"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -16,9 +17,9 @@ import (
 // complete: the broker still has some for it, so it waits.
 func TestPauseIsNotTheEnd(t *testing.T) {
 	t.Parallel()
-	const n = 2000
+	const n = 2 * sendWindow
 	e := newFilledEnv(t, n)
-	// The consumer's second FLOW (sent once it has taken half of its first 1000) waits 1.5 s
+	// The consumer's second FLOW (sent once it has taken half of its first sendWindow) waits 1.5 s
 	// in the broker, and the connection with it: the run has started and has dead letters
 	// to work on, then none come for a while.
 	var flows atomic.Int32
@@ -45,22 +46,22 @@ func TestPauseIsNotTheEnd(t *testing.T) {
 // complete; the next run resumes and moves the rest.
 func TestStallEndsRunIncomplete(t *testing.T) {
 	t.Parallel()
-	const n = 2000
+	const n = 2 * sendWindow
 	e := newFilledEnv(t, n)
-	// Only the consumer's first FLOW (its receiver queue, 1000) reaches the broker.
+	// Only the consumer's first FLOW (its receiver queue, sendWindow) reaches the broker.
 	var flows atomic.Int32
 	e.b.Intercept(func(dir broker.Direction, cmd *pb.BaseCommand) broker.Verdict {
 		return broker.Verdict{Drop: dir == broker.Inbound && cmd.GetType() == pb.BaseCommand_FLOW && flows.Add(1) > 1}
 	})
 	opts := Options{DLQ: dlq, Subscription: dsub, StateDir: e.state, IdleTimeout: 200 * time.Millisecond, StallTimeout: time.Second}
 	sum, err := Run(brokertest.Ctx(t, 30*time.Second), e.cl, opts)
-	if err == nil || !strings.Contains(err.Error(), "1000 more entries") || sum.Complete || sum.Moved != 1000 {
-		t.Fatalf("summary %+v, %v; want 1000 moved, an error about the 1000 that did not come, not complete", sum, err)
+	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("%d more entries", n-sendWindow)) || sum.Complete || sum.Moved != sendWindow {
+		t.Fatalf("summary %+v, %v; want %d moved, an error about the %d that did not come, not complete", sum, err, sendWindow, n-sendWindow)
 	}
 	e.b.Intercept(nil)
 	sum, err = Run(brokertest.Ctx(t, 30*time.Second), e.cl, opts)
-	if err != nil || !sum.OK() || sum.Moved != n-1000 || !sum.Resumed {
-		t.Fatalf("second run: summary %+v, %v; want the run resumed and the other %d moved", sum, err, n-1000)
+	if err != nil || !sum.OK() || sum.Moved != n-sendWindow || !sum.Resumed {
+		t.Fatalf("second run: summary %+v, %v; want the run resumed and the other %d moved", sum, err, n-sendWindow)
 	}
 	if b := e.backlog(t, dlq, dsub); b != 0 {
 		t.Errorf("DLQ backlog %d after the second run, want 0", b)
