@@ -41,6 +41,7 @@ func (pc *partitionConsumer) message(cmd *pb.CommandMessage, payload []byte) {
 		}
 		out = append(out, m)
 	}
+	pc.noteSizes(out)
 	pc.parent.incoming.push(out...)
 }
 

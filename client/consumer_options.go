@@ -73,6 +73,13 @@ type ConsumerOptions struct {
 	// ReceiverQueueSize is the number of messages prefetched per partition (FLOW permits).
 	// Default 1000.
 	ReceiverQueueSize int
+	// ReceiverQueueBytes, when positive, also bounds the prefetch by payload bytes, per
+	// partition: the consumer starts with a window of 1/64 of ReceiverQueueSize, then keeps
+	// as many permits at the broker as this holds of messages of the average size seen (at
+	// most ReceiverQueueSize), and holds its FLOW while more than half of this is queued.
+	// Small messages then prefetch as many as ReceiverQueueSize allows, large ones about as
+	// many as fit.
+	ReceiverQueueBytes int64
 	// AckGroupingTime batches acknowledgements for up to this long (default 100ms);
 	// negative sends each ack at once. AckGroupingMaxSize flushes earlier (default 1000).
 	AckGroupingTime    time.Duration

@@ -30,16 +30,23 @@ type partitionConsumer struct {
 	// epoch changes on every (re)subscribe; queued messages of an older epoch are dropped,
 	// since the broker redelivers whatever was not acknowledged.
 	epoch atomic.Uint64
+	// For ReceiverQueueBytes: the payload bytes of this partition's messages in the consumer's
+	// queue, and the running average of their sizes (noteSizes).
+	queuedBytes atomic.Int64
+	avgSize     atomic.Int64
 
 	reconnect chan string
 	stop      chan struct{}
 	stopOnce  sync.Once
 	wg        sync.WaitGroup
 
-	mu             sync.Mutex
-	cnx            *conn
-	closeErr       error
-	permits        int // delivered since the last FLOW
+	mu       sync.Mutex
+	cnx      *conn
+	closeErr error
+	permits  int // delivered since the last FLOW
+	// window is how many permits the broker may hold for this consumer: ReceiverQueueSize,
+	// or what ReceiverQueueBytes holds of messages of the size seen (fit).
+	window         int
 	startID        MessageID
 	startInclusive bool
 	hasStart       bool // readers: filter messages before startID
@@ -176,8 +183,12 @@ func (pc *partitionConsumer) connect(ctx context.Context, assigned string) error
 	}
 	pc.cnx = c
 	pc.permits = 0
+	pc.window = o.ReceiverQueueSize
+	if o.ReceiverQueueBytes > 0 {
+		pc.window = max(o.ReceiverQueueSize/64, 1)
+	}
 	pc.reachedEnd = false
-	return c.writeCmd(flowCmd(pc.id, o.ReceiverQueueSize))
+	return c.writeCmd(flowCmd(pc.id, pc.window))
 }
 
 func flowCmd(id uint64, n int) *pb.BaseCommand {
@@ -264,15 +275,55 @@ func (pc *partitionConsumer) closeForGood(err error) {
 }
 
 // delivered counts n messages handed to the application (or skipped) and sends FLOW once
-// half the receiver queue has been used, as upstream's clients do.
+// half the receiver queue has been used, as upstream's clients do. With ReceiverQueueBytes the
+// window is first fitted to the messages' size, or the FLOW waits (fit).
 func (pc *partitionConsumer) delivered(n int) {
 	pc.mu.Lock()
 	defer pc.mu.Unlock()
 	pc.permits += n
-	if q := pc.parent.opts.ReceiverQueueSize; pc.permits >= max(q/2, 1) && pc.cnx != nil {
+	if pc.parent.opts.ReceiverQueueBytes > 0 && !pc.fit() {
+		return
+	}
+	if pc.permits >= max(pc.window/2, 1) && pc.cnx != nil {
 		pc.cnx.writeCmd(flowCmd(pc.id, pc.permits))
 		pc.permits = 0
 	}
+}
+
+// fit sets the window to as many messages of the average size seen as ReceiverQueueBytes
+// holds (within 1 … ReceiverQueueSize): a wider window is granted with the next FLOW, a
+// narrower one by withholding permits (negative) until the broker holds no more than it. It
+// reports false while over half of ReceiverQueueBytes is queued: no FLOW then; every message
+// the application takes calls delivered again, so it goes once enough is taken. pc.mu is held.
+func (pc *partitionConsumer) fit() bool {
+	o := &pc.parent.opts
+	if pc.queuedBytes.Load() > o.ReceiverQueueBytes/2 {
+		return false
+	}
+	if avg := pc.avgSize.Load(); avg > 0 {
+		target := int(min(int64(o.ReceiverQueueSize), max(o.ReceiverQueueBytes/avg, 1)))
+		pc.permits += target - pc.window
+		pc.window = target
+	}
+	return true
+}
+
+// noteSizes folds the payload sizes of newly queued messages into the running average fit
+// sizes the window by (each message weighs an eighth).
+func (pc *partitionConsumer) noteSizes(msgs []*Message) {
+	var bytes int64
+	avg := pc.avgSize.Load()
+	for _, m := range msgs {
+		size := int64(len(m.Payload))
+		bytes += size
+		if avg == 0 {
+			avg = max(size, 1)
+		} else {
+			avg = max((7*avg+size)/8, 1)
+		}
+	}
+	pc.avgSize.Store(avg)
+	pc.queuedBytes.Add(bytes)
 }
 
 // conn returns the current connection, or nil while reconnecting.

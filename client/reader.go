@@ -17,8 +17,10 @@ type ReaderOptions struct {
 	SubscriptionName  string
 	Name              string
 	ReceiverQueueSize int
-	Schema            Schema
-	ReadCompacted     bool
+	// ReceiverQueueBytes bounds the prefetch by payload bytes too (ConsumerOptions).
+	ReceiverQueueBytes int64
+	Schema             Schema
+	ReadCompacted      bool
 }
 
 // Reader reads a topic from a position without a durable subscription: nothing is retained
@@ -40,16 +42,17 @@ func (cl *Client) CreateReader(ctx context.Context, opts ReaderOptions) (*Reader
 		sub = "reader-" + randomName(5)
 	}
 	c, err := cl.Subscribe(ctx, ConsumerOptions{
-		Topic:             opts.Topic,
-		SubscriptionName:  sub,
-		Name:              opts.Name,
-		Type:              Exclusive,
-		ReceiverQueueSize: opts.ReceiverQueueSize,
-		Schema:            opts.Schema,
-		ReadCompacted:     opts.ReadCompacted,
-		nonDurable:        true,
-		startID:           start,
-		startInclusive:    opts.StartMessageIDInclusive,
+		Topic:              opts.Topic,
+		SubscriptionName:   sub,
+		Name:               opts.Name,
+		Type:               Exclusive,
+		ReceiverQueueSize:  opts.ReceiverQueueSize,
+		ReceiverQueueBytes: opts.ReceiverQueueBytes,
+		Schema:             opts.Schema,
+		ReadCompacted:      opts.ReadCompacted,
+		nonDurable:         true,
+		startID:            start,
+		startInclusive:     opts.StartMessageIDInclusive,
 	})
 	if err != nil {
 		return nil, err
