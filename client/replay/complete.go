@@ -16,6 +16,13 @@ func (e *engine) complete(items <-chan item, stateErr chan<- error) {
 	for it := range items {
 		e.completeOne(it, stateErr, &lastSave)
 		e.inflight.Add(-1)
+		if it.bytes > 0 {
+			e.inflightBytes.Add(-it.bytes)
+			select {
+			case e.freed <- struct{}{}:
+			default:
+			}
+		}
 	}
 }
 

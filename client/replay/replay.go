@@ -65,7 +65,7 @@ func Run(ctx context.Context, cl *client.Client, opts Options) (Summary, error) 
 	if opts.Edit != nil {
 		opts.New = true
 	}
-	e := &engine{cl: cl, opts: opts, producers: map[string]*producerEntry{}, started: time.Now(),
+	e := &engine{cl: cl, opts: opts, producers: map[string]*producerEntry{}, started: time.Now(), freed: make(chan struct{}, 1),
 		held: held{left: map[client.MessageID]int{}}, origins: map[string]string{}, lastSeq: -1}
 	polled, cancel := context.WithCancel(context.Background())
 	cancel()
@@ -115,8 +115,11 @@ type engine struct {
 
 	held held // what of the subscription's backlog the run holds
 	// inflight counts the items the reader has handed to the completer and it has not
-	// finished.
-	inflight atomic.Int64
+	// finished; inflightBytes the payload bytes of those republished, bounded by sendBytes
+	// (roomFor), and freed signals the reader when the completer lowered it.
+	inflight      atomic.Int64
+	inflightBytes atomic.Int64
+	freed         chan struct{}
 }
 
 // errCrashed ends a run that simulated a crash (Options.crashAfter).
@@ -134,6 +137,7 @@ type item struct {
 	count   int  // the letter's REPLAY_COUNT
 	fut     *client.SendFuture
 	seq     int64
+	bytes   int64 // the republished payload's, counted in inflightBytes
 }
 
 func (e *engine) run(ctx context.Context) (Summary, error) {
@@ -147,8 +151,10 @@ func (e *engine) run(ctx context.Context) (Summary, error) {
 		// As much prefetched as may be on its way (sendWindow): with the default 1000 the
 		// reader waited for the broker's next delivery every few hundred letters, each
 		// FLOW a round trip behind the receipts that free the window (replay at 1 KiB:
-		// about a fifth faster, make bench).
-		ReceiverQueueSize: sendWindow,
+		// about a fifth faster, make bench). Large letters are prefetched only as many as
+		// sendBytes holds.
+		ReceiverQueueSize:  sendWindow,
+		ReceiverQueueBytes: sendBytes,
 	})
 	if errors.Is(err, client.ErrConsumerBusy) {
 		return e.sum, fmt.Errorf("%w: %s on %s (stop it first; a replay must be the subscription's only consumer): %w",

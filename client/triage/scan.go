@@ -130,7 +130,8 @@ func Scan(ctx context.Context, cl *client.Client, o ScanOptions) (*Result, error
 	start := o.Now()
 	res := &Result{Topic: o.Topic}
 	r, err := cl.CreateReader(ctx, client.ReaderOptions{Topic: o.Topic, StartMessageID: client.EarliestMessageID(),
-		Name: "letterbox-scan", ReceiverQueueSize: 2000})
+		// Large letters are prefetched only as many as 32 MiB holds.
+		Name: "letterbox-scan", ReceiverQueueSize: 2000, ReceiverQueueBytes: 32 << 20})
 	if err != nil {
 		return res, gone(fmt.Errorf("scan %s: %w", o.Topic, err))
 	}
