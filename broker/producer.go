@@ -5,6 +5,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/letterbox-dev/letterbox/broker/storage"
 	"github.com/letterbox-dev/letterbox/client/wire/pb"
 )
 
@@ -38,6 +39,25 @@ type receiptQueue struct {
 
 type receiptSlot struct {
 	cmd *pb.BaseCommand
+
+	// The SEND_RECEIPT of a stored entry is built here (receipt), so that the slot is all a
+	// SEND's answer allocates: it is one per message for unbatched producers.
+	base                                  pb.BaseCommand
+	r                                     pb.CommandSendReceipt
+	id                                    pb.MessageIdData
+	typ                                   pb.BaseCommand_Type
+	producer, seq, highest, ledger, entry uint64
+}
+
+// receipt returns the SEND_RECEIPT for an entry stored at pos, built in s.
+func (s *receiptSlot) receipt(producer, seq, highest uint64, pos storage.Position) *pb.BaseCommand {
+	s.typ = pb.BaseCommand_SEND_RECEIPT
+	s.producer, s.seq, s.highest = producer, seq, highest
+	s.ledger, s.entry = uint64(pos.Ledger), uint64(pos.Entry)
+	s.id = pb.MessageIdData{LedgerId: &s.ledger, EntryId: &s.entry}
+	s.r = pb.CommandSendReceipt{ProducerId: &s.producer, SequenceId: &s.seq, HighestSequenceId: &s.highest, MessageId: &s.id}
+	s.base = pb.BaseCommand{Type: &s.typ, SendReceipt: &s.r}
+	return &s.base
 }
 
 func (q *receiptQueue) reserve() *receiptSlot {

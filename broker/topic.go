@@ -217,15 +217,7 @@ func (t *topic) publish(p *producer, send *pb.CommandSend, meta storage.Meta, da
 			dedup.stored(meta.ProducerName, int64(meta.SequenceID), pos)
 			t.markDirty() // the flusher persists the deduplication state
 		}
-		p.receipts.complete(p.conn, slot, &pb.BaseCommand{
-			Type: pb.BaseCommand_SEND_RECEIPT.Enum(),
-			SendReceipt: &pb.CommandSendReceipt{
-				ProducerId:        &p.id,
-				SequenceId:        &seq,
-				HighestSequenceId: &highest,
-				MessageId:         &pb.MessageIdData{LedgerId: ptr(uint64(pos.Ledger)), EntryId: ptr(uint64(pos.Entry))},
-			},
-		})
+		p.receipts.complete(p.conn, slot, slot.receipt(p.id, seq, highest, pos))
 		t.signal()
 	})
 }
