@@ -47,15 +47,30 @@ func (cs *consumer) counters() counters {
 }
 
 // sendMessage writes one MESSAGE for entry data at pos.
-func (cs *consumer) sendMessage(id *pb.MessageIdData, redeliveries uint32, ackSet []int64, data []byte, hold storage.Holder) {
-	m := &pb.CommandMessage{ConsumerId: &cs.id, MessageId: id, AckSet: ackSet}
+func (cs *consumer) sendMessage(pos storage.Position, partition int32, redeliveries uint32, ackSet []int64, data []byte, hold storage.Holder) {
+	mc := &messageCmd{typ: pb.BaseCommand_MESSAGE, ledger: uint64(pos.Ledger), entry: uint64(pos.Entry),
+		partition: partition, redeliveries: redeliveries}
+	mc.id = pb.MessageIdData{LedgerId: &mc.ledger, EntryId: &mc.entry}
+	if partition >= 0 {
+		mc.id.Partition = &mc.partition
+	}
+	mc.m = pb.CommandMessage{ConsumerId: &cs.id, MessageId: &mc.id, AckSet: ackSet, ConsumerEpoch: cs.epoch}
 	if redeliveries > 0 {
-		m.RedeliveryCount = &redeliveries
+		mc.m.RedeliveryCount = &mc.redeliveries
 	}
-	if cs.epoch != nil {
-		m.ConsumerEpoch = cs.epoch
-	}
-	cs.conn.sendHeld(&pb.BaseCommand{Type: pb.BaseCommand_MESSAGE.Enum(), Message: m}, data, hold)
+	mc.base = pb.BaseCommand{Type: &mc.typ, Message: &mc.m}
+	cs.conn.sendHeld(&mc.base, data, hold)
+}
+
+// messageCmd is a MESSAGE command with everything it points to: one allocation per delivery.
+type messageCmd struct {
+	base          pb.BaseCommand
+	m             pb.CommandMessage
+	id            pb.MessageIdData
+	typ           pb.BaseCommand_Type
+	ledger, entry uint64
+	partition     int32
+	redeliveries  uint32
 }
 
 // sendCloseConsumer tells the client the broker closed its consumer. allowReconnect=false is

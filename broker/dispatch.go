@@ -276,9 +276,5 @@ func (s *subscription) deliver(cs *consumer, e storage.Entry) {
 	s.topic.stats.msgOut += n
 	s.topic.stats.bytesOut += int64(len(e.Data))
 	s.pending[e.Pos] = &pendingEntry{consumer: cs, messages: n}
-	id := &pb.MessageIdData{LedgerId: ptr(uint64(e.Pos.Ledger)), EntryId: ptr(uint64(e.Pos.Entry))}
-	if s.topic.name.Partition >= 0 {
-		id.Partition = ptr(int32(s.topic.name.Partition))
-	}
-	cs.sendMessage(id, s.redeliver[e.Pos], s.messageAckSet(e.Pos), e.Data, e.Hold)
+	cs.sendMessage(e.Pos, int32(s.topic.name.Partition), s.redeliver[e.Pos], s.messageAckSet(e.Pos), e.Data, e.Hold)
 }
