@@ -2,6 +2,7 @@ package client_test
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"testing"
 	"time"
@@ -36,22 +37,31 @@ func settled(t *testing.T, b *broker.Broker, topic, sub string) int64 {
 	return last
 }
 
-// With ReceiverQueueBytes, large messages are prefetched only as many as fit, however large
-// ReceiverQueueSize is, and all of them still arrive, in order.
-func TestReceiverQueueBytesLargeMessages(t *testing.T) {
-	t.Parallel()
+// filledTopic starts a broker and publishes n messages, made by payload, to a new topic.
+func filledTopic(t *testing.T, po client.ProducerOptions, n int, payload func(i int) []byte) (*broker.Broker, *client.Client, context.Context, string) {
+	t.Helper()
 	b := brokertest.StartBroker(t)
 	c := newClient(t, b)
 	ctx := brokertest.Ctx(t, 30*time.Second)
-	topic := uniqueTopic(t)
-	const n, size, limit = 200, 64 << 10, 1 << 20
-	p := mustProducer(t, c, client.ProducerOptions{Topic: topic, DisableBatching: true})
+	po.Topic = uniqueTopic(t)
+	p := mustProducer(t, c, po)
 	for i := range n {
-		p.SendAsync(ctx, &client.Message{Payload: append([]byte(fmt.Sprintf("%04d", i)), bytes.Repeat([]byte{'x'}, size)...)})
+		p.SendAsync(ctx, &client.Message{Payload: payload(i)})
 	}
 	if err := p.Flush(ctx); err != nil {
 		t.Fatal(err)
 	}
+	return b, c, ctx, po.Topic
+}
+
+// With ReceiverQueueBytes, large messages are prefetched only as many as fit, however large
+// ReceiverQueueSize is, and all of them still arrive, in order.
+func TestReceiverQueueBytesLargeMessages(t *testing.T) {
+	t.Parallel()
+	const n, size, limit = 200, 64 << 10, 1 << 20
+	b, c, ctx, topic := filledTopic(t, client.ProducerOptions{DisableBatching: true}, n, func(i int) []byte {
+		return append([]byte(fmt.Sprintf("%04d", i)), bytes.Repeat([]byte{'x'}, size)...)
+	})
 	cons := mustSubscribe(t, c, client.ConsumerOptions{Topic: topic, SubscriptionName: "s", InitialPosition: client.Earliest,
 		ReceiverQueueSize: 1000, ReceiverQueueBytes: limit})
 	// Before anything is taken: the first window, 1000/64 messages.
@@ -81,17 +91,7 @@ func TestReceiverQueueBytesLargeMessages(t *testing.T) {
 // keep a consumer of small messages at its first window.
 func TestReceiverQueueBytesSmallMessagesWiden(t *testing.T) {
 	t.Parallel()
-	b := brokertest.StartBroker(t)
-	c := newClient(t, b)
-	ctx := brokertest.Ctx(t, 30*time.Second)
-	topic := uniqueTopic(t)
-	p := mustProducer(t, c, client.ProducerOptions{Topic: topic})
-	for i := range 5000 {
-		p.SendAsync(ctx, &client.Message{Payload: []byte(fmt.Sprint(i))})
-	}
-	if err := p.Flush(ctx); err != nil {
-		t.Fatal(err)
-	}
+	b, c, ctx, topic := filledTopic(t, client.ProducerOptions{}, 5000, func(i int) []byte { return []byte(fmt.Sprint(i)) })
 	cons := mustSubscribe(t, c, client.ConsumerOptions{Topic: topic, SubscriptionName: "s", InitialPosition: client.Earliest,
 		ReceiverQueueSize: 1000, ReceiverQueueBytes: 1 << 20})
 	const taken = 2000
