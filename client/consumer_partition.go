@@ -308,8 +308,8 @@ func (pc *partitionConsumer) fit() bool {
 	return true
 }
 
-// noteSizes folds the payload sizes of newly queued messages into the running average fit
-// sizes the window by (each message weighs an eighth).
+// noteSizes counts newly queued messages' payload bytes and folds their sizes into the running
+// average that fit sizes the window by (each message weighs an eighth).
 func (pc *partitionConsumer) noteSizes(msgs []*Message) {
 	var bytes int64
 	avg := pc.avgSize.Load()
