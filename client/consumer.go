@@ -210,7 +210,9 @@ func (c *Consumer) next(ctx context.Context) (*Message, error) {
 			c.incoming.wake() // for another caller waiting concurrently
 		}
 		pc := m.consumer
-		pc.queuedBytes.Add(-int64(len(m.Payload)))
+		if c.opts.ReceiverQueueBytes > 0 {
+			pc.queuedBytes.Add(-int64(len(m.Payload)))
+		}
 		pc.mu.Lock()
 		stale := m.epoch != pc.epoch.Load() || pc.seeking
 		if !stale && c.opts.nonDurable {

@@ -41,7 +41,9 @@ func (pc *partitionConsumer) message(cmd *pb.CommandMessage, payload []byte) {
 		}
 		out = append(out, m)
 	}
-	pc.noteSizes(out)
+	if o.ReceiverQueueBytes > 0 {
+		pc.noteSizes(out)
+	}
 	pc.parent.incoming.push(out...)
 }
 

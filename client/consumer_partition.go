@@ -30,8 +30,9 @@ type partitionConsumer struct {
 	// epoch changes on every (re)subscribe; queued messages of an older epoch are dropped,
 	// since the broker redelivers whatever was not acknowledged.
 	epoch atomic.Uint64
-	// For ReceiverQueueBytes: the payload bytes of this partition's messages in the consumer's
-	// queue, and the running average of their sizes (noteSizes).
+	// For ReceiverQueueBytes, and kept only when it is set: the payload bytes of this
+	// partition's messages in the consumer's queue, and the running average of their sizes
+	// (noteSizes).
 	queuedBytes atomic.Int64
 	avgSize     atomic.Int64
 
