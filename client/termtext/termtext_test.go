@@ -1,0 +1,57 @@
+package termtext
+
+import "testing"
+
+func TestLine(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ in, want string }{
+		{"", ""},
+		{"order-42", "order-42"},
+		{"zürich · 東京 · 🙂", "zürich · 東京 · 🙂"},
+		{`C:\path\x1b`, `C:\path\x1b`}, // a backslash is text, not an escape
+		{"\x1b]0;owned\x07\x1b[2J", `\x1b]0;owned\x07\x1b[2J`},
+		{"a\x00b", `a\x00b`},
+		{"one\ntwo\tthree\r", `one\ntwo\tthree\r`},
+		{"del\x7f", `del\x7f`},
+		{"c1\u0085\u009b", `c1\u0085\u009b`},
+		{"abc\u202edcba", `abc\u202edcba`},
+		{"\u2066x\u2069\u200f", `\u2066x\u2069\u200f`},
+		{"line\u2028sep", `line\u2028sep`},
+		{"bad\xffutf8\xc3", `bad\xffutf8\xc3`},
+	} {
+		if got := Line(tc.in); got != tc.want {
+			t.Errorf("Line(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+		if Safe(tc.in) != (tc.in == tc.want) {
+			t.Errorf("Safe(%q) = %v", tc.in, Safe(tc.in))
+		}
+	}
+}
+
+func TestBlockKeepsLines(t *testing.T) {
+	t.Parallel()
+	in := "{\n\t\"k\": \"\x1b[31mred\"\r\n}"
+	want := "{\n\t\"k\": \"\\x1b[31mred\"\\r\n}"
+	if got := Block(in); got != want {
+		t.Fatalf("Block = %q, want %q", got, want)
+	}
+}
+
+// No output of Line holds a byte a terminal acts on, whatever the input.
+func FuzzLine(f *testing.F) {
+	f.Add("\x1b[2J\x00\u202e\xff")
+	f.Fuzz(func(t *testing.T, s string) {
+		out := Line(s)
+		for i, r := range out {
+			if r < 0x20 || (r >= 0x7f && r < 0xa0) || unsafeRune(r, false) {
+				t.Fatalf("Line(%q) = %q: %U at %d", s, out, r, i)
+			}
+		}
+		if Safe(s) && out != s {
+			t.Fatalf("a safe string changed: %q → %q", s, out)
+		}
+		if Block(s) == s != (firstUnsafe(s, true) < 0) {
+			t.Fatalf("Block(%q) disagrees with firstUnsafe", s)
+		}
+	})
+}
