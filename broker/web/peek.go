@@ -2,7 +2,6 @@ package web
 
 import (
 	"encoding/base64"
-	"encoding/json"
 	"net/http"
 	"strconv"
 	"time"
@@ -16,8 +15,9 @@ import (
 // Reading messages without consuming them: …/subscription/{sub}/position/{n} (peek, n from 1),
 // …/ledger/{l}/entry/{e} (by id) and …/examinemessage?initialPosition=&messagePosition=.
 // The answer is upstream's: the payload decompressed (for a batch, the whole batch body, which
-// clients split themselves) and the message metadata in X-Pulsar-* headers. Encrypted payloads
-// are returned as stored.
+// clients split themselves) and the message metadata in X-Pulsar-* headers, those a producer
+// wrote made readable to every HTTP client (peek_headers.go). Encrypted payloads are returned as
+// stored.
 
 func (s *Server) peekRoutes(rt *router) {
 	s.topicRoute(rt, "GET", "/subscription/{subscription}/position/{n}", func(w http.ResponseWriter, r *http.Request, topic string) {
@@ -86,15 +86,7 @@ func writeEntry(w http.ResponseWriter, e storage.Entry, err error) {
 		}
 		payload = body
 	}
-	if len(md.GetProperties()) > 0 {
-		props := map[string]string{}
-		for _, kv := range md.GetProperties() {
-			props[kv.GetKey()] = kv.GetValue()
-			h.Set("X-Pulsar-PROPERTY-"+kv.GetKey(), kv.GetValue())
-		}
-		js, _ := json.Marshal(props)
-		h.Set("X-Pulsar-PROPERTY", string(js))
-	}
+	setProperties(h, md.GetProperties()) // peek_headers.go, as the key and producer name below
 	h.Set("X-Pulsar-publish-time", httpTime(int64(md.GetPublishTime())))
 	if md.EventTime != nil && md.GetEventTime() > 0 {
 		h.Set("X-Pulsar-event-time", httpTime(int64(md.GetEventTime())))
@@ -109,10 +101,11 @@ func writeEntry(w http.ResponseWriter, e storage.Entry, err error) {
 	if md.NullValue != nil {
 		h.Set("X-Pulsar-null-value", strconv.FormatBool(md.GetNullValue()))
 	}
-	h.Set("X-Pulsar-producer-name", md.GetProducerName())
+	producer, _ := headerValue(md.GetProducerName())
+	h.Set("X-Pulsar-producer-name", producer)
 	h.Set("X-Pulsar-sequence-id", strconv.FormatUint(md.GetSequenceId(), 10))
 	if md.PartitionKey != nil {
-		h.Set("X-Pulsar-partition-key", md.GetPartitionKey())
+		setKey(h, md.GetPartitionKey())
 	}
 	if len(md.GetOrderingKey()) > 0 {
 		h.Set("X-Pulsar-Base64-ordering-key", base64.StdEncoding.EncodeToString(md.GetOrderingKey()))
@@ -124,7 +117,8 @@ func writeEntry(w http.ResponseWriter, e storage.Entry, err error) {
 	h.Set("X-Pulsar-uncompressed-size", strconv.Itoa(int(md.GetUncompressedSize())))
 	h.Set("X-Pulsar-Is-Encrypted", strconv.FormatBool(encrypted))
 	if md.ReplicatedFrom != nil {
-		h.Set("X-Pulsar-replicated-from", md.GetReplicatedFrom())
+		from, _ := headerValue(md.GetReplicatedFrom())
+		h.Set("X-Pulsar-replicated-from", from)
 	}
 	if md.Uuid != nil {
 		h.Set("X-Pulsar-num-chunks-from-msg", strconv.Itoa(int(md.GetNumChunksFromMsg())))

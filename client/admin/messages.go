@@ -2,9 +2,11 @@ package admin
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
@@ -110,7 +112,7 @@ func (c *Client) entryAt(ctx context.Context, t TopicName, r request) ([]Message
 		}
 	}
 	base := Message{Topic: t.String(), ID: id, Properties: props, PublishTime: resp.Header.Get("X-Pulsar-publish-time"),
-		Key: resp.Header.Get("X-Pulsar-partition-key"), EventTime: resp.Header.Get("X-Pulsar-event-time"), Headers: headers}
+		Key: headerKey(resp.Header), EventTime: resp.Header.Get("X-Pulsar-event-time"), Headers: headers}
 	nb := resp.Header.Get("X-Pulsar-num-batch-message")
 	if nb == "" {
 		base.ID.BatchIndex = -1
@@ -145,6 +147,18 @@ func (c *Client) entryAt(ctx context.Context, t TopicName, r request) ([]Message
 		out[i] = m
 	}
 	return out, nil
+}
+
+// headerKey is the message's key: X-Pulsar-partition-key, unless the letterbox broker had to
+// make that readable (a key holding control characters) and sent the exact key in base64
+// beside it (docs/protocol.md).
+func headerKey(h http.Header) string {
+	if b64 := h.Get("X-Pulsar-Base64-partition-key"); b64 != "" {
+		if key, err := base64.StdEncoding.DecodeString(b64); err == nil {
+			return string(key)
+		}
+	}
+	return h.Get("X-Pulsar-partition-key")
 }
 
 // headerTime is how upstream formats times in X-Pulsar-* headers.
