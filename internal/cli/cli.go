@@ -15,6 +15,8 @@ import (
 	"runtime/debug"
 
 	"github.com/charmbracelet/x/term"
+
+	"github.com/letterbox-dev/letterbox/client/termtext"
 )
 
 // Exit codes.
@@ -175,9 +177,17 @@ func printFlags(w io.Writer, fs *flag.FlagSet, names []string) {
 
 // usageError reports a command-line mistake and returns ExitUsage.
 func usageError(stderr io.Writer, cmd string, err error) int {
-	fmt.Fprintf(stderr, "%s: %v\nRun '%s --help' for usage.\n", cmd, err, cmd)
+	fmt.Fprintf(stderr, "%s: %s\nRun '%s --help' for usage.\n", cmd, errText(err), cmd)
 	return ExitUsage
 }
+
+// printError writes "cmd: err". An error may quote what the cluster holds (a topic's name, a
+// broker's reason, a letter's REAL_TOPIC): errText writes its control characters visibly.
+func printError(stderr io.Writer, cmd string, err error) {
+	fmt.Fprintf(stderr, "%s: %s\n", cmd, errText(err))
+}
+
+func errText(err error) string { return termtext.Block(err.Error()) }
 
 // version is Version, or the main module's version from the build information.
 func version() string {

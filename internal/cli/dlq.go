@@ -10,6 +10,7 @@ import (
 
 	"github.com/letterbox-dev/letterbox/client"
 	"github.com/letterbox-dev/letterbox/client/admin"
+	"github.com/letterbox-dev/letterbox/client/termtext"
 	"github.com/letterbox-dev/letterbox/client/triage"
 )
 
@@ -193,7 +194,7 @@ func findTopic(ctx context.Context, ad *admin.Client, arg string) (string, error
 func openDLQ(ctx context.Context, cf *clientFlags, cmd, arg string, stderr io.Writer) (ad *admin.Client, cl *client.Client, topic string, code int) {
 	ad, cl, err := cf.connect(ctx, stderr)
 	if err != nil {
-		fmt.Fprintf(stderr, "%s: %v\n", cmd, err)
+		printError(stderr, cmd, err)
 		return nil, nil, "", ExitFailure
 	}
 	topic, err = findTopic(ctx, ad, arg)
@@ -203,7 +204,7 @@ func openDLQ(ctx context.Context, cf *clientFlags, cmd, arg string, stderr io.Wr
 		if errors.As(err, &ue) {
 			return nil, nil, "", usageError(stderr, cmd, err)
 		}
-		fmt.Fprintf(stderr, "%s: DLQ %v\n", cmd, err)
+		printError(stderr, cmd, fmt.Errorf("DLQ %w", err))
 		return nil, nil, "", ExitFailure
 	}
 	return ad, cl, topic, ExitOK
@@ -217,7 +218,7 @@ func scanFailed(ctx context.Context, stderr io.Writer, cmd, topic string, err er
 	case ctx.Err() != nil:
 		fmt.Fprintf(stderr, "%s: %s: interrupted\n", cmd, topic)
 	default:
-		fmt.Fprintf(stderr, "%s: %v\n", cmd, err)
+		printError(stderr, cmd, err)
 	}
 	return ExitFailure
 }
@@ -227,10 +228,10 @@ func scanFailed(ctx context.Context, stderr io.Writer, cmd, topic string, err er
 func shortTopic(full string) string {
 	rest, ok := strings.CutPrefix(full, "persistent://")
 	if !ok {
-		return full
+		return termtext.Line(full)
 	}
 	if local, ok := strings.CutPrefix(rest, "public/default/"); ok {
-		return local
+		return termtext.Line(local)
 	}
-	return rest
+	return termtext.Line(rest)
 }

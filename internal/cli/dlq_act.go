@@ -43,7 +43,7 @@ func openTarget(ctx context.Context, cf *clientFlags, cmd, arg, sub string, stde
 		if errors.As(err, &ue) {
 			return nil, usageError(stderr, cmd, err)
 		}
-		fmt.Fprintf(stderr, "%s: %v\n", cmd, err)
+		printError(stderr, cmd, err)
 		return nil, ExitFailure
 	}
 	// Dead letters go to one topic, never a partitioned one; the replay engine reads one.
@@ -84,7 +84,7 @@ func (c *clientFlags) record(cmd string, e replay.HistoryEntry, stderr io.Writer
 		err = replay.AppendHistory(path, e)
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "%s: not recorded in the replay history: %v\n", cmd, err)
+		printError(stderr, cmd, fmt.Errorf("not recorded in the replay history: %w", err))
 	}
 }
 

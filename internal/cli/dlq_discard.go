@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/letterbox-dev/letterbox/client/replay"
+	"github.com/letterbox-dev/letterbox/client/termtext"
 )
 
 // discardFlags are the flags of "letterbox dlq discard".
@@ -112,7 +113,7 @@ func runDLQDiscard(ctx context.Context, cf *clientFlags, in stdin, args []string
 		return ExitOK
 	}
 
-	q := question{cmd: cmd, text: fmt.Sprintf("discard %d letters of %s via %s (%s)?", n, shortTopic(t.topic), t.sub, sel.words())}
+	q := question{cmd: cmd, text: fmt.Sprintf("discard %d letters of %s via %s (%s)?", n, shortTopic(t.topic), termtext.Line(t.sub), sel.words())}
 	if n > bigAction {
 		q.name = localName(t.topic)
 	}
@@ -130,7 +131,7 @@ func runDLQDiscard(ctx context.Context, cf *clientFlags, in stdin, args []string
 		case f.json:
 			json.NewEncoder(stdout).Encode(jsonEvent{ID: positionOf(ev.ID), Key: ev.Key, Action: string(ev.Action), Reason: ev.Reason})
 		case ev.Action == replay.Failed:
-			fmt.Fprintf(stderr, "\r\033[K%s: %s not discarded: %s\n", cmd, positionOf(ev.ID), ev.Reason)
+			fmt.Fprintf(stderr, "\r\033[K%s: %s not discarded: %s\n", cmd, positionOf(ev.ID), termtext.Line(ev.Reason))
 		case bar && time.Since(last) > 100*time.Millisecond:
 			last = time.Now()
 			fmt.Fprintf(stderr, "\r\033[K%d considered, discarded %d of %d, failed %d", ev.Progress.Considered, ev.Progress.Discarded, n, ev.Progress.Failed)
@@ -144,7 +145,7 @@ func runDLQDiscard(ctx context.Context, cf *clientFlags, in stdin, args []string
 	if f.json {
 		json.NewEncoder(stdout).Encode(sum)
 	} else {
-		fmt.Fprintf(stdout, "discarded %d of %d selected from %s via %s", res.Discarded, n, shortTopic(t.topic), t.sub)
+		fmt.Fprintf(stdout, "discarded %d of %d selected from %s via %s", res.Discarded, n, shortTopic(t.topic), termtext.Line(t.sub))
 		if res.Failed > 0 {
 			fmt.Fprintf(stdout, "; %d failed and stay", res.Failed)
 		}
@@ -161,7 +162,7 @@ func runDLQDiscard(ctx context.Context, cf *clientFlags, in stdin, args []string
 		fmt.Fprintf(stderr, "%s: interrupted after %d discarded; the rest stays\n", cmd, res.Discarded)
 		return ExitFailure
 	case err != nil:
-		fmt.Fprintf(stderr, "%s: %v\n", cmd, err)
+		printError(stderr, cmd, err)
 		return ExitFailure
 	case !sum.OK:
 		return ExitFailure
@@ -193,13 +194,13 @@ func writeDiscardPreview(p *preview, sum *discardSummary, f *discardFlags, start
 	for _, l := range p.letters {
 		line := "would discard " + l.pos.String()
 		if l.key != "" {
-			line += "  key " + l.key
+			line += "  key " + termtext.Line(l.key)
 		}
 		if l.reason != "" {
-			line += "  reason " + strings.TrimSpace(l.reason)
+			line += "  reason " + termtext.Line(strings.TrimSpace(l.reason))
 		}
 		fmt.Fprintln(stdout, line)
 	}
-	fmt.Fprintf(stdout, "would discard %d letters of %s via %s (%s), up to %s\n", n, shortTopic(sum.DLQ), sum.Subscription, sum.Selection, sum.Until)
+	fmt.Fprintf(stdout, "would discard %d letters of %s via %s (%s), up to %s\n", n, shortTopic(sum.DLQ), termtext.Line(sum.Subscription), sum.Selection, sum.Until)
 	fmt.Fprintf(stdout, "to discard exactly these, run again without --dry-run and with --until %s\n", sum.Until)
 }

@@ -63,7 +63,7 @@ func runDLQExport(ctx context.Context, cf *clientFlags, _ stdin, args []string, 
 		return filterError(stderr, dlqExport.cmd, err)
 	}
 	fail := func(err error) int {
-		fmt.Fprintf(stderr, "%s: %v\n", dlqExport.cmd, err)
+		printError(stderr, dlqExport.cmd, err)
 		return ExitFailure
 	}
 	ad, cl, topic, code := openDLQ(ctx, cf, dlqExport.cmd, pos[0], stderr)

@@ -15,6 +15,7 @@ import (
 	"github.com/letterbox-dev/letterbox/client/admin"
 	"github.com/letterbox-dev/letterbox/client/deadletter"
 	"github.com/letterbox-dev/letterbox/client/naming"
+	"github.com/letterbox-dev/letterbox/client/termtext"
 	"github.com/letterbox-dev/letterbox/client/triage"
 )
 
@@ -71,7 +72,7 @@ func runDLQLs(ctx context.Context, cf *clientFlags, _ stdin, args []string, stdo
 	}
 	ad, cl, err := cf.connect(ctx, stderr)
 	if err != nil {
-		fmt.Fprintf(stderr, "%s: %v\n", dlqLs.cmd, err)
+		printError(stderr, dlqLs.cmd, err)
 		return ExitFailure
 	}
 	cl.Close() // ls reads through the admin API only
@@ -80,7 +81,7 @@ func runDLQLs(ctx context.Context, cf *clientFlags, _ stdin, args []string, stdo
 	whole := namespaces == nil
 	code = ExitOK
 	problem := func(err error) {
-		fmt.Fprintf(stderr, "%s: %v\n", dlqLs.cmd, err)
+		printError(stderr, dlqLs.cmd, err)
 		code = ExitFailure
 	}
 	if whole {
@@ -247,7 +248,7 @@ func writeLsTable(w io.Writer, rows []lsRow, kind bool) {
 			cells = append(cells, r.Kind)
 		}
 		cells = append(cells, strconv.FormatInt(r.Backlog, 10), strconv.FormatFloat(r.RateIn, 'f', 1, 64),
-			orDash(shortTopic(r.Origin)), orDash(r.OriginSubscription), orDash(strings.Join(r.Subscriptions, ",")), r.Basis)
+			orDash(shortTopic(r.Origin)), orDash(termtext.Line(r.OriginSubscription)), orDash(termtext.Line(strings.Join(r.Subscriptions, ","))), r.Basis)
 		fmt.Fprintln(tw, strings.Join(cells, "\t"))
 	}
 	tw.Flush()

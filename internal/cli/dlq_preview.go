@@ -12,6 +12,7 @@ import (
 	"github.com/letterbox-dev/letterbox/client/deadletter"
 	"github.com/letterbox-dev/letterbox/client/expr"
 	"github.com/letterbox-dev/letterbox/client/replay"
+	"github.com/letterbox-dev/letterbox/client/termtext"
 	"github.com/letterbox-dev/letterbox/client/triage"
 )
 
@@ -174,9 +175,9 @@ func (p *preview) notes(cmd, sub string, stderr io.Writer) {
 		fmt.Fprintf(stderr, "%s: %s: no such letter up to %s (acknowledged and gone, or never there)\n", cmd, positionOf(id), positionOf(p.until))
 	}
 	if p.acked > 0 {
-		fmt.Fprintf(stderr, "%s: %d selected letters are retained but acknowledged on %s already: left alone\n", cmd, p.acked, sub)
+		fmt.Fprintf(stderr, "%s: %d selected letters are retained but acknowledged on %s already: left alone\n", cmd, p.acked, termtext.Line(sub))
 	}
 	if !p.cursorKnown {
-		fmt.Fprintf(stderr, "%s: the admin API does not show %s's cursor: the count may include letters it acknowledged already\n", cmd, sub)
+		fmt.Fprintf(stderr, "%s: the admin API does not show %s's cursor: the count may include letters it acknowledged already\n", cmd, termtext.Line(sub))
 	}
 }

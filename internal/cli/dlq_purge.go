@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/letterbox-dev/letterbox/client/replay"
+	"github.com/letterbox-dev/letterbox/client/termtext"
 )
 
 // purgeFlags are the flags of "letterbox dlq purge".
@@ -85,9 +86,9 @@ func runDLQPurge(ctx context.Context, cf *clientFlags, in stdin, args []string, 
 		return ExitOK
 	}
 	q := question{cmd: cmd, name: localName(t.topic),
-		text: fmt.Sprintf("purge %s: acknowledge all %d letters on %s, and any that arrive meanwhile?", shortTopic(t.topic), res.BacklogBefore, t.sub)}
+		text: fmt.Sprintf("purge %s: acknowledge all %d letters on %s, and any that arrive meanwhile?", shortTopic(t.topic), res.BacklogBefore, termtext.Line(t.sub))}
 	if f.count > 0 {
-		q.text = fmt.Sprintf("skip the first %d of the %d letters of %s on %s?", f.count, res.BacklogBefore, shortTopic(t.topic), t.sub)
+		q.text = fmt.Sprintf("skip the first %d of the %d letters of %s on %s?", f.count, res.BacklogBefore, shortTopic(t.topic), termtext.Line(t.sub))
 		if f.count <= bigAction {
 			q.name = ""
 		}
@@ -121,7 +122,7 @@ func runDLQPurge(ctx context.Context, cf *clientFlags, in stdin, args []string, 
 		Selection: selection, Discarded: max(res.BacklogBefore-max(res.BacklogAfter, 0), 0),
 		Result: resultOf(ctx, err), Elapsed: time.Since(started)}, stderr)
 	if err != nil {
-		fmt.Fprintf(stderr, "%s: %v\n", cmd, err)
+		printError(stderr, cmd, err)
 		return ExitFailure
 	}
 	return ExitOK
@@ -132,19 +133,19 @@ func writePurge(r purgeResult, asJSON bool, stdout io.Writer) {
 		json.NewEncoder(stdout).Encode(r)
 		return
 	}
-	name := shortTopic(r.DLQ)
+	name, sub := shortTopic(r.DLQ), termtext.Line(r.Subscription)
 	after := strconv.FormatInt(r.BacklogAfter, 10)
 	if r.BacklogAfter < 0 {
 		after = "unknown"
 	}
 	switch {
 	case r.BacklogBefore == 0:
-		fmt.Fprintf(stdout, "nothing to purge: %s has no backlog on %s\n", name, r.Subscription)
+		fmt.Fprintf(stdout, "nothing to purge: %s has no backlog on %s\n", name, sub)
 	case !r.OK:
-		fmt.Fprintf(stdout, "%s of %s via %s failed; backlog %d before\n", r.Action, name, r.Subscription, r.BacklogBefore)
+		fmt.Fprintf(stdout, "%s of %s via %s failed; backlog %d before\n", r.Action, name, sub, r.BacklogBefore)
 	case r.Action == replay.ActionSkip:
-		fmt.Fprintf(stdout, "skipped the first %d letters of %s via %s: backlog %d → %s\n", r.Count, name, r.Subscription, r.BacklogBefore, after)
+		fmt.Fprintf(stdout, "skipped the first %d letters of %s via %s: backlog %d → %s\n", r.Count, name, sub, r.BacklogBefore, after)
 	default:
-		fmt.Fprintf(stdout, "purged %s via %s: backlog %d → %s\n", name, r.Subscription, r.BacklogBefore, after)
+		fmt.Fprintf(stdout, "purged %s via %s: backlog %d → %s\n", name, sub, r.BacklogBefore, after)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/letterbox-dev/letterbox/client"
 	"github.com/letterbox-dev/letterbox/client/admin"
 	"github.com/letterbox-dev/letterbox/client/replay"
+	"github.com/letterbox-dev/letterbox/client/termtext"
 )
 
 // resendFlags are the flags of "letterbox dlq resend".
@@ -111,7 +112,7 @@ func runDLQResend(ctx context.Context, cf *clientFlags, in stdin, args []string,
 	}
 	defer t.cl.Close()
 	fail := func(err error) int {
-		fmt.Fprintf(stderr, "%s: %v\n", cmd, err)
+		printError(stderr, cmd, err)
 		return ExitFailure
 	}
 
@@ -177,9 +178,9 @@ func runDLQResend(ctx context.Context, cf *clientFlags, in stdin, args []string,
 	if f.json {
 		json.NewEncoder(stdout).Encode(res)
 	} else if res.OK {
-		fmt.Fprintf(stdout, "resent %s to %s; acknowledged in %s via %s\n", res.ID, dest, shortTopic(t.topic), t.sub)
+		fmt.Fprintf(stdout, "resent %s to %s; acknowledged in %s via %s\n", res.ID, termtext.Line(dest), shortTopic(t.topic), termtext.Line(t.sub))
 	} else {
-		fmt.Fprintf(stderr, "%s: %s not resent: %s\n", cmd, res.ID, res.Reason)
+		fmt.Fprintf(stderr, "%s: %s not resent: %s\n", cmd, res.ID, termtext.Line(res.Reason))
 	}
 	selection := "id " + res.ID
 	if edited {

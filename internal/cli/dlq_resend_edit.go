@@ -20,6 +20,7 @@ import (
 	"github.com/letterbox-dev/letterbox/client/deadletter"
 	"github.com/letterbox-dev/letterbox/client/naming"
 	"github.com/letterbox-dev/letterbox/client/replay"
+	"github.com/letterbox-dev/letterbox/client/termtext"
 	"github.com/letterbox-dev/letterbox/client/triage"
 )
 
@@ -202,17 +203,17 @@ func showResend(w io.Writer, m *client.Message, ed replay.Edit, t *target, dest 
 	props[replay.PropertyReplayCount] = strconv.Itoa(max(count, 0) + 1)
 	var kvs []string
 	for _, k := range slices.Sorted(maps.Keys(props)) {
-		kvs = append(kvs, k+"="+props[k])
+		kvs = append(kvs, termtext.Line(k)+"="+termtext.Line(props[k]))
 	}
-	key := ed.Key
+	key := termtext.Line(ed.Key)
 	switch {
-	case key == "" && m.Key == "":
+	case ed.Key == "" && m.Key == "":
 		key = "(none)"
 	case ed.Key != m.Key:
 		key = fmt.Sprintf("%q (was %q)", ed.Key, m.Key)
 	}
-	fmt.Fprintf(w, "resend %s of %s via %s\n", positionOf(m.ID), shortTopic(t.topic), t.sub)
-	fmt.Fprintf(w, "  to          %s\n", dest)
+	fmt.Fprintf(w, "resend %s of %s via %s\n", positionOf(m.ID), shortTopic(t.topic), termtext.Line(t.sub))
+	fmt.Fprintf(w, "  to          %s\n", termtext.Line(dest))
 	fmt.Fprintf(w, "  key         %s\n", key)
 	fmt.Fprintf(w, "  properties  %s\n", strings.Join(kvs, ", "))
 	fmt.Fprintf(w, "  payload     %s\n", payloadLine(ed.Payload, m.Payload))
@@ -235,5 +236,5 @@ func payloadLine(p, was []byte) string {
 	if first == "" {
 		return s
 	}
-	return s + ": " + first
+	return s + ": " + termtext.Line(first)
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/letterbox-dev/letterbox/client/termtext"
 	"github.com/letterbox-dev/letterbox/client/triage"
 )
 
@@ -22,7 +23,7 @@ const hourBarWidth = 40
 
 func writeStats(w io.Writer, res *triage.Result, filter string) {
 	s := res.Stats
-	fmt.Fprintln(w, res.Topic)
+	fmt.Fprintln(w, termtext.Line(res.Topic))
 	state := "complete"
 	if !res.Complete {
 		state = "interrupted: incomplete"
@@ -65,7 +66,7 @@ func writeCounts(w io.Writer, title string, cs []triage.Count, total int64) {
 		width = max(width, len(strconv.FormatInt(c.N, 10)))
 	}
 	for _, c := range cs {
-		fmt.Fprintf(w, "  %*d  %5.1f%%  %s\n", width, c.N, float64(c.N)*100/float64(max(total, 1)), c.Name)
+		fmt.Fprintf(w, "  %*d  %5.1f%%  %s\n", width, c.N, float64(c.N)*100/float64(max(total, 1)), termtext.Line(c.Name))
 	}
 }
 

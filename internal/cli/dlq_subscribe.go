@@ -17,6 +17,7 @@ import (
 	"github.com/letterbox-dev/letterbox/client/deadletter"
 	"github.com/letterbox-dev/letterbox/client/naming"
 	"github.com/letterbox-dev/letterbox/client/replay"
+	"github.com/letterbox-dev/letterbox/client/termtext"
 	"github.com/letterbox-dev/letterbox/client/triage"
 )
 
@@ -105,7 +106,7 @@ func runDLQSubscribe(ctx context.Context, cf *clientFlags, in stdin, args []stri
 	}
 	cl.Close() // the admin API does it all
 	fail := func(err error) int {
-		fmt.Fprintf(stderr, "%s: %v\n", cmd, err)
+		printError(stderr, cmd, err)
 		return ExitFailure
 	}
 	tn := mustTopic(topic)
@@ -143,7 +144,7 @@ func runDLQSubscribe(ctx context.Context, cf *clientFlags, in stdin, args []stri
 			return fail(fmt.Errorf("%s has a subscription %s already (backlog %d): nothing done; name another with --subscription",
 				shortTopic(topic), res.Subscription, s.MsgBacklog))
 		}
-		ask := fmt.Sprintf("create the durable subscription %s on %s at its earliest retained letter", res.Subscription, shortTopic(topic))
+		ask := fmt.Sprintf("create the durable subscription %s on %s at its earliest retained letter", termtext.Line(res.Subscription), shortTopic(topic))
 		if len(durable) > 0 {
 			ask += fmt.Sprintf(" (it has %s already)", strings.Join(durable, ", "))
 		}
@@ -256,7 +257,7 @@ func writeSubscribe(r subscribeResult, asJSON bool, stdout io.Writer) {
 		return
 	}
 	if r.Created {
-		fmt.Fprintf(stdout, "created subscription %s on %s at its earliest retained letter: backlog %d\n", r.Subscription, shortTopic(r.DLQ), r.Backlog)
+		fmt.Fprintf(stdout, "created subscription %s on %s at its earliest retained letter: backlog %d\n", termtext.Line(r.Subscription), shortTopic(r.DLQ), r.Backlog)
 	}
 	if r.RetentionSet {
 		fmt.Fprintf(stdout, "set the retention of %s: %s\n", r.Namespace, retentionWords(r.Retention))

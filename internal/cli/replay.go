@@ -144,7 +144,7 @@ func runReplay(ctx context.Context, cf *clientFlags, args []string, stdout, stde
 	}
 
 	fail := func(err error) int {
-		fmt.Fprintf(stderr, "letterbox replay: %v\n", err)
+		printError(stderr, "letterbox replay", err)
 		return ExitFailure
 	}
 	ad, cl, err := cf.connect(ctx, stderr)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/letterbox-dev/letterbox/client/replay"
+	"github.com/letterbox-dev/letterbox/client/termtext"
 )
 
 // What "letterbox replay" writes: its events, its progress bar, its summary and its entry in
@@ -40,7 +41,7 @@ func showEvents(events <-chan replay.Event, rf *replayFlags, dryRun bool, stdout
 			if drawn {
 				io.WriteString(stderr, "\r\033[K")
 			}
-			fmt.Fprintf(stderr, "%s %s: %s\n", ev.IDString(), ev.Action, ev.Reason)
+			fmt.Fprintf(stderr, "%s %s: %s\n", ev.IDString(), ev.Action, termtext.Line(ev.Reason))
 		}
 		lastEv = ev
 		if bar && time.Since(last) > 100*time.Millisecond {
@@ -118,7 +119,7 @@ func writeSummary(sum replay.Summary, rf *replayFlags, opts replay.Options, stdo
 		verb = "would move " + strconv.FormatInt(sum.WouldMove, 10)
 	}
 	fmt.Fprintf(stdout, "%s of %d considered from %s (subscription %s); skipped %d (loop guard %d), failed %d, in %s\n",
-		verb, sum.Considered, opts.DLQ, opts.Subscription, sum.Skipped, sum.Guarded, sum.Failed, sum.Elapsed.Round(time.Millisecond))
+		verb, sum.Considered, termtext.Line(opts.DLQ), termtext.Line(opts.Subscription), sum.Skipped, sum.Guarded, sum.Failed, sum.Elapsed.Round(time.Millisecond))
 	if !sum.DryRun && sum.Run != "" {
 		resumed := ""
 		if sum.Resumed {
