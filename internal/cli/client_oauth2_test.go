@@ -178,6 +178,7 @@ func TestOAuth2Commands(t *testing.T) {
 // an error: the admin calls ask for the token of their moment, and the binary protocol answers
 // the broker's challenges on the connection it keeps.
 func TestOAuth2ReplayAcrossExpiries(t *testing.T) {
+	t.Setenv("XDG_STATE_HOME", t.TempDir()) // the run's state and history
 	const letters = 24
 	is, env, creds := oauth2Broker(t, letters, 2*time.Second)
 	issued := is.Issued()
