@@ -11,6 +11,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/letterbox-dev/letterbox/client/termtext"
 	"github.com/letterbox-dev/letterbox/themes"
 	"github.com/letterbox-dev/letterbox/tui/common"
 	"github.com/letterbox-dev/letterbox/tui/components/footer"
@@ -389,12 +390,14 @@ func (a *App) Render() string {
 	switch {
 	case a.paletteOpen:
 		b.WriteString(common.Pad(a.palette.Hints(), w, false))
+	// What the status line says may quote the cluster or a letter (a name, an error): its
+	// control characters are written escaped.
 	case a.question != nil:
-		b.WriteString(st.Warn.Render(common.Pad(common.Trunc(a.question.text, w), w, false)))
+		b.WriteString(st.Warn.Render(common.Pad(common.Trunc(termtext.Line(a.question.text), w), w, false)))
 	case a.statusErr:
-		b.WriteString(st.Error.Render(common.Pad("✗ "+a.status, w, false)))
+		b.WriteString(st.Error.Render(common.Pad("✗ "+termtext.Line(a.status), w, false)))
 	default:
-		b.WriteString(st.Subtle.Render(common.Pad(a.status, w, false)))
+		b.WriteString(st.Subtle.Render(common.Pad(termtext.Line(a.status), w, false)))
 	}
 	b.WriteByte('\n')
 	if a.paletteOpen {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/letterbox-dev/letterbox/client/termtext"
 	"github.com/letterbox-dev/letterbox/tui/common"
 )
 
@@ -28,13 +29,13 @@ func (a *App) header() string {
 		// What is on screen missed two refreshes: say how old it is.
 		state = st.Warn.Render("as of "+at.Format("15:04:05")) + " " + state
 	}
-	right := st.Subtle.Render(a.c.Source.Endpoint()) + " " + state
+	right := st.Subtle.Render(termtext.Line(a.c.Source.Endpoint())) + " " + state
 	if a.active().Busy() {
 		right = st.Accent.Render(spinFrames[a.spin%len(spinFrames)]) + " " + right
 	}
 	var crumbs []string
 	for _, p := range a.stack {
-		crumbs = append(crumbs, p.Title())
+		crumbs = append(crumbs, termtext.Line(p.Title())) // a title may name a letter's topic
 	}
 	brand := st.Brand.Render("letterbox") + " "
 	if b := a.contextBadge(); b != "" {

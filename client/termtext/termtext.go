@@ -7,12 +7,17 @@
 // character visibly, as Go writes it in a string literal: \x1b, \x00, \u202e. Printable text,
 // any script included, is returned unchanged and without allocating.
 //
+// A form that edits such text (the TUI's resend) shows it with Quote, which also writes a
+// backslash as \\, and reads it back with Unquote, losslessly.
+//
 // JSON output is exact and needs none of this: encoding/json escapes control characters itself.
 //
 // The package imports nothing of letterbox, so the command line and the TUI share it.
 package termtext
 
 import (
+	"fmt"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -103,4 +108,86 @@ func writeHex(b *strings.Builder, prefix string, v uint32, digits int) {
 	for shift := (digits - 1) * 4; shift >= 0; shift -= 4 {
 		b.WriteByte(hex[v>>uint(shift)&0xf])
 	}
+}
+
+// Quote is Line made reversible, for a form that edits a stranger's text: what Line escapes,
+// and a backslash written as \\, so that Unquote gives s back exactly.
+func Quote(s string) string { return quote(s, false) }
+
+// QuoteBlock is Quote keeping newlines and tabs, for text edited over several lines.
+func QuoteBlock(s string) string { return quote(s, true) }
+
+func quote(s string, block bool) string {
+	if !strings.Contains(s, `\`) {
+		return escape(s, block)
+	}
+	var b strings.Builder
+	for i, part := range strings.Split(s, `\`) {
+		if i > 0 {
+			b.WriteString(`\\`)
+		}
+		b.WriteString(escape(part, block))
+	}
+	return b.String()
+}
+
+// Unquote reverses Quote and QuoteBlock: \\, \n, \t, \r, \xNN (a byte) and \uNNNN (a
+// character); any other backslash is an error naming its place (from 1, in characters).
+func Unquote(s string) (string, error) {
+	i := strings.IndexByte(s, '\\')
+	if i < 0 {
+		return s, nil
+	}
+	var b strings.Builder
+	b.WriteString(s[:i])
+	for i < len(s) {
+		c := s[i]
+		if c != '\\' {
+			b.WriteByte(c)
+			i++
+			continue
+		}
+		bad := func() error {
+			return fmt.Errorf(`character %d: %q is no escape (\\, \n, \t, \r, \xNN or \uNNNN; a backslash is \\)`,
+				utf8.RuneCountInString(s[:i])+1, s[i:min(i+2, len(s))])
+		}
+		if i+1 >= len(s) {
+			return "", bad()
+		}
+		switch s[i+1] {
+		case '\\':
+			b.WriteByte('\\')
+			i += 2
+		case 'n':
+			b.WriteByte('\n')
+			i += 2
+		case 't':
+			b.WriteByte('\t')
+			i += 2
+		case 'r':
+			b.WriteByte('\r')
+			i += 2
+		case 'x', 'u':
+			digits := 2
+			if s[i+1] == 'u' {
+				digits = 4
+			}
+			if i+2+digits > len(s) {
+				return "", bad()
+			}
+			v, err := strconv.ParseUint(s[i+2:i+2+digits], 16, 32)
+			if err != nil {
+				return "", bad()
+			}
+			if digits == 2 {
+				b.WriteByte(byte(v))
+			} else {
+				b.WriteRune(rune(v))
+			}
+			i += 2 + digits
+		default:
+			return "", bad()
+		}
+	}
+	return b.String(), nil
 }

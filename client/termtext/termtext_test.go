@@ -55,3 +55,40 @@ func FuzzLine(f *testing.F) {
 		}
 	})
 }
+
+func TestQuoteRoundTrip(t *testing.T) {
+	t.Parallel()
+	for _, s := range []string{"", "plain", `C:\path\x41\\`, "k\x1b]0;t\x07\x00", "a\nb\tc\r", "\xff\xfe", "\u202e\u0085", `\u0041`} {
+		for _, q := range []string{Quote(s), QuoteBlock(s)} {
+			got, err := Unquote(q)
+			if err != nil || got != s {
+				t.Errorf("Unquote(%q) = %q, %v; want %q", q, got, err, s)
+			}
+		}
+		if i := firstUnsafe(Quote(s), false); i >= 0 {
+			t.Errorf("Quote(%q) = %q is not safe", s, Quote(s))
+		}
+	}
+	if got := Quote(`a\b` + "\x1b"); got != `a\\b\x1b` {
+		t.Errorf("Quote = %q", got)
+	}
+	if got := QuoteBlock("a\n\x1b"); got != "a\n\\x1b" {
+		t.Errorf("QuoteBlock = %q", got)
+	}
+	for _, bad := range []string{`\`, `\q`, `\x4`, `\xzz`, `\u12`} {
+		if _, err := Unquote(bad); err == nil {
+			t.Errorf("Unquote(%q) accepted", bad)
+		}
+	}
+}
+
+func FuzzQuote(f *testing.F) {
+	f.Add("\x1b[2J\\x1b\x00\u202e\xff")
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, q := range []string{Quote(s), QuoteBlock(s)} {
+			if got, err := Unquote(q); err != nil || got != s {
+				t.Fatalf("Unquote(%q) = %q, %v; want %q", q, got, err, s)
+			}
+		}
+	})
+}

@@ -170,6 +170,11 @@ type Message struct {
 	Redeliveries      int
 	RedeliveriesKnown bool
 	Position          int // 1-based position in the peek, 0 when tailed
+	// Unreadable says why the entry at Position could not be read ("" when it was): the
+	// cluster answered about it, but with nothing letterbox can read (a header holding a
+	// control character, an entry that does not decode). Only Position and Topic are set; the
+	// letters around it are read as usual.
+	Unreadable string
 }
 
 // ReconsumeTimes is the RECONSUMETIMES property the retry letter topic logic sets, and whether

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/textproto"
 	"strconv"
 	"strings"
 	"time"
@@ -70,10 +72,15 @@ func (a *Admin) peekTopic(ctx context.Context, topic, sub string, from, n, offse
 	var out []Message
 	for pos := from; len(out) < n; pos++ {
 		msgs, err := a.topicAdmin(ctx).PeekAt(ctx, topic, sub, pos)
-		if err != nil {
-			if isEndOfBacklog(err) {
-				break
-			}
+		switch {
+		case err == nil:
+		case isEndOfBacklog(err):
+			return out, nil
+		case unreadableEntry(err) && ctx.Err() == nil:
+			// One letter the cluster cannot hand over must not hide the others.
+			out = append(out, Message{Topic: topic, Position: offset + pos, Unreadable: err.Error()})
+			continue
+		default:
 			return out, err
 		}
 		for _, am := range msgs {
@@ -81,6 +88,20 @@ func (a *Admin) peekTopic(ctx context.Context, topic, sub string, from, n, offse
 		}
 	}
 	return out, nil
+}
+
+// unreadableEntry reports whether err is about the entry at one position only: the cluster
+// answered, but its answer cannot be read (a header line holding a control character, which
+// Go's HTTP client refuses: an upstream broker sends a letter's key and properties raw), or it
+// could not read the entry itself (412 from letterbox, 500 from upstream). Anything else — the
+// cluster unreachable, a refusal, a missing topic — is the whole peek's.
+func unreadableEntry(err error) bool {
+	var pe textproto.ProtocolError
+	if errors.As(err, &pe) {
+		return true
+	}
+	var ae *admin.Error
+	return errors.As(err, &ae) && (ae.Status == http.StatusPreconditionFailed || ae.Status == http.StatusInternalServerError)
 }
 
 // isEndOfBacklog tells a 404 for "no message at this position" (the end of the backlog) from

@@ -10,6 +10,7 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/letterbox-dev/letterbox/client/termtext"
 	"github.com/letterbox-dev/letterbox/tui/common"
 )
 
@@ -28,7 +29,7 @@ type Column struct {
 	Max int
 }
 
-// Row is one row: plain cells, and optionally a style per cell (cells past len(Styles) take
+// Row is one row: plain cells (control characters are shown escaped), and optionally a style per cell (cells past len(Styles) take
 // the text style). The selected row is drawn plain in the selection style, so colours never fight.
 type Row struct {
 	Cells  []string
@@ -249,9 +250,11 @@ func (m Model) View() string {
 	return b.String()
 }
 
+// cell is the text of cell i. Cells are plain text, often a stranger's (a letter's key, a
+// reason, a payload): what a terminal would act on is written visibly instead (client/termtext).
 func cell(r Row, i int) string {
 	if i < len(r.Cells) {
-		return ansi.Strip(r.Cells[i])
+		return termtext.Line(r.Cells[i])
 	}
 	return ""
 }

@@ -263,6 +263,9 @@ func (p *Page) resend() tea.Cmd {
 	if d == nil {
 		return nil
 	}
+	if d.Unreadable != "" {
+		return status(unreadableNote)
+	}
 	if p.sub == "" {
 		return status("no subscription: a resent letter is acknowledged on one (A adds one)")
 	}

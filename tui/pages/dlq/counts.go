@@ -7,6 +7,7 @@ import (
 
 	"charm.land/lipgloss/v2"
 
+	"github.com/letterbox-dev/letterbox/client/termtext"
 	"github.com/letterbox-dev/letterbox/client/triage"
 	"github.com/letterbox-dev/letterbox/tui/common"
 	"github.com/letterbox-dev/letterbox/tui/components/table"
@@ -47,7 +48,7 @@ const barWidth = 24
 func (c *countsView) setWidth(w int) {
 	longest := 16
 	for _, r := range c.rows {
-		longest = max(longest, common.Width(r.name)+2)
+		longest = max(longest, common.Width(termtext.Line(r.name))+2) // as the table shows it
 	}
 	c.tbl.SetColumns(countColumns(max(8, min(longest, w-9-6-2))))
 }

@@ -335,6 +335,9 @@ func (p *Page) key(msg tea.KeyPressMsg) tea.Cmd {
 		return nil
 	case key.Matches(msg, keyMark):
 		if d := p.current(); d != nil {
+			if d.Unreadable != "" {
+				return status(unreadableNote)
+			}
 			if p.marked[d.ID] {
 				delete(p.marked, d.ID)
 			} else {
@@ -345,18 +348,23 @@ func (p *Page) key(msg tea.KeyPressMsg) tea.Cmd {
 		}
 	case key.Matches(msg, keyMarkAll):
 		for _, i := range p.shown {
-			p.marked[p.list.msgs[i].ID] = true
+			if d := p.list.msgs[i]; d.Unreadable == "" {
+				p.marked[d.ID] = true
+			}
 		}
 		p.setRows()
 	case key.Matches(msg, keyResend):
 		return p.resend()
 	case key.Matches(msg, keyReason):
-		if d := p.current(); d != nil {
+		if d := p.current(); d != nil && d.Unreadable == "" {
 			f := "reason=" + quote(d.Reason)
 			return p.search(f)
 		}
 	case key.Matches(msg, km.Enter):
 		if d := p.current(); d != nil {
+			if d.Unreadable != "" {
+				return status(unreadableNote)
+			}
 			return p.open(d)
 		}
 	case key.Matches(msg, keyNextPage):
@@ -501,6 +509,9 @@ func (p *Page) setState(m StateMsg) {
 }
 
 // current is the dead letter under the cursor.
+// unreadableNote is what the screen says when asked to act on a letter it could not read.
+const unreadableNote = "the cluster could not hand this letter over (its reason is in the row): nothing to act on"
+
 func (p *Page) current() *data.DeadLetter {
 	row := p.tbl.Cursor()
 	if row < 0 || row >= len(p.shown) {

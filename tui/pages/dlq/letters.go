@@ -10,6 +10,7 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"github.com/letterbox-dev/letterbox/client/expr"
+	"github.com/letterbox-dev/letterbox/client/termtext"
 	"github.com/letterbox-dev/letterbox/tui/common"
 	"github.com/letterbox-dev/letterbox/tui/components/table"
 	"github.com/letterbox-dev/letterbox/tui/data"
@@ -92,10 +93,11 @@ func letterColumns(w int, msgs []data.DeadLetter, ns string) []table.Column {
 	key, origin, producer, reason := 3, 6, 8, 6
 	for i := range msgs {
 		d := &msgs[i]
-		key = max(key, common.Width(d.Key))
-		origin = max(origin, common.Width(data.ShortName(d.Origin, ns)))
-		producer = max(producer, common.Width(shortProducer(d.ProducerName, ns)))
-		reason = max(reason, common.Width(or(d.Reason, "-")))
+		// As the table shows them: control characters escaped.
+		key = max(key, common.Width(termtext.Line(d.Key)))
+		origin = max(origin, common.Width(termtext.Line(data.ShortName(d.Origin, ns))))
+		producer = max(producer, common.Width(termtext.Line(shortProducer(d.ProducerName, ns))))
+		reason = max(reason, common.Width(termtext.Line(reasonCell(d))))
 	}
 	cols := [colPayload + 1]table.Column{
 		colMark:     {Title: " ", Width: 1},
@@ -271,6 +273,9 @@ func (p *Page) setRows() {
 	p.tbl.SetColumns(letterColumns(p.w, shownMsgs, ns))
 	p.tbl.SetRowFunc(len(shown), func(row int) table.Row {
 		d := msgs[shown[row]]
+		if d.Unreadable != "" {
+			return unreadableRow(st, d, wide, wider)
+		}
 		mark := ""
 		if p.marked[d.ID] {
 			mark = "●"
@@ -292,12 +297,41 @@ func (p *Page) setRows() {
 			cells = append(cells, or(shortProducer(d.ProducerName, ns), "-"), common.Bytes(int64(len(d.Payload))))
 			styles = append(styles, &st.Subtle, &st.Subtle)
 		}
-		cells, styles = append(cells, or(d.Reason, "-")), append(styles, &st.DLQ)
+		cells, styles = append(cells, reasonCell(&d)), append(styles, &st.DLQ)
 		if wider {
 			cells, styles = append(cells, firstLine(d.Payload)), append(styles, &st.Subtle)
 		}
 		return table.Row{Cells: cells, Styles: styles}
 	})
+}
+
+// unreadableRow is the row of a letter the cluster could not hand over: its position and why,
+// in the reason's column.
+func unreadableRow(st *common.Styles, d data.DeadLetter, wide, wider bool) table.Row {
+	cells := []string{"", "?", "?", "-", "-", "-", ""}
+	if wide {
+		cells = append(cells, "-")
+	}
+	if wider {
+		cells = append(cells, "-", "-")
+	}
+	cells = append(cells, reasonCell(&d))
+	if wider {
+		cells = append(cells, "")
+	}
+	styles := make([]*lipgloss.Style, len(cells))
+	for i := range styles {
+		styles[i] = &st.Error
+	}
+	return table.Row{Cells: cells, Styles: styles}
+}
+
+// reasonCell is what the REASON column says of d: its reason, or why it could not be read.
+func reasonCell(d *data.DeadLetter) string {
+	if d.Unreadable != "" {
+		return fmt.Sprintf("unreadable (position %d): %s", d.Position, d.Unreadable)
+	}
+	return or(d.Reason, "-")
 }
 
 // shortProducer is a producer's name without the persistent://tenant/ns/ that the clients'

@@ -10,6 +10,7 @@ import (
 
 	"github.com/letterbox-dev/letterbox/client/deadletter"
 	"github.com/letterbox-dev/letterbox/client/replay"
+	"github.com/letterbox-dev/letterbox/client/termtext"
 	"github.com/letterbox-dev/letterbox/tui/common"
 	"github.com/letterbox-dev/letterbox/tui/data"
 )
@@ -97,17 +98,17 @@ func (p *Page) headline() string {
 				backlog = sb.Backlog
 			}
 		}
-		s = fmt.Sprintf(" · via %s · backlog %s", p.sub, common.Count(backlog))
+		s = fmt.Sprintf(" · via %s · backlog %s", termtext.Line(p.sub), common.Count(backlog))
 		if n := len(p.detail.Subscriptions); n > 1 {
 			s += fmt.Sprintf(" (s: %d subscriptions)", n)
 		}
 	} else {
 		s = " · no subscription"
 	}
-	if p.origin != "" {
-		s += " · from " + data.ShortName(p.origin, data.ParseTopic(p.topic).NamespaceName())
+	if p.origin != "" { // from the newest letter, when the DLQ's name does not say
+		s += " · from " + termtext.Line(data.ShortName(p.origin, data.ParseTopic(p.topic).NamespaceName()))
 		if p.originSub != "" {
-			s += " / " + p.originSub
+			s += " / " + termtext.Line(p.originSub)
 		}
 	}
 	return s
@@ -264,16 +265,22 @@ func (p *Page) detailView() []string {
 	if d == nil {
 		return make([]string, detailLines)
 	}
+	if d.Unreadable != "" {
+		return []string{
+			st.Paint(&st.Error, common.Trunc(" "+termtext.Line("unreadable: "+d.Unreadable), p.w)),
+			st.Paint(&st.Subtle, common.Trunc(fmt.Sprintf(" position %d · the letters around it are read as usual", d.Position), p.w)),
+		}
+	}
 	r := reasons(*d)
 	if r == "" {
 		r = "no reason property (keys containing reason, error or exception)"
 	}
-	payload := strings.Join(strings.Fields(string(d.Payload)), " ")
+	payload := termtext.Line(strings.Join(strings.Fields(string(d.Payload)), " "))
 	if !isText(d.Payload) {
 		payload = fmt.Sprintf("<%d bytes binary>", len(d.Payload))
 	}
 	return []string{
-		st.Paint(&st.DLQ, common.Trunc(" "+r, p.w)),
+		st.Paint(&st.DLQ, common.Trunc(" "+termtext.Line(r), p.w)),
 		st.Paint(&st.Subtle, common.Trunc(fmt.Sprintf(" %s · %s", d.ID, payload), p.w)),
 	}
 }
@@ -305,8 +312,10 @@ func (p *Page) historyView() []string {
 		if i >= p.historyLines()-1 {
 			break
 		}
-		line := fmt.Sprintf(" %s  %-9s %-10s %s · %s · %s",
-			e.When.Local().Format("2006-01-02 15:04"), e.What(), e.Result, counted(e), e.Selection, by(e))
+		// A selection and a result may quote a letter (an edited resend's destination, an
+		// error): written with its control characters escaped.
+		line := termtext.Line(fmt.Sprintf(" %s  %-9s %-10s %s · %s · %s",
+			e.When.Local().Format("2006-01-02 15:04"), e.What(), e.Result, counted(e), e.Selection, by(e)))
 		style := &st.Text
 		if e.Result != "complete" {
 			style = &st.Warn

@@ -289,6 +289,10 @@ func (p *Page) setLatest() {
 	dl := p.flow.Latest
 	p.latest.SetRowFunc(len(dl), func(i int) table.Row {
 		d := dl[i]
+		if d.Unreadable != "" {
+			return table.Row{Cells: []string{"?", "?", "-", "-", "unreadable: " + d.Unreadable},
+				Styles: []*lipgloss.Style{&st.Error, &st.Error, &st.Error, &st.Error, &st.Error}}
+		}
 		reason := d.Reason
 		if reason == "" {
 			reason = "(no reason property)"

@@ -6,6 +6,7 @@ import (
 
 	"charm.land/lipgloss/v2"
 
+	"github.com/letterbox-dev/letterbox/client/termtext"
 	"github.com/letterbox-dev/letterbox/tui/common"
 	"github.com/letterbox-dev/letterbox/tui/data"
 )
@@ -39,7 +40,9 @@ func (p *Page) View() string {
 	if p.indexMode {
 		return p.indexView()
 	}
-	head := st.Title.Render("Flow " + data.ShortName(p.topic, ""))
+	// The topic and subscription may come from a letter (its REAL_TOPIC, its producer's name):
+	// written with control characters escaped, as everything else from letters.
+	head := st.Title.Render("Flow " + termtext.Line(data.ShortName(p.topic, "")))
 	if p.problem != "" {
 		return common.Lines(head+"\n"+st.Warn.Render(common.Trunc(p.problem, p.w)), p.w, p.h)
 	}
@@ -48,11 +51,11 @@ func (p *Page) View() string {
 		return common.Lines(head+"\n"+st.Subtle.Render("loading…"), p.w, p.h)
 	}
 	p.layout()
-	head = st.Title.Render("Flow "+data.ShortName(f.Topic, "")) + st.Subtle.Render(" · subscription ") + st.Text.Render(f.Sub) +
+	head = st.Title.Render("Flow "+termtext.Line(data.ShortName(f.Topic, ""))) + st.Subtle.Render(" · subscription ") + st.Text.Render(termtext.Line(f.Sub)) +
 		st.Subtle.Render(" · read "+f.At.Format("15:04:05"))
 	lines := []string{common.Trunc(head, p.w)}
 	lines = append(lines, p.graph(f)...)
-	red := fmt.Sprintf("redeliveries on %s: %s msg/s", f.Sub, common.Rate(f.Redeliver()))
+	red := fmt.Sprintf("redeliveries on %s: %s msg/s", termtext.Line(f.Sub), common.Rate(f.Redeliver()))
 	if f.Retry.SubKnown {
 		red += fmt.Sprintf(" (%s on the topic, %s on the retry topic)", common.Rate(f.Main.Redeliver), common.Rate(f.Retry.Redeliver))
 	}
@@ -115,10 +118,10 @@ func nodeLines(n data.FlowNode, role string, wide bool) [3]string {
 	case n.SubKnown:
 		l[1] = "backlog " + common.Count(n.SubBacklog)
 		if wide {
-			l[1] += " on " + n.Sub
+			l[1] += " on " + termtext.Line(n.Sub)
 		}
 	default:
-		l[1] = "no " + n.Sub + " subscription"
+		l[1] = "no " + termtext.Line(n.Sub) + " subscription"
 	}
 	l[2] = common.Count(s.InCounter) + " published"
 	if wide {
@@ -135,7 +138,7 @@ func (p *Page) box(n data.FlowNode, w int, bs *lipgloss.Style, body [3]string) [
 		border = *bs
 	}
 	inner := w - 2
-	name := data.ParseTopic(n.Topic).Local
+	name := termtext.Line(data.ParseTopic(n.Topic).Local)
 	if room := inner - 3; len(name) > room && room > 1 {
 		name = "…" + name[len(name)-room+1:] // the suffix (-RETRY, -DLQ) says most
 	}
@@ -171,7 +174,7 @@ func (p *Page) edge(ew int, rate float64, what string, exists bool) []string {
 func (p *Page) healthLine(f *data.Flow) string {
 	st := p.c.Styles
 	if !f.DLQ.Exists {
-		return st.Paint(&st.OK, common.Trunc("✓ no DLQ topic yet: nothing has died on "+f.Sub, p.w))
+		return st.Paint(&st.OK, common.Trunc("✓ no DLQ topic yet: nothing has died on "+termtext.Line(f.Sub), p.w))
 	}
 	h := data.JudgeHealth(data.HealthInput{DLQ: f.DLQ.Detail, Retention: f.Retention, RetentionKnown: f.RetentionKnown, RedeliverBefore: -1})
 	if len(h.Warnings) > 0 {
@@ -234,18 +237,19 @@ func (p *Page) journey(f *data.Flow, h int) string {
 		return st.Paint(&st.ColHeader, "Journey") + "\n" + st.Paint(&st.Subtle, "  select a dead letter with ORIGIN_MESSAGE_ID to follow it")
 	}
 	now := p.c.Clock.Now()
-	lines := []string{st.Paint(&st.ColHeader, common.Trunc(fmt.Sprintf("Journey of %s (key %s)", d.OriginID, d.Key), p.w))}
+	lines := []string{st.Paint(&st.ColHeader, common.Trunc(fmt.Sprintf("Journey of %s (key %s)", termtext.Line(d.OriginID), termtext.Line(d.Key)), p.w))}
 	steps := f.Journey(d.OriginID)
-	nameW := len(data.ParseTopic(f.Retry.Topic).Local)
+	local := func(topic string) string { return termtext.Line(data.ParseTopic(topic).Local) }
+	nameW := common.Width(local(f.Retry.Topic))
 	for _, s := range steps {
-		nameW = max(nameW, len(data.ParseTopic(s.Topic).Local))
+		nameW = max(nameW, common.Width(local(s.Topic)))
 	}
 	sawRetry := false
 	for _, s := range steps {
 		sawRetry = sawRetry || s.Topic == f.Retry.Topic
 	}
 	row := func(mark string, style *lipgloss.Style, topic, id, what string) string {
-		l := fmt.Sprintf(" %s %-*s %-10s %s", mark, nameW, data.ParseTopic(topic).Local, id, what)
+		l := fmt.Sprintf(" %s %s %-10s %s", mark, common.Pad(local(topic), nameW, false), termtext.Line(id), termtext.Line(what))
 		return st.Paint(style, common.Trunc(l, p.w))
 	}
 	for i, s := range steps {

@@ -11,11 +11,12 @@ import (
 // The "/" filter over what is loaded, the selection export writes, and the cursor's moves
 // between the messages shown.
 
-// selection is what export writes: the marked messages, or those shown when none is marked.
+// selection is what export writes: the marked messages, or those shown when none is marked
+// (never one the cluster could not hand over: there is nothing of it to write).
 func (p *Page) selection() []data.Message {
 	var out []data.Message
 	for _, i := range p.shown {
-		if m := p.msgs[i]; len(p.marked) == 0 || p.marked[m.ID] {
+		if m := p.msgs[i]; m.Unreadable == "" && (len(p.marked) == 0 || p.marked[m.ID]) {
 			out = append(out, m)
 		}
 	}

@@ -344,6 +344,9 @@ func (p *Page) key(msg tea.KeyPressMsg) tea.Cmd {
 		p.detailOff = 0
 	case key.Matches(msg, k.Mark):
 		if m := p.current(); m != nil {
+			if m.Unreadable != "" {
+				return status(unreadableNote)
+			}
 			p.marked[m.ID] = !p.marked[m.ID]
 			if !p.marked[m.ID] {
 				delete(p.marked, m.ID)
@@ -375,6 +378,9 @@ func (p *Page) key(msg tea.KeyPressMsg) tea.Cmd {
 		p.jump(-1)
 	case key.Matches(msg, k.Copy):
 		if m := p.current(); m != nil {
+			if m.Unreadable != "" {
+				return status(unreadableNote)
+			}
 			text, _ := p.dec.decode(m.Payload, p.mode)
 			return tea.Batch(tea.SetClipboard(text), status("copied the payload of "+m.ID+" (OSC 52)"))
 		}

@@ -11,6 +11,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	"charm.land/lipgloss/v2"
 
+	"github.com/letterbox-dev/letterbox/client/termtext"
 	"github.com/letterbox-dev/letterbox/tui/common"
 	"github.com/letterbox-dev/letterbox/tui/components/table"
 	"github.com/letterbox-dev/letterbox/tui/data"
@@ -37,6 +38,11 @@ func (p *Page) refreshRows() {
 	rows := make([]table.Row, len(p.shown))
 	for row, i := range p.shown {
 		m := p.msgs[i]
+		if m.Unreadable != "" {
+			rows[row] = table.Row{Cells: []string{" ", itoa(m.Position), "-", "?", "-", "n/a", "-", "unreadable: " + m.Unreadable},
+				Styles: []*lipgloss.Style{&st.Error, &st.Error, &st.Error, &st.Error, &st.Error, &st.Error, &st.Error, &st.Error}}
+			continue
+		}
 		mark := " "
 		if p.marked[m.ID] {
 			mark = "●"
@@ -186,6 +192,10 @@ func (p *Page) detail() string {
 	if m == nil {
 		return ""
 	}
+	if m.Unreadable != "" {
+		return st.Error.Render(termtext.Line(fmt.Sprintf("position %d: unreadable: %s", m.Position, m.Unreadable))) + "\n" +
+			st.Subtle.Render("the cluster answered, but not with anything letterbox can read; the messages around it are read as usual")
+	}
 	now := p.c.Clock.Now()
 	when := func(t time.Time) string {
 		if t.IsZero() {
@@ -201,7 +211,11 @@ func (p *Page) detail() string {
 	if !ok {
 		recons = "-"
 	}
-	kv := func(k, v string) string { return st.Subtle.Render(fmt.Sprintf("%-11s", k)) + " " + st.Text.Render(v) }
+	// The key, the properties and the payload are the producer's: shown with control
+	// characters escaped (client/termtext).
+	kv := func(k, v string) string {
+		return st.Subtle.Render(fmt.Sprintf("%-11s", k)) + " " + st.Text.Render(termtext.Line(v))
+	}
 	lines := []string{
 		kv("id", m.ID) + st.Subtle.Render("  "+data.ShortName(m.Topic, "")),
 		kv("key", orDash(m.Key)),
@@ -215,19 +229,23 @@ func (p *Page) detail() string {
 		lines = append(lines, st.ColHeader.Render(fmt.Sprintf("properties · %d", len(m.Properties))))
 		width := 0
 		for k := range m.Properties {
-			width = max(width, common.Width(k))
+			width = max(width, common.Width(termtext.Line(k)))
 		}
 		width = min(width, 28)
 		for _, k := range slices.Sorted(maps.Keys(m.Properties)) {
-			lines = append(lines, " "+st.Accent.Render(common.Pad(common.Trunc(k, width), width, false))+" "+st.Text.Render(m.Properties[k]))
+			name := common.Pad(common.Trunc(termtext.Line(k), width), width, false)
+			lines = append(lines, " "+st.Accent.Render(name)+" "+st.Text.Render(termtext.Line(m.Properties[k])))
 		}
 	}
 	text, form := p.dec.decode(m.Payload, p.mode)
 	lines = append(lines, st.ColHeader.Render(fmt.Sprintf("payload · %s · %s", form, common.Bytes(int64(len(m.Payload))))))
-	lines = append(lines, strings.Split(text, "\n")...)
+	lines = append(lines, strings.Split(termtext.Block(text), "\n")...)
 	off := min(p.detailOff, max(0, len(lines)-1))
 	return strings.Join(lines[off:], "\n")
 }
+
+// unreadableNote is what the screen says when asked to act on a message it could not read.
+const unreadableNote = "the cluster could not hand this message over (why is in its row): nothing to act on"
 
 func orDash(s string) string {
 	if s == "" {

@@ -10,6 +10,7 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"github.com/letterbox-dev/letterbox/client/replay"
+	"github.com/letterbox-dev/letterbox/client/termtext"
 	"github.com/letterbox-dev/letterbox/tui/common"
 	"github.com/letterbox-dev/letterbox/tui/data"
 )
@@ -174,7 +175,8 @@ func (p *Page) breakdown(dests map[string]int64, ns string) []string {
 	st := p.c.Styles
 	var out []string
 	for _, d := range slices.Sorted(maps.Keys(dests)) {
-		out = append(out, st.Paint(&st.OK, common.Trunc(fmt.Sprintf(" → %-30s %6d", data.ShortName(d, ns), dests[d]), p.w)))
+		// A destination is a letter's REAL_TOPIC, a reason may quote a letter: escaped.
+		out = append(out, st.Paint(&st.OK, common.Trunc(fmt.Sprintf(" → %-30s %6d", termtext.Line(data.ShortName(d, ns)), dests[d]), p.w)))
 	}
 	whys := slices.Sorted(maps.Keys(p.why))
 	slices.SortStableFunc(whys, func(a, b string) int { return int(p.why[b] - p.why[a]) })
@@ -183,7 +185,7 @@ func (p *Page) breakdown(dests map[string]int64, ns string) []string {
 			out = append(out, st.Paint(&st.Subtle, fmt.Sprintf("   … %d more reasons", len(whys)-4)))
 			break
 		}
-		out = append(out, st.Paint(&st.Subtle, common.Trunc(fmt.Sprintf("   %6d %s", p.why[w], w), p.w)))
+		out = append(out, st.Paint(&st.Subtle, common.Trunc(fmt.Sprintf("   %6d %s", p.why[w], termtext.Line(w)), p.w)))
 	}
 	return out
 }
@@ -269,7 +271,8 @@ func (p *Page) recentLines(n int, ns string) []string {
 		case replay.Skipped:
 			s = &st.Subtle
 		}
-		out = append(out, st.Paint(s, common.Trunc(fmt.Sprintf(" %-12s %-14s %s", e.IDString(), e.Key, what), p.w)))
+		line := fmt.Sprintf(" %-12s %-14s %s", e.IDString(), termtext.Line(e.Key), termtext.Line(what))
+		out = append(out, st.Paint(s, common.Trunc(line, p.w)))
 	}
 	return out
 }

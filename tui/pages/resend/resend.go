@@ -9,10 +9,8 @@ package resend
 import (
 	"context"
 	"fmt"
-	"maps"
 	"os"
 	"os/exec"
-	"slices"
 	"strings"
 	"time"
 
@@ -73,6 +71,8 @@ type Page struct {
 	problem string
 	sum     data.ReplaySummary
 	w, h    int
+	// quoted says which fields are edited quoted (quoted.go).
+	quoted [fields]bool
 }
 
 // New returns the screen for letter of dlq, read through sub.
@@ -80,20 +80,16 @@ func New(c *common.Common, dlq, sub string, letter data.DeadLetter) *Page {
 	p := &Page{c: c, dlq: dlq, sub: sub, letter: letter}
 	p.to = input.New(c, "", "a topic")
 	if letter.Origin != "" {
-		p.to.SetValue(data.ShortName(letter.Origin, ""))
+		p.setText(fieldTo, data.ShortName(letter.Origin, ""), false)
 	}
 	p.key = input.New(c, "", "no key")
-	p.key.SetValue(letter.Key)
+	p.setText(fieldKey, letter.Key, false)
 	p.props = newArea(c, "name=value, one a line")
-	var lines []string
-	for _, k := range slices.Sorted(maps.Keys(letter.Properties)) {
-		if !replay.IsBookkeeping(k) && k != replay.PropertyReplayedFrom && k != replay.PropertyReplayCount {
-			lines = append(lines, k+"="+letter.Properties[k])
-		}
-	}
-	p.props.SetValue(strings.Join(lines, "\n"))
+	var props string
+	props, p.quoted[fieldProps] = propertyLines(letter.Properties)
+	p.props.SetValue(props)
 	p.payload = newArea(c, "the payload")
-	p.payload.SetValue(string(letter.Payload))
+	p.setText(fieldPayload, string(letter.Payload), true)
 	p.setFocus(fieldPayload)
 	return p
 }
@@ -174,7 +170,11 @@ func (p *Page) Update(msg tea.Msg) (common.Page, tea.Cmd) {
 		if !strings.HasSuffix(p.payload.Value(), "\n") {
 			edited = strings.TrimSuffix(edited, "\n") // the newline editors add at the end
 		}
-		p.payload.SetValue(edited)
+		if p.quoted[fieldPayload] {
+			p.payload.SetValue(edited) // edited quoted, as the form showed it
+		} else {
+			p.setText(fieldPayload, edited, true)
+		}
 	case SentMsg:
 		p.sum = msg.Summary
 		switch {
@@ -255,7 +255,10 @@ func (p *Page) keyPress(msg tea.KeyPressMsg) tea.Cmd {
 
 // edit is what the form says to send, and where.
 func (p *Page) edit() (*data.ReplayEdit, string, error) {
-	to := strings.TrimSpace(p.to.Value())
+	to, err := p.text(fieldTo, "to", strings.TrimSpace(p.to.Value()))
+	if err != nil {
+		return nil, "", err
+	}
 	if to == "" {
 		return nil, "", fmt.Errorf("a destination is needed: the letter names no origin")
 	}
@@ -268,9 +271,24 @@ func (p *Page) edit() (*data.ReplayEdit, string, error) {
 		if !ok || strings.TrimSpace(k) == "" {
 			return nil, "", fmt.Errorf("property line %d: want name=value, not %q", i+1, l)
 		}
-		props[strings.TrimSpace(k)] = v
+		what := fmt.Sprintf("property line %d", i+1)
+		if k, err = p.text(fieldProps, what, strings.TrimSpace(k)); err != nil {
+			return nil, "", err
+		}
+		if v, err = p.text(fieldProps, what, v); err != nil {
+			return nil, "", err
+		}
+		props[k] = v
 	}
-	return &data.ReplayEdit{Payload: []byte(p.payload.Value()), Key: p.key.Value(), Properties: props}, data.ParseTopic(to).String(), nil
+	key, err := p.text(fieldKey, "key", p.key.Value())
+	if err != nil {
+		return nil, "", err
+	}
+	payload, err := p.text(fieldPayload, "payload", p.payload.Value())
+	if err != nil {
+		return nil, "", err
+	}
+	return &data.ReplayEdit{Payload: []byte(payload), Key: key, Properties: props}, data.ParseTopic(to).String(), nil
 }
 
 // send resends the letter through the replay engine: its id alone selected, the edit in place

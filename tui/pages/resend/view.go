@@ -7,13 +7,14 @@ import (
 	"charm.land/bubbles/v2/key"
 	"charm.land/lipgloss/v2"
 
+	"github.com/letterbox-dev/letterbox/client/termtext"
 	"github.com/letterbox-dev/letterbox/tui/common"
 	"github.com/letterbox-dev/letterbox/tui/data"
 )
 
 func (p *Page) View() string {
 	st := p.c.Styles
-	head := st.Title.Render("Resend "+p.letter.ID) + st.Subtle.Render(" of "+data.ShortName(p.dlq, "")+" · acknowledged on "+p.sub+" once the new message is stored")
+	head := st.Title.Render("Resend "+p.letter.ID) + st.Subtle.Render(" of "+termtext.Line(data.ShortName(p.dlq, ""))+" · acknowledged on "+termtext.Line(p.sub)+" once the new message is stored")
 	lines := []string{common.Trunc(head, p.w), ""}
 	label := func(f int, name string) string {
 		if f == p.focus && p.stage == Editing {
@@ -35,22 +36,22 @@ func (p *Page) View() string {
 	switch p.stage {
 	case Editing:
 		if p.problem != "" {
-			paint(&st.Error, wrap("✗ "+p.problem))
+			paint(&st.Error, wrap("✗ "+termtext.Line(p.problem)))
 		} else {
-			paint(&st.Subtle, wrap("ctrl+s sends (asks first) · ctrl+e edits the payload in $VISUAL/$EDITOR · tab next field · esc leaves, nothing sent"))
+			paint(&st.Subtle, wrap(p.quotedHint()+"ctrl+s sends (asks first) · ctrl+e edits the payload in $VISUAL/$EDITOR · tab next field · esc leaves, nothing sent"))
 		}
 	case Confirming:
 		_, to, _ := p.edit()
 		paint(&st.Warn, wrap(fmt.Sprintf("Send this to %s, then acknowledge %s on %s? The new message carries REPLAYED_FROM=%s.  y yes · n no",
-			data.ShortName(to, ""), p.letter.ID, p.sub, p.letter.ID)))
+			termtext.Line(data.ShortName(to, "")), p.letter.ID, termtext.Line(p.sub), p.letter.ID)))
 	case Sending:
 		paint(&st.Accent, []string{"sending…"})
 	case Sent:
 		_, to, _ := p.edit()
 		paint(&st.OK, wrap(fmt.Sprintf("✓ sent to %s, and %s acknowledged on %s · recorded in the history · esc back",
-			data.ShortName(to, ""), p.letter.ID, p.sub)))
+			termtext.Line(data.ShortName(to, "")), p.letter.ID, termtext.Line(p.sub))))
 	case Failed:
-		paint(&st.Error, wrap("✗ "+p.problem+" · esc back"))
+		paint(&st.Error, wrap("✗ "+termtext.Line(p.problem)+" · esc back"))
 	}
 	return common.Lines(strings.Join(lines, "\n"), p.w, p.h)
 }
