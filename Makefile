@@ -24,7 +24,7 @@ GOLANGCI_LINT_VERSION := v2.15.0
 .PHONY: build test bench fuzz proto lint fmt test-update
 
 build:
-	$(GO) build -o bin/letterbox .
+	$(GO) build -buildvcs=true -o bin/letterbox .
 
 test:
 	$(GO) vet ./...

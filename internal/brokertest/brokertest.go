@@ -11,6 +11,7 @@ package brokertest
 import (
 	"context"
 	"log/slog"
+	"net"
 	"strings"
 	"sync"
 	"testing"
@@ -137,6 +138,36 @@ func WaitForNil(t testing.TB, d time.Duration, what string, cond func() error) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+// SilentListener listens on 127.0.0.1 and accepts connections that it never reads from nor
+// answers, until the test ends: a cluster that hangs. It returns its host:port.
+func SilentListener(t testing.TB) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var held sync.WaitGroup
+	t.Cleanup(func() { ln.Close(); held.Wait() })
+	held.Add(1)
+	go func() {
+		defer held.Done()
+		var conns []net.Conn
+		defer func() {
+			for _, c := range conns {
+				c.Close()
+			}
+		}()
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			conns = append(conns, c)
+		}
+	}()
+	return ln.Addr().String()
 }
 
 // Logger writes warnings and errors to the test's log until the test ends.

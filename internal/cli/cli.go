@@ -11,8 +11,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime"
-	"runtime/debug"
 
 	"github.com/charmbracelet/x/term"
 
@@ -25,10 +23,6 @@ const (
 	ExitFailure = 1 // the command failed while running (a port in use, ...)
 	ExitUsage   = 2 // bad command line or configuration, or a command not available yet
 )
-
-// Version is letterbox's version; the build may set it with -ldflags "-X ...cli.Version=v1.2.3".
-// When empty it comes from the module's build information.
-var Version = ""
 
 // Process is what the process running the command line lets it change about itself.
 type Process struct {
@@ -60,8 +54,7 @@ func RunProcess(ctx context.Context, p Process, args []string, stdout, stderr io
 	var client clientFlags
 	var tf tuiFlags
 	fs := newFlagSet("letterbox")
-	client.register(fs)
-	tf.register(fs)
+	showVersion := registerRoot(fs, &client, &tf)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			usage(stdout)
@@ -70,6 +63,10 @@ func RunProcess(ctx context.Context, p Process, args []string, stdout, stderr io
 		return usageError(stderr, "letterbox", err)
 	}
 	client.noteSet(fs)
+	if *showVersion {
+		printVersion(stdout)
+		return ExitOK
+	}
 
 	rest := fs.Args()
 	if len(rest) == 0 {
@@ -78,37 +75,17 @@ func RunProcess(ctx context.Context, p Process, args []string, stdout, stderr io
 		}
 		return runTUI(ctx, &client, &tf, stderr)
 	}
-	cmd, rest := rest[0], rest[1:]
-	switch cmd {
-	case "broker", "demo", "token", "version", "help":
-		// These do not act as a client: client flags given before them would be ignored.
-		if len(client.set) > 0 {
-			return usageError(stderr, "letterbox "+cmd,
-				fmt.Errorf("--%s applies to the TUI and replay, not to %s", client.firstSet(), cmd))
-		}
+	commands := commandTable()
+	cmd, ok := findCommand(commands, rest[0])
+	if !ok {
+		return usageError(stderr, "letterbox", fmt.Errorf("unknown command %q", rest[0]))
 	}
-	switch cmd {
-	case "broker":
-		return runBroker(ctx, p, rest, stdout, stderr)
-	case "token":
-		return runToken(rest, stdout, stderr)
-	case "demo":
-		return runDemo(ctx, rest, &tf, stdout, stderr)
-	case "replay":
-		return runReplay(ctx, &client, rest, stdout, stderr)
-	case "dlq":
-		return runDLQ(ctx, &client, stdin{r: p.Stdin, terminal: p.StdinTerminal && p.Stdin != nil}, rest, stdout, stderr)
-	case "version":
-		if len(rest) > 0 {
-			return usageError(stderr, "letterbox version", fmt.Errorf("unexpected argument %q", rest[0]))
-		}
-		fmt.Fprintf(stdout, "letterbox %s (%s)\n", version(), runtime.Version())
-		return ExitOK
-	case "help":
-		usage(stdout)
-		return ExitOK
+	if !cmd.client && len(client.set) > 0 {
+		// The command does not act as a client: client flags given before it would be ignored.
+		return usageError(stderr, "letterbox "+cmd.name,
+			fmt.Errorf("--%s applies to the TUI and replay, not to %s", client.firstSet(), cmd.name))
 	}
-	return usageError(stderr, "letterbox", fmt.Errorf("unknown command %q", cmd))
+	return cmd.run(ctx, invocation{p: p, client: &client, tui: &tf, stdout: stdout, stderr: stderr}, rest[1:])
 }
 
 const usageText = `letterbox: a terminal UI for Apache Pulsar dead-letter and retry flows, with an embedded
@@ -125,7 +102,11 @@ Usage:
   letterbox dlq discard|purge|resend|subscribe
                                     act on dead letters, after a confirmation (or --yes)
   letterbox token ...               make a secret key or a token (letterbox token --help)
-  letterbox version                 print the version
+  letterbox completion SHELL        shell completion: bash, zsh, fish or powershell
+                                    (letterbox completion --help)
+  letterbox help [TOPIC|COMMAND]    this help, a command's, or a topic's: filter, dlq-rule,
+                                    config
+  letterbox version | --version     print the version
 
 Client flags (the TUI, replay and dlq):
 `
@@ -188,14 +169,3 @@ func printError(stderr io.Writer, cmd string, err error) {
 }
 
 func errText(err error) string { return termtext.Block(err.Error()) }
-
-// version is Version, or the main module's version from the build information.
-func version() string {
-	if Version != "" {
-		return Version
-	}
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
-	}
-	return "devel"
-}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"testing"
@@ -53,9 +54,49 @@ func TestHelp(t *testing.T) {
 
 func TestVersion(t *testing.T) {
 	t.Parallel()
-	code, out, _ := run(t, "version")
-	if code != ExitOK || !regexp.MustCompile(`^letterbox \S+ \(go[^)]*\)\n$`).MatchString(out) {
-		t.Errorf("version: code %d, output %q", code, out)
+	for _, args := range [][]string{{"version"}, {"--version"}} {
+		code, out, _ := run(t, args...)
+		if code != ExitOK || !regexp.MustCompile(`^letterbox \S+ \(.*go[^)]*\)\n$`).MatchString(out) {
+			t.Errorf("%q: code %d, output %q", args, code, out)
+		}
+	}
+}
+
+func TestVersionFromBuildInfo(t *testing.T) {
+	t.Parallel()
+	vcs := func(rev, time, modified string) []debug.BuildSetting {
+		return []debug.BuildSetting{{Key: "vcs", Value: "git"}, {Key: "vcs.revision", Value: rev},
+			{Key: "vcs.time", Value: time}, {Key: "vcs.modified", Value: modified}}
+	}
+	const rev = "0123456789abcdef0123456789abcdef01234567"
+	for _, tt := range []struct {
+		name    string
+		stamped string
+		bi      *debug.BuildInfo
+		want    string
+	}{
+		{"no build information", "", nil, "letterbox devel (go1.26.0 linux/amd64)"},
+		{"stamping off", "", &debug.BuildInfo{GoVersion: "go1.26.0", Main: debug.Module{Version: "(devel)"}},
+			"letterbox devel (go1.26.0 linux/amd64)"},
+		{"go install @v1.2.3", "", &debug.BuildInfo{GoVersion: "go1.26.0", Main: debug.Module{Version: "v1.2.3"}},
+			"letterbox v1.2.3 (go1.26.0 linux/amd64)"},
+		{"a checkout, modified", "", &debug.BuildInfo{GoVersion: "go1.26.0",
+			Main:     debug.Module{Version: "v0.0.0-20261201100000-0123456789ab+dirty"},
+			Settings: vcs(rev, "2026-12-01T10:00:00Z", "true")},
+			"letterbox v0.0.0-20261201100000-0123456789ab+dirty (commit 0123456789ab+dirty, 2026-12-01T10:00:00Z, go1.26.0 linux/amd64)"},
+		{"a checkout, stamping of the version off", "", &debug.BuildInfo{GoVersion: "go1.26.0",
+			Main: debug.Module{Version: "(devel)"}, Settings: vcs(rev, "2026-12-01T10:00:00Z", "false")},
+			"letterbox devel (commit 0123456789ab, 2026-12-01T10:00:00Z, go1.26.0 linux/amd64)"},
+		{"make dist VERSION=v1.3.0", "v1.3.0", &debug.BuildInfo{GoVersion: "go1.26.0",
+			Main: debug.Module{Version: "v0.0.0-20261201100000-0123456789ab"}, Settings: vcs(rev, "2026-12-01T10:00:00Z", "false")},
+			"letterbox v1.3.0 (commit 0123456789ab, 2026-12-01T10:00:00Z, go1.26.0 linux/amd64)"},
+	} {
+		v := readBuildVersion(tt.stamped, tt.bi)
+		v.goVer = "go1.26.0" // the test binary's own toolchain and platform vary
+		v.platform = "linux/amd64"
+		if got := v.String(); got != tt.want {
+			t.Errorf("%s:\n got %q\nwant %q", tt.name, got, tt.want)
+		}
 	}
 }
 

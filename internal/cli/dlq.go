@@ -24,17 +24,19 @@ import (
 type dlqCommand struct {
 	name, args, help string
 	run              func(ctx context.Context, cf *clientFlags, in stdin, args []string, stdout, stderr io.Writer) int
+	// flags registers the subcommand's own flags, as its run does (completion reads them).
+	flags func(fs *flag.FlagSet)
 }
 
 // dlqCommands are the subcommands, in the order of the help; a new one is one entry here.
 var dlqCommands = []dlqCommand{
-	{"ls", "[NAMESPACE]", "list the DLQs of a namespace (tenant/ns), or of the whole cluster", runDLQLs},
-	{"stats", "DLQ", "count a DLQ's letters by reason, origin, subscription, key and hour", runDLQStats},
-	{"export", "DLQ", "write a DLQ's letters, payloads included, as JSON lines or CSV", runDLQExport},
-	{"discard", "DLQ", "acknowledge the letters a filter, ids or a limit select, one by one", runDLQDiscard},
-	{"purge", "DLQ", "clear a DLQ subscription's backlog, or skip its first --count letters", runDLQPurge},
-	{"resend", "DLQ --id L:E", "send one letter again, edited, to its origin or --to a topic", runDLQResend},
-	{"subscribe", "DLQ", "create the subscription a DLQ lacks; set its namespace's retention", runDLQSubscribe},
+	{"ls", "[NAMESPACE]", "list the DLQs of a namespace (tenant/ns), or of the whole cluster", runDLQLs, new(lsFlags).register},
+	{"stats", "DLQ", "count a DLQ's letters by reason, origin, subscription, key and hour", runDLQStats, new(statsFlags).register},
+	{"export", "DLQ", "write a DLQ's letters, payloads included, as JSON lines or CSV", runDLQExport, new(exportFlags).register},
+	{"discard", "DLQ", "acknowledge the letters a filter, ids or a limit select, one by one", runDLQDiscard, new(discardFlags).register},
+	{"purge", "DLQ", "clear a DLQ subscription's backlog, or skip its first --count letters", runDLQPurge, new(purgeFlags).register},
+	{"resend", "DLQ --id L:E", "send one letter again, edited, to its origin or --to a topic", runDLQResend, new(resendFlags).register},
+	{"subscribe", "DLQ", "create the subscription a DLQ lacks; set its namespace's retention", runDLQSubscribe, new(subscribeFlags).register},
 }
 
 const dlqUsageText = `Usage: letterbox dlq SUBCOMMAND [ARGS] [flags] [client flags]

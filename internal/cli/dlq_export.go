@@ -24,9 +24,9 @@ type exportFlags struct {
 
 func (f *exportFlags) register(fs *flag.FlagSet) {
 	fs.Var(&f.filters, "filter", filterHelp)
-	fs.StringVar(&f.format, "format", "jsonl", "write `FORMAT`: jsonl (one JSON object a line) or csv (with a header row)")
+	fs.StringVar(&f.format, "format", "jsonl", "write `jsonl|csv`: one JSON object a line, or CSV with a header row")
 	fs.StringVar(&f.output, "output", "", "write to `FILE` (created, or replaced once the export is complete) instead of stdout")
-	fs.StringVar(&f.payload, "payload", payloadAuto, "write payloads as `ENCODING`: text, base64, or auto (text when valid UTF-8, else base64)")
+	fs.StringVar(&f.payload, "payload", payloadAuto, "write payloads as `text|base64|auto` (auto: text when valid UTF-8, else base64)")
 }
 
 var dlqExport = dlqSub{cmd: "letterbox dlq export", flags: []string{"filter", "format", "output", "payload"}, usage: `Usage: letterbox dlq export DLQ [--filter EXPR]... [--format jsonl|csv] [--output FILE]

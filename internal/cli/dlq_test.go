@@ -125,7 +125,7 @@ func TestDLQHelp(t *testing.T) {
 	for sub, wants := range map[string][]string{
 		"ls":     {"letterbox dlq ls", "--json", "--retry", "--token-file FILE"},
 		"stats":  {"letterbox dlq stats", "--filter EXPR", "--json"},
-		"export": {"letterbox dlq export", "--filter EXPR", "--format FORMAT", "--output FILE", "--payload ENCODING", "(default auto)"},
+		"export": {"letterbox dlq export", "--filter EXPR", "--format jsonl|csv", "--output FILE", "--payload text|base64|auto", "(default auto)"},
 		"discard": {"letterbox dlq discard", "--subscription S", "--filter EXPR", "--ids IDS", "--limit N", "--until ID",
 			"--dry-run", "--yes", "--json", "--readonly"},
 		"purge":     {"letterbox dlq purge", "--subscription S", "--count N", "--yes", "--json"},

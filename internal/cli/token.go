@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/base64"
 	"errors"
 	"flag"
@@ -31,6 +32,20 @@ const tokenUsageText = `Usage:
       DURATION: 90s, 30m, 1h, 7d, 2w, 1y... (default: the token never expires).
 `
 
+// tokenCommands are the subcommands of `letterbox token`.
+func tokenCommands() []command {
+	return []command{
+		{name: "secret-key", summary: "write a random HS256 secret key to a file", flags: new(secretKeyFlags).register,
+			run: func(_ context.Context, in invocation, args []string) int {
+				return runTokenSecretKey(args, in.stdout, in.stderr)
+			}},
+		{name: "create", summary: "print a token for a role, signed with a secret key", flags: new(createTokenFlags).register,
+			run: func(_ context.Context, in invocation, args []string) int {
+				return runTokenCreate(args, in.stdout, in.stderr)
+			}},
+	}
+}
+
 func runToken(args []string, stdout, stderr io.Writer) int {
 	const name = "letterbox token"
 	if len(args) == 0 {
@@ -40,12 +55,34 @@ func runToken(args []string, stdout, stderr io.Writer) int {
 	case "-h", "-help", "--help", "help":
 		io.WriteString(stdout, tokenUsageText)
 		return ExitOK
-	case "secret-key":
-		return runTokenSecretKey(args[1:], stdout, stderr)
-	case "create":
-		return runTokenCreate(args[1:], stdout, stderr)
 	}
-	return usageError(stderr, name, fmt.Errorf("unknown subcommand %q: want secret-key or create", args[0]))
+	sub, ok := findCommand(tokenCommands(), args[0])
+	if !ok {
+		return usageError(stderr, name, fmt.Errorf("unknown subcommand %q: want secret-key or create", args[0]))
+	}
+	return sub.run(context.Background(), invocation{stdout: stdout, stderr: stderr}, args[1:])
+}
+
+// secretKeyFlags are the flags of `letterbox token secret-key`.
+type secretKeyFlags struct {
+	output string
+	base64 bool
+}
+
+func (f *secretKeyFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.output, "output", "", "write the key to `FILE`")
+	fs.BoolVar(&f.base64, "base64", false, "write the key as base64 text")
+}
+
+// createTokenFlags are the flags of `letterbox token create`.
+type createTokenFlags struct {
+	secretKey, subject, expiry string
+}
+
+func (f *createTokenFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.secretKey, "secret-key", "", "sign with the HS256 `KEY` (file:///path, data:;base64,..., or a path)")
+	fs.StringVar(&f.subject, "subject", "", "the token's `ROLE` (its sub claim)")
+	fs.StringVar(&f.expiry, "expiry", "", "expire after `DURATION` (90s, 30m, 1h, 7d, 2w, 1y); default never")
 }
 
 func parseTokenFlags(name string, fs *flag.FlagSet, args []string, stdout, stderr io.Writer) (int, bool) {
@@ -65,12 +102,12 @@ func parseTokenFlags(name string, fs *flag.FlagSet, args []string, stdout, stder
 func runTokenSecretKey(args []string, stdout, stderr io.Writer) int {
 	const name = "letterbox token secret-key"
 	fs := newFlagSet(name)
-	output := fs.String("output", "", "write the key to `FILE`")
-	b64 := fs.Bool("base64", false, "write the key as base64 text")
+	var kf secretKeyFlags
+	kf.register(fs)
 	if code, ok := parseTokenFlags(name, fs, args, stdout, stderr); !ok {
 		return code
 	}
-	if *output == "" {
+	if kf.output == "" {
 		return usageError(stderr, name, errors.New("--output FILE is required (a key is not printed)"))
 	}
 	key, err := auth.NewSecretKey()
@@ -78,11 +115,11 @@ func runTokenSecretKey(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "%s: %v\n", name, err)
 		return ExitFailure
 	}
-	if *b64 {
+	if kf.base64 {
 		key = []byte(base64.StdEncoding.EncodeToString(key))
 	}
 	// O_EXCL: overwriting a key would silently invalidate every token signed with it.
-	f, err := os.OpenFile(*output, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	f, err := os.OpenFile(kf.output, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", name, err)
 		return ExitFailure
@@ -102,31 +139,30 @@ func runTokenSecretKey(args []string, stdout, stderr io.Writer) int {
 func runTokenCreate(args []string, stdout, stderr io.Writer) int {
 	const name = "letterbox token create"
 	fs := newFlagSet(name)
-	keySpec := fs.String("secret-key", "", "sign with the HS256 `KEY` (file:///path, data:;base64,..., or a path)")
-	subject := fs.String("subject", "", "the token's `ROLE` (its sub claim)")
-	expiry := fs.String("expiry", "", "expire after `DURATION` (90s, 30m, 1h, 7d, 2w, 1y); default never")
+	var f createTokenFlags
+	f.register(fs)
 	if code, ok := parseTokenFlags(name, fs, args, stdout, stderr); !ok {
 		return code
 	}
 	switch {
-	case *keySpec == "":
+	case f.secretKey == "":
 		return usageError(stderr, name, errors.New("--secret-key KEY is required"))
-	case *subject == "":
+	case f.subject == "":
 		return usageError(stderr, name, errors.New("--subject ROLE is required"))
 	}
 	var ttl time.Duration
-	if *expiry != "" {
+	if f.expiry != "" {
 		var err error
-		if ttl, err = parseExpiry(*expiry); err != nil {
+		if ttl, err = parseExpiry(f.expiry); err != nil {
 			return usageError(stderr, name, err)
 		}
 	}
-	key, err := auth.LoadKey(*keySpec)
+	key, err := auth.LoadKey(f.secretKey)
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: --secret-key: %v\n", name, err)
 		return ExitUsage
 	}
-	tok, err := auth.CreateToken(key, *subject, ttl, time.Now())
+	tok, err := auth.CreateToken(key, f.subject, ttl, time.Now())
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", name, err)
 		return ExitUsage
