@@ -5,6 +5,7 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -16,6 +17,7 @@ import (
 	"github.com/letterbox-dev/letterbox/tui/common"
 	"github.com/letterbox-dev/letterbox/tui/components/footer"
 	"github.com/letterbox-dev/letterbox/tui/components/help"
+	"github.com/letterbox-dev/letterbox/tui/components/input"
 	"github.com/letterbox-dev/letterbox/tui/components/palette"
 	"github.com/letterbox-dev/letterbox/tui/data"
 	"github.com/letterbox-dev/letterbox/tui/pages/topics"
@@ -43,6 +45,7 @@ type App struct {
 	root        *topics.Page
 	palette     palette.Model
 	paletteOpen bool
+	help        help.Model
 	helpOpen    bool
 	status      string
 	statusErr   bool
@@ -99,6 +102,7 @@ func NewApp(c *common.Common, ns string, refresh time.Duration) *App {
 	a.root = topics.New(c, ns)
 	a.stack = []common.Page{a.root}
 	a.palette = palette.New(c, commands)
+	a.help = help.New(c)
 	if c.Width == 0 {
 		c.Width, c.Height = 80, 24
 	}
@@ -137,6 +141,7 @@ func (a *App) resize() {
 		p.SetSize(a.c.Width, a.pageHeight())
 	}
 	a.palette.SetWidth(a.c.Width)
+	a.help.SetSize(a.c.Width, a.pageHeight())
 }
 
 func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
@@ -167,6 +172,10 @@ func (a *App) update(msg tea.Msg) tea.Cmd {
 		d := 1
 		if m.Button == tea.MouseWheelUp {
 			d = -1
+		}
+		if a.helpOpen {
+			a.help.Wheel(d)
+			return nil
 		}
 		return a.toActive(common.MouseMsg{X: m.X, Y: m.Y - 1, Wheel: d})
 	case tea.MouseClickMsg:
@@ -248,19 +257,23 @@ func (a *App) key(msg tea.KeyPressMsg) tea.Cmd {
 		return nil
 	}
 	if a.helpOpen {
-		if key.Matches(msg, k.Help, k.Back, k.Quit) {
-			a.helpOpen = false
-		}
+		var closed bool
+		a.help, closed = a.help.Update(msg)
+		a.helpOpen = !closed
 		return nil
 	}
 	if a.active().Capturing() {
+		if msg.String() == helpWhileTyping {
+			a.openHelp()
+			return nil
+		}
 		return a.toActive(msg)
 	}
 	switch {
 	case key.Matches(msg, k.Quit):
 		return a.askQuit()
 	case key.Matches(msg, k.Help):
-		a.helpOpen = true
+		a.openHelp()
 		return nil
 	case key.Matches(msg, k.Palette):
 		return a.openPalette()
@@ -383,7 +396,7 @@ func (a *App) Render() string {
 	b.WriteByte('\n')
 	body := a.active().View()
 	if a.helpOpen {
-		body = help.View(a.c, "Help · "+a.active().Title(), a.helpSections(), w, a.pageHeight())
+		body = a.help.View()
 	}
 	b.WriteString(common.Lines(body, w, a.pageHeight()))
 	b.WriteByte('\n')
@@ -404,7 +417,11 @@ func (a *App) Render() string {
 		b.WriteString(a.palette.View())
 	} else {
 		page, global := a.footerKeys()
-		b.WriteString(footer.View(a.c, page, global, w))
+		helpKey := "?"
+		if a.active().Capturing() {
+			helpKey = helpWhileTyping
+		}
+		b.WriteString(footer.View(a.c, page, global, helpKey, w))
 	}
 	out := b.String()
 	if h < 4 {
@@ -433,18 +450,31 @@ func (a *App) View() tea.View {
 	return v
 }
 
+// helpWhileTyping is the key that opens the help while letters type into a field (? types a ?).
+const helpWhileTyping = "f1"
+
+// openHelp opens the help overlay on the active screen's keys.
+func (a *App) openHelp() {
+	a.helpOpen = true
+	a.help.Open("Help · "+a.active().Title(), a.helpSections())
+}
+
 // footerKeys are the page's keys and the global ones for the footer.
 func (a *App) footerKeys() (page, global []key.Binding) {
 	k := a.c.Keys
 	if a.helpOpen {
-		return nil, []key.Binding{withDesc(k.Back, "close help")}
+		if a.help.Typing() {
+			return []key.Binding{withDesc(k.Enter, "keep the search"), withDesc(k.Back, "clear it")}, nil
+		}
+		return []key.Binding{key.NewBinding(key.WithKeys("j", "k"), key.WithHelp("j/k", "scroll")), withDesc(k.Filter, "search"),
+			withDesc(k.Back, "close help")}, nil
 	}
 	if a.question != nil {
 		return []key.Binding{key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "yes")), key.NewBinding(key.WithKeys("n"), key.WithHelp("n/esc", "no"))}, nil
 	}
 	page = a.active().ShortHelp()
 	if a.active().Capturing() {
-		return page, nil
+		return page, []key.Binding{key.NewBinding(key.WithKeys(helpWhileTyping), key.WithHelp(helpWhileTyping, "help"))}
 	}
 	if len(a.stack) > 1 {
 		global = append(global, k.Back)
@@ -452,15 +482,21 @@ func (a *App) footerKeys() (page, global []key.Binding) {
 	return page, append(global, k.Palette, k.Help, k.Quit)
 }
 
+// helpSections are the active screen's keys, then those that work on every screen: while
+// letters type into a field, only the keys that are no letter.
 func (a *App) helpSections() []common.HelpSection {
 	k := a.c.Keys
 	secs := a.active().FullHelp()
-	secs = append(secs,
-		common.HelpSection{Title: "General", Keys: []key.Binding{k.Palette, k.Filter, k.Help, k.Refresh, k.Back, k.Quit, k.ForceQuit}},
-		common.HelpSection{Title: "Navigation", Keys: []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.NextPane,
-			key.NewBinding(key.WithKeys("wheel"), key.WithHelp("wheel", "scroll"))}},
-	)
-	return secs
+	if a.active().Capturing() {
+		if !slices.ContainsFunc(secs, func(s common.HelpSection) bool { return s.Title == input.EditingHelp(false).Title }) {
+			secs = append(secs, input.EditingHelp(false))
+		}
+		return append(secs, common.HelpSection{Title: "General", Keys: []key.Binding{
+			key.NewBinding(key.WithKeys(helpWhileTyping), key.WithHelp(helpWhileTyping, "this help")), withDesc(k.ForceQuit, "quit at once")}})
+	}
+	return append(secs, common.HelpSection{Title: "General", Keys: []key.Binding{
+		k.Palette, withDesc(k.Help, "this help"), withDesc(k.Refresh, "reload now"),
+		withDesc(k.Quit, "quit (asks while others use the broker)"), withDesc(k.ForceQuit, "quit at once")}})
 }
 
 func withDesc(b key.Binding, desc string) key.Binding {

@@ -129,7 +129,7 @@ func (a *App) run(line string) tea.Cmd {
 	case "context":
 		return a.contextCommand(f[1:])
 	case "help":
-		a.helpOpen = true
+		a.openHelp()
 		return nil
 	}
 	return status(fmt.Sprintf("unknown command %q (try :help)", f[0]), true)

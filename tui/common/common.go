@@ -265,3 +265,10 @@ type MouseMsg struct {
 	Wheel int // -1 up, +1 down, 0 for a click
 	Click bool
 }
+
+// NavigationHelp is the help section of the keys that move through a list, for the pages that
+// show one.
+func NavigationHelp(k *keymap.KeyMap) HelpSection {
+	return HelpSection{Title: "Navigation", Keys: []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.HalfUp, k.HalfDown,
+		k.Top, k.Bottom, key.NewBinding(key.WithKeys("wheel"), key.WithHelp("wheel", "scroll · click selects"))}}
+}

@@ -6,7 +6,11 @@
 // always ask first; nothing destructive is bound to a ctrl-key.
 package keymap
 
-import "charm.land/bubbles/v2/key"
+import (
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+)
 
 // KeyMap holds the global and per-screen bindings.
 type KeyMap struct {
@@ -76,4 +80,24 @@ func Default() *KeyMap {
 		NextField: b("tab", "next field", "tab"),
 		PrevField: b("shift+tab", "prev field", "shift+tab"),
 	}
+}
+
+// keyNames are how keys read in the help, where they differ from their names in a binding.
+var keyNames = map[string]string{"up": "↑", "down": "↓", "left": "←", "right": "→", "pgdown": "pgdn",
+	"alt+left": "alt+←", "alt+right": "alt+→"}
+
+// Names is every key of b as the help lists them ("↑ k", "/ ctrl+f"), so that an alias is never
+// a key nobody is told about; a binding without keys gives its help text's key.
+func Names(b key.Binding) string {
+	if len(b.Keys()) == 0 {
+		return b.Help().Key
+	}
+	names := make([]string, 0, len(b.Keys()))
+	for _, k := range b.Keys() {
+		if n, ok := keyNames[k]; ok {
+			k = n
+		}
+		names = append(names, k)
+	}
+	return strings.Join(names, " ")
 }

@@ -1,7 +1,8 @@
 // Package footer renders the context-sensitive key hints at the bottom of the screen: the keys
 // of the active page, then the global ones. The page's own keys come first and keep their
-// place; when the line is too narrow for all, the global keys (back, command, quit) go first —
-// all but the help key, which lists everything else.
+// place; when the line is too narrow for all, the global keys (back, command, quit) go first,
+// then the page's last ones — all but the help key, which lists everything and then reads
+// "? more", so that a key left out is never a key nobody is told about.
 package footer
 
 import (
@@ -14,9 +15,10 @@ import (
 	"github.com/letterbox-dev/letterbox/tui/common"
 )
 
-// View renders page and global bindings on one line of width cells. A global binding whose key
-// is "?" is the help key: it is the last to go.
-func View(c *common.Common, page, global []key.Binding, width int) string {
+// View renders page and global bindings on one line of width cells. The global binding whose
+// help reads helpKey ("?", or "f1" while letters type) is the help key: it is the last to go,
+// and says "more" once anything else went.
+func View(c *common.Common, page, global []key.Binding, helpKey string, width int) string {
 	st := c.Styles
 	sep := st.Subtle.Render(" · ")
 	shown := func(bs []key.Binding) []key.Binding {
@@ -34,9 +36,10 @@ func View(c *common.Common, page, global []key.Binding, width int) string {
 		return w
 	}
 	page, global = shown(page), shown(global)
+	shownBefore := len(page) + len(global)
 	// Drop global keys, the help key last, until the page's keys fit beside them.
 	for lineWidth(append(slices.Clone(page), global...)) > width {
-		i := slices.IndexFunc(global, func(k key.Binding) bool { return k.Help().Key != "?" })
+		i := slices.IndexFunc(global, func(k key.Binding) bool { return k.Help().Key != helpKey })
 		if i < 0 {
 			break // only the help key is left
 		}
@@ -51,6 +54,13 @@ func View(c *common.Common, page, global []key.Binding, width int) string {
 		}
 		page = page[:i]
 		all = append(slices.Clone(page), global...)
+	}
+	if dropped := shownBefore - len(all); dropped > 0 {
+		for i, k := range all {
+			if k.Help().Key == helpKey {
+				all[i].SetHelp(helpKey, "more")
+			}
+		}
 	}
 	parts := make([]string, 0, len(all))
 	for _, k := range all {

@@ -4,6 +4,9 @@
 package input
 
 import (
+	"slices"
+
+	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -70,4 +73,31 @@ func (m Model) View() string {
 		return m.ti.View()
 	}
 	return ansi.Truncate(m.ti.View(), m.w, "")
+}
+
+// EditingHelp is the help section of the keys that edit a field (bubbles' text input, and with
+// multiline its text area), for the screens whose fields take them; taken are keys the screen
+// binds to something else before its fields see them.
+func EditingHelp(multiline bool, taken ...string) common.HelpSection {
+	b := func(desc string, keys ...string) key.Binding {
+		keys = slices.DeleteFunc(keys, func(k string) bool { return slices.Contains(taken, k) })
+		return key.NewBinding(key.WithKeys(keys...), key.WithHelp(keys[0], desc))
+	}
+	keys := []key.Binding{
+		b("a character back, forward", "left", "right", "ctrl+b", "ctrl+f"),
+		b("a word back, forward", "alt+left", "alt+right", "alt+b", "alt+f"),
+		b("start, end of the line", "home", "end", "ctrl+a", "ctrl+e"),
+		b("delete a character back, forward", "backspace", "delete", "ctrl+h", "ctrl+d"),
+		b("delete a word back", "ctrl+w", "alt+backspace"),
+		b("delete to the start, the end of the line", "ctrl+u", "ctrl+k"),
+		b("paste", "ctrl+v"),
+	}
+	if multiline {
+		keys = append(keys,
+			b("a new line (in a text area)", "enter", "ctrl+m"),
+			b("line up, down (in a text area)", "up", "down", "ctrl+p", "ctrl+n"),
+			b("swap the characters before the cursor", "ctrl+t"),
+			b("select everything", "ctrl+g"))
+	}
+	return common.HelpSection{Title: "Editing a field", Keys: keys}
 }

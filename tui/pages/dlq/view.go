@@ -100,7 +100,7 @@ func (p *Page) headline() string {
 		}
 		s = fmt.Sprintf(" · via %s · backlog %s", termtext.Line(p.sub), common.Count(backlog))
 		if n := len(p.detail.Subscriptions); n > 1 {
-			s += fmt.Sprintf(" (s: %d subscriptions)", n)
+			s += fmt.Sprintf(" (u: %d subscriptions)", n)
 		}
 	} else {
 		s = " · no subscription"
@@ -371,15 +371,22 @@ func (p *Page) ShortHelp() []key.Binding {
 
 func (p *Page) FullHelp() []common.HelpSection {
 	k := p.c.Keys
+	if p.indexMode {
+		return []common.HelpSection{{Title: "Dead-letter topics", Keys: []key.Binding{withDesc(k.Enter, "open the DLQ"), withDesc(k.Back, "back")}},
+			common.NavigationHelp(k)}
+	}
 	return []common.HelpSection{{Title: "Dead letters", Keys: []key.Binding{
 		keyMark, keyMarkAll, withDesc(k.Filter, "search the whole DLQ: expression or text"), keyReason,
-		withDesc(keyCounts, "counts of the whole DLQ (again: the letters)"), keyScan, keyFrom, withDesc(keyReplay, "replay marked / searched / all"), keyFlow,
+		withDesc(keyCounts, "counts of the whole DLQ (again: the letters)"), withDesc(keyScan, "count the whole DLQ again"),
+		withDesc(keyFrom, "read the DLQ from earliest, latest, a time or an id"),
+		withDesc(keyReplay, "replay marked / searched / all"), withDesc(keyFlow, "the flow its letters died in"),
 		withDesc(k.Enter, "open the letter (on counts: search it)"), keyNextPage, keyPrevPage, keySub,
 		withDesc(k.Back, "cancel scan, close counts, end search, clear marks, back")}},
 		{Title: "Acting on dead letters (each asks first)", Keys: []key.Binding{
 			withDesc(keyDiscard, "discard marked / searched"), withDesc(keyPurge, "purge or skip the backlog's head"),
 			withDesc(keyResend, "edit & resend the letter"), withDesc(keySubscribe, "add a subscription (keeps letters)"),
-			withDesc(keyRetention, "set the namespace's retention")}}}
+			withDesc(keyRetention, "set the namespace's retention")}},
+		common.NavigationHelp(k)}
 }
 
 func withDesc(b key.Binding, desc string) key.Binding {

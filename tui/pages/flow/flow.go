@@ -233,6 +233,8 @@ func (p *Page) Update(msg tea.Msg) (common.Page, tea.Cmd) {
 				return p, nil
 			}
 			return p, p.deadLetters()
+		case p.indexMode:
+			// The list's rows name no DLQ or retry topic: enter opens the flow that does.
 		case key.Matches(msg, keyDLQ):
 			return p, p.deadLetters()
 		case key.Matches(msg, keyPeekRetry):
@@ -329,11 +331,13 @@ func (p *Page) ShortHelp() []key.Binding {
 func (p *Page) FullHelp() []common.HelpSection {
 	k := p.c.Keys
 	if p.indexMode {
-		return []common.HelpSection{{Title: "Flows", Keys: []key.Binding{withDesc(k.Enter, "open the flow"), withDesc(k.Back, "back")}}}
+		return []common.HelpSection{{Title: "Flows", Keys: []key.Binding{withDesc(k.Enter, "open the flow"), withDesc(k.Back, "back")}},
+			common.NavigationHelp(k)}
 	}
 	return []common.HelpSection{{Title: "Flow", Keys: []key.Binding{
-		withDesc(k.Up, "previous dead letter"), withDesc(k.Down, "next dead letter (its journey)"),
-		withDesc(k.Enter, "dead letters screen"), keyDLQ, keyPeekRetry, withDesc(k.Refresh, "reload and peek again"), withDesc(k.Back, "back")}}}
+		withDesc(k.Enter, "the DLQ's dead letters"), withDesc(keyDLQ, "the DLQ's dead letters"),
+		withDesc(keyPeekRetry, "peek the retry topic's backlog"), withDesc(k.Back, "back")}},
+		common.NavigationHelp(k)}
 }
 
 func withDesc(b key.Binding, desc string) key.Binding {

@@ -257,7 +257,7 @@ func orDash(s string) string {
 func (p *Page) ShortHelp() []key.Binding {
 	k := p.c.Keys
 	if p.prompt != promptNone {
-		return []key.Binding{key.NewBinding(key.WithHelp("enter", "ok")), key.NewBinding(key.WithHelp("esc", "cancel"))}
+		return []key.Binding{withDesc(k.Enter, "ok"), withDesc(k.Back, "cancel")}
 	}
 	keys := []key.Binding{k.Decode, k.Filter, k.Mark, k.Export, k.Copy, k.OpenAt}
 	switch {
@@ -272,9 +272,12 @@ func (p *Page) ShortHelp() []key.Binding {
 func (p *Page) FullHelp() []common.HelpSection {
 	k := p.c.Keys
 	return []common.HelpSection{{Title: "Messages", Keys: []key.Binding{
-		k.Decode, withDesc(k.Filter, "search loaded"), k.NextMatch, k.PrevMatch, k.Mark, k.Export, k.Copy,
-		withDesc(k.Follow, "follow (tail)"), withDesc(k.OpenAt, "read from earliest, latest, a time or an id"),
-		k.NextPage, k.PrevPage, withDesc(k.NextPane, "list/payload")}}}
+		withDesc(k.Decode, "decode as: auto, json, string, hex"), withDesc(k.Filter, "filter what is loaded: text or expression"),
+		withDesc(k.NextMatch, "next match"), withDesc(k.PrevMatch, "previous match"), withDesc(k.Mark, "mark the message"),
+		withDesc(k.Export, "export marked (else all loaded) as JSON lines"), withDesc(k.Copy, "copy the payload (OSC 52)"),
+		withDesc(k.Follow, "follow new messages (tail)"), withDesc(k.OpenAt, "read from earliest, latest, a time or an id"),
+		k.NextPage, k.PrevPage, withDesc(k.NextPane, "list / message"), withDesc(k.Back, "clear the filter, then back")}},
+		common.NavigationHelp(k)}
 }
 
 func withDesc(b key.Binding, desc string) key.Binding {

@@ -235,8 +235,8 @@ func (p *Page) ShortHelp() []key.Binding {
 
 func (p *Page) FullHelp() []common.HelpSection {
 	k := p.c.Keys
-	return []common.HelpSection{{Title: "Produce", Keys: []key.Binding{k.Send, k.NextField, k.PrevField,
-		key.NewBinding(key.WithHelp("enter", "next field (newline in payload)")), withDesc(k.Back, "back, nothing sent")}}}
+	return []common.HelpSection{{Title: "Produce", Keys: []key.Binding{k.Send, k.NextField, withDesc(k.PrevField, "previous field"),
+		withDesc(k.Enter, "next field (a new line in the payload)"), withDesc(k.Back, "back, nothing sent")}}, input.EditingHelp(true)}
 }
 
 func withDesc(b key.Binding, desc string) key.Binding {

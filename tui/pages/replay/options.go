@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/letterbox-dev/letterbox/tui/common"
@@ -109,17 +110,17 @@ func (p *Page) optionsKey(msg tea.KeyPressMsg) tea.Cmd {
 			pos = i
 		}
 	}
-	switch msg.String() {
-	case "esc":
+	switch {
+	case msg.String() == "esc":
 		p.opts = newOptions(p.c, p.req)
 		return nil
-	case "tab", "down":
+	case key.Matches(msg, keyNextField):
 		p.opts.setFocus(vis[(pos+1)%len(vis)])
 		return nil
-	case "shift+tab", "up":
+	case key.Matches(msg, keyPrevField):
 		p.opts.setFocus(vis[(pos+len(vis)-1)%len(vis)])
 		return nil
-	case "enter":
+	case msg.String() == "enter":
 		req, err := p.applyOptions()
 		if err != nil {
 			p.opts.err = err.Error()

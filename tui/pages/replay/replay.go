@@ -291,10 +291,13 @@ var (
 	keyRun     = key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "run it…"))
 	keyYes     = key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "yes, move them"))
 	keyNo      = key.NewBinding(key.WithKeys("n", "esc"), key.WithHelp("n/esc", "no"))
-	keyCancel  = key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel the run"))
+	keyCancel  = key.NewBinding(key.WithKeys("esc", "c"), key.WithHelp("esc", "cancel the run"))
 	keyQuit    = key.NewBinding(key.WithKeys("q"), key.WithHelp("q", "quit (asks)"))
 	keyPreview = key.NewBinding(key.WithKeys("ctrl+r"), key.WithHelp("ctrl+r", "preview again"))
 	keyOptions = key.NewBinding(key.WithKeys("O"), key.WithHelp("O", "controls…"))
+	// The controls' fields are moved through with these (optionsKey); letters type.
+	keyNextField = key.NewBinding(key.WithKeys("tab", "down"), key.WithHelp("tab", "next field"))
+	keyPrevField = key.NewBinding(key.WithKeys("shift+tab", "up"), key.WithHelp("shift+tab", "previous field"))
 )
 
 func (p *Page) Update(msg tea.Msg) (common.Page, tea.Cmd) {
@@ -526,7 +529,16 @@ func (p *Page) ShortHelp() []key.Binding {
 }
 
 func (p *Page) FullHelp() []common.HelpSection {
-	return []common.HelpSection{{Title: "Replay / discard", Keys: []key.Binding{keyRun, keyOptions, keyYes, keyNo, keyCancel, keyPreview, keyQuit}}}
+	k := p.c.Keys
+	verb := p.verb()
+	return []common.HelpSection{
+		{Title: "Preview", Keys: []key.Binding{withDesc(keyRun, verb+" what the preview shows (asks first)"),
+			withDesc(keyOptions, "controls: destination, rate, limit, loop guard, new run"), keyPreview, withDesc(k.Back, "back, nothing done")}},
+		{Title: "Controls", Keys: []key.Binding{keyNextField, keyPrevField,
+			withDesc(k.Enter, "apply and preview again"), withDesc(k.Back, "close, unchanged")}},
+		{Title: "Asked, running", Keys: []key.Binding{withDesc(keyYes, "yes, "+verb), keyNo, keyCancel, keyQuit}},
+		input.EditingHelp(false),
+	}
 }
 
 func withDesc(b key.Binding, desc string) key.Binding {

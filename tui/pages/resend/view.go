@@ -9,6 +9,7 @@ import (
 
 	"github.com/letterbox-dev/letterbox/client/termtext"
 	"github.com/letterbox-dev/letterbox/tui/common"
+	"github.com/letterbox-dev/letterbox/tui/components/input"
 	"github.com/letterbox-dev/letterbox/tui/data"
 )
 
@@ -69,7 +70,10 @@ func (p *Page) ShortHelp() []key.Binding {
 
 func (p *Page) FullHelp() []common.HelpSection {
 	k := p.c.Keys
-	return []common.HelpSection{{Title: "Resend", Keys: []key.Binding{keySend, keyEdit, k.NextField, k.PrevField, keyYes, keyNo}}}
+	return []common.HelpSection{{Title: "Resend", Keys: []key.Binding{withDesc(keySend, "send (asks first)"),
+		withDesc(keyEdit, "edit the payload in $VISUAL or $EDITOR"), k.NextField, withDesc(k.PrevField, "previous field"),
+		withDesc(keyYes, "yes, send it (when asked)"), withDesc(keyNo, "no, back to the form (when asked)"),
+		withDesc(k.Back, "back, nothing sent")}}, input.EditingHelp(true, keyEdit.Keys()...)}
 }
 
 func withDesc(b key.Binding, desc string) key.Binding {

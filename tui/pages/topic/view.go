@@ -137,9 +137,12 @@ func (p *Page) ShortHelp() []key.Binding {
 func (p *Page) FullHelp() []common.HelpSection {
 	k := p.c.Keys
 	return []common.HelpSection{{Title: "Topic", Keys: []key.Binding{
-		withDesc(k.Enter, "peek the subscription"), k.Messages, k.Tail, k.Produce,
-		withDesc(k.Flow, "retry → DLQ flow of the subscription"), withDesc(k.DeadLetters, "dead letters (of a DLQ, or the subscription's DLQ)"),
-		withDesc(k.NextPane, "subscriptions/consumers/schema"), withDesc(k.Back, "back to topics")}}}
+		withDesc(k.Enter, "peek the subscription"), withDesc(k.Messages, "peek the subscription"), withDesc(k.Tail, "tail the topic"),
+		withDesc(k.Produce, "produce to the topic"), withDesc(k.Flow, "retry → DLQ flow of the subscription"),
+		withDesc(k.DeadLetters, "dead letters (of a DLQ, or the subscription's DLQ)"),
+		withDesc(k.NextPane, "next pane: subscriptions, consumers, schema"), withDesc(k.PrevField, "previous pane"),
+		withDesc(k.Back, "back")}},
+		common.NavigationHelp(k)}
 }
 
 func withDesc(b key.Binding, desc string) key.Binding {

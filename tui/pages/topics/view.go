@@ -133,19 +133,23 @@ func (p *Page) sidebar(w, h int) string {
 func (p *Page) ShortHelp() []key.Binding {
 	k := p.c.Keys
 	if p.filtering {
-		return []key.Binding{key.NewBinding(key.WithHelp("enter", "keep filter")), key.NewBinding(key.WithHelp("esc", "clear"))}
+		return []key.Binding{withDesc(k.Enter, "keep filter"), withDesc(k.Back, "clear")}
 	}
 	if p.nsFocus {
-		return []key.Binding{k.Enter, k.Up, k.Down, k.NextPane}
+		return []key.Binding{withDesc(k.Enter, "show namespace"), withDesc(k.NextPane, "back to topics")}
 	}
-	return []key.Binding{k.Enter, k.Filter, k.Sort, k.Expand, k.Tail, k.Produce, k.NextPane}
+	return []key.Binding{withDesc(k.Enter, "open"), k.Filter, k.Sort, k.Expand, k.Tail, k.Produce, withDesc(k.NextPane, "namespaces")}
 }
 
 func (p *Page) FullHelp() []common.HelpSection {
 	k := p.c.Keys
 	return []common.HelpSection{{Title: "Topics", Keys: []key.Binding{
-		withDesc(k.Enter, "open topic / namespace"), k.Filter, k.Sort, k.SortReverse, k.Expand,
-		withDesc(k.NextPane, "namespaces"), k.Tail, k.Produce, withDesc(k.Back, "clear filter / all ns")}}}
+		withDesc(k.Enter, "open the topic, or show the namespace"), withDesc(k.Filter, "filter by name (fuzzy)"),
+		withDesc(k.Sort, "sort by the next column"), withDesc(k.SortReverse, "reverse the sort"),
+		withDesc(k.Expand, "partitions: unfold or fold"), withDesc(k.Right, "unfold partitions"), withDesc(k.Left, "fold partitions"),
+		withDesc(k.NextPane, "namespace list (and back)"), withDesc(k.Tail, "tail the topic"),
+		withDesc(k.Produce, "produce to the topic"), withDesc(k.Back, "clear the filter, then all namespaces")}},
+		common.NavigationHelp(k)}
 }
 
 func withDesc(b key.Binding, desc string) key.Binding {
