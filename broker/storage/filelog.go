@@ -192,7 +192,7 @@ func (l *FileLog) TrimBefore(p Position) {
 	for _, s := range l.segs[:k] {
 		l.entries -= s.count()
 		for _, e := range s.idx {
-			l.size -= e.dataLen
+			l.size -= int64(e.dataLen)
 		}
 	}
 	// No reader can reach these segments once they leave the list under the lock. They go to

@@ -123,10 +123,10 @@ func (l *FileLog) cutDamaged(s *segment, k int) {
 	}
 	off := s.idx[k].off
 	for _, e := range s.idx[k:] {
-		l.size -= e.dataLen
+		l.size -= int64(e.dataLen)
 	}
 	l.entries -= int64(len(s.idx) - k)
-	s.idx = s.idx[:k:k]
+	s.cutIndex(k)
 	s.end = off
 	l.removeIndex(s.ledger)
 	l.log.Error("storage: corrupt record in sealed segment; serving it only up to the damage",
@@ -211,4 +211,39 @@ func (l *FileLog) FindByTime(ms int64) Position {
 	}
 	s, i := locate(g)
 	return Position{Ledger: s.ledger, Entry: int64(i)}
+}
+
+func (l *FileLog) MessagesFrom(p Position) int64 {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	si, i := l.seek(p)
+	return l.messagesFrom(si, i)
+}
+
+func (l *FileLog) MessagesBetween(from, to Position) int64 {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	sf, i := l.seek(from)
+	st, j := l.seek(to)
+	switch {
+	case sf > st || (sf == st && i >= j):
+		return 0
+	case sf == st:
+		s := l.segs[sf]
+		return s.messagesBefore(j) - s.messagesBefore(i)
+	}
+	return l.messagesFrom(sf, i) - l.messagesFrom(st, j)
+}
+
+// messagesFrom counts the messages from segment si's entry i on. Called with l.mu held.
+func (l *FileLog) messagesFrom(si int, i int64) int64 {
+	if si >= len(l.segs) {
+		return 0
+	}
+	s := l.segs[si]
+	n := s.msgs.total - s.messagesBefore(i)
+	for _, s := range l.segs[si+1:] {
+		n += s.msgs.total
+	}
+	return n
 }

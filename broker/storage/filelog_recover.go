@@ -73,7 +73,10 @@ func (l *FileLog) recover() error {
 				l.segs = append(l.segs, s)
 				continue
 			}
-			if !errors.Is(err, os.ErrNotExist) {
+			switch {
+			case errors.Is(err, errOldIndex):
+				l.log.Info("storage: rebuilding a segment's index of an older format from the records", "segment", path)
+			case !errors.Is(err, os.ErrNotExist):
 				l.log.Warn("storage: a segment's index does not match it; rebuilding it from the records", "segment", path, "error", err)
 			}
 		}
@@ -133,7 +136,7 @@ func (l *FileLog) recover() error {
 	for _, s := range l.segs {
 		l.entries += s.count()
 		for _, e := range s.idx {
-			l.size += e.dataLen
+			l.size += int64(e.dataLen)
 		}
 	}
 	// An empty, undamaged last segment is reused; otherwise entries go to a new ledger, as a

@@ -150,7 +150,7 @@ func (l *FileLog) commit(batch []pendingAppend) {
 		off := cur.end
 		for k := i; k < j; k++ {
 			n := int64(recordSize(&batch[k].meta, batch[k].data))
-			cur.idx = append(cur.idx, indexEntry{off: off, publish: batch[k].meta.PublishTime, dataLen: int64(len(batch[k].data))})
+			cur.addIndex(indexEntry{off: off, publish: batch[k].meta.PublishTime, dataLen: int32(len(batch[k].data)), num: batch[k].meta.NumMessages})
 			off += n
 			l.size += int64(len(batch[k].data))
 		}

@@ -33,6 +33,7 @@ type memLedger struct {
 	heldBase int64
 	names    []string
 	nameIdx  map[string]uint32
+	msgs     msgCounts // of the entries' messages (msgcount.go)
 }
 
 // memEntry is one entry's index record. With direct set, ref numbers its memHeld; otherwise
@@ -106,6 +107,7 @@ func (g *memLedger) appendEntry(meta Meta, data []byte, hold Holder) (charged in
 		num: meta.NumMessages, batched: meta.Batched, n: uint32(len(data)),
 	}
 	rec.producer, charged = g.name(meta.ProducerName, charged)
+	charged += g.msgs.add(id, meta.NumMessages)
 	if hold != nil || !copies(len(data), len(meta.Key)) {
 		rec.direct = true
 		rec.ref = uint32(g.heldBase + int64(len(g.held)))
@@ -214,7 +216,19 @@ func (g *memLedger) dropBefore(id int64) (freed int64) {
 	}
 	g.pages = g.pages[k:]
 	g.pageBase += int64(k)
-	return freed
+	return freed + g.msgs.dropBefore(id)
+}
+
+// num is stored entry id's message count.
+func (g *memLedger) num(id int64) int32 { return g.record(id).num }
+
+// messagesBefore counts the messages of the entries before id (first ≤ id ≤ n), the dropped
+// ones included.
+func (g *memLedger) messagesBefore(id int64) int64 { return g.msgs.before(id, g.num) }
+
+// messages counts the messages of the stored entries from id on.
+func (g *memLedger) messages(id int64) int64 {
+	return g.msgs.total - g.messagesBefore(max(id, g.first))
 }
 
 // free releases every holder the ledger has; the rest is the garbage collector's.
@@ -239,7 +253,7 @@ func (g *memLedger) cost() int64 {
 	for _, n := range g.names {
 		c += int64(len(n))
 	}
-	return c
+	return c + 8*int64(len(g.msgs.cum))
 }
 
 // findByTime returns the id of the first stored entry whose publish time is ≥ ms, g.n if none.

@@ -336,6 +336,41 @@ func (m *Memory) EntriesFrom(p Position) int64 {
 	return m.entriesFrom(li, id)
 }
 
+func (m *Memory) MessagesFrom(p Position) int64 {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	li, id := m.locate(p)
+	return m.messagesFrom(li, id)
+}
+
+func (m *Memory) MessagesBetween(from, to Position) int64 {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	lf, i := m.locate(from)
+	lt, j := m.locate(to)
+	switch {
+	case lf > lt || (lf == lt && i >= j):
+		return 0
+	case lf == lt:
+		g := m.ledgers[lf]
+		return g.messagesBefore(j) - g.messagesBefore(i)
+	}
+	return m.messagesFrom(lf, i) - m.messagesFrom(lt, j)
+}
+
+// messagesFrom counts the messages of the stored entries from ledger li's entry id on.
+// Called with m.mu held.
+func (m *Memory) messagesFrom(li int, id int64) int64 {
+	if li >= len(m.ledgers) {
+		return 0
+	}
+	n := m.ledgers[li].messages(id)
+	for _, g := range m.ledgers[li+1:] {
+		n += g.messages(g.first)
+	}
+	return n
+}
+
 func (m *Memory) Ledgers() []LedgerInfo {
 	m.mu.RLock()
 	defer m.mu.RUnlock()

@@ -222,10 +222,10 @@ func TestFileReadsVersion1Segments(t *testing.T) {
 	}
 	// A version 2 record does not pass as a version 1 one, nor the other way round.
 	rec := appendRecord(nil, recordSeed(ledger), 0, ptr(testMeta(0)), testData(0))
-	if _, _, _, err := checkRecord(rec, 0); !errors.Is(err, errCorrupt) {
+	if _, _, err := checkRecord(rec, 0); !errors.Is(err, errCorrupt) {
 		t.Errorf("a version 2 record passes the version 1 check: %v", err)
 	}
-	if _, _, _, err := checkRecord(rec, recordSeed(ledger+1)); !errors.Is(err, errCorrupt) {
+	if _, _, err := checkRecord(rec, recordSeed(ledger+1)); !errors.Is(err, errCorrupt) {
 		t.Errorf("a record passes another ledger's check: %v", err)
 	}
 }

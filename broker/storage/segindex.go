@@ -7,11 +7,14 @@ package storage
 // stopped, cleanly or not) has no index and is always scanned, so that a torn or damaged tail is
 // cut as before.
 //
-//	header   32 bytes: magic "LBXIDX1\n", ledger id u64, segment end u64, entry count u64
-//	entries  count × 24 bytes: record offset u64, publish time i64, data length u64
+//	header   32 bytes: magic "LBXIDX2\n", ledger id u64, segment end u64, entry count u64
+//	entries  count × 24 bytes: record offset u64, publish time i64, data length u32,
+//	         message count u32
 //	trailer  CRC-32C of everything before it (u32)
 //
-// All integers little-endian. An index is used only if its checksum holds, it names its
+// All integers little-endian. Version 1 ("LBXIDX1\n") had no message count (its data length
+// was a u64): such an index is treated as a missing one, so the segment is scanned once and its
+// index written again in version 2. An index is used only if its checksum holds, it names its
 // segment's ledger, its end is the segment file's size, its offsets rise from the header to the
 // end, and the segment's header and last record check out (two small reads). Anything else —
 // no index, a torn one (they are written without fsync: a crash may leave any prefix), one
@@ -30,7 +33,8 @@ import (
 )
 
 const (
-	idxMagic      = "LBXIDX1\n"
+	idxMagic      = "LBXIDX2\n"
+	idxMagicV1    = "LBXIDX1\n"
 	idxHeaderSize = 32
 	idxEntrySize  = 24
 	idxSuffix     = ".idx"
@@ -57,15 +61,23 @@ func encodeIndex(s *segment) []byte {
 	for _, e := range s.idx {
 		buf = binary.LittleEndian.AppendUint64(buf, uint64(e.off))
 		buf = binary.LittleEndian.AppendUint64(buf, uint64(e.publish))
-		buf = binary.LittleEndian.AppendUint64(buf, uint64(e.dataLen))
+		buf = binary.LittleEndian.AppendUint32(buf, uint32(e.dataLen))
+		buf = binary.LittleEndian.AppendUint32(buf, uint32(e.num))
 	}
 	return binary.LittleEndian.AppendUint32(buf, crc32.Checksum(buf, castagnoli))
 }
 
-var errBadIndex = errors.New("storage: index does not match its segment")
+var (
+	errBadIndex = errors.New("storage: index does not match its segment")
+	// errOldIndex is an index of version 1, which counts no messages: rebuilt like a missing one.
+	errOldIndex = errors.New("storage: index of an older format")
+)
 
 // decodeIndex parses an index file of ledger's segment: its end and entries.
 func decodeIndex(b []byte, ledger int64) (int64, []indexEntry, error) {
+	if len(b) >= 8 && string(b[:8]) == idxMagicV1 {
+		return 0, nil, errOldIndex
+	}
 	if len(b) < idxHeaderSize+4 || string(b[:8]) != idxMagic {
 		return 0, nil, errBadIndex
 	}
@@ -86,7 +98,8 @@ func decodeIndex(b []byte, ledger int64) (int64, []indexEntry, error) {
 		e := indexEntry{
 			off:     int64(binary.LittleEndian.Uint64(p)),
 			publish: int64(binary.LittleEndian.Uint64(p[8:])),
-			dataLen: int64(binary.LittleEndian.Uint64(p[16:])),
+			dataLen: int32(binary.LittleEndian.Uint32(p[16:])),
+			num:     int32(binary.LittleEndian.Uint32(p[20:])),
 		}
 		// Each record starts where the previous one ends, at least a record's fixed size on.
 		if (i == 0 && e.off != segHeaderSize) || (i > 0 && e.off < prev+recPrefix+recFixed) || e.dataLen < 0 {
@@ -129,16 +142,19 @@ func (l *FileLog) loadIndex(s *segment) error {
 	default:
 		return errBadIndex
 	}
-	s.idx, s.end = idx, end
+	s.end = end
+	for _, e := range idx {
+		s.addIndex(e)
+	}
 	if n := len(idx); n > 0 {
 		rec := make([]byte, s.recordEnd(n-1)-idx[n-1].off)
 		if _, err := s.f.ReadAt(rec, idx[n-1].off); err != nil {
-			s.idx, s.end = nil, 0
+			s.idx, s.msgs, s.end = nil, msgCounts{}, 0
 			return err
 		}
-		entry, publish, dataLen, err := checkRecord(rec, s.seed)
-		if err != nil || entry != int64(n-1) || publish != idx[n-1].publish || int64(dataLen) != idx[n-1].dataLen {
-			s.idx, s.end = nil, 0
+		entry, ie, err := checkRecord(rec, s.seed)
+		if err != nil || entry != int64(n-1) || ie.publish != idx[n-1].publish || ie.dataLen != idx[n-1].dataLen || ie.num != idx[n-1].num {
+			s.idx, s.msgs, s.end = nil, msgCounts{}, 0
 			return errBadIndex
 		}
 	}

@@ -109,33 +109,37 @@ func appendRecord(buf []byte, seed uint32, entry int64, meta *Meta, data []byte)
 }
 
 // checkRecord validates rec (prefix and body, exactly one record) against the segment's seed
-// and returns its entry id, publish time and data length.
-func checkRecord(rec []byte, seed uint32) (entry, publish int64, dataLen int, err error) {
+// and returns its entry id and what the index keeps of it.
+func checkRecord(rec []byte, seed uint32) (entry int64, ie indexEntry, err error) {
 	if len(rec) < recPrefix+recFixed {
-		return 0, 0, 0, errCorrupt
+		return 0, ie, errCorrupt
 	}
 	body := rec[recPrefix:]
 	if int(binary.LittleEndian.Uint32(rec)) != len(body) {
-		return 0, 0, 0, errCorrupt
+		return 0, ie, errCorrupt
 	}
 	crc := crc32.Update(crc32.Update(seed, castagnoli, rec[:4]), castagnoli, body)
 	if crc != binary.LittleEndian.Uint32(rec[4:]) {
-		return 0, 0, 0, errCorrupt
+		return 0, ie, errCorrupt
 	}
 	keyLen := uint64(binary.LittleEndian.Uint32(body[37:]))
 	prodLen := uint64(binary.LittleEndian.Uint32(body[41:]))
 	if recFixed+keyLen+prodLen > uint64(len(body)) {
-		return 0, 0, 0, errCorrupt
+		return 0, ie, errCorrupt
 	}
 	entry = int64(binary.LittleEndian.Uint64(body))
-	publish = int64(binary.LittleEndian.Uint64(body[8:]))
-	return entry, publish, len(body) - recFixed - int(keyLen) - int(prodLen), nil
+	ie = indexEntry{
+		publish: int64(binary.LittleEndian.Uint64(body[8:])),
+		dataLen: int32(len(body) - recFixed - int(keyLen) - int(prodLen)),
+		num:     int32(binary.LittleEndian.Uint32(body[32:])),
+	}
+	return entry, ie, nil
 }
 
 // decodeRecord validates rec as a record of segment s and decodes it. Data aliases rec.
 func (s *segment) decodeRecord(rec []byte) (Entry, error) {
 	ledger := s.ledger
-	entry, _, _, err := checkRecord(rec, s.seed)
+	entry, _, err := checkRecord(rec, s.seed)
 	if err != nil {
 		return Entry{}, err
 	}
@@ -158,11 +162,13 @@ func (s *segment) decodeRecord(rec []byte) (Entry, error) {
 	}, nil
 }
 
-// indexEntry locates one entry in its segment file.
+// indexEntry locates one entry in its segment file. The data length fits in 32 bits
+// (maxRecordBody), so the message count costs the index nothing.
 type indexEntry struct {
 	off     int64 // of the record
 	publish int64
-	dataLen int64
+	dataLen int32
+	num     int32 // messages in the entry (Meta.NumMessages)
 }
 
 // segment is one segment file and its in-memory index.
@@ -175,11 +181,30 @@ type segment struct {
 	recycled bool
 	// end is the offset after the last good record: where the next record goes, and how far
 	// reads may go. Bytes past it (a torn tail not yet cut) are never served.
-	end int64
-	idx []indexEntry
+	end  int64
+	idx  []indexEntry
+	msgs msgCounts // of idx's entries
 }
 
 func (s *segment) count() int64 { return int64(len(s.idx)) }
+
+// addIndex indexes the segment's next entry.
+func (s *segment) addIndex(e indexEntry) {
+	s.msgs.add(int64(len(s.idx)), e.num)
+	s.idx = append(s.idx, e)
+}
+
+// num is entry i's message count.
+func (s *segment) num(i int64) int32 { return s.idx[i].num }
+
+// messagesBefore counts the messages of entries 0 … i−1 (i ≤ count()).
+func (s *segment) messagesBefore(i int64) int64 { return s.msgs.before(i, s.num) }
+
+// cutIndex ends the segment's index before entry k.
+func (s *segment) cutIndex(k int) {
+	s.msgs.cut(int64(k), s.num)
+	s.idx = s.idx[:k:k]
+}
 
 // recordEnd is the offset after entry i's record.
 func (s *segment) recordEnd(i int) int64 {
@@ -259,7 +284,7 @@ func (s *segment) scan() (scanResult, error) {
 				return res, err
 			}
 		}
-		entry, publish, dataLen, err := checkRecord(rec, s.seed)
+		entry, ie, err := checkRecord(rec, s.seed)
 		if err != nil {
 			res.badAt, res.reason = off, "bad checksum"
 			break
@@ -268,7 +293,8 @@ func (s *segment) scan() (scanResult, error) {
 			res.badAt, res.reason = off, fmt.Sprintf("entry id %d where %d was due", entry, len(s.idx))
 			break
 		}
-		s.idx = append(s.idx, indexEntry{off: off, publish: publish, dataLen: int64(dataLen)})
+		ie.off = off
+		s.addIndex(ie)
 		if n <= int64(r.Size()) {
 			r.Discard(int(n))
 		}

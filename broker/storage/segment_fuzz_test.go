@@ -56,7 +56,7 @@ func FuzzSegmentScan(f *testing.F) {
 		for i, e := range s.idx {
 			rec := file.b[e.off:s.recordEnd(i)]
 			ent, err := s.decodeRecord(rec)
-			if err != nil || ent.Pos.Entry != int64(i) || int64(len(ent.Data)) != e.dataLen || ent.Meta.PublishTime != e.publish {
+			if err != nil || ent.Pos.Entry != int64(i) || len(ent.Data) != int(e.dataLen) || ent.Meta.PublishTime != e.publish || ent.Meta.NumMessages != e.num {
 				t.Fatalf("indexed record %d does not decode: %v", i, err)
 			}
 		}

@@ -134,6 +134,11 @@ type Log interface {
 	Entries() int64
 	EntriesFrom(p Position) int64
 	Size() int64
+	// MessagesFrom counts the messages (each message of a batch one) of the stored entries at
+	// or after p, and MessagesBetween those at or after from and before to, without reading
+	// an entry: each ledger keeps running totals (msgcount.go).
+	MessagesFrom(p Position) int64
+	MessagesBetween(from, to Position) int64
 	// Ledgers lists the ledgers holding the stored entries, oldest first; the last is the one
 	// appends go to, even while it is empty.
 	Ledgers() []LedgerInfo
