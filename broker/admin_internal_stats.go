@@ -40,7 +40,8 @@ type InternalLedgerInfo struct {
 	UnderReplicated bool   `json:"underReplicated"`
 }
 
-// CursorStats is upstream's CursorStats JSON.
+// CursorStats is upstream's CursorStats JSON plus our extension batchDeletedIndexes (left out
+// in upstream-compat mode).
 type CursorStats struct {
 	MarkDeletePosition                       string           `json:"markDeletePosition"`
 	ReadPosition                             string           `json:"readPosition"`
@@ -57,6 +58,12 @@ type CursorStats struct {
 	TotalNonContiguousDeletedMessagesRange   int              `json:"totalNonContiguousDeletedMessagesRange"`
 	SubscriptionHavePendingRead              bool             `json:"subscriptionHavePendingRead"`
 	Properties                               map[string]int64 `json:"properties"`
+	// BatchDeletedIndexes names each batch after the mark-delete position that is
+	// acknowledged in part ("ledger:entry") with its acknowledged indexes, ascending: what
+	// upstream's cursor keeps as batchDeletedIndexes and its stats do not show. With it, a
+	// reader skips exactly the messages the subscription acknowledged. Absent in
+	// upstream-compat mode; {} when no batch is acknowledged in part.
+	BatchDeletedIndexes *map[string][]int32 `json:"batchDeletedIndexes,omitempty"`
 }
 
 // InternalStats returns a topic's (or partition's) storage-level stats: its ledgers (segments)
@@ -148,7 +155,7 @@ func (s *subscription) cursorStats(added int64, last storage.Position) *CursorSt
 	if len(s.consumers) == 0 && !s.durable {
 		state = "Closed"
 	}
-	return &CursorStats{
+	cs := &CursorStats{
 		MarkDeletePosition: s.markDelete.String(),
 		ReadPosition:       s.readPos.String(),
 		WaitingReadOp:      len(s.consumers) > 0 && last.Less(s.readPos),
@@ -165,4 +172,10 @@ func (s *subscription) cursorStats(added int64, last storage.Position) *CursorSt
 		TotalNonContiguousDeletedMessagesRange:   len(ranges),
 		Properties:                               map[string]int64{},
 	}
+	if !s.topic.b.cfg.CompatUpstream {
+		batches := map[string][]int32{}
+		s.eachPartial(func(p storage.Position, acked []int32) { batches[p.String()] = acked })
+		cs.BatchDeletedIndexes = &batches
+	}
+	return cs
 }

@@ -11,7 +11,8 @@ import (
 // Stats, as upstream's …/stats, …/partitioned-stats, …/internalStats and
 // /admin/v2/broker-stats/topics, with upstream's JSON field names. Counters are exact; rates
 // are per second over a sliding window of rateWindow, from samples the sampler takes every
-// rateTick (started with the first stats request). Backlogs count entries, as upstream.
+// rateTick (started with the first stats request). Backlogs count entries, as upstream;
+// msgBacklogMessages, our extension, counts messages.
 // Not tracked (always 0): chunked message rates.
 
 // TopicStats returns the stats of a non-partitioned topic or of one partition.
@@ -129,6 +130,10 @@ func (b *Broker) subscriptionStats(s *subscription, opts StatsOptions, now time.
 		SubscriptionProperties:           nonNil(s.props),
 	}
 	ss.MsgBacklogNoDelayed = max(ss.MsgBacklog-ss.MsgDelayed, 0)
+	if !b.cfg.CompatUpstream {
+		n := s.backlogMessages()
+		ss.MsgBacklogMessages = &n
+	}
 	r := b.rateOf(s, s.counters(), now)
 	ss.MsgRateOut, ss.MsgThroughputOut, ss.MsgRateRedeliver = r.msgs, r.bytes, r.redeliver
 	ss.MessageAckRate, ss.MsgRateExpired = r.acks, r.expired
@@ -266,6 +271,10 @@ func (b *Broker) PartitionedTopicStats(tname string, perPartition bool, opts Sta
 			a.MsgOutCounter += ss.MsgOutCounter
 			a.BytesOutCounter += ss.BytesOutCounter
 			a.MsgBacklog += ss.MsgBacklog
+			if a.MsgBacklogMessages != nil && ss.MsgBacklogMessages != nil {
+				n := *a.MsgBacklogMessages + *ss.MsgBacklogMessages
+				a.MsgBacklogMessages = &n
+			}
 			a.MsgBacklogNoDelayed += ss.MsgBacklogNoDelayed
 			a.MsgDelayed += ss.MsgDelayed
 			a.BacklogSize += ss.BacklogSize

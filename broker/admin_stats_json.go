@@ -55,7 +55,8 @@ type PublisherStats struct {
 	Metadata                map[string]string `json:"metadata"`
 }
 
-// SubscriptionStats is upstream's SubscriptionStats JSON.
+// SubscriptionStats is upstream's SubscriptionStats JSON plus our extension msgBacklogMessages
+// (left out in upstream-compat mode).
 type SubscriptionStats struct {
 	MsgRateOut                       float64           `json:"msgRateOut"`
 	MsgThroughputOut                 float64           `json:"msgThroughputOut"`
@@ -93,6 +94,9 @@ type SubscriptionStats struct {
 	FilterAcceptedMsgCount           int64             `json:"filterAcceptedMsgCount"`
 	FilterRejectedMsgCount           int64             `json:"filterRejectedMsgCount"`
 	FilterRescheduledMsgCount        int64             `json:"filterRescheduledMsgCount"`
+	// MsgBacklogMessages is the backlog in messages, each message of a batch one: what
+	// msgBacklog counts in entries (backlog_messages.go). Absent in upstream-compat mode.
+	MsgBacklogMessages *int64 `json:"msgBacklogMessages,omitempty"`
 }
 
 // ConsumerStats is upstream's ConsumerStats JSON plus our extension schemaType (left out in

@@ -91,6 +91,9 @@ type PublisherStats struct {
 }
 
 // SubscriptionStats is one subscription's stats; MsgBacklog counts entries, as upstream.
+// MsgBacklogMessages is letterbox's extension (docs/protocol.md, "Admin JSON extensions"): the
+// backlog in messages, each message of a batch one; nil when the broker does not say (a real
+// cluster, or letterbox's broker with --compat upstream), which is not 0.
 type SubscriptionStats struct {
 	Type                            string            `json:"type"`
 	MsgRateOut                      float64           `json:"msgRateOut"`
@@ -101,6 +104,7 @@ type SubscriptionStats struct {
 	MsgOutCounter                   int64             `json:"msgOutCounter"`
 	BytesOutCounter                 int64             `json:"bytesOutCounter"`
 	MsgBacklog                      int64             `json:"msgBacklog"`
+	MsgBacklogMessages              *int64            `json:"msgBacklogMessages,omitempty"`
 	MsgBacklogNoDelayed             int64             `json:"msgBacklogNoDelayed"`
 	MsgDelayed                      int64             `json:"msgDelayed"`
 	BacklogSize                     int64             `json:"backlogSize"`
@@ -198,22 +202,25 @@ type LedgerInfo struct {
 	UnderReplicated bool   `json:"underReplicated"`
 }
 
-// CursorStats is one subscription's cursor in InternalStats.
+// CursorStats is one subscription's cursor in InternalStats. BatchDeletedIndexes is
+// letterbox's extension: the acknowledged indexes of each batch acknowledged in part
+// ("ledger:entry" → indexes, ascending); nil when the broker does not say, which is not "none".
 type CursorStats struct {
-	MarkDeletePosition                       string           `json:"markDeletePosition"`
-	ReadPosition                             string           `json:"readPosition"`
-	WaitingReadOp                            bool             `json:"waitingReadOp"`
-	PendingReadOps                           int              `json:"pendingReadOps"`
-	MessagesConsumedCounter                  int64            `json:"messagesConsumedCounter"`
-	CursorLedger                             int64            `json:"cursorLedger"`
-	CursorLedgerLastEntry                    int64            `json:"cursorLedgerLastEntry"`
-	IndividuallyDeletedMessages              string           `json:"individuallyDeletedMessages"`
-	LastLedgerSwitchTimestamp                string           `json:"lastLedgerSwitchTimestamp"`
-	State                                    string           `json:"state"`
-	Active                                   bool             `json:"active"`
-	NumberOfEntriesSinceFirstNotAckedMessage int64            `json:"numberOfEntriesSinceFirstNotAckedMessage"`
-	TotalNonContiguousDeletedMessagesRange   int              `json:"totalNonContiguousDeletedMessagesRange"`
-	Properties                               map[string]int64 `json:"properties"`
+	MarkDeletePosition                       string              `json:"markDeletePosition"`
+	ReadPosition                             string              `json:"readPosition"`
+	WaitingReadOp                            bool                `json:"waitingReadOp"`
+	PendingReadOps                           int                 `json:"pendingReadOps"`
+	MessagesConsumedCounter                  int64               `json:"messagesConsumedCounter"`
+	CursorLedger                             int64               `json:"cursorLedger"`
+	CursorLedgerLastEntry                    int64               `json:"cursorLedgerLastEntry"`
+	IndividuallyDeletedMessages              string              `json:"individuallyDeletedMessages"`
+	LastLedgerSwitchTimestamp                string              `json:"lastLedgerSwitchTimestamp"`
+	State                                    string              `json:"state"`
+	Active                                   bool                `json:"active"`
+	NumberOfEntriesSinceFirstNotAckedMessage int64               `json:"numberOfEntriesSinceFirstNotAckedMessage"`
+	TotalNonContiguousDeletedMessagesRange   int                 `json:"totalNonContiguousDeletedMessagesRange"`
+	Properties                               map[string]int64    `json:"properties"`
+	BatchDeletedIndexes                      *map[string][]int32 `json:"batchDeletedIndexes,omitempty"`
 }
 
 // Message is a message read without consuming it (peek or by id).
