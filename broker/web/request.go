@@ -2,7 +2,6 @@ package web
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -37,7 +36,7 @@ func readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
 	return bytes.TrimSpace(body), true
 }
 
-// decodeBody decodes a JSON body into v. An absent body (or the literal null) leaves v alone
+// decodeBody decodes a JSON body into v, as upstream's Jackson reads it (jackson.go). An absent body (or the literal null) leaves v alone
 // and reports present=false; it is an error (400) unless optional. Malformed JSON and wrong
 // types are 400, as upstream.
 func decodeBody(w http.ResponseWriter, r *http.Request, v any, optional bool) (present, ok bool) {
@@ -57,18 +56,6 @@ func decodeBody(w http.ResponseWriter, r *http.Request, v any, optional bool) (p
 		return false, false
 	}
 	return true, true
-}
-
-// unmarshal decodes exactly one JSON value.
-func unmarshal(body []byte, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(body))
-	if err := dec.Decode(v); err != nil {
-		return err
-	}
-	if dec.More() {
-		return errors.New("unexpected data after the JSON value")
-	}
-	return nil
 }
 
 // queryBool reads a boolean query parameter (absent: false); a bad value answers 400.
