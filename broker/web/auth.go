@@ -71,6 +71,14 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 			writeError(w, http.StatusUnauthorized, "Authentication required")
 			return
 		}
+		// As upstream's validateAdminAccessForTenant, a tenant that does not exist is 404 before
+		// anything about the role: no tenant has admins to compare it with.
+		if req.op == broker.OpTenantAdmin {
+			if _, err := s.b.Tenant(req.resource); errors.Is(err, broker.ErrNotFound) {
+				writeAdminError(w, err)
+				return
+			}
+		}
 		if !req.anyRole && !s.b.Authorize(role, req.op, req.resource, req.subscription) {
 			s.log.Warn("admin request: not authorized", "method", r.Method, "path", r.URL.Path,
 				"role", role, "needs", req.op.String())

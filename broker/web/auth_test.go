@@ -148,6 +148,10 @@ func TestAuthHTTPStatus(t *testing.T) {
 		{"GET", "/admin/v2/namespaces/public", bearer("ops"), 401},
 		{"PUT", "/admin/v2/namespaces/acme/billing", bearer("ops"), 204},
 		{"PUT", "/admin/v2/namespaces/public/ops", bearer("ops"), 401},
+		// A tenant that does not exist is 404 to any authenticated role, as upstream.
+		{"PUT", "/admin/v2/namespaces/nope/ops", bearer("ops"), 404},
+		{"POST", "/admin/v2/namespaces/nope/ops/messageTTL", bearer("app"), 404},
+		{"POST", "/admin/v2/namespaces/nope/ops/messageTTL", "", 401},
 		{"GET", "/admin/v2/namespaces/acme/orders/permissions", bearer("ops"), 200},
 		{"GET", "/admin/v2/namespaces/acme/orders/topics", bearer("app"), 401},
 		{"GET", "/admin/v2/persistent/acme/orders", bearer("app"), 401},
@@ -160,8 +164,9 @@ func TestAuthHTTPStatus(t *testing.T) {
 		{"GET", "/admin/v2/brokers/health", bearer("app"), 401},
 		{"GET", "/admin/v2/brokers/health", bearer("admin"), 200},
 		{"GET", "/metrics", "", 200},
-		// An encoded slash does not move the tenant: the segment is "acme/x", not "acme".
-		{"GET", "/admin/v2/tenants/acme%2Fx", bearer("ops"), 401},
+		// An encoded slash does not move the tenant: the segment is "acme/x", not "acme", a
+		// tenant that does not exist.
+		{"GET", "/admin/v2/tenants/acme%2Fx", bearer("ops"), 404},
 		{"GET", "/admin/v2/nope", bearer("app"), 401},
 		{"GET", "/admin/v2/nope", bearer("admin"), 404},
 	} {
