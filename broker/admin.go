@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/letterbox-dev/letterbox/broker/policy"
 	"github.com/letterbox-dev/letterbox/client/naming"
 )
 
@@ -61,11 +62,11 @@ type adminState struct {
 	mu         sync.Mutex
 	loaded     bool
 	tenants    map[string]*TenantInfo
-	policies   map[string]*Policies // "tenant/ns" → policies
-	terminated map[string]bool      // topic full name → terminated
+	policies   map[string]*policy.Policies // "tenant/ns" → policies
+	terminated map[string]bool             // topic full name → terminated
 	// topicPolicies are the topic-level policies by topic (a partitioned topic's base name),
 	// admin_topic_policies.go.
-	topicPolicies map[string]*TopicPolicies
+	topicPolicies map[string]*policy.TopicPolicies
 
 	samplerOnce sync.Once
 	rates       rateSamples
@@ -78,9 +79,9 @@ func (b *Broker) adminLocked() (*adminState, func()) {
 	if !a.loaded {
 		a.loaded = true
 		a.tenants = map[string]*TenantInfo{"public": {AdminRoles: []string{}, AllowedClusters: []string{b.cfg.ClusterName}}}
-		a.policies = map[string]*Policies{}
+		a.policies = map[string]*policy.Policies{}
 		a.terminated = map[string]bool{}
-		a.topicPolicies = map[string]*TopicPolicies{}
+		a.topicPolicies = map[string]*policy.TopicPolicies{}
 	}
 	return a, a.mu.Unlock
 }

@@ -1,107 +1,35 @@
 package broker
 
 import (
-	"encoding/json"
 	"fmt"
 	"sort"
 
+	"github.com/letterbox-dev/letterbox/broker/policy"
 	"github.com/letterbox-dev/letterbox/broker/storage"
 )
 
-// Namespaces and their policies, as upstream's /admin/v2/namespaces. Policies are stored whole
-// (upstream's JSON field names) and enforced: autoTopicCreationOverride and
+// Namespaces and their policies, as upstream's /admin/v2/namespaces. Policies (broker/policy)
+// are stored whole (upstream's JSON field names) and enforced: autoTopicCreationOverride and
 // autoSubscriptionCreationOverride (below), retention (retention.go), message TTL (ttl.go),
 // deduplication (dedup.go), the schema compatibility strategy (schema.go), permissions
 // (auth_check.go) and the limits of admin_policies.go (producers, consumers, topics, backlog
 // quotas, subscription expiry, compaction threshold). Properties are only stored, as upstream.
 
-// Policies is upstream's namespace Policies JSON, the part this broker knows.
-type Policies struct {
-	AuthPolicies                     AuthPolicies                      `json:"auth_policies"`
-	ReplicationClusters              []string                          `json:"replication_clusters"`
-	Bundles                          *BundlesData                      `json:"bundles,omitempty"`
-	RetentionPolicies                *RetentionPolicies                `json:"retention_policies,omitempty"`
-	DeduplicationEnabled             *bool                             `json:"deduplicationEnabled,omitempty"`
-	AutoTopicCreationOverride        *AutoTopicCreationOverride        `json:"autoTopicCreationOverride,omitempty"`
-	AutoSubscriptionCreationOverride *AutoSubscriptionCreationOverride `json:"autoSubscriptionCreationOverride,omitempty"`
-	SchemaCompatibilityStrategy      string                            `json:"schema_compatibility_strategy"`
-	MessageTTLInSeconds              *int                              `json:"message_ttl_in_seconds,omitempty"`
-	Deleted                          bool                              `json:"deleted"`
-	// The limits of admin_policies.go.
-	BacklogQuotaMap                   map[string]BacklogQuota `json:"backlog_quota_map"`
-	CompactionThreshold               *int64                  `json:"compaction_threshold,omitempty"`
-	MaxTopicsPerNamespace             *int                    `json:"max_topics_per_namespace,omitempty"`
-	SubscriptionExpirationTimeMinutes *int                    `json:"subscription_expiration_time_minutes,omitempty"`
-	MaxConsumersPerSubscription       *int                    `json:"max_consumers_per_subscription,omitempty"`
-	MaxConsumersPerTopic              *int                    `json:"max_consumers_per_topic,omitempty"`
-	MaxProducersPerTopic              *int                    `json:"max_producers_per_topic,omitempty"`
-	Properties                        map[string]string       `json:"properties"`
-}
-
-// AuthPolicies is upstream's auth_policies.
-type AuthPolicies struct {
-	NamespaceAuth         map[string][]string            `json:"namespace_auth"`
-	DestinationAuth       map[string]map[string][]string `json:"destination_auth"`
-	SubscriptionAuthRoles map[string][]string            `json:"subscription_auth_roles"`
-}
-
-// BundlesData is upstream's bundles; a single broker has one bundle.
-type BundlesData struct {
-	Boundaries []string `json:"boundaries"`
-	NumBundles int      `json:"numBundles"`
-}
-
-// RetentionPolicies is upstream's retention policy.
-type RetentionPolicies struct {
-	RetentionTimeInMinutes int   `json:"retentionTimeInMinutes"`
-	RetentionSizeInMB      int64 `json:"retentionSizeInMB"`
-}
-
-// AutoTopicCreationOverride is upstream's per-namespace auto topic creation.
-type AutoTopicCreationOverride struct {
-	AllowAutoTopicCreation bool   `json:"allowAutoTopicCreation"`
-	TopicType              string `json:"topicType"`
-	DefaultNumPartitions   *int   `json:"defaultNumPartitions,omitempty"`
-}
-
-// AutoSubscriptionCreationOverride is upstream's per-namespace auto subscription creation.
-type AutoSubscriptionCreationOverride struct {
-	AllowAutoSubscriptionCreation bool `json:"allowAutoSubscriptionCreation"`
-}
-
-// SchemaCompatibilityStrategies are the strategy names upstream accepts.
-var SchemaCompatibilityStrategies = []string{"UNDEFINED", "ALWAYS_INCOMPATIBLE", "ALWAYS_COMPATIBLE",
-	"BACKWARD", "FORWARD", "FULL", "BACKWARD_TRANSITIVE", "FORWARD_TRANSITIVE", "FULL_TRANSITIVE"}
-
 // Actions upstream's permissions grant.
 var authActions = map[string]bool{"produce": true, "consume": true, "functions": true,
 	"sources": true, "sinks": true, "packages": true}
 
-func (b *Broker) defaultPolicies() *Policies {
-	return &Policies{
-		AuthPolicies: AuthPolicies{
+func (b *Broker) defaultPolicies() *policy.Policies {
+	return &policy.Policies{
+		AuthPolicies: policy.AuthPolicies{
 			NamespaceAuth:         map[string][]string{},
 			DestinationAuth:       map[string]map[string][]string{},
 			SubscriptionAuthRoles: map[string][]string{},
 		},
 		ReplicationClusters:         []string{b.cfg.ClusterName},
-		Bundles:                     &BundlesData{Boundaries: []string{"0x00000000", "0xffffffff"}, NumBundles: 1},
+		Bundles:                     &policy.BundlesData{Boundaries: []string{"0x00000000", "0xffffffff"}, NumBundles: 1},
 		SchemaCompatibilityStrategy: "UNDEFINED",
 	}
-}
-
-func clonePolicies(p *Policies) *Policies {
-	data, _ := json.Marshal(p)
-	out := &Policies{}
-	json.Unmarshal(data, out)
-	// Upstream's maps are empty, never null.
-	if out.BacklogQuotaMap == nil {
-		out.BacklogQuotaMap = map[string]BacklogQuota{}
-	}
-	if out.Properties == nil {
-		out.Properties = map[string]string{}
-	}
-	return out
 }
 
 // Namespaces lists a tenant's namespaces, "tenant/ns", sorted.
@@ -122,14 +50,14 @@ func (b *Broker) Namespaces(tenant string) ([]string, error) {
 }
 
 // CreateNamespace creates "tenant/ns" with policies p (nil: the defaults).
-func (b *Broker) CreateNamespace(ns string, p *Policies) error {
+func (b *Broker) CreateNamespace(ns string, p *policy.Policies) error {
 	tenant, _, err := splitNamespace(ns)
 	if err != nil {
 		return err
 	}
 	np := b.defaultPolicies()
 	if p != nil {
-		np = clonePolicies(p)
+		np = p.Clone()
 		def := b.defaultPolicies()
 		if np.AuthPolicies.NamespaceAuth == nil {
 			np.AuthPolicies = def.AuthPolicies
@@ -166,7 +94,7 @@ func (b *Broker) CreateNamespace(ns string, p *Policies) error {
 	return nil
 }
 
-func (b *Broker) checkPolicies(p *Policies) error {
+func (b *Broker) checkPolicies(p *policy.Policies) error {
 	if o := p.AutoTopicCreationOverride; o != nil {
 		if err := checkAutoTopicCreation(o); err != nil {
 			return err
@@ -182,7 +110,7 @@ func (b *Broker) checkPolicies(p *Policies) error {
 }
 
 func validStrategy(s string) bool {
-	for _, v := range SchemaCompatibilityStrategies {
+	for _, v := range policy.SchemaCompatibilityStrategies {
 		if s == v {
 			return true
 		}
@@ -192,7 +120,7 @@ func validStrategy(s string) bool {
 
 // checkAutoTopicCreation validates an autoTopicCreationOverride as upstream does: only an
 // override that allows auto-creation is checked, and a failure is 412 with upstream's words.
-func checkAutoTopicCreation(o *AutoTopicCreationOverride) error {
+func checkAutoTopicCreation(o *policy.AutoTopicCreationOverride) error {
 	if !o.AllowAutoTopicCreation {
 		return nil
 	}
@@ -233,7 +161,7 @@ func (b *Broker) checkTenant(ns string) error {
 }
 
 // NamespacePolicies returns a namespace's policies.
-func (b *Broker) NamespacePolicies(ns string) (*Policies, error) {
+func (b *Broker) NamespacePolicies(ns string) (*policy.Policies, error) {
 	if err := b.checkTenant(ns); err != nil {
 		return nil, err
 	}
@@ -246,11 +174,11 @@ func (b *Broker) NamespacePolicies(ns string) (*Policies, error) {
 	if p == nil {
 		p = b.defaultPolicies() // public/default, until someone changes it
 	}
-	return clonePolicies(p), nil
+	return p.Clone(), nil
 }
 
 // UpdateNamespacePolicies applies fn to a copy of ns's policies and stores the result.
-func (b *Broker) UpdateNamespacePolicies(ns string, fn func(*Policies) error) error {
+func (b *Broker) UpdateNamespacePolicies(ns string, fn func(*policy.Policies) error) error {
 	if err := b.checkTenant(ns); err != nil {
 		return err
 	}
@@ -266,7 +194,7 @@ func (b *Broker) UpdateNamespacePolicies(ns string, fn func(*Policies) error) er
 	if p == nil {
 		p = b.defaultPolicies()
 	}
-	p = clonePolicies(p)
+	p = p.Clone()
 	if err := fn(p); err != nil {
 		return err
 	}
@@ -287,7 +215,7 @@ func (b *Broker) GrantNamespacePermission(ns, role string, actions []string) err
 			return adminErr(ErrInvalidArgument, "Unknown auth action %q", act)
 		}
 	}
-	return b.UpdateNamespacePolicies(ns, func(p *Policies) error {
+	return b.UpdateNamespacePolicies(ns, func(p *policy.Policies) error {
 		if p.AuthPolicies.NamespaceAuth == nil {
 			p.AuthPolicies.NamespaceAuth = map[string][]string{}
 		}
@@ -298,7 +226,7 @@ func (b *Broker) GrantNamespacePermission(ns, role string, actions []string) err
 
 // RevokeNamespacePermission removes role's permissions on ns.
 func (b *Broker) RevokeNamespacePermission(ns, role string) error {
-	return b.UpdateNamespacePolicies(ns, func(p *Policies) error {
+	return b.UpdateNamespacePolicies(ns, func(p *policy.Policies) error {
 		if _, ok := p.AuthPolicies.NamespaceAuth[role]; !ok {
 			return adminErr(ErrPreconditionFailed, "Permissions are not set at the namespace level")
 		}
@@ -422,18 +350,10 @@ func (b *Broker) autoTopicCreation(ns string) (allow, partitioned bool, partitio
 }
 
 // autoSubscriptionCreation is a topic's auto subscription creation policy: its topic-level
-// override, else its namespace's, else the broker's. Safe with topics.mu or a topic's mutex
-// held.
+// override, else its namespace's, else the broker's (dynamic configuration). Safe with
+// topics.mu or a topic's mutex held.
 func (b *Broker) autoSubscriptionCreation(name topicName) bool {
-	a, unlock := b.adminLocked()
-	defer unlock()
-	if tp := a.topicPolicies[name.base().String()]; tp != nil && tp.AutoSubscriptionCreationOverride != nil {
-		return tp.AutoSubscriptionCreationOverride.AllowAutoSubscriptionCreation // admin_topic_policies.go
-	}
-	if p := a.policies[name.namespace()]; p != nil && p.AutoSubscriptionCreationOverride != nil {
-		return p.AutoSubscriptionCreationOverride.AllowAutoSubscriptionCreation
-	}
-	return b.dynamic().allowAutoSubscriptionCreation // dynconf.go
+	return b.layers(name).AutoSubscriptionCreation(b.dynamic().allowAutoSubscriptionCreation) // dynconf.go
 }
 
 // autoTopicAllowed reports whether topics may be auto-created in ns.

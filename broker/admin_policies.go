@@ -2,47 +2,32 @@ package broker
 
 import (
 	"slices"
-	"time"
+
+	"github.com/letterbox-dev/letterbox/broker/policy"
 )
 
-// The policies that limit topics, as upstream layers them: a topic-level policy
+// The policies in effect on a topic, as upstream layers them: a topic-level policy
 // (admin_topic_policies.go) overrides its namespace's, which overrides the broker's
-// configuration. Each getter reads the layers under the admin lock (a leaf lock), so it is
-// safe with topics.mu or a topic's mutex held.
+// configuration. broker/policy resolves them over the layers that layers returns; this file
+// validates the namespace policies that limit topics, with upstream's reasons.
 //
 // Where each is enforced: max producers, consumers and subscriptions in limits.go, message TTL
 // in ttl.go, retention in retention.go, deduplication in dedup.go, backlog quotas in
 // backlog_quota.go, subscription expiry in sub_expiry.go, the topic count of a namespace in
 // maxTopicsRefusal (below). The compaction threshold is read by compaction (CompactionThreshold).
 
-// BacklogQuota is upstream's BacklogQuota: a limit on a topic's backlog, in bytes
-// (destination_storage) or in the age of its oldest unacknowledged message in seconds
-// (message_age), and what happens past it. -1 is no limit.
-type BacklogQuota struct {
-	Limit     int64  `json:"limit"` // upstream's deprecated alias of limitSize
-	LimitSize int64  `json:"limitSize"`
-	LimitTime int    `json:"limitTime"`
-	Policy    string `json:"policy"`
-}
-
-// Upstream's BacklogQuotaType values, the keys of a backlog quota map.
-const (
-	QuotaDestinationStorage = "destination_storage"
-	QuotaMessageAge         = "message_age"
-)
-
 // checkBacklogQuota validates one backlog quota of type kind and fills in its limits.
-func checkBacklogQuota(kind string, q *BacklogQuota) error {
+func checkBacklogQuota(kind string, q *policy.BacklogQuota) error {
 	switch kind {
-	case QuotaDestinationStorage, QuotaMessageAge:
+	case policy.QuotaDestinationStorage, policy.QuotaMessageAge:
 	default:
-		return adminErr(ErrPreconditionFailed, "Invalid backlog quota type %q: want %s or %s", kind, QuotaDestinationStorage, QuotaMessageAge)
+		return adminErr(ErrPreconditionFailed, "Invalid backlog quota type %q: want %s or %s", kind, policy.QuotaDestinationStorage, policy.QuotaMessageAge)
 	}
 	switch q.Policy {
-	case QuotaProducerRequestHold, QuotaProducerException, QuotaConsumerBacklogEviction:
+	case policy.QuotaProducerRequestHold, policy.QuotaProducerException, policy.QuotaConsumerBacklogEviction:
 	default:
 		return adminErr(ErrInvalidArgument, "Invalid backlog quota policy %q: want %s, %s or %s", q.Policy,
-			QuotaProducerRequestHold, QuotaProducerException, QuotaConsumerBacklogEviction)
+			policy.QuotaProducerRequestHold, policy.QuotaProducerException, policy.QuotaConsumerBacklogEviction)
 	}
 	if q.LimitSize == 0 && q.Limit != 0 {
 		q.LimitSize = q.Limit // a client that sends only the deprecated field
@@ -53,7 +38,7 @@ func checkBacklogQuota(kind string, q *BacklogQuota) error {
 
 // checkQuotaWithinRetention refuses a backlog quota larger than the retention it would be held
 // to, as upstream does: data past retention is gone, so such a quota could never trigger.
-func checkQuotaWithinRetention(q BacklogQuota, r *RetentionPolicies, scope string) error {
+func checkQuotaWithinRetention(q policy.BacklogQuota, r *policy.RetentionPolicies, scope string) error {
 	if r == nil {
 		return nil
 	}
@@ -66,7 +51,7 @@ func checkQuotaWithinRetention(q BacklogQuota, r *RetentionPolicies, scope strin
 
 // checkLimitPolicies validates the namespace policies that are counts and thresholds, with
 // upstream's reasons.
-func checkLimitPolicies(p *Policies) error {
+func checkLimitPolicies(p *policy.Policies) error {
 	for _, l := range []struct {
 		v      *int
 		reason string
@@ -93,59 +78,25 @@ func checkLimitPolicies(p *Policies) error {
 	return nil
 }
 
-// layers runs fn with name's topic-level policies and its namespace's policies (either may be
-// nil: not set), under the admin lock.
-func (b *Broker) layers(name topicName, fn func(tp *TopicPolicies, np *Policies)) {
+// layers returns the policies that apply to name: its topic-level policies (a partition's are
+// its partitioned topic's) and its namespace's, as stored (never changed in place: an update
+// stores a new copy, so they may be read after the lock), over the broker's. It takes the admin
+// lock, a leaf, so it is safe with topics.mu or a topic's mutex held.
+func (b *Broker) layers(name topicName) policy.Layers {
 	a, unlock := b.adminLocked()
 	defer unlock()
-	var tp *TopicPolicies
+	l := policy.Layers{Namespace: a.policies[name.namespace()], Defaults: &b.cfg.Defaults}
 	if len(a.topicPolicies) > 0 { // most brokers have none: no name to build on every SEND
-		tp = a.topicPolicies[name.base().String()]
+		l.Topic = a.topicPolicies[name.base().String()]
 	}
-	fn(tp, a.policies[name.namespace()])
+	return l
 }
 
-// firstSet returns the first non-nil value, else def.
-func firstSet[T any](def T, vals ...*T) T {
-	for _, v := range vals {
-		if v != nil {
-			return *v
-		}
-	}
-	return def
-}
-
-// maxProducers is the effective limit on a topic's producers (0: none).
-func (b *Broker) maxProducers(name topicName) (n int) {
-	b.layers(name, func(tp *TopicPolicies, np *Policies) {
-		n = firstSet(b.cfg.MaxProducersPerTopic, tp.maxProducers(), np.maxProducers())
-	})
-	return n
-}
-
-// maxConsumers is the effective limit on a topic's consumers (0: none).
-func (b *Broker) maxConsumers(name topicName) (n int) {
-	b.layers(name, func(tp *TopicPolicies, np *Policies) {
-		n = firstSet(b.cfg.MaxConsumersPerTopic, tp.maxConsumers(), np.maxConsumers())
-	})
-	return n
-}
-
-// maxConsumersPerSubscription is the effective limit on one subscription's consumers (0: none).
-func (b *Broker) maxConsumersPerSubscription(name topicName) (n int) {
-	b.layers(name, func(tp *TopicPolicies, np *Policies) {
-		n = firstSet(b.cfg.MaxConsumersPerSubscription, tp.maxConsumersPerSub(), np.maxConsumersPerSub())
-	})
-	return n
-}
-
-// maxSubscriptions is the effective limit on a topic's subscriptions (0: none). Upstream has no
-// namespace-level endpoint for it in pulsaradmin; the topic's policy overrides the broker's.
-func (b *Broker) maxSubscriptions(name topicName) (n int) {
-	b.layers(name, func(tp *TopicPolicies, _ *Policies) {
-		n = firstSet(b.cfg.MaxSubscriptionsPerTopic, tp.maxSubscriptions())
-	})
-	return n
+// namespaceLayers returns the policies of namespace ns over the broker's.
+func (b *Broker) namespaceLayers(ns string) policy.Layers {
+	a, unlock := b.adminLocked()
+	defer unlock()
+	return policy.Layers{Namespace: a.policies[ns], Defaults: &b.cfg.Defaults}
 }
 
 // CompactionThreshold is the effective compaction threshold of a topic, in bytes of backlog
@@ -157,34 +108,7 @@ func (b *Broker) CompactionThreshold(tname string) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	return b.compactionThreshold(name), nil
-}
-
-func (b *Broker) compactionThreshold(name topicName) (n int64) {
-	b.layers(name, func(tp *TopicPolicies, np *Policies) {
-		var t, ns *int64
-		if tp != nil {
-			t = tp.CompactionThreshold
-		}
-		if np != nil {
-			ns = np.CompactionThreshold
-		}
-		n = firstSet(b.cfg.BrokerServiceCompactionThreshold, t, ns)
-	})
-	return n
-}
-
-// subscriptionExpiry is how long a subscription of ns may stay without consumers before it is
-// deleted (0: never), the namespace's subscription_expiration_time_minutes, else the broker's
-// subscriptionExpirationTimeMinutes.
-func (b *Broker) subscriptionExpiry(ns string) time.Duration {
-	a, unlock := b.adminLocked()
-	defer unlock()
-	minutes := b.cfg.SubscriptionExpirationTimeMinutes
-	if p := a.policies[ns]; p != nil && p.SubscriptionExpirationTimeMinutes != nil {
-		minutes = *p.SubscriptionExpirationTimeMinutes
-	}
-	return time.Duration(minutes) * time.Minute
+	return b.layers(name).CompactionThreshold(), nil
 }
 
 // maxTopicsRefusal says why ns may not hold n more topics (a partitioned topic counts its
@@ -192,14 +116,7 @@ func (b *Broker) subscriptionExpiry(ns string) time.Duration {
 // limit). Called with topics.mu held.
 func (r *topicRegistry) maxTopicsRefusal(ns string, n int) string {
 	b := r.b
-	limit := b.cfg.MaxTopicsPerNamespace
-	func() {
-		a, unlock := b.adminLocked()
-		defer unlock()
-		if p := a.policies[ns]; p != nil && p.MaxTopicsPerNamespace != nil && *p.MaxTopicsPerNamespace > 0 {
-			limit = *p.MaxTopicsPerNamespace
-		}
-	}()
+	limit := b.namespaceLayers(ns).MaxTopics()
 	if limit <= 0 {
 		return ""
 	}
@@ -228,32 +145,10 @@ func (r *topicRegistry) maxTopicsRefusal(ns string, n int) string {
 	return ""
 }
 
-// The namespace policies' getters, nil-safe.
-func (p *Policies) maxProducers() *int {
-	if p == nil {
-		return nil
-	}
-	return p.MaxProducersPerTopic
-}
-
-func (p *Policies) maxConsumers() *int {
-	if p == nil {
-		return nil
-	}
-	return p.MaxConsumersPerTopic
-}
-
-func (p *Policies) maxConsumersPerSub() *int {
-	if p == nil {
-		return nil
-	}
-	return p.MaxConsumersPerSubscription
-}
-
 // GrantSubscriptionPermission lets roles use subscription sub of ns's topics: once a
 // subscription has roles, only they (and superusers) may consume through it.
 func (b *Broker) GrantSubscriptionPermission(ns, sub string, roles []string) error {
-	return b.UpdateNamespacePolicies(ns, func(p *Policies) error {
+	return b.UpdateNamespacePolicies(ns, func(p *policy.Policies) error {
 		if p.AuthPolicies.SubscriptionAuthRoles == nil {
 			p.AuthPolicies.SubscriptionAuthRoles = map[string][]string{}
 		}
@@ -270,7 +165,7 @@ func (b *Broker) GrantSubscriptionPermission(ns, sub string, roles []string) err
 
 // RevokeSubscriptionPermission takes role off subscription sub of ns.
 func (b *Broker) RevokeSubscriptionPermission(ns, sub, role string) error {
-	return b.UpdateNamespacePolicies(ns, func(p *Policies) error {
+	return b.UpdateNamespacePolicies(ns, func(p *policy.Policies) error {
 		have, ok := p.AuthPolicies.SubscriptionAuthRoles[sub]
 		if !ok {
 			return adminErr(ErrPreconditionFailed, "Permissions are not set at the subscription level")
@@ -287,7 +182,7 @@ func (b *Broker) RevokeSubscriptionPermission(ns, sub, role string) error {
 
 // SetNamespaceBacklogQuota sets the backlog quota of kind in namespace policies p, validated
 // as upstream validates it (also against the namespace's retention).
-func SetNamespaceBacklogQuota(p *Policies, kind string, q BacklogQuota) error {
+func SetNamespaceBacklogQuota(p *policy.Policies, kind string, q policy.BacklogQuota) error {
 	if err := checkBacklogQuota(kind, &q); err != nil {
 		return err
 	}
@@ -295,7 +190,7 @@ func SetNamespaceBacklogQuota(p *Policies, kind string, q BacklogQuota) error {
 		return err
 	}
 	if p.BacklogQuotaMap == nil {
-		p.BacklogQuotaMap = map[string]BacklogQuota{}
+		p.BacklogQuotaMap = map[string]policy.BacklogQuota{}
 	}
 	p.BacklogQuotaMap[kind] = q
 	return nil

@@ -3,6 +3,7 @@ package broker
 import (
 	"encoding/json"
 
+	"github.com/letterbox-dev/letterbox/broker/policy"
 	"github.com/letterbox-dev/letterbox/broker/storage"
 )
 
@@ -56,7 +57,7 @@ func (b *Broker) recoverAdmin() error {
 		return err
 	}
 	err = meta.Scan(storage.BucketNamespaces, "", func(key string, v []byte) bool {
-		p := &Policies{}
+		p := &policy.Policies{}
 		if err := json.Unmarshal(v, p); err != nil {
 			keep(err)
 			return true

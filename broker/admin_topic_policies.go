@@ -1,6 +1,10 @@
 package broker
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"github.com/letterbox-dev/letterbox/broker/policy"
+)
 
 // Topic-level policies, as upstream with topicLevelPoliciesEnabled=true (its default): a
 // policy set on a topic overrides its namespace's, which overrides the broker's. A partitioned
@@ -16,68 +20,6 @@ import "encoding/json"
 
 // bucketTopicPolicies holds TopicPolicies JSON by topic full name (a partitioned topic's base).
 const bucketTopicPolicies = "topicPolicies"
-
-// TopicPolicies is upstream's TopicPolicies JSON, the part this broker keeps; nil is not set.
-type TopicPolicies struct {
-	MessageTTLInSeconds         *int                    `json:"messageTTLInSeconds,omitempty"`
-	RetentionPolicies           *RetentionPolicies      `json:"retentionPolicies,omitempty"`
-	MaxProducerPerTopic         *int                    `json:"maxProducerPerTopic,omitempty"`
-	MaxConsumerPerTopic         *int                    `json:"maxConsumerPerTopic,omitempty"`
-	MaxConsumersPerSubscription *int                    `json:"maxConsumersPerSubscription,omitempty"`
-	MaxSubscriptionsPerTopic    *int                    `json:"maxSubscriptionsPerTopic,omitempty"`
-	DeduplicationEnabled        *bool                   `json:"deduplicationEnabled,omitempty"`
-	CompactionThreshold         *int64                  `json:"compactionThreshold,omitempty"`
-	BackLogQuotaMap             map[string]BacklogQuota `json:"backLogQuotaMap,omitempty"`
-	// Read by autoSubscriptionCreation (admin_namespaces.go) and schemaStrategy (schema.go).
-	AutoSubscriptionCreationOverride *AutoSubscriptionCreationOverride `json:"autoSubscriptionCreationOverride,omitempty"`
-	SchemaCompatibilityStrategy      *string                           `json:"schemaCompatibilityStrategy,omitempty"`
-}
-
-func (tp *TopicPolicies) empty() bool {
-	return tp == nil || (tp.MessageTTLInSeconds == nil && tp.RetentionPolicies == nil && tp.MaxProducerPerTopic == nil &&
-		tp.MaxConsumerPerTopic == nil && tp.MaxConsumersPerSubscription == nil && tp.MaxSubscriptionsPerTopic == nil &&
-		tp.DeduplicationEnabled == nil && tp.CompactionThreshold == nil && len(tp.BackLogQuotaMap) == 0 &&
-		tp.AutoSubscriptionCreationOverride == nil && tp.SchemaCompatibilityStrategy == nil)
-}
-
-func (tp *TopicPolicies) clone() *TopicPolicies {
-	out := &TopicPolicies{}
-	if tp == nil {
-		return out
-	}
-	data, _ := json.Marshal(tp)
-	json.Unmarshal(data, out)
-	return out
-}
-
-// The topic policies' getters, nil-safe.
-func (tp *TopicPolicies) maxProducers() *int {
-	if tp == nil {
-		return nil
-	}
-	return tp.MaxProducerPerTopic
-}
-
-func (tp *TopicPolicies) maxConsumers() *int {
-	if tp == nil {
-		return nil
-	}
-	return tp.MaxConsumerPerTopic
-}
-
-func (tp *TopicPolicies) maxConsumersPerSub() *int {
-	if tp == nil {
-		return nil
-	}
-	return tp.MaxConsumersPerSubscription
-}
-
-func (tp *TopicPolicies) maxSubscriptions() *int {
-	if tp == nil {
-		return nil
-	}
-	return tp.MaxSubscriptionsPerTopic
-}
 
 // policyTopic resolves the topic whose policies an admin call reads or edits: it must exist
 // (a partitioned topic by its base name), and may not be a partition.
@@ -104,25 +46,25 @@ func (b *Broker) policyTopic(tname string) (topicName, error) {
 }
 
 // TopicPolicies returns a copy of the policies set on a topic (none set: all nil).
-func (b *Broker) TopicPolicies(tname string) (*TopicPolicies, error) {
+func (b *Broker) TopicPolicies(tname string) (*policy.TopicPolicies, error) {
 	name, err := b.policyTopic(tname)
 	if err != nil {
 		return nil, err
 	}
 	a, unlock := b.adminLocked()
 	defer unlock()
-	return a.topicPolicies[name.String()].clone(), nil
+	return a.topicPolicies[name.String()].Clone(), nil
 }
 
 // UpdateTopicPolicies applies fn to a copy of a topic's policies, validates and stores them.
-func (b *Broker) UpdateTopicPolicies(tname string, fn func(*TopicPolicies) error) error {
+func (b *Broker) UpdateTopicPolicies(tname string, fn func(*policy.TopicPolicies) error) error {
 	name, err := b.policyTopic(tname)
 	if err != nil {
 		return err
 	}
 	a, unlock := b.adminLocked()
 	defer unlock()
-	tp := a.topicPolicies[name.String()].clone()
+	tp := a.topicPolicies[name.String()].Clone()
 	if err := fn(tp); err != nil {
 		return err
 	}
@@ -130,7 +72,7 @@ func (b *Broker) UpdateTopicPolicies(tname string, fn func(*TopicPolicies) error
 		return err
 	}
 	var v any = tp
-	if tp.empty() {
+	if tp.Empty() {
 		v = nil
 	}
 	if err := b.persistAdmin(bucketTopicPolicies, name.String(), v); err != nil {
@@ -145,7 +87,7 @@ func (b *Broker) UpdateTopicPolicies(tname string, fn func(*TopicPolicies) error
 }
 
 // checkTopicPolicies validates topic-level policies with upstream's reasons.
-func checkTopicPolicies(tp *TopicPolicies) error {
+func checkTopicPolicies(tp *policy.TopicPolicies) error {
 	for _, l := range []struct {
 		v      *int
 		reason string
@@ -178,58 +120,22 @@ func checkTopicPolicies(tp *TopicPolicies) error {
 	return nil
 }
 
-// AppliedTopicPolicies are the values in effect on a topic (upstream's ?applied=true): each the
-// topic's own, else its namespace's, else the broker's.
+// AppliedTopicPolicies are the layers of policies that apply to a topic, from which the admin
+// API answers ?applied=true: each policy in effect is the topic's own, else its namespace's,
+// else the broker's (policy.Layers resolves it).
 type AppliedTopicPolicies struct {
-	MessageTTLInSeconds         int
-	Retention                   *RetentionPolicies // nil: none anywhere
-	MaxProducers                int
-	MaxConsumers                int
-	MaxConsumersPerSubscription int
-	MaxSubscriptionsPerTopic    int
-	DeduplicationEnabled        bool
-	CompactionThreshold         int64
-	BacklogQuotas               map[string]BacklogQuota
-	AutoSubscriptionCreation    bool
-	// SchemaCompatibilityStrategy is the topic's, else its namespace's (UNDEFINED: neither).
-	SchemaCompatibilityStrategy string
+	policy.Layers
+	// AllowAutoSubscriptionCreation is the broker's, which the dynamic configuration may change.
+	AllowAutoSubscriptionCreation bool
 }
 
-// AppliedTopicPolicies returns what is in effect on a topic.
+// AppliedTopicPolicies returns the policies that apply to a topic.
 func (b *Broker) AppliedTopicPolicies(tname string) (AppliedTopicPolicies, error) {
 	name, err := b.policyTopic(tname)
 	if err != nil {
 		return AppliedTopicPolicies{}, err
 	}
-	out := AppliedTopicPolicies{
-		MessageTTLInSeconds:         int(b.messageTTL(name).Seconds()),
-		MaxProducers:                b.maxProducers(name),
-		MaxConsumers:                b.maxConsumers(name),
-		MaxConsumersPerSubscription: b.maxConsumersPerSubscription(name),
-		MaxSubscriptionsPerTopic:    b.maxSubscriptions(name),
-		DeduplicationEnabled:        b.dedupEnabled(name),
-		CompactionThreshold:         b.compactionThreshold(name),
-		BacklogQuotas:               map[string]BacklogQuota{},
-		AutoSubscriptionCreation:    b.autoSubscriptionCreation(name),
-		SchemaCompatibilityStrategy: "UNDEFINED",
-	}
-	b.layers(name, func(tp *TopicPolicies, np *Policies) {
-		if np != nil && np.SchemaCompatibilityStrategy != "" {
-			out.SchemaCompatibilityStrategy = np.SchemaCompatibilityStrategy
-		}
-		if tp != nil && tp.SchemaCompatibilityStrategy != nil {
-			out.SchemaCompatibilityStrategy = *tp.SchemaCompatibilityStrategy
-		}
-	})
-	if minutes, sizeMB := b.retentionPolicy(name); minutes != 0 || sizeMB != 0 {
-		out.Retention = &RetentionPolicies{RetentionTimeInMinutes: minutes, RetentionSizeInMB: sizeMB}
-	}
-	for _, kind := range []string{QuotaDestinationStorage, QuotaMessageAge} {
-		if q, ok := b.backlogQuota(name, kind); ok {
-			out.BacklogQuotas[kind] = q
-		}
-	}
-	return out, nil
+	return AppliedTopicPolicies{Layers: b.layers(name), AllowAutoSubscriptionCreation: b.dynamic().allowAutoSubscriptionCreation}, nil
 }
 
 // forgetTopicPolicies drops a deleted topic's policies.
@@ -250,7 +156,7 @@ func (b *Broker) forgetTopicPolicies(full string) {
 // recoverAdmin.
 func (b *Broker) recoverTopicPolicies(a *adminState) error {
 	return b.store.Metadata().Scan(bucketTopicPolicies, "", func(key string, v []byte) bool {
-		tp := &TopicPolicies{}
+		tp := &policy.TopicPolicies{}
 		if err := json.Unmarshal(v, tp); err != nil {
 			b.log.Error("a topic's stored policies could not be read; they are ignored", "topic", key, "err", err)
 			return true
@@ -258,18 +164,4 @@ func (b *Broker) recoverTopicPolicies(a *adminState) error {
 		a.topicPolicies[key] = tp
 		return true
 	})
-}
-
-func (tp *TopicPolicies) dedup() *bool {
-	if tp == nil {
-		return nil
-	}
-	return tp.DeduplicationEnabled
-}
-
-func (p *Policies) dedup() *bool {
-	if p == nil {
-		return nil
-	}
-	return p.DeduplicationEnabled
 }

@@ -3,6 +3,7 @@ package broker
 import (
 	"time"
 
+	"github.com/letterbox-dev/letterbox/broker/policy"
 	"github.com/letterbox-dev/letterbox/broker/storage"
 	"github.com/letterbox-dev/letterbox/client/wire/pb"
 )
@@ -22,34 +23,6 @@ import (
 //
 // The broker's memory budget (quota.go) acts through the same refusal, for every persistent
 // topic at once.
-
-// backlogQuota returns the quota of kind in effect on a topic; ok is false when there is none.
-func (b *Broker) backlogQuota(name topicName, kind string) (q BacklogQuota, ok bool) {
-	b.layers(name, func(tp *TopicPolicies, np *Policies) {
-		if tp != nil {
-			if q, ok = tp.BackLogQuotaMap[kind]; ok {
-				return
-			}
-		}
-		if np != nil {
-			if q, ok = np.BacklogQuotaMap[kind]; ok {
-				return
-			}
-		}
-		q, ok = BacklogQuota{LimitSize: -1, LimitTime: -1, Policy: b.cfg.BacklogQuotaDefaultRetentionPolicy}, true
-		if kind == QuotaDestinationStorage && b.cfg.BacklogQuotaDefaultLimitBytes > 0 {
-			q.LimitSize, q.Limit = b.cfg.BacklogQuotaDefaultLimitBytes, b.cfg.BacklogQuotaDefaultLimitBytes
-		} else if kind == QuotaMessageAge && b.cfg.BacklogQuotaDefaultLimitSecond > 0 {
-			q.LimitTime = b.cfg.BacklogQuotaDefaultLimitSecond
-		} else {
-			ok = false
-		}
-	})
-	if ok && ((kind == QuotaDestinationStorage && q.LimitSize < 0) || (kind == QuotaMessageAge && q.LimitTime < 0)) {
-		ok = false // -1: no limit
-	}
-	return q, ok
-}
 
 // slowestMarkDelete is the mark-delete position of t's slowest subscription; ok is false when t
 // has none (then nothing is a backlog). Called with t.mu held.
@@ -92,19 +65,19 @@ func (t *topic) backlogAge(now time.Time) time.Duration {
 }
 
 // overQuota returns the first backlog quota t is over. Called with t.mu held.
-func (t *topic) overQuota(now time.Time) (kind string, q BacklogQuota, over bool) {
+func (t *topic) overQuota(now time.Time) (kind string, q policy.BacklogQuota, over bool) {
 	if !t.name.Persistent {
 		return "", q, false
 	}
-	if q, ok := t.b.backlogQuota(t.name, QuotaDestinationStorage); ok {
+	if q, ok := t.b.layers(t.name).BacklogQuota(policy.QuotaDestinationStorage); ok {
 		// An empty backlog is never over, even a quota of 0 bytes.
 		if n := t.backlogBytes(); n > 0 && n >= q.LimitSize {
-			return QuotaDestinationStorage, q, true
+			return policy.QuotaDestinationStorage, q, true
 		}
 	}
-	if q, ok := t.b.backlogQuota(t.name, QuotaMessageAge); ok {
+	if q, ok := t.b.layers(t.name).BacklogQuota(policy.QuotaMessageAge); ok {
 		if age := t.backlogAge(now); age > 0 && age >= time.Duration(q.LimitTime)*time.Second {
-			return QuotaMessageAge, q, true
+			return policy.QuotaMessageAge, q, true
 		}
 	}
 	return "", q, false
@@ -114,11 +87,11 @@ func (t *topic) overQuota(now time.Time) (kind string, q BacklogQuota, over bool
 // Called with t.mu held.
 func (t *topic) backlogQuotaRefusal() *serverError {
 	_, q, over := t.overQuota(time.Now())
-	if !over || q.Policy == QuotaConsumerBacklogEviction {
+	if !over || q.Policy == policy.QuotaConsumerBacklogEviction {
 		return nil
 	}
 	code := pb.ServerError_ProducerBlockedQuotaExceededError
-	if q.Policy == QuotaProducerException {
+	if q.Policy == policy.QuotaProducerException {
 		code = pb.ServerError_ProducerBlockedQuotaExceededException
 	}
 	return errorf(code, quotaMessage)
@@ -136,7 +109,7 @@ func (b *Broker) checkBacklogQuotas(now time.Time) {
 				return
 			}
 			switch q.Policy {
-			case QuotaConsumerBacklogEviction:
+			case policy.QuotaConsumerBacklogEviction:
 				if n := t.evictBacklog(kind, q, now); n > 0 {
 					b.log.Info("backlog quota exceeded: oldest messages evicted", "topic", t.full, "quota", kind, "entries", n)
 					t.signal()
@@ -153,9 +126,9 @@ func (b *Broker) checkBacklogQuotas(now time.Time) {
 
 // evictBacklog makes the slowest subscriptions skip their oldest entries until t is within
 // quota q of kind, and returns how many entries were skipped. Called with t.mu held.
-func (t *topic) evictBacklog(kind string, q BacklogQuota, now time.Time) int64 {
+func (t *topic) evictBacklog(kind string, q policy.BacklogQuota, now time.Time) int64 {
 	var skipped int64
-	if kind == QuotaMessageAge {
+	if kind == policy.QuotaMessageAge {
 		// Everything older than the limit goes, on every subscription, as TTL expires it.
 		before := now.Add(-time.Duration(q.LimitTime) * time.Second)
 		for _, s := range t.subs {

@@ -18,6 +18,8 @@
 //     admin_topic_policies.go, admin_subscriptions.go, admin_schemas.go, admin_peek.go,
 //     admin_stats.go (with admin_stats_json.go, admin_internal_stats.go and stats_sampler.go),
 //     admin_compaction.go, unload.go, dynconf.go;
+//   - policies: their model, the broker's defaults and their layered resolution are
+//     broker/policy's; admin_policies.go and admin_topic_policies.go keep and validate them;
 //   - configuration: config.go, conf.go and the *_conf.go files (broker.conf keys);
 //     authentication and authorization over broker/auth: auth_*.go; limits.go; panic.go.
 //

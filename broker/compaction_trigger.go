@@ -54,7 +54,7 @@ func (b *Broker) checkCompactions() {
 		if !t.name.Persistent {
 			continue
 		}
-		threshold := b.compactionThreshold(t.name)
+		threshold := b.layers(t.name).CompactionThreshold()
 		if threshold <= 0 {
 			continue
 		}

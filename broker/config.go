@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/letterbox-dev/letterbox/broker/policy"
 	"github.com/letterbox-dev/letterbox/broker/storage"
 	"github.com/letterbox-dev/letterbox/client/wire"
 )
@@ -23,13 +24,10 @@ type Config struct {
 	DefaultNumPartitions          int
 	AllowAutoSubscriptionCreation bool
 	MaxMessageSize                int
-	DelayedDeliveryEnabled        bool
-	DelayedDeliveryTick           time.Duration
 	KeepAliveInterval             time.Duration
 	// AcknowledgmentAtBatchIndexLevelEnabled honours ack_set on ACK and sends ack_set on
 	// redelivery of partially acknowledged batches.
 	AcknowledgmentAtBatchIndexLevelEnabled bool
-	MaxUnackedMessagesPerConsumer          int
 	// ActiveConsumerFailoverDelay is upstream's activeConsumerFailoverDelayTimeMillis: how long
 	// a Failover subscription waits after its active consumer changes before it dispatches
 	// again and tells its consumers (0: at once). See failover.go.
@@ -58,15 +56,10 @@ type Config struct {
 	FrameBufferPool    int64
 	PoisonFrameBuffers bool
 
-	// BrokerDeduplicationEnabled turns deduplication on for namespaces without a policy.
-	BrokerDeduplicationEnabled bool
 	// TopicTombstoneTTL is how long a deleted topic's name may not be auto-created (PIP-139).
 	TopicTombstoneTTL time.Duration
 
-	// TTLDurationDefault is the message TTL of namespaces without a message_ttl_in_seconds
-	// policy (0: messages never expire); MessageExpiryCheckInterval is how often the broker
-	// expires messages (ttl.go).
-	TTLDurationDefault         time.Duration
+	// MessageExpiryCheckInterval is how often the broker expires messages (ttl.go).
 	MessageExpiryCheckInterval time.Duration
 	// CompactionMonitorInterval is upstream's brokerServiceCompactionMonitorIntervalInSeconds:
 	// how often compaction thresholds are checked (compaction_trigger.go; 0: 60 s).
@@ -76,16 +69,12 @@ type Config struct {
 	// extension fields.
 	CompatUpstream bool
 
-	// Limits on what clients may open (limits.go), under upstream's broker.conf names; 0 means
-	// no limit, upstream's default. A connection over a connection limit is answered ERROR
-	// NotAllowedError and closed; a producer, consumer or subscription over its limit is
-	// refused (ProducerBusy, ConsumerBusy, NotAllowedError) and the connection stays.
-	BrokerMaxConnections        int
-	BrokerMaxConnectionsPerIP   int
-	MaxProducersPerTopic        int
-	MaxConsumersPerTopic        int
-	MaxConsumersPerSubscription int
-	MaxSubscriptionsPerTopic    int
+	// Limits on the connections clients may open (limits.go), under upstream's broker.conf
+	// names; 0 means no limit, upstream's default. A connection over a limit is answered ERROR
+	// NotAllowedError and closed. (The limits on producers, consumers and subscriptions are
+	// policies, in Defaults.)
+	BrokerMaxConnections      int
+	BrokerMaxConnectionsPerIP int
 	// ManagedLedgerMaxUnackedRangesToPersist bounds the ranges of individually acknowledged
 	// entries stored with a cursor (upstream's default, 10000); the rest stay in memory and a
 	// crash redelivers them, as upstream.
@@ -99,12 +88,6 @@ type Config struct {
 	// Rollover; a store passed in has its own.
 	Rollover               storage.Rollover
 	RetentionCheckInterval time.Duration
-	// DefaultRetentionMinutes and DefaultRetentionSizeMB are upstream's
-	// defaultRetentionTimeInMinutes and defaultRetentionSizeInMB: the retention of topics whose
-	// namespace and topic set none (retention.go); 0 keeps nothing acknowledged, −1 keeps it
-	// without limit.
-	DefaultRetentionMinutes int
-	DefaultRetentionSizeMB  int64
 
 	// MemoryLimit is the memory budget of in-memory data in bytes (0: none; `letterbox broker
 	// --memory-limit`). Past it the broker acts as if every persistent topic exceeded its
@@ -112,12 +95,17 @@ type Config struct {
 	// nobody reads cannot grow the process until the kernel kills it. Stores that keep data
 	// on disk are not budgeted.
 	MemoryLimit int64
-	// BacklogQuotaDefaultRetentionPolicy is upstream's backlogQuotaDefaultRetentionPolicy:
-	// producer_request_hold (the default), producer_exception or consumer_backlog_eviction.
-	BacklogQuotaDefaultRetentionPolicy string
-	// PolicyDefaults are the broker's values of the policies namespaces and topics may
-	// override (policies_conf.go).
-	PolicyDefaults
+	// Defaults are the broker's values of the policies namespaces and topics may override
+	// (broker/policy; their broker.conf keys in policies_conf.go and limits_conf.go). A
+	// producer, consumer or subscription over its limit is refused (ProducerBusy, ConsumerBusy,
+	// NotAllowedError) and the connection stays.
+	policy.Defaults
+	// SubscriptionExpiryCheckInterval (subscriptionExpiryCheckIntervalInMinutes, 5 minutes) is
+	// how often the broker deletes expired subscriptions (sub_expiry.go);
+	// BacklogQuotaCheckInterval (backlogQuotaCheckIntervalInSeconds, 60 s) how often topics
+	// over their backlog quota are acted on (backlog_quota.go). Zero: upstream's default.
+	SubscriptionExpiryCheckInterval time.Duration
+	BacklogQuotaCheckInterval       time.Duration
 
 	// The admin listener (broker/web). HTTPMaxRequestSize is upstream's httpMaxRequestSize, the
 	// largest request body accepted; upstream's default, -1, means letterbox's own limit of
@@ -182,11 +170,8 @@ func DefaultConfig() Config {
 		DefaultNumPartitions:                                1,
 		AllowAutoSubscriptionCreation:                       true,
 		MaxMessageSize:                                      wire.DefaultMaxMessageSize,
-		DelayedDeliveryEnabled:                              true,
-		DelayedDeliveryTick:                                 time.Second,
 		KeepAliveInterval:                                   30 * time.Second,
 		AcknowledgmentAtBatchIndexLevelEnabled:              true,
-		MaxUnackedMessagesPerConsumer:                       50000,
 		ActiveConsumerFailoverDelay:                         time.Second,
 		SubscriptionKeySharedUseConsistentHashing:           true,
 		SubscriptionKeySharedConsistentHashingReplicaPoints: 100,
@@ -197,14 +182,19 @@ func DefaultConfig() Config {
 		CompactionMonitorInterval:                           defaultCompactionMonitorInterval,
 		ManagedLedgerMaxUnackedRangesToPersist:              10000,
 		RetentionCheckInterval:                              120 * time.Second,
-		BacklogQuotaDefaultRetentionPolicy:                  QuotaProducerRequestHold,
-		HTTPMaxRequestSize:                                  -1,
-		MaxConcurrentHTTPRequests:                           1024,
-		MaxHTTPServerConnections:                            2048,
-		HTTPReadHeaderTimeout:                               10 * time.Second,
-		HTTPReadTimeout:                                     30 * time.Second,
-		HTTPIdleTimeout:                                     2 * time.Minute,
-		Logger:                                              slog.Default(),
+		Defaults: policy.Defaults{
+			DelayedDeliveryEnabled:             true,
+			DelayedDeliveryTick:                time.Second,
+			MaxUnackedMessagesPerConsumer:      50000,
+			BacklogQuotaDefaultRetentionPolicy: policy.QuotaProducerRequestHold,
+		},
+		HTTPMaxRequestSize:        -1,
+		MaxConcurrentHTTPRequests: 1024,
+		MaxHTTPServerConnections:  2048,
+		HTTPReadHeaderTimeout:     10 * time.Second,
+		HTTPReadTimeout:           30 * time.Second,
+		HTTPIdleTimeout:           2 * time.Minute,
+		Logger:                    slog.Default(),
 	}
 }
 

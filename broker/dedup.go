@@ -8,8 +8,8 @@ import (
 	"github.com/letterbox-dev/letterbox/client/wire/pb"
 )
 
-// Message deduplication, as upstream: when enabled (brokerDeduplicationEnabled, or the
-// namespace's deduplicationEnabled policy) a topic keeps, per producer name, the highest
+// Message deduplication, as upstream: when enabled (the topic's deduplicationEnabled policy,
+// else its namespace's, else brokerDeduplicationEnabled) a topic keeps, per producer name, the highest
 // sequence id accepted for writing (pushed) and the highest stored durably (persisted). A SEND
 // whose sequence id is not above pushed is not stored again; it is answered with a receipt
 // whose message id is −1:−1. PRODUCER_SUCCESS tells a producer the pushed high-water mark, as
@@ -34,19 +34,10 @@ type dedupRecord struct {
 	Seqs    map[string]int64 `json:"seqs"`
 }
 
-// dedupEnabled reports whether a topic deduplicates: its topic-level deduplicationEnabled, else
-// its namespace's, else the broker's brokerDeduplicationEnabled (admin_policies.go).
-func (b *Broker) dedupEnabled(name topicName) (on bool) {
-	b.layers(name, func(tp *TopicPolicies, np *Policies) {
-		on = firstSet(b.cfg.BrokerDeduplicationEnabled, tp.dedup(), np.dedup())
-	})
-	return on
-}
-
 // dedupFor returns t's deduplication state, loading it on first use; nil when t does not
 // deduplicate. Called with t.mu held.
 func (t *topic) dedupFor() *dedupState {
-	if !t.name.Persistent || !t.b.dedupEnabled(t.name) {
+	if !t.name.Persistent || !t.b.layers(t.name).Deduplication() {
 		return nil
 	}
 	if t.dedup != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/apache/pulsar-client-go/pulsar"
 
 	"github.com/letterbox-dev/letterbox/broker"
+	"github.com/letterbox-dev/letterbox/broker/policy"
 	"github.com/letterbox-dev/letterbox/broker/storage"
 )
 
@@ -51,7 +52,7 @@ func TestDurableMessageTTL(t *testing.T) {
 	// By the namespace's TTL, on the broker's own schedule: the rest goes too, and with it
 	// every segment but the open one.
 	one := 1
-	if err := b.UpdateNamespacePolicies("public/default", func(p *broker.Policies) error {
+	if err := b.UpdateNamespacePolicies("public/default", func(p *policy.Policies) error {
 		p.MessageTTLInSeconds = &one
 		return nil
 	}); err != nil {

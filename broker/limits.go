@@ -5,6 +5,7 @@ import (
 	"net"
 	"time"
 
+	"github.com/letterbox-dev/letterbox/broker/policy"
 	"github.com/letterbox-dev/letterbox/client/wire"
 	"github.com/letterbox-dev/letterbox/client/wire/pb"
 )
@@ -50,11 +51,11 @@ func (c *Config) validateLimits() error {
 	}
 	switch c.BacklogQuotaDefaultRetentionPolicy {
 	case "":
-		c.BacklogQuotaDefaultRetentionPolicy = QuotaProducerRequestHold
-	case QuotaProducerRequestHold, QuotaProducerException, QuotaConsumerBacklogEviction:
+		c.BacklogQuotaDefaultRetentionPolicy = policy.QuotaProducerRequestHold
+	case policy.QuotaProducerRequestHold, policy.QuotaProducerException, policy.QuotaConsumerBacklogEviction:
 	default:
 		return fmt.Errorf("broker: backlogQuotaDefaultRetentionPolicy %q: want %s, %s or %s", c.BacklogQuotaDefaultRetentionPolicy,
-			QuotaProducerRequestHold, QuotaProducerException, QuotaConsumerBacklogEviction)
+			policy.QuotaProducerRequestHold, policy.QuotaProducerException, policy.QuotaConsumerBacklogEviction)
 	}
 	// A Config built by hand rather than from DefaultConfig gets the defaults.
 	for _, d := range []struct {
@@ -136,7 +137,7 @@ func remoteIP(addr net.Addr) string {
 
 // producerLimit refuses one producer more than maxProducersPerTopic. Called with t.mu held.
 func (t *topic) producerLimit() *serverError {
-	if limit := t.b.maxProducers(t.name); limit > 0 && len(t.producers)+len(t.waiting) >= limit { // admin_policies.go
+	if limit := t.b.layers(t.name).MaxProducers(); limit > 0 && len(t.producers)+len(t.waiting) >= limit {
 		return errorf(pb.ServerError_ProducerBusy, "Topic '%s' reached max producers limit", t.full)
 	}
 	return nil
@@ -145,7 +146,7 @@ func (t *topic) producerLimit() *serverError {
 // consumerLimit refuses a consumer over maxConsumersPerTopic or maxConsumersPerSubscription
 // (s is nil for a subscription yet to be created). Called with t.mu held.
 func (t *topic) consumerLimit(s *subscription) *serverError {
-	if limit := t.b.maxConsumers(t.name); limit > 0 {
+	if limit := t.b.layers(t.name).MaxConsumers(); limit > 0 {
 		n := 0
 		for _, s := range t.subs {
 			n += len(s.consumers)
@@ -154,7 +155,7 @@ func (t *topic) consumerLimit(s *subscription) *serverError {
 			return errorf(pb.ServerError_ConsumerBusy, "Topic reached max consumers limit")
 		}
 	}
-	if limit := t.b.maxConsumersPerSubscription(t.name); limit > 0 && s != nil && len(s.consumers) >= limit {
+	if limit := t.b.layers(t.name).MaxConsumersPerSubscription(); limit > 0 && s != nil && len(s.consumers) >= limit {
 		return errorf(pb.ServerError_ConsumerBusy, "Subscription reached max consumers limit")
 	}
 	return nil
@@ -163,7 +164,7 @@ func (t *topic) consumerLimit(s *subscription) *serverError {
 // subscriptionLimit refuses a subscription more than maxSubscriptionsPerTopic. Called with
 // t.mu held.
 func (t *topic) subscriptionLimit() *serverError {
-	if limit := t.b.maxSubscriptions(t.name); limit > 0 && len(t.subs) >= limit {
+	if limit := t.b.layers(t.name).MaxSubscriptions(); limit > 0 && len(t.subs) >= limit {
 		return errorf(pb.ServerError_NotAllowedError, "Exceed the maximum number of subscriptions of the topic: %s", t.full)
 	}
 	return nil

@@ -3,6 +3,8 @@ package broker
 import (
 	"fmt"
 	"strconv"
+
+	"github.com/letterbox-dev/letterbox/broker/policy"
 )
 
 // The broker.conf keys of the limits (limits.go, quota.go, the admin listener), under
@@ -39,10 +41,10 @@ var limitConfKeys = map[string]confSetter{
 	},
 	"backlogQuotaDefaultRetentionPolicy": func(cfg *Config, _ *confState, v string) error {
 		switch v {
-		case QuotaProducerRequestHold, QuotaProducerException, QuotaConsumerBacklogEviction:
+		case policy.QuotaProducerRequestHold, policy.QuotaProducerException, policy.QuotaConsumerBacklogEviction:
 			cfg.BacklogQuotaDefaultRetentionPolicy = v
 			return nil
 		}
-		return fmt.Errorf("%q: want %s, %s or %s", v, QuotaProducerRequestHold, QuotaProducerException, QuotaConsumerBacklogEviction)
+		return fmt.Errorf("%q: want %s, %s or %s", v, policy.QuotaProducerRequestHold, policy.QuotaProducerException, policy.QuotaConsumerBacklogEviction)
 	},
 }

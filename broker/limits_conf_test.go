@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/letterbox-dev/letterbox/broker/policy"
 )
 
 // The limits' broker.conf keys, under upstream's names; 0 is no limit, as upstream.
@@ -40,7 +42,7 @@ backlogQuotaDefaultRetentionPolicy=producer_exception
 	want.MaxConcurrentHTTPRequests = 16
 	want.MaxHTTPServerConnections = 0
 	want.HTTPMaxRequestSize = 1 << 20
-	want.BacklogQuotaDefaultRetentionPolicy = QuotaProducerException
+	want.BacklogQuotaDefaultRetentionPolicy = policy.QuotaProducerException
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("LoadConf:\n got %+v\nwant %+v", got, want)
 	}
@@ -51,7 +53,7 @@ backlogQuotaDefaultRetentionPolicy=producer_exception
 		d.MaxConsumersPerTopic != 0 || d.MaxConsumersPerSubscription != 0 || d.MaxSubscriptionsPerTopic != 0 ||
 		d.ManagedLedgerMaxUnackedRangesToPersist != 10000 || d.HTTPMaxRequestSize != -1 ||
 		d.MaxConcurrentHTTPRequests != 1024 || d.MaxHTTPServerConnections != 2048 ||
-		d.BacklogQuotaDefaultRetentionPolicy != QuotaProducerRequestHold || d.MemoryLimit != 0 {
+		d.BacklogQuotaDefaultRetentionPolicy != policy.QuotaProducerRequestHold || d.MemoryLimit != 0 {
 		t.Errorf("defaults %+v", d)
 	}
 

@@ -11,6 +11,7 @@ import (
 	"github.com/apache/pulsar-client-go/pulsar"
 
 	"github.com/letterbox-dev/letterbox/broker"
+	"github.com/letterbox-dev/letterbox/broker/policy"
 	"github.com/letterbox-dev/letterbox/client/wire/pb"
 )
 
@@ -130,7 +131,7 @@ func TestMemoryLimitProducerException(t *testing.T) {
 	w := &quotaWatch{}
 	b := startBroker(t, func(c *broker.Config) {
 		c.MemoryLimit = limit
-		c.BacklogQuotaDefaultRetentionPolicy = broker.QuotaProducerException
+		c.BacklogQuotaDefaultRetentionPolicy = policy.QuotaProducerException
 	})
 	intercept(t, b, w.intercept)
 	c := newClient(t, b)

@@ -6,31 +6,8 @@ import (
 	"time"
 )
 
-// PolicyDefaults are the broker-wide values of the policies that namespaces and topics may
-// override (admin_policies.go), under upstream's broker.conf names. A zero value is what
-// upstream's default means: no limit, no expiry, no automatic compaction; a zero interval is
-// upstream's default interval.
-type PolicyDefaults struct {
-	// MaxTopicsPerNamespace is upstream's maxTopicsPerNamespace (0: no limit).
-	MaxTopicsPerNamespace int
-	// SubscriptionExpirationTimeMinutes is upstream's subscriptionExpirationTimeMinutes: a
-	// subscription without consumers for that long is deleted (0: never);
-	// SubscriptionExpiryCheckInterval (subscriptionExpiryCheckIntervalInMinutes, 5 minutes) is
-	// how often the broker looks (sub_expiry.go).
-	SubscriptionExpirationTimeMinutes int
-	SubscriptionExpiryCheckInterval   time.Duration
-	// BacklogQuotaDefaultLimitBytes and BacklogQuotaDefaultLimitSecond are upstream's
-	// backlogQuotaDefaultLimitBytes / backlogQuotaDefaultLimitSecond, the backlog quota of
-	// topics whose namespace sets none (≤ 0: none, upstream's -1);
-	// BacklogQuotaCheckInterval (backlogQuotaCheckIntervalInSeconds, 60 s) is how often
-	// topics over their quota are acted on (backlog_quota.go).
-	BacklogQuotaDefaultLimitBytes  int64
-	BacklogQuotaDefaultLimitSecond int
-	BacklogQuotaCheckInterval      time.Duration
-	// BrokerServiceCompactionThreshold is upstream's brokerServiceCompactionThresholdInBytes,
-	// the compaction threshold of topics whose namespace and topic set none (0: none).
-	BrokerServiceCompactionThreshold int64
-}
+// The broker.conf keys of the broker's policy defaults (Config.Defaults, broker/policy) and of
+// the checks that apply them.
 
 // Upstream's default check intervals.
 const (

@@ -1,6 +1,7 @@
 package broker
 
 import (
+	"github.com/letterbox-dev/letterbox/broker/policy"
 	"github.com/letterbox-dev/letterbox/broker/storage"
 	"github.com/letterbox-dev/letterbox/client/wire/pb"
 )
@@ -26,13 +27,6 @@ import (
 // reconnection. Non-persistent topics keep nothing and are never held back. Stores that keep
 // data on disk are not budgeted. The backlog quotas of namespaces and topics (limits per
 // topic) are backlog_quota.go's; both refuse producers with quotaMessage.
-
-// Upstream's BacklogQuota.RetentionPolicy values.
-const (
-	QuotaProducerRequestHold     = "producer_request_hold"
-	QuotaProducerException       = "producer_exception"
-	QuotaConsumerBacklogEviction = "consumer_backlog_eviction"
-)
 
 // quotaMessage is upstream's message for a producer refused over quota.
 const quotaMessage = "Cannot create producer on topic with backlog quota exceeded"
@@ -71,7 +65,7 @@ func (t *topic) quotaExceeded() bool {
 // quotaRefusal is the answer to a PRODUCER on a topic over its quota, as upstream's.
 func (t *topic) quotaRefusal() *serverError {
 	code := pb.ServerError_ProducerBlockedQuotaExceededError
-	if t.b.cfg.BacklogQuotaDefaultRetentionPolicy == QuotaProducerException {
+	if t.b.cfg.BacklogQuotaDefaultRetentionPolicy == policy.QuotaProducerException {
 		code = pb.ServerError_ProducerBlockedQuotaExceededException
 	}
 	return errorf(code, quotaMessage)

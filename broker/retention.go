@@ -12,30 +12,11 @@ import (
 // released once it is outside the time window or the topic is over its size quota, never
 // while a subscription still needs it.
 
-// retentionPolicy returns a topic's retention limits: its topic-level retention, else its
-// namespace's (admin_policies.go), else the broker's defaultRetentionTimeInMinutes and
-// defaultRetentionSizeInMB (0, 0 unless configured).
-func (b *Broker) retentionPolicy(name topicName) (minutes int, sizeMB int64) {
-	minutes, sizeMB = b.cfg.DefaultRetentionMinutes, b.cfg.DefaultRetentionSizeMB
-	b.layers(name, func(tp *TopicPolicies, np *Policies) {
-		var r *RetentionPolicies
-		if np != nil {
-			r = np.RetentionPolicies
-		}
-		if tp != nil && tp.RetentionPolicies != nil {
-			r = tp.RetentionPolicies
-		}
-		if r != nil {
-			minutes, sizeMB = r.RetentionTimeInMinutes, r.RetentionSizeInMB
-		}
-	})
-	return minutes, sizeMB
-}
-
 // retainFrom lowers low, the first position no subscription needs, to keep what the
 // namespace's retention policy asks for. Called with t.mu held.
 func (t *topic) retainFrom(low storage.Position, now time.Time) storage.Position {
-	minutes, sizeMB := t.b.retentionPolicy(t.name)
+	r := t.b.layers(t.name).Retention()
+	minutes, sizeMB := r.RetentionTimeInMinutes, r.RetentionSizeInMB
 	if minutes == 0 && sizeMB == 0 {
 		return low
 	}

@@ -185,17 +185,6 @@ func (r *schemaRegistry) get(topic topicName, v []byte) (*pb.Schema, []byte, boo
 // schemaStrategy is a topic's compatibility strategy: its topic-level policy, else its
 // namespace's, else upstream's default (FULL).
 func (b *Broker) schemaStrategy(name topicName) schemacompat.Strategy {
-	a, unlock := b.adminLocked()
-	defer unlock()
-	var level schemacompat.Strategy
-	if p := a.policies[name.namespace()]; p != nil {
-		level, _ = schemacompat.ParseStrategy(p.SchemaCompatibilityStrategy)
-	}
-	// A topic-level strategy overrides its namespace's (admin_topic_policies.go).
-	if tp := a.topicPolicies[name.base().String()]; tp != nil && tp.SchemaCompatibilityStrategy != nil {
-		if l, err := schemacompat.ParseStrategy(*tp.SchemaCompatibilityStrategy); err == nil && l != schemacompat.Undefined {
-			level = l
-		}
-	}
+	level, _ := schemacompat.ParseStrategy(b.layers(name).SchemaCompatibilityStrategy())
 	return schemacompat.Effective(level)
 }

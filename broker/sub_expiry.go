@@ -18,7 +18,7 @@ func (b *Broker) expireSubscriptions(now time.Time) {
 		ns := t.name.namespace()
 		expiry, ok := expiries[ns]
 		if !ok {
-			expiry = b.subscriptionExpiry(ns)
+			expiry = b.namespaceLayers(ns).SubscriptionExpiry()
 			expiries[ns] = expiry
 		}
 		if expiry <= 0 {

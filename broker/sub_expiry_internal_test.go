@@ -9,6 +9,8 @@ import (
 
 	"github.com/apache/pulsar-client-go/pulsar"
 	plog "github.com/apache/pulsar-client-go/pulsar/log"
+
+	"github.com/letterbox-dev/letterbox/broker/policy"
 )
 
 // A subscription without consumers for longer than its namespace's
@@ -54,7 +56,7 @@ func TestSubscriptionExpiration(t *testing.T) {
 		t.Fatalf("subscriptions = %v: expired without a policy", subs())
 	}
 	five := 5
-	if err := b.UpdateNamespacePolicies("public/exp", func(p *Policies) error {
+	if err := b.UpdateNamespacePolicies("public/exp", func(p *policy.Policies) error {
 		p.SubscriptionExpirationTimeMinutes = &five
 		return nil
 	}); err != nil {
@@ -90,11 +92,11 @@ func TestCompactionThresholdLayers(t *testing.T) {
 	}
 	want(100)
 	ns, tp := int64(200), int64(300)
-	if err := b.UpdateNamespacePolicies("public/default", func(p *Policies) error { p.CompactionThreshold = &ns; return nil }); err != nil {
+	if err := b.UpdateNamespacePolicies("public/default", func(p *policy.Policies) error { p.CompactionThreshold = &ns; return nil }); err != nil {
 		t.Fatal(err)
 	}
 	want(200)
-	if err := b.UpdateTopicPolicies(topic, func(p *TopicPolicies) error { p.CompactionThreshold = &tp; return nil }); err != nil {
+	if err := b.UpdateTopicPolicies(topic, func(p *policy.TopicPolicies) error { p.CompactionThreshold = &tp; return nil }); err != nil {
 		t.Fatal(err)
 	}
 	want(300)

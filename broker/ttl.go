@@ -15,21 +15,6 @@ import (
 // API's expireMessages does the same on demand. Entries leaving the backlog this way count as
 // expired in the subscription's stats (msgRateExpired, totalMsgExpired, lastExpireTimestamp).
 
-// messageTTL is a topic's TTL (0: none): its topic-level messageTTLInSeconds, else its
-// namespace's message_ttl_in_seconds, else the broker's default (admin_policies.go).
-func (b *Broker) messageTTL(name topicName) (ttl time.Duration) {
-	b.layers(name, func(tp *TopicPolicies, np *Policies) {
-		ttl = b.cfg.TTLDurationDefault
-		if np != nil && np.MessageTTLInSeconds != nil {
-			ttl = time.Duration(*np.MessageTTLInSeconds) * time.Second
-		}
-		if tp != nil && tp.MessageTTLInSeconds != nil {
-			ttl = time.Duration(*tp.MessageTTLInSeconds) * time.Second
-		}
-	})
-	return ttl
-}
-
 // expiryLoop expires messages every MessageExpiryCheckInterval until the broker stops.
 func (b *Broker) expiryLoop() {
 	defer b.wg.Done()
@@ -52,7 +37,7 @@ func (b *Broker) expireByTTL(now time.Time) {
 		if !t.name.Persistent {
 			continue // nothing is kept to expire
 		}
-		ttl := b.messageTTL(t.name)
+		ttl := b.layers(t.name).MessageTTL()
 		if ttl <= 0 {
 			continue
 		}

@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/letterbox-dev/letterbox/broker"
+	"github.com/letterbox-dev/letterbox/broker/policy"
 )
 
 // The namespace policies that limit topics (broker/admin_policies.go enforces them):
@@ -15,24 +16,24 @@ import (
 
 func (s *Server) namespacePolicyRoutes(rt *router) {
 	const ns = "/admin/v2/namespaces/{tenant}/{namespace}"
-	intPolicy := func(method, path string, field func(*broker.Policies) **int) {
+	intPolicy := func(method, path string, field func(*policy.Policies) **int) {
 		s.policyRouteWith(rt, method, ns+"/"+path,
-			func(p *broker.Policies) any { return nilIfNone(*field(p)) },
+			func(p *policy.Policies) any { return nilIfNone(*field(p)) },
 			func() any { return new(int) },
-			func(p *broker.Policies, v any) error {
+			func(p *policy.Policies, v any) error {
 				*field(p) = nilOr(v, func(v any) *int { return v.(*int) })
 				return nil
 			})
 	}
-	intPolicy("POST", "maxTopicsPerNamespace", func(p *broker.Policies) **int { return &p.MaxTopicsPerNamespace })
-	intPolicy("POST", "subscriptionExpirationTime", func(p *broker.Policies) **int { return &p.SubscriptionExpirationTimeMinutes })
-	intPolicy("POST", "maxConsumersPerSubscription", func(p *broker.Policies) **int { return &p.MaxConsumersPerSubscription })
-	intPolicy("POST", "maxConsumersPerTopic", func(p *broker.Policies) **int { return &p.MaxConsumersPerTopic })
-	intPolicy("POST", "maxProducersPerTopic", func(p *broker.Policies) **int { return &p.MaxProducersPerTopic })
+	intPolicy("POST", "maxTopicsPerNamespace", func(p *policy.Policies) **int { return &p.MaxTopicsPerNamespace })
+	intPolicy("POST", "subscriptionExpirationTime", func(p *policy.Policies) **int { return &p.SubscriptionExpirationTimeMinutes })
+	intPolicy("POST", "maxConsumersPerSubscription", func(p *policy.Policies) **int { return &p.MaxConsumersPerSubscription })
+	intPolicy("POST", "maxConsumersPerTopic", func(p *policy.Policies) **int { return &p.MaxConsumersPerTopic })
+	intPolicy("POST", "maxProducersPerTopic", func(p *policy.Policies) **int { return &p.MaxProducersPerTopic })
 	s.policyRouteWith(rt, "PUT", ns+"/compactionThreshold",
-		func(p *broker.Policies) any { return nilIfNone(p.CompactionThreshold) },
+		func(p *policy.Policies) any { return nilIfNone(p.CompactionThreshold) },
 		func() any { return new(int64) },
-		func(p *broker.Policies, v any) error {
+		func(p *policy.Policies, v any) error {
 			p.CompactionThreshold = nilOr(v, func(v any) *int64 { return v.(*int64) })
 			return nil
 		})
@@ -49,14 +50,14 @@ func (s *Server) namespacePolicyRoutes(rt *router) {
 	rt.handle("PUT "+ns+"/properties", func(w http.ResponseWriter, r *http.Request) {
 		var props map[string]string
 		if _, ok := decodeBody(w, r, &props, false); ok {
-			noContent(w, s.b.UpdateNamespacePolicies(nsName(r), func(p *broker.Policies) error {
+			noContent(w, s.b.UpdateNamespacePolicies(nsName(r), func(p *policy.Policies) error {
 				maps.Copy(p.Properties, props)
 				return nil
 			}))
 		}
 	})
 	rt.handle("DELETE "+ns+"/properties", func(w http.ResponseWriter, r *http.Request) {
-		noContent(w, s.b.UpdateNamespacePolicies(nsName(r), func(p *broker.Policies) error {
+		noContent(w, s.b.UpdateNamespacePolicies(nsName(r), func(p *policy.Policies) error {
 			clear(p.Properties)
 			return nil
 		}))
@@ -72,18 +73,18 @@ func (s *Server) namespacePolicyRoutes(rt *router) {
 		writeJSON(w, http.StatusOK, p.BacklogQuotaMap)
 	})
 	rt.handle("POST "+ns+"/backlogQuota", func(w http.ResponseWriter, r *http.Request) {
-		var q broker.BacklogQuota
+		var q policy.BacklogQuota
 		if _, ok := decodeBody(w, r, &q, false); !ok {
 			return
 		}
 		kind := quotaType(r)
-		noContent(w, s.b.UpdateNamespacePolicies(nsName(r), func(p *broker.Policies) error {
+		noContent(w, s.b.UpdateNamespacePolicies(nsName(r), func(p *policy.Policies) error {
 			return broker.SetNamespaceBacklogQuota(p, kind, q)
 		}))
 	})
 	rt.handle("DELETE "+ns+"/backlogQuota", func(w http.ResponseWriter, r *http.Request) {
 		kind := quotaType(r)
-		noContent(w, s.b.UpdateNamespacePolicies(nsName(r), func(p *broker.Policies) error {
+		noContent(w, s.b.UpdateNamespacePolicies(nsName(r), func(p *policy.Policies) error {
 			delete(p.BacklogQuotaMap, kind)
 			return nil
 		}))
@@ -118,5 +119,5 @@ func quotaType(r *http.Request) string {
 	if t := r.URL.Query().Get("backlogQuotaType"); t != "" {
 		return t
 	}
-	return broker.QuotaDestinationStorage
+	return policy.QuotaDestinationStorage
 }

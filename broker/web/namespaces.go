@@ -5,7 +5,7 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/letterbox-dev/letterbox/broker"
+	"github.com/letterbox-dev/letterbox/broker/policy"
 )
 
 // The namespaces resource: /admin/v2/namespaces/... — list, create (with or without a
@@ -22,12 +22,12 @@ func (s *Server) namespaceRoutes(rt *router) {
 		answer(w, list, err)
 	})
 	rt.handle("PUT "+ns, func(w http.ResponseWriter, r *http.Request) {
-		var p broker.Policies
+		var p policy.Policies
 		present, ok := decodeBody(w, r, &p, true)
 		if !ok {
 			return
 		}
-		var pp *broker.Policies
+		var pp *policy.Policies
 		if present {
 			pp = &p
 		}
@@ -58,39 +58,39 @@ func (s *Server) namespaceRoutes(rt *router) {
 
 	// Policies stored whole; each endpoint reads or edits one field.
 	s.policyRoute(rt, ns+"/retention",
-		func(p *broker.Policies) any { return nilIfNone(p.RetentionPolicies) },
-		func() any { return &broker.RetentionPolicies{} },
-		func(p *broker.Policies, v any) error {
-			p.RetentionPolicies = nilOr(v, func(v any) *broker.RetentionPolicies { return v.(*broker.RetentionPolicies) })
+		func(p *policy.Policies) any { return nilIfNone(p.RetentionPolicies) },
+		func() any { return &policy.RetentionPolicies{} },
+		func(p *policy.Policies, v any) error {
+			p.RetentionPolicies = nilOr(v, func(v any) *policy.RetentionPolicies { return v.(*policy.RetentionPolicies) })
 			return nil
 		})
 	s.policyRoute(rt, ns+"/autoTopicCreation",
-		func(p *broker.Policies) any { return nilIfNone(p.AutoTopicCreationOverride) },
-		func() any { return &broker.AutoTopicCreationOverride{} },
-		func(p *broker.Policies, v any) error {
-			p.AutoTopicCreationOverride = nilOr(v, func(v any) *broker.AutoTopicCreationOverride { return v.(*broker.AutoTopicCreationOverride) })
+		func(p *policy.Policies) any { return nilIfNone(p.AutoTopicCreationOverride) },
+		func() any { return &policy.AutoTopicCreationOverride{} },
+		func(p *policy.Policies, v any) error {
+			p.AutoTopicCreationOverride = nilOr(v, func(v any) *policy.AutoTopicCreationOverride { return v.(*policy.AutoTopicCreationOverride) })
 			return nil
 		})
 	s.policyRoute(rt, ns+"/autoSubscriptionCreation",
-		func(p *broker.Policies) any { return nilIfNone(p.AutoSubscriptionCreationOverride) },
-		func() any { return &broker.AutoSubscriptionCreationOverride{} },
-		func(p *broker.Policies, v any) error {
-			p.AutoSubscriptionCreationOverride = nilOr(v, func(v any) *broker.AutoSubscriptionCreationOverride {
-				return v.(*broker.AutoSubscriptionCreationOverride)
+		func(p *policy.Policies) any { return nilIfNone(p.AutoSubscriptionCreationOverride) },
+		func() any { return &policy.AutoSubscriptionCreationOverride{} },
+		func(p *policy.Policies, v any) error {
+			p.AutoSubscriptionCreationOverride = nilOr(v, func(v any) *policy.AutoSubscriptionCreationOverride {
+				return v.(*policy.AutoSubscriptionCreationOverride)
 			})
 			return nil
 		})
 	s.policyRoute(rt, ns+"/deduplication",
-		func(p *broker.Policies) any { return nilIfNone(p.DeduplicationEnabled) },
+		func(p *policy.Policies) any { return nilIfNone(p.DeduplicationEnabled) },
 		func() any { return new(bool) },
-		func(p *broker.Policies, v any) error {
+		func(p *policy.Policies, v any) error {
 			p.DeduplicationEnabled = nilOr(v, func(v any) *bool { return v.(*bool) })
 			return nil
 		})
 	s.policyRoute(rt, ns+"/messageTTL",
-		func(p *broker.Policies) any { return nilIfNone(p.MessageTTLInSeconds) },
+		func(p *policy.Policies) any { return nilIfNone(p.MessageTTLInSeconds) },
 		func() any { return new(int) },
-		func(p *broker.Policies, v any) error {
+		func(p *policy.Policies, v any) error {
 			p.MessageTTLInSeconds = nilOr(v, func(v any) *int { return v.(*int) })
 			return nil
 		})
@@ -108,7 +108,7 @@ func (s *Server) namespaceRoutes(rt *router) {
 			return
 		}
 		strategy := strategyName(body)
-		noContent(w, s.b.UpdateNamespacePolicies(nsName(r), func(p *broker.Policies) error {
+		noContent(w, s.b.UpdateNamespacePolicies(nsName(r), func(p *policy.Policies) error {
 			p.SchemaCompatibilityStrategy = strategy
 			return nil
 		}))
@@ -140,14 +140,14 @@ func nsName(r *http.Request) string { return r.PathValue("tenant") + "/" + r.Pat
 
 // policyRoute registers GET (the value, 204 when unset), POST (set) and DELETE (unset) of one
 // namespace policy.
-func (s *Server) policyRoute(rt *router, path string, get func(*broker.Policies) any, alloc func() any,
-	set func(*broker.Policies, any) error) {
+func (s *Server) policyRoute(rt *router, path string, get func(*policy.Policies) any, alloc func() any,
+	set func(*policy.Policies, any) error) {
 	s.policyRouteWith(rt, "POST", path, get, alloc, set)
 }
 
 // policyRouteWith is policyRoute for a policy upstream sets with setMethod.
-func (s *Server) policyRouteWith(rt *router, setMethod, path string, get func(*broker.Policies) any, alloc func() any,
-	set func(*broker.Policies, any) error) {
+func (s *Server) policyRouteWith(rt *router, setMethod, path string, get func(*policy.Policies) any, alloc func() any,
+	set func(*policy.Policies, any) error) {
 	rt.handle("GET "+path, func(w http.ResponseWriter, r *http.Request) {
 		p, err := s.b.NamespacePolicies(nsName(r))
 		if err != nil {
@@ -163,11 +163,11 @@ func (s *Server) policyRouteWith(rt *router, setMethod, path string, get func(*b
 	rt.handle(setMethod+" "+path, func(w http.ResponseWriter, r *http.Request) {
 		v := alloc()
 		if _, ok := decodeBody(w, r, v, false); ok {
-			noContent(w, s.b.UpdateNamespacePolicies(nsName(r), func(p *broker.Policies) error { return set(p, v) }))
+			noContent(w, s.b.UpdateNamespacePolicies(nsName(r), func(p *policy.Policies) error { return set(p, v) }))
 		}
 	})
 	rt.handle("DELETE "+path, func(w http.ResponseWriter, r *http.Request) {
-		noContent(w, s.b.UpdateNamespacePolicies(nsName(r), func(p *broker.Policies) error { return set(p, nil) }))
+		noContent(w, s.b.UpdateNamespacePolicies(nsName(r), func(p *policy.Policies) error { return set(p, nil) }))
 	})
 }
 

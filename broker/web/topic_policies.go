@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/letterbox-dev/letterbox/broker"
+	"github.com/letterbox-dev/letterbox/broker/policy"
 )
 
 // Topic-level policies, upstream's /admin/v2/{domain}/{tenant}/{ns}/{topic}/{policy}: GET (the
@@ -32,67 +33,62 @@ const unsupportedTopicPolicy = "This topic-level policy is not supported by this
 // applied value, and how a body (nil: unset) is stored.
 type topicPolicy struct {
 	path    string
-	own     func(*broker.TopicPolicies) any
+	own     func(*policy.TopicPolicies) any
 	applied func(broker.AppliedTopicPolicies) any
 	alloc   func() any
-	set     func(*broker.TopicPolicies, any)
+	set     func(*policy.TopicPolicies, any)
 }
 
 func (s *Server) topicPolicyRoutes(rt *router) {
-	intPolicy := func(path string, field func(*broker.TopicPolicies) **int, applied func(broker.AppliedTopicPolicies) int) topicPolicy {
+	intPolicy := func(path string, field func(*policy.TopicPolicies) **int, applied func(broker.AppliedTopicPolicies) int) topicPolicy {
 		return topicPolicy{path: path,
-			own:     func(tp *broker.TopicPolicies) any { return nilIfNone(*field(tp)) },
+			own:     func(tp *policy.TopicPolicies) any { return nilIfNone(*field(tp)) },
 			applied: func(a broker.AppliedTopicPolicies) any { return applied(a) },
 			alloc:   func() any { return new(int) },
-			set: func(tp *broker.TopicPolicies, v any) {
+			set: func(tp *policy.TopicPolicies, v any) {
 				*field(tp) = nilOr(v, func(v any) *int { return v.(*int) })
 			},
 		}
 	}
 	for _, p := range []topicPolicy{
-		intPolicy("maxProducers", func(tp *broker.TopicPolicies) **int { return &tp.MaxProducerPerTopic },
-			func(a broker.AppliedTopicPolicies) int { return a.MaxProducers }),
-		intPolicy("maxConsumers", func(tp *broker.TopicPolicies) **int { return &tp.MaxConsumerPerTopic },
-			func(a broker.AppliedTopicPolicies) int { return a.MaxConsumers }),
-		intPolicy("maxConsumersPerSubscription", func(tp *broker.TopicPolicies) **int { return &tp.MaxConsumersPerSubscription },
-			func(a broker.AppliedTopicPolicies) int { return a.MaxConsumersPerSubscription }),
-		intPolicy("maxSubscriptionsPerTopic", func(tp *broker.TopicPolicies) **int { return &tp.MaxSubscriptionsPerTopic },
-			func(a broker.AppliedTopicPolicies) int { return a.MaxSubscriptionsPerTopic }),
+		intPolicy("maxProducers", func(tp *policy.TopicPolicies) **int { return &tp.MaxProducerPerTopic },
+			func(a broker.AppliedTopicPolicies) int { return a.MaxProducers() }),
+		intPolicy("maxConsumers", func(tp *policy.TopicPolicies) **int { return &tp.MaxConsumerPerTopic },
+			func(a broker.AppliedTopicPolicies) int { return a.MaxConsumers() }),
+		intPolicy("maxConsumersPerSubscription", func(tp *policy.TopicPolicies) **int { return &tp.MaxConsumersPerSubscription },
+			func(a broker.AppliedTopicPolicies) int { return a.MaxConsumersPerSubscription() }),
+		intPolicy("maxSubscriptionsPerTopic", func(tp *policy.TopicPolicies) **int { return &tp.MaxSubscriptionsPerTopic },
+			func(a broker.AppliedTopicPolicies) int { return a.MaxSubscriptions() }),
 		{path: "retention",
-			own: func(tp *broker.TopicPolicies) any { return nilIfNone(tp.RetentionPolicies) },
-			applied: func(a broker.AppliedTopicPolicies) any {
-				if a.Retention == nil {
-					return broker.RetentionPolicies{}
-				}
-				return a.Retention
-			},
-			alloc: func() any { return &broker.RetentionPolicies{} },
-			set: func(tp *broker.TopicPolicies, v any) {
-				tp.RetentionPolicies = nilOr(v, func(v any) *broker.RetentionPolicies { return v.(*broker.RetentionPolicies) })
+			own:     func(tp *policy.TopicPolicies) any { return nilIfNone(tp.RetentionPolicies) },
+			applied: func(a broker.AppliedTopicPolicies) any { return a.Retention() },
+			alloc:   func() any { return &policy.RetentionPolicies{} },
+			set: func(tp *policy.TopicPolicies, v any) {
+				tp.RetentionPolicies = nilOr(v, func(v any) *policy.RetentionPolicies { return v.(*policy.RetentionPolicies) })
 			}},
 		{path: "deduplicationEnabled",
-			own:     func(tp *broker.TopicPolicies) any { return nilIfNone(tp.DeduplicationEnabled) },
-			applied: func(a broker.AppliedTopicPolicies) any { return a.DeduplicationEnabled },
+			own:     func(tp *policy.TopicPolicies) any { return nilIfNone(tp.DeduplicationEnabled) },
+			applied: func(a broker.AppliedTopicPolicies) any { return a.Deduplication() },
 			alloc:   func() any { return new(bool) },
-			set: func(tp *broker.TopicPolicies, v any) {
+			set: func(tp *policy.TopicPolicies, v any) {
 				tp.DeduplicationEnabled = nilOr(v, func(v any) *bool { return v.(*bool) })
 			}},
 		{path: "autoSubscriptionCreation",
-			own: func(tp *broker.TopicPolicies) any { return nilIfNone(tp.AutoSubscriptionCreationOverride) },
+			own: func(tp *policy.TopicPolicies) any { return nilIfNone(tp.AutoSubscriptionCreationOverride) },
 			applied: func(a broker.AppliedTopicPolicies) any {
-				return broker.AutoSubscriptionCreationOverride{AllowAutoSubscriptionCreation: a.AutoSubscriptionCreation}
+				return policy.AutoSubscriptionCreationOverride{AllowAutoSubscriptionCreation: a.AutoSubscriptionCreation(a.AllowAutoSubscriptionCreation)}
 			},
-			alloc: func() any { return &broker.AutoSubscriptionCreationOverride{} },
-			set: func(tp *broker.TopicPolicies, v any) {
-				tp.AutoSubscriptionCreationOverride = nilOr(v, func(v any) *broker.AutoSubscriptionCreationOverride {
-					return v.(*broker.AutoSubscriptionCreationOverride)
+			alloc: func() any { return &policy.AutoSubscriptionCreationOverride{} },
+			set: func(tp *policy.TopicPolicies, v any) {
+				tp.AutoSubscriptionCreationOverride = nilOr(v, func(v any) *policy.AutoSubscriptionCreationOverride {
+					return v.(*policy.AutoSubscriptionCreationOverride)
 				})
 			}},
 		{path: "compactionThreshold",
-			own:     func(tp *broker.TopicPolicies) any { return nilIfNone(tp.CompactionThreshold) },
-			applied: func(a broker.AppliedTopicPolicies) any { return a.CompactionThreshold },
+			own:     func(tp *policy.TopicPolicies) any { return nilIfNone(tp.CompactionThreshold) },
+			applied: func(a broker.AppliedTopicPolicies) any { return a.CompactionThreshold() },
 			alloc:   func() any { return new(int64) },
-			set: func(tp *broker.TopicPolicies, v any) {
+			set: func(tp *policy.TopicPolicies, v any) {
 				tp.CompactionThreshold = nilOr(v, func(v any) *int64 { return v.(*int64) })
 			}},
 	} {
@@ -101,21 +97,21 @@ func (s *Server) topicPolicyRoutes(rt *router) {
 
 	// The message TTL is set with ?messageTTL=, as upstream.
 	s.topicPolicyGet(rt, topicPolicy{path: "messageTTL",
-		own:     func(tp *broker.TopicPolicies) any { return nilIfNone(tp.MessageTTLInSeconds) },
-		applied: func(a broker.AppliedTopicPolicies) any { return a.MessageTTLInSeconds }})
+		own:     func(tp *policy.TopicPolicies) any { return nilIfNone(tp.MessageTTLInSeconds) },
+		applied: func(a broker.AppliedTopicPolicies) any { return int(a.MessageTTL().Seconds()) }})
 	s.topicRoute(rt, "POST", "/messageTTL", func(w http.ResponseWriter, r *http.Request, topic string) {
 		ttl, err := strconv.Atoi(r.URL.Query().Get("messageTTL"))
 		if err != nil {
 			writeError(w, http.StatusBadRequest, "Query parameter messageTTL must be an integer")
 			return
 		}
-		noContent(w, s.b.UpdateTopicPolicies(topic, func(tp *broker.TopicPolicies) error {
+		noContent(w, s.b.UpdateTopicPolicies(topic, func(tp *policy.TopicPolicies) error {
 			tp.MessageTTLInSeconds = &ttl
 			return nil
 		}))
 	})
 	s.topicRoute(rt, "DELETE", "/messageTTL", func(w http.ResponseWriter, r *http.Request, topic string) {
-		noContent(w, s.b.UpdateTopicPolicies(topic, func(tp *broker.TopicPolicies) error {
+		noContent(w, s.b.UpdateTopicPolicies(topic, func(tp *policy.TopicPolicies) error {
 			tp.MessageTTLInSeconds = nil
 			return nil
 		}))
@@ -123,21 +119,21 @@ func (s *Server) topicPolicyRoutes(rt *router) {
 
 	// The schema compatibility strategy is set with PUT and a JSON string (or the bare name).
 	s.topicPolicyGet(rt, topicPolicy{path: "schemaCompatibilityStrategy",
-		own:     func(tp *broker.TopicPolicies) any { return nilIfNone(tp.SchemaCompatibilityStrategy) },
-		applied: func(a broker.AppliedTopicPolicies) any { return a.SchemaCompatibilityStrategy }})
+		own:     func(tp *policy.TopicPolicies) any { return nilIfNone(tp.SchemaCompatibilityStrategy) },
+		applied: func(a broker.AppliedTopicPolicies) any { return a.SchemaCompatibilityStrategy() }})
 	s.topicRoute(rt, "PUT", "/schemaCompatibilityStrategy", func(w http.ResponseWriter, r *http.Request, topic string) {
 		body, ok := readBody(w, r)
 		if !ok {
 			return
 		}
 		strategy := strategyName(body)
-		noContent(w, s.b.UpdateTopicPolicies(topic, func(tp *broker.TopicPolicies) error {
+		noContent(w, s.b.UpdateTopicPolicies(topic, func(tp *policy.TopicPolicies) error {
 			tp.SchemaCompatibilityStrategy = &strategy
 			return nil
 		}))
 	})
 	s.topicRoute(rt, "DELETE", "/schemaCompatibilityStrategy", func(w http.ResponseWriter, r *http.Request, topic string) {
-		noContent(w, s.b.UpdateTopicPolicies(topic, func(tp *broker.TopicPolicies) error {
+		noContent(w, s.b.UpdateTopicPolicies(topic, func(tp *policy.TopicPolicies) error {
 			tp.SchemaCompatibilityStrategy = nil
 			return nil
 		}))
@@ -145,22 +141,30 @@ func (s *Server) topicPolicyRoutes(rt *router) {
 
 	// Backlog quotas, by ?backlogQuotaType= (destination_storage when absent).
 	s.topicPolicyGet(rt, topicPolicy{path: "backlogQuotaMap",
-		own: func(tp *broker.TopicPolicies) any {
+		own: func(tp *policy.TopicPolicies) any {
 			if tp.BackLogQuotaMap == nil {
-				return map[string]broker.BacklogQuota{}
+				return map[string]policy.BacklogQuota{}
 			}
 			return tp.BackLogQuotaMap
 		},
-		applied: func(a broker.AppliedTopicPolicies) any { return a.BacklogQuotas }})
+		applied: func(a broker.AppliedTopicPolicies) any {
+			quotas := map[string]policy.BacklogQuota{}
+			for _, kind := range []string{policy.QuotaDestinationStorage, policy.QuotaMessageAge} {
+				if q, ok := a.BacklogQuota(kind); ok {
+					quotas[kind] = q
+				}
+			}
+			return quotas
+		}})
 	s.topicRoute(rt, "POST", "/backlogQuota", func(w http.ResponseWriter, r *http.Request, topic string) {
-		var q broker.BacklogQuota
+		var q policy.BacklogQuota
 		if _, ok := decodeBody(w, r, &q, false); !ok {
 			return
 		}
 		kind := quotaType(r)
-		noContent(w, s.b.UpdateTopicPolicies(topic, func(tp *broker.TopicPolicies) error {
+		noContent(w, s.b.UpdateTopicPolicies(topic, func(tp *policy.TopicPolicies) error {
 			if tp.BackLogQuotaMap == nil {
-				tp.BackLogQuotaMap = map[string]broker.BacklogQuota{}
+				tp.BackLogQuotaMap = map[string]policy.BacklogQuota{}
 			}
 			tp.BackLogQuotaMap[kind] = q
 			return nil
@@ -168,7 +172,7 @@ func (s *Server) topicPolicyRoutes(rt *router) {
 	})
 	s.topicRoute(rt, "DELETE", "/backlogQuota", func(w http.ResponseWriter, r *http.Request, topic string) {
 		kind := quotaType(r)
-		noContent(w, s.b.UpdateTopicPolicies(topic, func(tp *broker.TopicPolicies) error {
+		noContent(w, s.b.UpdateTopicPolicies(topic, func(tp *policy.TopicPolicies) error {
 			delete(tp.BackLogQuotaMap, kind)
 			return nil
 		}))
@@ -189,14 +193,14 @@ func (s *Server) topicPolicyRoute(rt *router, p topicPolicy) {
 	s.topicRoute(rt, "POST", "/"+p.path, func(w http.ResponseWriter, r *http.Request, topic string) {
 		v := p.alloc()
 		if _, ok := decodeBody(w, r, v, false); ok {
-			noContent(w, s.b.UpdateTopicPolicies(topic, func(tp *broker.TopicPolicies) error {
+			noContent(w, s.b.UpdateTopicPolicies(topic, func(tp *policy.TopicPolicies) error {
 				p.set(tp, v)
 				return nil
 			}))
 		}
 	})
 	s.topicRoute(rt, "DELETE", "/"+p.path, func(w http.ResponseWriter, r *http.Request, topic string) {
-		noContent(w, s.b.UpdateTopicPolicies(topic, func(tp *broker.TopicPolicies) error {
+		noContent(w, s.b.UpdateTopicPolicies(topic, func(tp *policy.TopicPolicies) error {
 			p.set(tp, nil)
 			return nil
 		}))

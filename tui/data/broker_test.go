@@ -9,6 +9,7 @@ import (
 	plog "github.com/apache/pulsar-client-go/pulsar/log"
 
 	"github.com/letterbox-dev/letterbox/broker"
+	"github.com/letterbox-dev/letterbox/broker/policy"
 	"github.com/letterbox-dev/letterbox/internal/brokertest"
 )
 
@@ -121,8 +122,8 @@ func TestAdminRetentionOnEmbeddedBroker(t *testing.T) {
 		t.Errorf("no policies: %+v, %v; want none and no error", r, err)
 	}
 	week, ttl := 7*24*60, 3600
-	if err := b.UpdateNamespacePolicies("public/default", func(p *broker.Policies) error {
-		p.RetentionPolicies = &broker.RetentionPolicies{RetentionTimeInMinutes: week, RetentionSizeInMB: -1}
+	if err := b.UpdateNamespacePolicies("public/default", func(p *policy.Policies) error {
+		p.RetentionPolicies = &policy.RetentionPolicies{RetentionTimeInMinutes: week, RetentionSizeInMB: -1}
 		p.MessageTTLInSeconds = &ttl
 		return nil
 	}); err != nil {
