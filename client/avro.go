@@ -1,7 +1,9 @@
 package client
 
 import (
+	"errors"
 	"fmt"
+	"io"
 
 	"github.com/hamba/avro/v2"
 	"google.golang.org/protobuf/proto"
@@ -37,10 +39,7 @@ func (s *AvroSchema) Encode(v any) ([]byte, error) {
 	return b, nil
 }
 func (s *AvroSchema) Decode(data []byte, v any) error {
-	if err := avro.Unmarshal(s.parsed, data, v); err != nil {
-		return fmt.Errorf("%w: %w", ErrSchema, err)
-	}
-	return nil
+	return unmarshalAvro(s.parsed, data, v)
 }
 
 func decodeAvro(def, payload []byte) (any, error) {
@@ -49,8 +48,23 @@ func decodeAvro(def, payload []byte) (any, error) {
 		return nil, fmt.Errorf("%w: writer schema: %w", ErrSchema, err)
 	}
 	var v any
-	if err := avro.Unmarshal(s, payload, &v); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrSchema, err)
+	if err := unmarshalAvro(s, payload, &v); err != nil {
+		return nil, err
 	}
 	return v, nil
+}
+
+// unmarshalAvro decodes payload with s into v. Unlike avro.Unmarshal, which takes a payload
+// that ends before its value does for an empty value, it refuses one: a truncated letter
+// does not decode. Bytes after the value are left unread, as upstream's decoders leave them.
+func unmarshalAvro(s avro.Schema, payload []byte, v any) error {
+	r := avro.NewReader(nil, 0).Reset(payload)
+	r.ReadVal(s, v)
+	switch {
+	case errors.Is(r.Error, io.EOF) || errors.Is(r.Error, io.ErrUnexpectedEOF):
+		return fmt.Errorf("%w: the payload (%d bytes) ends before the value does", ErrSchema, len(payload))
+	case r.Error != nil:
+		return fmt.Errorf("%w: %w", ErrSchema, r.Error)
+	}
+	return nil
 }
