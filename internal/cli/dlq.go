@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/letterbox-dev/letterbox/client"
@@ -122,6 +123,9 @@ func (s dlqSub) parse(cf *clientFlags, args []string, register func(*flag.FlagSe
 		if errors.Is(err, flag.ErrHelp) {
 			io.WriteString(stdout, s.usage)
 			printFlags(stdout, fs, s.flags)
+			if slices.Contains(s.flags, "filter") {
+				writeFilterHelp(stdout)
+			}
 			io.WriteString(stdout, "\nClient flags:\n")
 			var c clientFlags
 			cfs := newFlagSet(s.cmd)

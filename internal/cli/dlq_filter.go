@@ -13,8 +13,15 @@ import (
 // The --filter flag of the dlq subcommands, and how a bad expression is reported there and by
 // letterbox replay.
 
-// filterHelp is the help of --filter.
-const filterHelp = "select letters by `EXPR`, repeatable, ANDed: key=V, property.NAME=V, payload~REGEX, json.PATH=V, reason=V, origin=TOPIC, subscription=S, reconsumes>=N, published>=TIME, or TEXT"
+// filterHelp is the help of --filter; writeFilterHelp lists the grammar under the flags.
+const filterHelp = "select letters by `EXPR` (see Filter expressions below); repeatable, ANDed"
+
+// writeFilterHelp writes the filter grammar for a --help: client/expr's forms, the one list
+// the documentation is checked against.
+func writeFilterHelp(w io.Writer) {
+	io.WriteString(w, "\nFilter expressions (--filter):\n")
+	io.WriteString(w, expr.Usage("  ", 100))
+}
 
 // parseFilters parses every --filter expression and joins them with "and"; now anchors
 // relative times (published>=-2h). No expression gives nil, which selects every letter.

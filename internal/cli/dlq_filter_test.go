@@ -2,8 +2,11 @@ package cli
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/letterbox-dev/letterbox/client/expr"
 )
 
 // TestDLQAndReplayFilterErrors: a bad --filter exits 2 and shows the expression with a caret under the
@@ -38,5 +41,22 @@ func TestDLQParseFilters(t *testing.T) {
 	}
 	if e, err := parseFilters(nil, now); err != nil || !e.Empty() {
 		t.Errorf("no filter: %v, %v", e, err)
+	}
+}
+
+// TestFilterGrammarInHelp: every command that takes --filter lists every form of the grammar
+// in its --help (from client/expr's one list).
+func TestFilterGrammarInHelp(t *testing.T) {
+	t.Parallel()
+	for _, args := range [][]string{{"dlq", "stats"}, {"dlq", "export"}, {"dlq", "discard"}, {"replay"}} {
+		code, out, _ := run(t, append(args, "--help")...)
+		if code != ExitOK || !strings.Contains(out, "--filter EXPR") {
+			t.Fatalf("%q --help: code %d\n%s", args, code, out)
+		}
+		for _, f := range expr.Forms() {
+			if !strings.Contains(out, f.Syntax) {
+				t.Errorf("%q --help lacks the form %q", args, f.Syntax)
+			}
+		}
 	}
 }

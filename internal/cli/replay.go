@@ -43,7 +43,7 @@ func (r *replayFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&r.subscription, "subscription", "", "read the DLQ through subscription `S` (default: its only durable one)")
 	fs.StringVar(&r.to, "to", "", "destination `TOPIC` for dead letters whose origin is unknown")
 	fs.StringVar(&r.destination, "destination", "", "send every selected dead letter to `TOPIC`, whatever its origin")
-	fs.Var(&r.filters, "filter", "select by `EXPR`, repeatable, ANDed: key=V, property.NAME=V, payload~REGEX, json.PATH=V, published>=TIME, published<TIME")
+	fs.Var(&r.filters, "filter", filterHelp)
 	fs.StringVar(&r.ids, "ids", "", "select these message `IDS` (ledger:entry,...)")
 	fs.StringVar(&r.until, "until", "", "take dead letters up to message `ID` (ledger:entry) only, as a dry run showed them; later ones stay (default: the DLQ's last message at the start)")
 	fs.Float64Var(&r.rate, "rate", 0, "republish at most `N` messages a second (0: no limit)")
@@ -79,6 +79,7 @@ func runReplay(ctx context.Context, cf *clientFlags, args []string, stdout, stde
 		if errors.Is(err, flag.ErrHelp) {
 			io.WriteString(stdout, replayUsageText)
 			printFlags(stdout, fs, replayFlagNames)
+			writeFilterHelp(stdout)
 			io.WriteString(stdout, "\nClient flags:\n")
 			var c clientFlags
 			cfs := newFlagSet("letterbox replay")
