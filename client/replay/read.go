@@ -76,7 +76,7 @@ func (e *engine) read(ctx context.Context, last client.MessageID, items chan<- i
 			return true, nil // published after the replay started
 		}
 		prev, seen = m.ID, true
-		it := e.decide(m)
+		it := e.decide(ctx, m)
 		if it.action == "" {
 			if len(sel.IDs) > 0 {
 				for _, id := range sel.IDs {
@@ -166,11 +166,21 @@ func (e *engine) stillToCome(ctx context.Context) (int64, error) {
 	return max(st.BacklogEntries-e.held.entries(), 0), nil
 }
 
-// decide classifies m: skipped (unselected, loop guard), failed (no destination), or to move
-// (action left empty, dest and count set).
-func (e *engine) decide(m *client.Message) item {
+// decide classifies m: skipped (unselected, loop guard), failed (no destination, or whether
+// it is selected cannot be told), or to move (action left empty, dest and count set).
+func (e *engine) decide(ctx context.Context, m *client.Message) item {
 	it := item{m: m}
-	if r := e.opts.Selection.reason(m); r != "" {
+	var decode func() error
+	if e.decoder != nil {
+		decode = func() error { return e.decoder.DecodeLetter(ctx, m) }
+	}
+	r, err := e.opts.Selection.reason(m, decode)
+	switch {
+	case err != nil:
+		// Neither moved nor skipped as unselected: it stays, and the run says why.
+		it.action, it.reason = Failed, "cannot tell whether it is selected: "+err.Error()
+		return it
+	case r != "":
 		it.action, it.reason = Skipped, r
 		return it
 	}

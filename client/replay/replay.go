@@ -67,6 +67,9 @@ func Run(ctx context.Context, cl *client.Client, opts Options) (Summary, error) 
 	}
 	e := &engine{cl: cl, opts: opts, producers: map[string]*producerEntry{}, started: time.Now(), freed: make(chan struct{}, 1),
 		held: held{left: map[client.MessageID]int{}}, origins: map[string]string{}, lastSeq: -1}
+	if opts.Selection.usesDecode() {
+		e.decoder = cl.NewPayloadDecoder()
+	}
 	polled, cancel := context.WithCancel(context.Background())
 	cancel()
 	e.polled = polled
@@ -105,6 +108,8 @@ type engine struct {
 	derived   string
 	// origins caches where each REAL_TOPIC leads (the reader's).
 	origins map[string]string
+	// decoder tells "payload decodes" for the selection's filters; nil when none asks.
+	decoder *client.PayloadDecoder
 	// polled is an ended context: Receive with it takes a queued message or returns at once.
 	polled context.Context
 

@@ -23,8 +23,8 @@ type Selection struct {
 	Limit int64
 }
 
-// Filter is a condition on a dead letter: an expression of client/expr (several conditions
-// joined by "and"), parsed by ParseFilter.
+// Filter is a condition on a dead letter: an expression of client/expr, parsed by
+// ParseFilter.
 type Filter struct {
 	e *expr.Expr
 }
@@ -32,15 +32,27 @@ type Filter struct {
 // String is the expression in canonical form.
 func (f Filter) String() string { return f.e.String() }
 
-// Match reports whether m satisfies the filter.
+// Match reports whether m surely satisfies the filter: without a schema decoder, a
+// "payload decodes" the rest does not settle selects nothing (see expr.Expr.Eval).
 func (f Filter) Match(m *client.Message) bool {
-	s := expr.FromClient(m)
-	return f.e.Match(&s)
+	ok, _ := f.eval(m, nil)
+	return ok
 }
 
+// eval is Match with the answer "cannot tell" as an error; decode is the decode verdict
+// "payload decodes" asks for (nil: none at hand).
+func (f Filter) eval(m *client.Message, decode func() error) (bool, error) {
+	s := expr.FromClient(m)
+	s.Decode = decode
+	return f.e.Eval(&s, nil)
+}
+
+// usesDecode reports whether f has a "payload decodes".
+func (f Filter) usesDecode() bool { return f.e.UsesDecode() }
+
 // ParseFilter parses a filter expression (the grammar of client/expr: key=, property.NAME=,
-// payload~, json.PATH=, reason=, origin=, published>=, … joined by "and"). A syntax error is
-// an *expr.SyntaxError naming the column.
+// payload is json, size>, … joined by and/or, negated by not). A syntax error is an
+// *expr.SyntaxError naming the column.
 func ParseFilter(s string) (Filter, error) {
 	e, err := expr.Parse(s, time.Now())
 	if err != nil {
@@ -67,17 +79,28 @@ func ParseIDs(list string) ([]client.MessageID, error) {
 	return out, nil
 }
 
-// reason says why m is not selected, or "" when it is.
-func (s *Selection) reason(m *client.Message) string {
+// reason says why m is not selected, or "" when it is; decode gives the decode verdict of
+// "payload decodes" (nil: none at hand). The error says why whether m is selected cannot be
+// told.
+func (s *Selection) reason(m *client.Message, decode func() error) (string, error) {
 	if len(s.IDs) > 0 && !slices.ContainsFunc(s.IDs, func(id client.MessageID) bool { return idNames(id, m.ID) }) {
-		return "not selected: id not listed"
+		return "not selected: id not listed", nil
 	}
 	for _, f := range s.Filters {
-		if !f.Match(m) {
-			return "not selected: " + f.String()
+		ok, err := f.eval(m, decode)
+		if err != nil {
+			return "", err
+		}
+		if !ok {
+			return "not selected: " + f.String(), nil
 		}
 	}
-	return ""
+	return "", nil
+}
+
+// usesDecode reports whether a filter of s has a "payload decodes".
+func (s *Selection) usesDecode() bool {
+	return slices.ContainsFunc(s.Filters, Filter.usesDecode)
 }
 
 // idNames reports whether the selected id sel names the message id got.

@@ -143,6 +143,9 @@ func Scan(ctx context.Context, cl *client.Client, o ScanOptions) (*Result, error
 		}
 	}
 	s := scanner{o: o, res: res, t: NewTally(), start: start, done: map[int32]bool{}, ctx: ctx, subs: map[string][]string{}}
+	if o.Filter.UsesDecode() {
+		s.decoder = cl.NewPayloadDecoder()
+	}
 	for p, id := range res.Until {
 		s.done[p] = id.Entry < 0
 	}
@@ -182,7 +185,8 @@ func gone(err error) error {
 type scanner struct {
 	ctx      context.Context
 	o        ScanOptions
-	subs     map[string][]string // the subscriptions of each origin, when o.Admin tells
+	subs     map[string][]string    // the subscriptions of each origin, when o.Admin tells
+	decoder  *client.PayloadDecoder // "payload decodes" of o.Filter; nil when it has none
 	res      *Result
 	t        *Tally
 	start    time.Time
@@ -256,7 +260,15 @@ func (s *scanner) take(m *client.Message) error {
 	}
 	if s.o.Filter != nil {
 		subject := expr.FromClient(m)
-		if !s.o.Filter.MatchLetter(&subject, &l) {
+		if s.decoder != nil {
+			subject.Decode = func() error { return s.decoder.DecodeLetter(s.ctx, m) }
+		}
+		ok, err := s.o.Filter.Eval(&subject, &l)
+		if err != nil {
+			// A count that left out what could not be judged would be wrong: none is better.
+			return fmt.Errorf("scan %s: letter %s: %w", s.o.Topic, pos, err)
+		}
+		if !ok {
 			s.maybeReport()
 			return nil
 		}
