@@ -31,7 +31,7 @@ var deadLetterScreens = []struct {
 	{name: "dlq-counts-drill", line: "dlq public/demo/orders-billing-DLQ", keys: []string{"c", "j", "enter"}},
 	{name: "dlq-search", line: "dlq public/demo/orders-billing-DLQ", keys: []string{"/", "text:key=order-991", "enter"}},
 	{name: "dlq-filter-typing", line: "dlq public/demo/orders-billing-DLQ", keys: []string{"/", "text:reason~currency"}},
-	{name: "dlq-search-error", line: "dlq public/demo/orders-billing-DLQ", keys: []string{"/", "text:payload~( and key=x"}},
+	{name: "dlq-search-error", line: "dlq public/demo/orders-billing-DLQ", keys: []string{"/", "text:payload~XTS("}},
 	{name: "dlq-open-letter", line: "dlq public/demo/orders-billing-DLQ", keys: []string{"/", "text:key=order-991", "enter", "enter"}},
 	{name: "messages-read-earliest", line: "peek public/demo/orders billing", keys: []string{"o", "text:earliest", "enter"}},
 	{name: "dlq-browse", line: "dlq public/demo/orders-billing-DLQ", keys: []string{"o", "text:-50m", "enter"}},

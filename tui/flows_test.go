@@ -162,9 +162,10 @@ func TestFlowPeekSearchExport(t *testing.T) {
 	if s := h.plain(); !strings.Contains(s, "/cancelled: 1 of 6 shown") || !strings.Contains(s, "key         order-1003") {
 		t.Fatalf("the filter did not find the message:\n%s", s)
 	}
-	// An expression filters too, as it is typed; a mistake is pointed at and keeps the list.
+	// An expression filters too, as it is typed; a mistake is pointed at and keeps the list
+	// (of the last expression that parsed, "cancelled and key~order").
 	h.keys("/")
-	h.typeText(" and key~(")
+	h.typeText(" and key~order(")
 	if s := h.plain(); !strings.Contains(s, "↓ bad regular expression") || !strings.Contains(s, "key         order-1003") {
 		t.Fatalf("no pointer to the mistake:\n%s", s)
 	}
