@@ -95,6 +95,12 @@ type Config struct {
 	// nobody reads cannot grow the process until the kernel kills it. Stores that keep data
 	// on disk are not budgeted.
 	MemoryLimit int64
+	// OpenFileLimit and FileInfoMaxIdle bound the segment files a durable store keeps open
+	// (storage.FileStoreOptions' OpenFiles and FileIdle; storage_conf.go). 0: the store's
+	// defaults. `letterbox broker` passes them to the store it opens; a store passed in as
+	// Store has its own.
+	OpenFileLimit   int
+	FileInfoMaxIdle time.Duration
 	// Defaults are the broker's values of the policies namespaces and topics may override
 	// (broker/policy; their broker.conf keys in policies_conf.go and limits_conf.go). A
 	// producer, consumer or subscription over its limit is refused (ProducerBusy, ConsumerBusy,

@@ -23,10 +23,13 @@ import (
 // Locks: qmu guards the append queue; mu guards the segment list, the indexes, the tail cache
 // and the counters; dmu the trash and the spare. qmu and mu are never held together; dmu is
 // taken after mu, never before it. The writer owns cur (the open segment) and is the only one
-// to write to files or to grow a segment; it takes mu to publish what it wrote.
+// to write to files or to grow a segment; it takes mu to publish what it wrote. Files are
+// opened through the store's cache (filecache.go), whose lock is taken inside any of these,
+// never around them.
 type FileLog struct {
 	dir     string
 	fs      FS
+	files   *fileCache // the store's: segment files are opened through it
 	log     *slog.Logger
 	segSize int64
 	noSync  bool
@@ -89,9 +92,9 @@ type pendingAppend struct {
 
 // openFileLog recovers the log in dir (creating nothing but its open segment) and starts its
 // writer and its deleter.
-func openFileLog(dir string, opts FileStoreOptions, log *slog.Logger, alloc func(above int64) (int64, error)) (*FileLog, error) {
+func openFileLog(dir string, opts FileStoreOptions, files *fileCache, log *slog.Logger, alloc func(above int64) (int64, error)) (*FileLog, error) {
 	l := &FileLog{
-		dir: dir, fs: opts.FS, log: log, segSize: opts.SegmentSize, noSync: opts.NoSync, tailMax: opts.TailCache, alloc: alloc,
+		dir: dir, fs: opts.FS, files: files, log: log, segSize: opts.SegmentSize, noSync: opts.NoSync, tailMax: opts.TailCache, alloc: alloc,
 		policy: opts.Rollover.withDefaults(), opened: time.Now(),
 		wake: make(chan struct{}, 1), stopped: make(chan struct{}),
 		dwake: make(chan struct{}, 1), dstopped: make(chan struct{}),

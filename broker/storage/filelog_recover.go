@@ -15,7 +15,11 @@ import (
 // scans it otherwise, cuts a torn tail off the last segment (a sealed segment's damage is kept
 // and served up to it), and sets the open segment: an empty, clean last one or a new ledger.
 func (l *FileLog) recover() error {
-	des, err := os.ReadDir(l.dir)
+	var des []os.DirEntry
+	err := l.files.transient(func() (err error) {
+		des, err = os.ReadDir(l.dir)
+		return err
+	})
 	if err != nil {
 		return err
 	}
@@ -42,11 +46,7 @@ func (l *FileLog) recover() error {
 			// A trimmed segment's file, left by a stop while it was being deleted or waited
 			// as the spare: delete it.
 			path := filepath.Join(l.dir, de.Name())
-			f, err := l.fs.OpenFile(path, os.O_RDWR, 0)
-			if err != nil {
-				return err
-			}
-			l.trash = append(l.trash, &segment{ledger: ledger, path: path, f: f})
+			l.trash = append(l.trash, &segment{ledger: ledger, path: path, f: l.files.file(path)})
 			l.highest = max(l.highest, ledger)
 		}
 	}
@@ -60,10 +60,7 @@ func (l *FileLog) recover() error {
 	var tail *segment  // the last ledger's segment, scanned, if it is kept
 	for i, ledger := range ledgers {
 		path := filepath.Join(l.dir, segFileName(ledger))
-		f, err := l.fs.OpenFile(path, os.O_RDWR, 0)
-		if err != nil {
-			return err
-		}
+		f := l.files.file(path)
 		s := &segment{ledger: ledger, path: path, f: f}
 		sealed := i < len(ledgers)-1
 		if sealed {

@@ -579,12 +579,10 @@ func TestEscapeTopic(t *testing.T) {
 // recordOffset is the file offset of entry i's record in a segment file.
 func recordOffset(t *testing.T, path string, i int) int64 {
 	t.Helper()
-	f, err := OSFS{}.OpenFile(path, os.O_RDONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	s := &segment{ledger: ledgerOf(t, path), path: path, f: f}
+	files := newFileCache(OSFS{}, 0, 0)
+	defer files.close()
+	s := &segment{ledger: ledgerOf(t, path), path: path, f: files.file(path)}
+	defer s.f.Close()
 	if _, err := s.scan(); err != nil || len(s.idx) <= i {
 		t.Fatalf("scan %s: %d entries, %v", path, len(s.idx), err)
 	}

@@ -3,7 +3,6 @@ package storage
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"syscall"
 	"time"
@@ -34,14 +33,14 @@ func (l *FileLog) createSegment() (*segment, error) {
 		l.log.Warn("storage: could not reuse a segment file; creating one", "segment", spare.path, "error", err)
 		l.discard(spare)
 	}
-	f, err := l.fs.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
+	f, err := l.files.create(path, 0o644)
 	if err != nil {
 		return nil, ioError(err)
 	}
 	_, err = f.WriteAt(segHeader(ledger), 0)
 	if err == nil && !l.noSync {
 		if err = f.Sync(); err == nil {
-			err = l.fs.SyncDir(l.dir)
+			err = l.files.syncDir(l.dir)
 		}
 	}
 	if err != nil {
@@ -178,17 +177,24 @@ func (l *FileLog) fail(batch []pendingAppend, err error) {
 // write appends buf at cur.end and syncs it. On failure it cuts the file back to cur.end, so a
 // half-written or unsynced record never stays behind to be read after a restart.
 func (l *FileLog) write(cur *segment, buf []byte) error {
-	_, err := cur.f.WriteAt(buf, cur.end)
+	// One descriptor for the write, its sync and the cut after a failure: a sync through
+	// another could miss an error the write's writeback reported to this one.
+	f, err := cur.f.acquire()
+	if err != nil {
+		return ioError(err)
+	}
+	defer cur.f.release()
+	_, err = f.WriteAt(buf, cur.end)
 	if err == nil && !l.noSync {
-		err = cur.f.Sync()
+		err = f.Sync()
 	}
 	if err == nil {
 		return nil
 	}
 	err = ioError(err)
-	terr := cur.f.Truncate(cur.end)
+	terr := f.Truncate(cur.end)
 	if terr == nil && !l.noSync {
-		terr = cur.f.Sync()
+		terr = f.Sync()
 	}
 	if terr != nil {
 		// The file's tail is unknown; it is never read (reads stop at cur.end) and, as a sealed

@@ -32,6 +32,11 @@ type FileStoreOptions struct {
 	// consumers that keep up are served without reading the file back (DefaultTailCache if 0;
 	// none if negative).
 	TailCache int
+	// OpenFiles bounds the segment files open at once, all logs together (DefaultOpenFiles if
+	// 0; no bound if negative), and a file unused for FileIdle is closed (DefaultFileIdle if
+	// 0; never if negative): filecache.go.
+	OpenFiles int
+	FileIdle  time.Duration
 }
 
 // DefaultSegmentSize is the rollover size when FileStoreOptions.SegmentSize is 0.
@@ -57,6 +62,8 @@ type FileStore struct {
 	log  *slog.Logger
 	lock *os.File
 	db   *bolt.DB
+	// files bounds the segment files open at once, for every log of the store.
+	files *fileCache
 
 	mu     sync.Mutex
 	logs   map[string]*FileLog
@@ -85,6 +92,12 @@ func OpenFileStore(dir string, opts FileStoreOptions) (*FileStore, error) {
 	if opts.FS == nil {
 		opts.FS = OSFS{}
 	}
+	if opts.OpenFiles == 0 {
+		opts.OpenFiles = DefaultOpenFiles
+	}
+	if opts.FileIdle == 0 {
+		opts.FileIdle = DefaultFileIdle
+	}
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -112,6 +125,7 @@ func OpenFileStore(dir string, opts FileStoreOptions) (*FileStore, error) {
 		unlockDir(lock)
 		return nil, err
 	}
+	s.files = newFileCache(opts.FS, max(opts.OpenFiles, 0), max(opts.FileIdle, 0))
 	return s, nil
 }
 
@@ -219,12 +233,12 @@ func (s *FileStore) OpenLog(topic string) (Log, error) {
 			return nil, fmt.Errorf("storage: %w", ioError(err))
 		}
 		if !s.opts.NoSync {
-			if err := s.opts.FS.SyncDir(s.topicsDir()); err != nil {
+			if err := s.files.syncDir(s.topicsDir()); err != nil {
 				return nil, fmt.Errorf("storage: %w", ioError(err))
 			}
 		}
 	}
-	l, err := openFileLog(dir, s.opts, s.log.With("topic", topic), s.allocLedger)
+	l, err := openFileLog(dir, s.opts, s.files, s.log.With("topic", topic), s.allocLedger)
 	if err != nil {
 		return nil, err
 	}
@@ -248,13 +262,13 @@ func (s *FileStore) DeleteLog(topic string) error {
 	if err != nil {
 		return err
 	}
-	if err := os.RemoveAll(filepath.Join(s.topicsDir(), name)); err != nil {
+	if err := s.files.transient(func() error { return os.RemoveAll(filepath.Join(s.topicsDir(), name)) }); err != nil {
 		return fmt.Errorf("storage: %w", err)
 	}
 	if s.opts.NoSync {
 		return nil
 	}
-	return s.opts.FS.SyncDir(s.topicsDir())
+	return s.files.syncDir(s.topicsDir())
 }
 
 // Logs lists the topics with a log directory, by their original names, sorted.
@@ -278,6 +292,10 @@ func (s *FileStore) Logs() ([]string, error) {
 
 func (s *FileStore) Metadata() Metadata { return boltMeta{s.db} }
 
+// OpenFiles reports how many segment files the store has open now and the most it has had
+// open at once (OpenFiles bounds both).
+func (s *FileStore) OpenFiles() (now, peak int) { return s.files.stats() }
+
 // Close closes every open log (writing what they have queued), the metadata and the lock.
 // Safe to call twice. The logs are closed outside the store's lock, so a done callback that
 // runs meanwhile may still call the store (and get ErrClosed).
@@ -295,6 +313,7 @@ func (s *FileStore) Close() error {
 	for _, l := range logs {
 		errs = append(errs, l.Close())
 	}
+	s.files.close()
 	errs = append(errs, s.db.Close(), unlockDir(s.lock))
 	return errors.Join(errs...)
 }

@@ -117,7 +117,11 @@ func decodeIndex(b []byte, ledger int64) (int64, []indexEntry, error) {
 // loadIndex fills s (opened, not scanned) from its index file, if there is one that matches the
 // file. It reads the index, the segment's header and its last record.
 func (l *FileLog) loadIndex(s *segment) error {
-	b, err := os.ReadFile(filepath.Join(l.dir, idxFileName(s.ledger)))
+	var b []byte
+	err := l.files.transient(func() (err error) {
+		b, err = os.ReadFile(filepath.Join(l.dir, idxFileName(s.ledger)))
+		return err
+	})
 	if err != nil {
 		return err
 	}
@@ -165,7 +169,8 @@ func (l *FileLog) loadIndex(s *segment) error {
 // and the segment is scanned instead. A failure only costs the next open a scan.
 func (l *FileLog) writeIndex(s *segment) {
 	path := filepath.Join(l.dir, idxFileName(s.ledger))
-	if err := os.WriteFile(path, encodeIndex(s), 0o644); err != nil {
+	err := l.files.transient(func() error { return os.WriteFile(path, encodeIndex(s), 0o644) })
+	if err != nil {
 		l.log.Warn("storage: could not write a segment's index; the next open scans it", "segment", s.path, "error", err)
 		os.Remove(path)
 	}

@@ -176,7 +176,7 @@ type segment struct {
 	ledger int64
 	seed   uint32 // of its records' checksums: recordSeed(ledger), or 0 in a version 1 file
 	path   string
-	f      File
+	f      *segFile // opened on demand (filecache.go)
 	// recycled: the file held an earlier segment, whose bytes may lie past end.
 	recycled bool
 	// end is the offset after the last good record: where the next record goes, and how far

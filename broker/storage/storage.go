@@ -13,8 +13,9 @@
 //     entries in segment files, one per ledger (segment.go, indexed once sealed: segindex.go),
 //     written by one writer goroutine with group commit (filelog_write.go), read through a tail
 //     cache or by pread (filelog_read.go, tailcache.go), rebuilt at open (filelog_recover.go),
-//     and trimmed a segment at a time with one file kept for reuse (trash.go). Segment files go
-//     through FS (fs.go), which tests use to inject faults.
+//     and trimmed a segment at a time with one file kept for reuse (trash.go). Segment files are
+//     opened on demand through the store's bounded cache of descriptors (filecache.go), over
+//     FS (fs.go), which tests use to inject faults.
 //
 // Both close a ledger and open the next one by the same Rollover policy (rollover.go).
 package storage

@@ -43,13 +43,13 @@ func (l *FileLog) reuse(spare *segment, ledger int64, path string) (*segment, er
 		err = spare.f.Sync()
 	}
 	if err == nil {
-		if err = l.fs.Rename(spare.path, path); err == nil {
+		if err = spare.f.rename(path); err == nil {
 			// Should the directory sync fail, the caller deletes the file under its new name.
 			spare.path, spare.ledger = path, ledger
 		}
 	}
 	if err == nil && !l.noSync {
-		err = l.fs.SyncDir(l.dir)
+		err = l.files.syncDir(l.dir)
 	}
 	if err != nil {
 		return nil, ioError(err)
@@ -131,7 +131,7 @@ func (l *FileLog) deleter() {
 			l.delete(s)
 		}
 		if len(dead) > 0 && !l.noSync {
-			if err := l.fs.SyncDir(l.dir); err != nil {
+			if err := l.files.syncDir(l.dir); err != nil {
 				l.log.Warn("storage: sync after trimming", "dir", l.dir, "error", err)
 			}
 		}
@@ -160,9 +160,9 @@ func (l *FileLog) keepSpare(dead []*segment) []*segment {
 			continue // a leftover found at start, or a spare the writer gave back
 		}
 		path := s.path + spareSuffix
-		err := l.fs.Rename(s.path, path)
+		err := s.f.rename(path)
 		if err == nil && !l.noSync {
-			err = l.fs.SyncDir(l.dir)
+			err = l.files.syncDir(l.dir)
 		}
 		if err != nil {
 			l.log.Warn("storage: could not keep a trimmed segment's file for reuse", "segment", s.path, "error", err)
@@ -186,7 +186,7 @@ func (l *FileLog) delete(s *segment) {
 	defer s.f.Close()
 	path := filepath.Join(l.dir, segFileName(s.ledger)+deletingSuffix)
 	if s.path != path {
-		if err := l.fs.Rename(s.path, path); err != nil {
+		if err := s.f.rename(path); err != nil {
 			l.log.Error("storage: could not delete a trimmed segment", "segment", s.path, "error", err)
 			return
 		}

@@ -153,7 +153,8 @@ func runBroker(ctx context.Context, p Process, args []string, stdout, stderr io.
 				return ExitUsage
 			}
 		}
-		store, err := storage.OpenFileStore(dir, storage.FileStoreOptions{Logger: log, Rollover: cfg.Rollover})
+		store, err := storage.OpenFileStore(dir, storage.FileStoreOptions{Logger: log, Rollover: cfg.Rollover,
+			OpenFiles: cfg.OpenFileLimit, FileIdle: cfg.FileInfoMaxIdle})
 		if err != nil {
 			fmt.Fprintf(stderr, "%s: %v\n", name, err)
 			return ExitFailure
