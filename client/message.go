@@ -126,7 +126,10 @@ type Message struct {
 	DeliverAt    time.Time
 	DeliverAfter time.Duration
 	// SequenceID, when set on send, is used instead of the producer's counter (for
-	// deduplication); on receipt it is the message's sequence id.
+	// deduplication); on receipt it is the message's sequence id. One at or below the
+	// last sequence id the broker reported for the producer's name when it was created (an
+	// earlier producer of that name stored it, or may have) is never batched with others:
+	// each such message is judged on its own.
 	SequenceID *int64
 
 	// Set on received messages.

@@ -32,10 +32,13 @@ type partitionProducer struct {
 	stopOnce  sync.Once
 	wg        sync.WaitGroup
 
-	mu            sync.Mutex
-	cnx           *conn
-	name          string
-	connected     bool // has connected at least once
+	mu        sync.Mutex
+	cnx       *conn
+	name      string
+	connected bool // has connected at least once
+	// resumedAt is the last_sequence_id the broker reported when the producer first
+	// connected (−1: none): what an earlier producer of the same name stored. See add.
+	resumedAt     int64
 	epoch         uint64
 	topicEpoch    *uint64
 	seq           uint64
@@ -56,6 +59,7 @@ func newPartitionProducer(ctx context.Context, cl *Client, opts *ProducerOptions
 		reconnect: make(chan string, 1),
 		stop:      make(chan struct{}),
 		name:      opts.Name,
+		resumedAt: -1,
 	}
 	p.log = cl.log.With("topic", topic, "producer", p.id)
 	if opts.Schema != nil {
@@ -140,6 +144,7 @@ func (p *partitionProducer) connect(ctx context.Context, assigned string) error 
 		p.connected = true
 		if last := ps.GetLastSequenceId(); last >= 0 {
 			p.seq = uint64(last) + 1
+			p.resumedAt = last
 		}
 	}
 	if c.isClosed() {
@@ -380,7 +385,14 @@ func (p *partitionProducer) add(m *Message, f *SendFuture) {
 	}
 	p.seq = max(p.seq, seq+1)
 	at := m.deliverAt()
-	if p.opts.DisableBatching || !at.IsZero() || len(m.SchemaVersion) > 0 {
+	// A message numbered at or below what the broker reported stored under this name when
+	// the producer connected (a resumed run sending again what it may have stored) goes
+	// alone: a deduplicating broker judges a batch as a whole, by its lowest sequence id
+	// (upstream, which would drop the new messages of a batch straddling its mark with the old
+	// ones) or its highest (letterbox, which would store the old ones again). Alone, each is
+	// judged by its own.
+	old := m.SequenceID != nil && int64(seq) <= p.resumedAt
+	if p.opts.DisableBatching || !at.IsZero() || len(m.SchemaVersion) > 0 || old {
 		p.flushBatchLocked() // keep order
 		meta := &pb.MessageMetadata{
 			SequenceId:    proto.Uint64(seq),

@@ -111,14 +111,13 @@ func (e *engine) producer(ctx context.Context, dest string) (*client.Producer, e
 	p, err := e.cl.CreateProducer(ctx, client.ProducerOptions{
 		Topic: dest,
 		Name:  e.st.Name,
-		// A new run batches: its name is new, its sequence ids ascend in read order and
-		// every batch carries its highest, so the broker's mark moves batch by batch and a
-		// batch re-sent after a reconnect is dropped whole. A resumed run sends one message
-		// per entry: it re-reads letters the interrupted run may have stored, and a batch
-		// mixing those with new ones would be stored whole (judged by its highest id, as the
-		// letterbox broker does) or dropped whole (by its lowest, as upstream does); one by
-		// one, each is judged on its own sequence id. Either way the sends are pipelined.
-		DisableBatching:    e.sum.Resumed,
+		// The run batches: its sequence ids ascend in read order and every batch carries its
+		// highest, so the broker's mark moves batch by batch and a batch re-sent after a
+		// reconnect is dropped whole. A resumed run first re-reads letters the interrupted one
+		// may have stored, numbered at or below the mark PRODUCER_SUCCESS reports for the
+		// name: the producer sends each of those alone (a batch mixing them with new ones
+		// would be dropped whole by upstream, which judges it by its lowest id, or stored
+		// whole by letterbox, by its highest), and batches from the first letter after it.
 		MaxPendingMessages: sendWindow,
 	})
 	if err != nil && ctx.Err() != nil {

@@ -354,3 +354,69 @@ func await(cond func() bool) {
 		time.Sleep(time.Millisecond)
 	}
 }
+
+// TestResumeMidBatchBatches: a run stops (a simulated crash) part-way through a batch whose
+// letters are all stored at the origin; the resumed run re-reads that batch's unacknowledged
+// letters, which the broker reports stored (PRODUCER_SUCCESS's last sequence id), and batches
+// the letters after them: the origin holds every letter once, and the resumed run's letters
+// arrived in batches.
+func TestResumeMidBatchBatches(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, true)
+	const n, crash = 5000, 1037
+	app := subscribe(t, e.cl, origin, "app")
+	e.fillDLQ(t, dlq, dsub, n, func(i int) *client.Message { return deadLetter(origin, i, nil) })
+	opts := Options{DLQ: dlq, Subscription: dsub, StateDir: e.state, Deduplication: true}
+	o := opts
+	o.crashAfter = crash
+	if sum, err := Run(brokertest.Ctx(t, 60*time.Second), newClient(t, e.b), o); !errors.Is(err, errCrashed) {
+		t.Fatalf("crash at %d: %+v, %v", crash, sum, err)
+	}
+	ctx := brokertest.Ctx(t, 60*time.Second)
+	stored, err := e.admin.LastMessageID(ctx, origin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The batch of the crash's letter was stored whole, beyond what the run moved.
+	if st, err := e.admin.Stats(ctx, origin); err != nil || st.MsgInCounter <= crash {
+		t.Fatalf("%d stored at the origin at the crash, %d moved (%v): nothing beyond the crash was stored", st.MsgInCounter, crash, err)
+	}
+	sum, err := Run(ctx, e.cl, opts)
+	if err != nil || !sum.OK() || !sum.Resumed || sum.Moved != n-crash {
+		t.Fatalf("resumed run: %+v, %v", sum, err)
+	}
+	seen := map[string]int{}
+	batched := 0 // letters the resumed run stored in batches of more than one
+	for len(seen) < n {
+		m, err := app.Receive(ctx)
+		if err != nil {
+			t.Fatalf("%d distinct of %d: %v", len(seen), n, err)
+		}
+		app.Ack(m)
+		seen[m.Key]++
+		if (m.ID.Ledger > stored.LedgerID || m.ID.Ledger == stored.LedgerID && m.ID.Entry > stored.EntryID) && m.ID.BatchSize > 1 {
+			batched++
+		}
+	}
+	qctx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	defer cancel()
+	for {
+		m, err := app.Receive(qctx)
+		if err != nil {
+			break
+		}
+		seen[m.Key]++
+	}
+	for k, c := range seen {
+		if c != 1 {
+			t.Errorf("%s received %d times", k, c)
+		}
+	}
+	if batched == 0 {
+		t.Error("the resumed run stored no batch of more than one letter")
+	}
+	if b := e.backlog(t, dlq, dsub); b != 0 {
+		t.Errorf("DLQ backlog %d", b)
+	}
+	t.Logf("%d of the resumed run's %d letters arrived in batches", batched, sum.Moved)
+}
