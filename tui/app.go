@@ -12,7 +12,6 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/letterbox-dev/letterbox/client/termtext"
 	"github.com/letterbox-dev/letterbox/themes"
 	"github.com/letterbox-dev/letterbox/tui/common"
 	"github.com/letterbox-dev/letterbox/tui/components/footer"
@@ -47,11 +46,7 @@ type App struct {
 	paletteOpen bool
 	help        help.Model
 	helpOpen    bool
-	status      string
-	statusErr   bool
-	// errHeld: the error on the status line has not been seen to by a key yet, so news from
-	// the background (a refresh's status) does not replace it.
-	errHeld bool
+	status      statusLine // status.go
 	// freshAt is when each page last received data from the cluster: the header says how old
 	// what is on screen is once that is more than two refreshes ago.
 	freshAt map[common.Page]time.Time
@@ -113,7 +108,7 @@ func NewApp(c *common.Common, ns string, refresh time.Duration) *App {
 func (a *App) active() common.Page { return a.stack[len(a.stack)-1] }
 
 func (a *App) Init() tea.Cmd {
-	return tea.Batch(a.root.Init(), a.tick(), a.spinTick())
+	return tea.Batch(owned(a.root, a.root.Init()), a.tick(), a.spinTick())
 }
 
 func (a *App) tick() tea.Cmd {
@@ -160,13 +155,19 @@ func (a *App) update(msg tea.Msg) tea.Cmd {
 		a.resize()
 		return nil
 	case refreshTickMsg:
+		a.expire()
 		return tea.Batch(a.toActive(common.RefreshMsg{}), a.tick())
+	case statusExpiredMsg:
+		if msg.seq == a.status.seq {
+			a.expire()
+		}
+		return nil
 	case spinTickMsg:
 		a.spinning = false
 		a.spin++
 		return nil
 	case tea.KeyPressMsg:
-		return a.key(msg)
+		return a.keyed(msg)
 	case tea.MouseWheelMsg:
 		m := msg.Mouse()
 		d := 1
@@ -194,6 +195,7 @@ func (a *App) update(msg tea.Msg) tea.Cmd {
 		return a.push(msg)
 	case common.BackMsg:
 		a.pop()
+		a.clearStatus()
 		// The screen returned to shows what it read when it was left: read it again now.
 		return a.toActive(common.RefreshMsg{})
 	case common.QuitMsg:
@@ -207,37 +209,30 @@ func (a *App) update(msg tea.Msg) tea.Cmd {
 	case namesMsg, subsMsg:
 		a.namesRead(msg)
 		return nil
-	case common.StatusMsg:
-		if a.statusErr && a.errHeld {
-			return nil // the error stays until the user acts
-		}
-		a.status, a.statusErr = string(msg), false
-		return nil
-	case common.ErrorMsg:
-		a.status, a.statusErr, a.errHeld = msg.Error(), true, true
-		if msg.Network() {
-			a.conn = connDown
-		}
-		return a.toAll(msg)
+	case common.StatusMsg, common.ErrorMsg:
+		return a.reported(nil, msg)
+	case ownedMsg:
+		return a.reported(msg.page, msg.msg)
 	case common.RefreshMsg:
 		return a.toActive(msg)
 	case contextOpenedMsg:
 		return a.contextOpened(msg)
 	}
 	if _, ok := msg.(common.FreshMsg); ok {
-		if a.conn == connDown && a.statusErr {
-			a.status, a.statusErr = "reconnected", false // the condition cleared
+		var cmd tea.Cmd
+		if a.conn == connDown && a.status.err {
+			cmd = a.say("reconnected", false) // the condition cleared
 		}
 		a.conn = connUp
 		// Only the screen on top reloads, so what just arrived is its.
 		a.freshAt[a.active()] = a.c.Clock.Now()
+		return tea.Batch(cmd, a.toAll(msg))
 	}
 	return a.toAll(msg)
 }
 
 func (a *App) key(msg tea.KeyPressMsg) tea.Cmd {
 	k := a.c.Keys
-	a.errHeld = false
 	if key.Matches(msg, k.ForceQuit) {
 		return a.quit()
 	}
@@ -278,7 +273,6 @@ func (a *App) key(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Palette):
 		return a.openPalette()
 	case key.Matches(msg, k.Refresh):
-		a.status = ""
 		return a.toActive(common.RefreshMsg{Forced: true})
 	}
 	return a.toActive(msg)
@@ -296,7 +290,7 @@ func (a *App) toActive(msg tea.Msg) tea.Cmd {
 	i := len(a.stack) - 1
 	p, cmd := a.stack[i].Update(msg)
 	a.stack[i] = p
-	return cmd
+	return owned(p, cmd)
 }
 
 // toAll hands a data message to every page on the stack: an answer may arrive after its page
@@ -306,7 +300,7 @@ func (a *App) toAll(msg tea.Msg) tea.Cmd {
 	for i := range a.stack {
 		p, cmd := a.stack[i].Update(msg)
 		a.stack[i] = p
-		cmds = append(cmds, cmd)
+		cmds = append(cmds, owned(p, cmd))
 	}
 	return tea.Batch(cmds...)
 }
@@ -336,7 +330,7 @@ func (a *App) push(m common.NavigateMsg) tea.Cmd {
 			for len(a.stack) > i+1 {
 				a.pop()
 			}
-			a.status, a.statusErr = "", false
+			a.clearStatus()
 			return a.toActive(common.RefreshMsg{Forced: true})
 		}
 	}
@@ -347,8 +341,8 @@ func (a *App) push(m common.NavigateMsg) tea.Cmd {
 	a.opened[p] = key
 	p.SetSize(a.c.Width, a.pageHeight())
 	a.stack = append(a.stack, p)
-	a.status, a.statusErr = "", false
-	return p.Init()
+	a.clearStatus()
+	return owned(p, p.Init())
 }
 
 // navKey names the screen m opens, for the screens returned to rather than opened twice:
@@ -388,8 +382,11 @@ func (a *App) popToRoot() {
 }
 
 // Render is the whole screen as a string: the view's content, used by golden tests.
-func (a *App) Render() string {
-	st := a.c.Styles
+func (a *App) Render() string { return a.render(true) }
+
+// render draws the screen; without status, the status line is left out (to tell whether a
+// key changed anything else).
+func (a *App) render(status bool) string {
 	w, h := a.c.Width, a.c.Height
 	var b strings.Builder
 	b.WriteString(a.header())
@@ -398,21 +395,18 @@ func (a *App) Render() string {
 	if a.helpOpen {
 		body = a.help.View()
 	}
-	b.WriteString(common.Lines(body, w, a.pageHeight()))
-	b.WriteByte('\n')
-	switch {
-	case a.paletteOpen:
-		b.WriteString(common.Pad(a.palette.Hints(), w, false))
-	// What the status line says may quote the cluster or a letter (a name, an error): its
-	// control characters are written escaped.
-	case a.question != nil:
-		b.WriteString(st.Warn.Render(common.Pad(common.Trunc(termtext.Line(a.question.text), w), w, false)))
-	case a.statusErr:
-		b.WriteString(st.Error.Render(common.Pad("✗ "+termtext.Line(a.status), w, false)))
-	default:
-		b.WriteString(st.Subtle.Render(common.Pad(termtext.Line(a.status), w, false)))
+	var sl []string
+	if status {
+		// What the status line says may quote the cluster or a letter (a name, an error): its
+		// control characters are written escaped (statusView).
+		sl = a.statusView(w)
 	}
+	b.WriteString(common.Lines(body, w, max(1, a.pageHeight()-max(0, len(sl)-1))))
 	b.WriteByte('\n')
+	if status {
+		b.WriteString(strings.Join(sl, "\n"))
+		b.WriteByte('\n')
+	}
 	if a.paletteOpen {
 		b.WriteString(a.palette.View())
 	} else {

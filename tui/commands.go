@@ -51,7 +51,7 @@ func (a *App) run(line string) tea.Cmd {
 		}
 		return ""
 	}
-	status := func(s string, err bool) tea.Cmd { a.status, a.statusErr = s, err; return nil }
+	status := a.say
 	name, err := commandNamed(f[0])
 	if err != nil {
 		return status(err.Error(), true)

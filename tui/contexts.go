@@ -139,7 +139,7 @@ func tagged(gen int, cmd tea.Cmd) tea.Cmd {
 			}
 			return out
 		default:
-			if fromPage(m) {
+			if _, ok := m.(ownedMsg); ok || fromPage(m) {
 				return genMsg{gen: gen, msg: m}
 			}
 			return m
@@ -160,7 +160,7 @@ func (s *contextState) untag(msg tea.Msg) (tea.Msg, bool) {
 // cluster the TUI started on, a name switches to it.
 func (a *App) contextCommand(args []string) tea.Cmd {
 	s := &a.ctxs
-	status := func(msg string, isErr bool) tea.Cmd { a.status, a.statusErr = msg, isErr; return nil }
+	status := a.say
 	if s.opts.Open == nil || (len(s.opts.List) == 0 && (len(args) == 0 || args[0] != "-")) {
 		if s.opts.Problem != "" {
 			return status("contexts: "+s.opts.Problem, true)
@@ -200,7 +200,7 @@ func (a *App) contextCommand(args []string) tea.Cmd {
 	}
 	s.seq++
 	seq, open, ctx, timeout := s.seq, s.opts.Open, a.c.Ctx, a.c.Timeout
-	a.status, a.statusErr = "switching to "+contextLabel(target)+"…", false
+	a.say("switching to "+contextLabel(target)+"…", false)
 	return func() tea.Msg {
 		cctx, cancel := context.WithTimeout(ctx, timeout)
 		defer cancel()
@@ -225,8 +225,7 @@ func (a *App) contextOpened(msg contextOpenedMsg) tea.Cmd {
 		return closeCmd(msg.src)
 	}
 	if msg.err != nil {
-		a.status, a.statusErr = fmt.Sprintf("context %s: %v (still on %s)", contextLabel(msg.ctx), msg.err, contextLabel(s.cur)), true
-		return nil
+		return a.say(fmt.Sprintf("context %s: %v (still on %s)", contextLabel(msg.ctx), msg.err, contextLabel(s.cur)), true)
 	}
 	old := a.c.Source
 	a.c.Source = msg.src
@@ -253,8 +252,8 @@ func (a *App) contextOpened(msg contextOpenedMsg) tea.Cmd {
 	a.helpOpen = false
 	a.conn = connUnknown
 	a.resize()
-	a.status, a.statusErr = "context "+contextLabel(msg.ctx)+" · "+msg.src.Endpoint(), false
-	return tea.Batch(closeCmd(old), a.root.Init())
+	a.say("context "+contextLabel(msg.ctx)+" · "+msg.src.Endpoint(), false)
+	return tea.Batch(closeCmd(old), owned(a.root, a.root.Init()))
 }
 
 // closeSources closes the source in use when the TUI ends, if the TUI opened it (the caller

@@ -196,13 +196,13 @@ func TestFlowPeekSearchExport(t *testing.T) {
 	if p, ok := lines[0]["payload"].(map[string]any); !ok || p["currency"] != "EUR" {
 		t.Errorf("payload not exported as JSON: %v", lines[0]["payload"])
 	}
-	if want := "exported 2 messages to " + files[0]; h.app.status != want {
-		t.Errorf("status %q, want %q", h.app.status, want)
+	if want := "exported 2 messages to " + files[0]; h.app.status.text != want {
+		t.Errorf("status %q, want %q", h.app.status.text, want)
 	}
 	// Never inside the embedded broker's data.
 	h.app.c.DataDir = dir
 	h.keys("e", "enter")
-	if s := h.app.status; !strings.Contains(s, "inside the embedded broker's data directory") {
+	if s := h.app.status.text; !strings.Contains(s, "inside the embedded broker's data directory") {
 		t.Errorf("an export into the broker's data was not refused: status %q", s)
 	}
 }

@@ -150,10 +150,17 @@ func (p Problem) Words() string {
 }
 
 func (e ErrorMsg) Error() string {
-	if e.What == "" {
-		return e.Err.Error()
+	why := ""
+	if e.Err != nil {
+		why = e.Err.Error()
 	}
-	return e.What + ": " + e.Err.Error()
+	if why == "" {
+		why = "failed, and no reason was given"
+	}
+	if e.What == "" {
+		return why
+	}
+	return e.What + ": " + why
 }
 
 // Network reports whether the error says the cluster is unreachable (rather than refusing a

@@ -44,7 +44,6 @@ type Page struct {
 	focus   int
 	sending bool
 	sent    []string // ids sent from this screen, newest last
-	err     string
 	w, h    int
 }
 
@@ -141,15 +140,11 @@ func (p *Page) Update(msg tea.Msg) (common.Page, tea.Cmd) {
 	case SentMsg:
 		if msg.Topic == p.topic {
 			p.sending = false
-			p.err = ""
 			p.sent = append(p.sent, msg.ID)
 			return p, func() tea.Msg { return common.StatusMsg("sent " + msg.ID + " to " + data.ShortName(p.topic, "")) }
 		}
 	case common.ErrorMsg:
-		if p.sending {
-			p.sending = false
-			p.err = msg.Error()
-		}
+		p.sending = false // the status line says why
 	case tea.KeyPressMsg:
 		switch {
 		case key.Matches(msg, k.Back):
@@ -160,10 +155,10 @@ func (p *Page) Update(msg tea.Msg) (common.Page, tea.Cmd) {
 			}
 			req, err := p.request()
 			if err != nil {
-				p.err = err.Error()
-				return p, nil
+				// On the status line, where it replaces what the last send said.
+				return p, func() tea.Msg { return common.ErrorMsg{What: "not sent", Err: err} }
 			}
-			p.err, p.sending = "", true
+			p.sending = true
 			t := p.topic
 			return p, common.Load(p.c, "produce", func(ctx context.Context, s data.Source) (string, error) {
 				return s.Produce(ctx, t, req)
@@ -218,8 +213,6 @@ func (p *Page) View() string {
 		p.payload.View(),
 	}
 	switch {
-	case p.err != "":
-		lines = append(lines, st.Error.Render("✗ "+p.err))
 	case p.sending:
 		lines = append(lines, st.Subtle.Render("sending…"))
 	case len(p.sent) > 0:
