@@ -1,0 +1,364 @@
+package triage
+
+import (
+	"cmp"
+	"math/bits"
+	"slices"
+	"strings"
+)
+
+// Causes split a selection of letters into at most MaxCauses groups that explain it, each
+// described by the one or two facet values that set it apart, and "rest", what none of them
+// covers. The rule (docs/dead-letters.md, "Causes"), a greedy choice:
+//
+//  1. Candidates are facet values (a key, a property's value or its absence, a payload kind,
+//     decoding, a JSON field's presence or absence, a size bucket, a producer, a schema
+//     version, an hour) held by at least MinCauseShare of the letters and by fewer than
+//     CommonShare of them: a value nearly every letter has sets nothing apart; it is reported
+//     as common instead.
+//  2. When letters carry a reason property, each reason held by enough letters is a group
+//     first, most letters first.
+//  3. Then, while groups are fewer than MaxCauses and enough letters are unexplained, the group
+//     is the candidate P (a value; two values of one facet not used yet, either of them; or two
+//     values of different facets, both) that covers the most unexplained letters while being rare
+//     among the letters already explained: the score is c²/|P|, c the unexplained letters P
+//     covers. A combination must score a tenth more than the best single value to be chosen.
+//  4. Each group's expression excludes the groups before it (… and not (…)), so groups are
+//     disjoint and their counts, with rest, add up to the selection; each count is what the
+//     expression selects.
+type CauseSplit struct {
+	Letters int64   `json:"letters"`
+	Groups  []Cause `json:"groups"`
+	// Rest is what no group covers (Letters 0 when they cover every letter).
+	Rest Cause `json:"rest"`
+	// Common are the values at least CommonShare of the letters share.
+	Common []FacetValue `json:"common"`
+}
+
+// Cause is one group.
+type Cause struct {
+	Label   string `json:"label"`
+	Expr    string `json:"expr"`
+	Letters int64  `json:"letters"`
+}
+
+// The parameters of the rule above.
+const (
+	MaxCauses     = 5
+	MinCauseShare = 0.005
+	CommonShare   = 0.95
+	// maxCandidates bounds the values considered (each costs a bit per letter).
+	maxCandidates = 96
+	// pairsOf is how many of the best singles of a step are combined in pairs.
+	pairsOf = 24
+)
+
+// candidate is a facet value and the letters that have it.
+type candidate struct {
+	facet string
+	value string
+	// absent: the letters without the facet.
+	absent bool
+	expr   string
+	label  string
+	bits   bitset
+	n      int64
+}
+
+// Causes splits the letters f counted.
+func (f *Facets) Causes() CauseSplit {
+	out := CauseSplit{Letters: f.n}
+	if f.n == 0 {
+		return out
+	}
+	minGroup := max(int64(1), int64(float64(f.n)*MinCauseShare+0.999))
+	cands, common := f.candidates(minGroup)
+	out.Common = common
+	rest := newBitset(f.n, true)
+	left := f.n
+	var chosen []string // the expressions of the groups so far
+	used := map[string]bool{}
+	add := func(label, exprText string, p bitset, facets ...string) {
+		in := p.and(rest)
+		n := in.count()
+		group := Cause{Label: label, Expr: exprText, Letters: n}
+		if len(chosen) > 0 {
+			group.Expr = exprAnd(exprText, exprNot(exprOr(chosen...)))
+		}
+		out.Groups = append(out.Groups, group)
+		chosen = append(chosen, exprText)
+		rest = rest.andNot(p)
+		left -= n
+		for _, fc := range facets {
+			used[fc] = true
+		}
+	}
+	// Reasons first.
+	for _, c := range cands {
+		if c.facet == FacetReason && !c.absent && len(out.Groups) < MaxCauses && c.bits.andCount(rest) >= minGroup {
+			add(c.label, c.expr, c.bits, c.facet)
+		}
+	}
+	for len(out.Groups) < MaxCauses && left >= minGroup {
+		best, ok := f.bestGroup(cands, rest, used, minGroup)
+		if !ok {
+			break
+		}
+		add(best.label, best.expr, best.bits, best.facets...)
+	}
+	out.Rest = Cause{Label: "rest", Letters: left, Expr: "true"}
+	if len(chosen) > 0 {
+		out.Rest.Expr = exprNot(exprOr(chosen...))
+	}
+	if left == 0 {
+		out.Rest.Expr = ""
+	}
+	return out
+}
+
+// group is a choice of step 3.
+type group struct {
+	label, expr string
+	bits        bitset
+	facets      []string
+	score       float64
+}
+
+func (f *Facets) bestGroup(cands []*candidate, rest bitset, used map[string]bool, minGroup int64) (group, bool) {
+	commonAt := int64(float64(f.n) * CommonShare)
+	type scored struct {
+		c     *candidate
+		cover int64
+		score float64
+	}
+	score := func(cover, size int64) float64 {
+		if size == 0 {
+			return 0
+		}
+		return float64(cover) * float64(cover) / float64(size)
+	}
+	var singles []scored
+	for _, c := range cands {
+		if c.facet == FacetReason && !c.absent {
+			continue // step 2 took them
+		}
+		cover := c.bits.andCount(rest)
+		if cover >= minGroup {
+			singles = append(singles, scored{c, cover, score(cover, c.n)})
+		}
+	}
+	if len(singles) == 0 {
+		return group{}, false
+	}
+	slices.SortStableFunc(singles, func(a, b scored) int { return cmp.Compare(b.score, a.score) })
+	top := singles[0]
+	best := group{label: top.c.label, expr: top.c.expr, bits: top.c.bits, facets: []string{top.c.facet}, score: top.score}
+	bar := top.score * 1.1
+	pool := singles[:min(len(singles), pairsOf)]
+	for i, a := range pool {
+		for _, b := range pool[i+1:] {
+			var p bitset
+			var g group
+			if a.c.facet == b.c.facet {
+				if used[a.c.facet] || a.c.absent || b.c.absent {
+					continue
+				}
+				p = a.c.bits.or(b.c.bits)
+				g = group{label: orLabel(a.c, b.c), expr: exprOr(a.c.expr, b.c.expr), facets: []string{a.c.facet}}
+			} else {
+				p = a.c.bits.and(b.c.bits)
+				g = group{label: a.c.label + " and " + b.c.label, expr: exprAnd(a.c.expr, b.c.expr),
+					facets: []string{a.c.facet, b.c.facet}}
+			}
+			size := p.count()
+			cover := p.andCount(rest)
+			if cover < minGroup || size >= commonAt {
+				continue // too few, or so many that it sets nothing apart
+			}
+			if s := score(cover, size); s > bar && s > best.score {
+				g.bits, g.score = p, s
+				best = g
+			}
+		}
+	}
+	return best, true
+}
+
+// orLabel labels two values of one facet held together: "key empty or UNKNOWN", "property
+// region=eu or us".
+func orLabel(a, b *candidate) string {
+	second := strings.TrimPrefix(b.label, facetLabel(b.facet))
+	second = strings.TrimPrefix(strings.TrimSpace(second), "=")
+	return a.label + " or " + second
+}
+
+// candidates lists the values of step 1, most letters first, and the common ones.
+func (f *Facets) candidates(minGroup int64) ([]*candidate, []FacetValue) {
+	var cands []*candidate
+	var common []FacetValue
+	commonAt := int64(float64(f.n) * CommonShare)
+	consider := func(c *candidate) {
+		switch {
+		case c.n >= commonAt && c.n > 0:
+			common = append(common, FacetValue{Value: c.label, Absent: c.absent, Letters: c.n, Expr: c.expr})
+		case c.n >= minGroup:
+			cands = append(cands, c)
+		}
+	}
+	for _, col := range f.order {
+		vc := col.count(f.n)
+		for _, v := range vc.values {
+			if v.n < minGroup {
+				break
+			}
+			c := &candidate{facet: col.name, value: v.v, n: v.n, expr: exprIs(col.name, v.v), label: valueLabel(col.name, v.v)}
+			if col.name == FacetSchema && v.v == SchemaFails {
+				c.label = f.failLabel()
+			}
+			c.bits = col.bitsOf(f.n, func(id uint16, h uint64) bool {
+				if col.hashed() {
+					return h == v.hash
+				}
+				return id == v.id
+			})
+			consider(c)
+		}
+		if vc.absent >= minGroup && col.name != FacetKey && col.name != FacetSchema {
+			c := &candidate{facet: col.name, absent: true, n: vc.absent, expr: exprAbsent(col.name), label: absentLabel(col.name)}
+			c.bits = col.bitsOf(f.n, func(id uint16, h uint64) bool {
+				if col.hashed() {
+					return h == 0
+				}
+				return id == idAbsent
+			})
+			consider(c)
+		}
+	}
+	for bit, name := range f.fieldNames {
+		has := newBitset(f.n, false)
+		for i, w := range f.json {
+			if w&(1<<bit) != 0 {
+				has.set(int64(i))
+			}
+		}
+		n := has.count()
+		facet := facetJSON + name
+		consider(&candidate{facet: facet, value: "present", n: n, bits: has, expr: exprHas(facet), label: "JSON field " + name + " present"})
+		missing := newBitset(f.n, true).andNot(has)
+		consider(&candidate{facet: facet, absent: true, n: f.n - n, bits: missing, expr: exprNot(exprHas(facet)), label: "JSON field " + name + " missing"})
+	}
+	slices.SortStableFunc(cands, func(a, b *candidate) int { return cmp.Compare(b.n, a.n) })
+	if len(cands) > maxCandidates {
+		// Reasons are kept whatever their count: step 2 names them all.
+		kept := cands[:maxCandidates:maxCandidates]
+		for _, c := range cands[maxCandidates:] {
+			if c.facet == FacetReason {
+				kept = append(kept, c)
+			}
+		}
+		cands = kept
+	}
+	slices.SortStableFunc(common, func(a, b FacetValue) int { return cmp.Compare(b.Letters, a.Letters) })
+	return cands, common
+}
+
+// failLabel is "does not decode: ERROR", with the most common decoder error.
+func (f *Facets) failLabel() string {
+	errs := sorted(f.errors, 0)
+	if len(errs) == 0 || errs[0].Name == "" {
+		return "does not decode"
+	}
+	l := "does not decode: " + errs[0].Name
+	if len(errs) > 1 {
+		l += " (and other errors)"
+	}
+	return l
+}
+
+// bitsOf is the set of letters whose value is one that is says is wanted.
+func (c *facetColumn) bitsOf(n int64, is func(id uint16, h uint64) bool) bitset {
+	b := newBitset(n, false)
+	if c.hashed() {
+		for i, h := range c.hashes {
+			if is(0, h) {
+				b.set(int64(i))
+			}
+		}
+		if is(0, 0) {
+			for i := int64(len(c.hashes)); i < n; i++ {
+				b.set(i)
+			}
+		}
+		return b
+	}
+	for i, id := range c.ids {
+		if is(id, 0) {
+			b.set(int64(i))
+		}
+	}
+	if is(idAbsent, 0) {
+		for i := int64(len(c.ids)); i < n; i++ {
+			b.set(i)
+		}
+	}
+	return b
+}
+
+// bitset is a set of letters by their index in the scan.
+type bitset []uint64
+
+func newBitset(n int64, full bool) bitset {
+	b := make(bitset, (n+63)/64)
+	if full {
+		for i := range b {
+			b[i] = ^uint64(0)
+		}
+		if r := n % 64; r != 0 {
+			b[len(b)-1] = 1<<r - 1
+		}
+	}
+	return b
+}
+
+func (b bitset) set(i int64) { b[i/64] |= 1 << (i % 64) }
+
+func (b bitset) count() int64 {
+	var n int
+	for _, w := range b {
+		n += bits.OnesCount64(w)
+	}
+	return int64(n)
+}
+
+// andCount is the size of b ∩ o.
+func (b bitset) andCount(o bitset) int64 {
+	var n int
+	for i := range b {
+		n += bits.OnesCount64(b[i] & o[i])
+	}
+	return int64(n)
+}
+
+func (b bitset) and(o bitset) bitset {
+	out := make(bitset, len(b))
+	for i := range b {
+		out[i] = b[i] & o[i]
+	}
+	return out
+}
+
+func (b bitset) or(o bitset) bitset {
+	out := make(bitset, len(b))
+	for i := range b {
+		out[i] = b[i] | o[i]
+	}
+	return out
+}
+
+func (b bitset) andNot(o bitset) bitset {
+	out := make(bitset, len(b))
+	for i := range b {
+		out[i] = b[i] &^ o[i]
+	}
+	return out
+}

@@ -1,0 +1,550 @@
+package triage
+
+import (
+	"cmp"
+	"encoding/binary"
+	"hash/maphash"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/letterbox-dev/letterbox/client"
+	"github.com/letterbox-dev/letterbox/client/deadletter"
+)
+
+// Facets count what a selection's letters have in common and what splits them, in the same
+// pass that reads them: the key, every property (up to FacetPropertyCap names), the payload's
+// kind, whether it decodes with the topic's schema, its top-level JSON fields, its size, the
+// producer, the schema version, and the publish and event hours. Causes then splits the
+// selection into the few groups that explain it (causes.go).
+//
+// Every facet keeps one small value per letter (a column), so that any combination of the
+// values it tracks can be counted exactly afterwards without reading the letters again: the
+// counts a cause reports are the counts its expression selects. Memory stays bounded:
+//
+//   - A facet starts as a dictionary of at most FacetDictionaryCap distinct values, two bytes
+//     per letter.
+//   - Past that (keys, ids carried in properties) it switches to hashes, eight bytes per letter,
+//     and names its most frequent values with a small summary (FacetHeavyCap values): every
+//     value with more than 1/FacetHeavyCap of the letters is among them, and the counts shown
+//     for them are exact, counted from the column. Distinct and single-letter values are
+//     counted exactly at the end, from a sorted copy of the column.
+//   - At most FacetHashedCap facets switch to hashes; past that a facet keeps counting the
+//     values it already tracks exactly and counts every letter with a newer value as "past the
+//     cap", so that its summary says "≥" instead of dropping letters silently.
+//
+// Facets are used by the one goroutine that scans.
+type Facets struct {
+	n       int64
+	seed    maphash.Seed
+	hashed  int // facets in hash mode
+	columns map[string]*facetColumn
+	order   []*facetColumn // in the order first seen, for a stable output
+	// extraNames counts property names seen past FacetPropertyCap.
+	extraNames map[string]bool
+	// errors groups decoder errors by text, at most facetErrorCap of them.
+	errors map[string]int64
+	// json holds each letter's top-level JSON fields as bits of fieldNames (nil until a
+	// payload is a JSON object).
+	json       []uint64
+	fieldNames []string
+	fieldIndex map[string]int
+	// properties is how many property facets there are.
+	properties int
+	// reasonKeys are the property names letters took their reason from.
+	reasonKeys map[string]int64
+}
+
+// Caps of what Facets keep; docs/dead-letters.md ("Causes") documents them.
+const (
+	FacetPropertyCap   = 50
+	FacetDictionaryCap = 4094
+	FacetHeavyCap      = 1024
+	FacetHashedCap     = 8
+	FacetJSONFieldCap  = 64
+	facetErrorCap      = 20
+)
+
+// Facet names that are not properties.
+const (
+	FacetKey       = "key"
+	FacetReason    = "reason"
+	FacetPayload   = "payload"
+	FacetSchema    = "schema"
+	FacetSize      = "size"
+	FacetProducer  = "producer"
+	FacetVersion   = "schema.version"
+	FacetPublished = "published"
+	FacetEvent     = "event"
+	facetProperty  = "property."
+	facetJSON      = "json."
+)
+
+// Values of the payload and schema facets.
+const (
+	PayloadEmpty   = "empty"
+	PayloadJSON    = "json"
+	PayloadNotJSON = "not json"
+	SchemaDecodes  = "decodes"
+	SchemaFails    = "does not decode"
+)
+
+// notFaceted are properties that differ on every letter by construction (the clients write the
+// original message's id on each): they can name no cause and would each cost a hashed column.
+var notFaceted = map[string]bool{
+	client.PropertyOriginMessageID:    true,
+	client.PropertyOriginMessageIDOld: true,
+}
+
+// Decoded is what the scan learnt from decoding a letter's payload with its topic's schema.
+type Decoded struct {
+	// Checked is false when the topic has no schema to decode with (bytes).
+	Checked bool
+	// Err is why the payload does not decode; "" when it does.
+	Err string
+}
+
+// NewFacets returns empty Facets.
+func NewFacets() *Facets {
+	return &Facets{seed: maphash.MakeSeed(), columns: map[string]*facetColumn{}, extraNames: map[string]bool{},
+		errors: map[string]int64{}, fieldIndex: map[string]int{}, reasonKeys: map[string]int64{}}
+}
+
+// Letters is how many letters were added.
+func (f *Facets) Letters() int64 { return f.n }
+
+// Add counts one letter: m as received, l as deadletter.Read read it, d what decoding said.
+func (f *Facets) Add(m *client.Message, l *deadletter.Letter, d Decoded) {
+	i := f.n
+	f.n++
+	f.column(FacetKey).set(f, i, m.Key)
+	if l.ReasonKey != "" {
+		f.column(FacetReason).set(f, i, l.Reason)
+		f.reasonKeys[l.ReasonKey]++
+	}
+	for k, v := range m.Properties {
+		if notFaceted[k] {
+			continue
+		}
+		c := f.columns[facetProperty+k]
+		if c == nil {
+			if f.properties >= FacetPropertyCap {
+				f.extraNames[k] = true
+				continue
+			}
+			f.properties++
+			c = f.column(facetProperty + k)
+		}
+		c.set(f, i, v)
+	}
+	kind := PayloadNotJSON
+	switch {
+	case len(m.Payload) == 0:
+		kind = PayloadEmpty
+	case jsonFields(m.Payload, func(name string) { f.field(i, name) }):
+		kind = PayloadJSON
+	}
+	f.column(FacetPayload).set(f, i, kind)
+	if d.Checked {
+		if d.Err == "" {
+			f.column(FacetSchema).set(f, i, SchemaDecodes)
+		} else {
+			f.column(FacetSchema).set(f, i, SchemaFails)
+			if _, ok := f.errors[d.Err]; ok || len(f.errors) < facetErrorCap {
+				f.errors[d.Err]++
+			} else {
+				f.errors[""]++ // other errors
+			}
+		}
+	}
+	f.column(FacetSize).set(f, i, sizeBucket(len(m.Payload)))
+	if m.ProducerName != "" {
+		f.column(FacetProducer).set(f, i, m.ProducerName)
+	}
+	if v := schemaVersion(m.SchemaVersion); v != "" {
+		f.column(FacetVersion).set(f, i, v)
+	}
+	f.column(FacetPublished).set(f, i, hourOf(m.PublishTime))
+	if !m.EventTime.IsZero() {
+		f.column(FacetEvent).set(f, i, hourOf(m.EventTime))
+	}
+}
+
+func isProperty(facet string) bool {
+	return len(facet) > len(facetProperty) && facet[:len(facetProperty)] == facetProperty
+}
+
+func (f *Facets) column(name string) *facetColumn {
+	c := f.columns[name]
+	if c == nil {
+		c = &facetColumn{name: name, index: map[string]uint16{}}
+		f.columns[name] = c
+		f.order = append(f.order, c)
+	}
+	return c
+}
+
+// field marks letter i's payload as holding the top-level JSON field name.
+func (f *Facets) field(i int64, name string) {
+	bit, ok := f.fieldIndex[name]
+	if !ok {
+		if len(f.fieldNames) >= FacetJSONFieldCap {
+			return
+		}
+		bit = len(f.fieldNames)
+		f.fieldIndex[name] = bit
+		f.fieldNames = append(f.fieldNames, name)
+	}
+	for int64(len(f.json)) <= i {
+		f.json = append(f.json, 0)
+	}
+	f.json[i] |= 1 << bit
+}
+
+// sizeBuckets are the payload size buckets: a payload of n bytes is in the last bucket whose
+// lower bound is ≤ n.
+var sizeBuckets = []struct {
+	from  int
+	label string
+}{
+	{0, "0 B"}, {1, "1–99 B"}, {100, "100 B–1 KiB"}, {1 << 10, "1–10 KiB"}, {10 << 10, "10–100 KiB"},
+	{100 << 10, "100 KiB–1 MiB"}, {1 << 20, "≥ 1 MiB"},
+}
+
+func sizeBucket(n int) string {
+	label := sizeBuckets[0].label
+	for _, b := range sizeBuckets {
+		if n >= b.from {
+			label = b.label
+		}
+	}
+	return label
+}
+
+// schemaVersion is a schema version as upstream numbers them (a big-endian int64), "" when
+// absent.
+func schemaVersion(v []byte) string {
+	switch {
+	case len(v) == 0:
+		return ""
+	case len(v) == 8:
+		return strconv.FormatInt(int64(binary.BigEndian.Uint64(v)), 10)
+	}
+	return "0x" + strconv.FormatUint(uint64(len(v)), 16) // not upstream's encoding: only its size tells
+}
+
+func hourOf(t time.Time) string {
+	return t.UTC().Truncate(time.Hour).Format(time.RFC3339)
+}
+
+// facetColumn is one facet: a value per letter, first in a dictionary, then hashed.
+type facetColumn struct {
+	name string
+	// Dictionary mode: ids[i] is letter i's value: 0 absent, 1 past the cap, k ≥ 2 values[k-2].
+	ids    []uint16
+	values []string
+	index  map[string]uint16
+	// Hash mode: hashes[i] is letter i's value's hash, 0 when absent; heavy names the values
+	// seen most often (a space-saving summary).
+	hashes []uint64
+	heavy  *heavyValues
+	// capped: no new value gets an id; letters with one count as past the cap.
+	capped bool
+}
+
+const (
+	idAbsent = 0
+	idPast   = 1
+	idFirst  = 2
+)
+
+func (c *facetColumn) hashed() bool { return c.hashes != nil }
+
+// set records letter i's value v.
+func (c *facetColumn) set(f *Facets, i int64, v string) {
+	if c.hashed() {
+		for int64(len(c.hashes)) < i {
+			c.hashes = append(c.hashes, 0)
+		}
+		h := f.hash(v)
+		c.hashes = append(c.hashes, h)
+		c.heavy.add(h, v)
+		return
+	}
+	for int64(len(c.ids)) < i {
+		c.ids = append(c.ids, idAbsent)
+	}
+	id, ok := c.index[v]
+	switch {
+	case ok:
+	case c.capped:
+		id = idPast
+	case len(c.values) < FacetDictionaryCap:
+		id = uint16(idFirst + len(c.values))
+		c.index[v] = id
+		c.values = append(c.values, v)
+	case f.hashed < FacetHashedCap:
+		f.hashed++
+		c.toHashes(f)
+		c.set(f, i, v)
+		return
+	default:
+		c.capped = true
+		id = idPast
+	}
+	c.ids = append(c.ids, id)
+}
+
+// toHashes moves c from its dictionary to hashes.
+func (c *facetColumn) toHashes(f *Facets) {
+	byID := make([]uint64, len(c.values))
+	for k, v := range c.values {
+		byID[k] = f.hash(v)
+	}
+	c.hashes = make([]uint64, len(c.ids), max(2*len(c.ids), 1024))
+	c.heavy = newHeavyValues(FacetHeavyCap)
+	counts := make([]int64, len(c.values))
+	for i, id := range c.ids {
+		if id >= idFirst {
+			c.hashes[i] = byID[id-idFirst]
+			counts[id-idFirst]++
+		}
+	}
+	for k, v := range c.values {
+		c.heavy.addN(byID[k], v, counts[k])
+	}
+	c.ids, c.values, c.index = nil, nil, nil
+}
+
+// hash is v's hash, never 0 (0 marks an absent value).
+func (f *Facets) hash(v string) uint64 {
+	h := maphash.String(f.seed, v)
+	if h == 0 {
+		h = 1
+	}
+	return h
+}
+
+// heavyValues is a space-saving summary: the values seen most often, each with an upper bound of
+// its count. Every value seen more than n/cap times, of n, is among them.
+type heavyValues struct {
+	cap    int
+	counts map[uint64]int64
+	names  map[uint64]string
+}
+
+func newHeavyValues(capacity int) *heavyValues {
+	return &heavyValues{cap: capacity, counts: map[uint64]int64{}, names: map[uint64]string{}}
+}
+
+func (h *heavyValues) add(hash uint64, v string) { h.addN(hash, v, 1) }
+
+func (h *heavyValues) addN(hash uint64, v string, n int64) {
+	if _, ok := h.counts[hash]; ok || len(h.counts) < h.cap {
+		h.counts[hash] += n
+		h.names[hash] = v
+		return
+	}
+	// Replace the least counted value: the newcomer inherits its count as an upper bound.
+	var least uint64
+	first := true
+	for k, c := range h.counts {
+		if first || c < h.counts[least] {
+			least, first = k, false
+		}
+	}
+	c := h.counts[least]
+	delete(h.counts, least)
+	delete(h.names, least)
+	h.counts[hash] = c + n
+	h.names[hash] = v
+}
+
+// FacetValue is one value of a facet and the letters that have it.
+type FacetValue struct {
+	// Value is the value as shown; Absent marks the letters without the facet.
+	Value  string `json:"value"`
+	Absent bool   `json:"absent,omitempty"`
+	// Letters have this value, exactly.
+	Letters int64 `json:"letters"`
+	// Expr selects exactly these letters (client/expr).
+	Expr string `json:"expr"`
+}
+
+// FacetSummary is one facet over the selection.
+type FacetSummary struct {
+	Name string `json:"facet"`
+	// Values are the values with more than one letter (and the letters without the facet),
+	// most letters first, at most FacetTopValues.
+	Values []FacetValue `json:"values"`
+	// Distinct is how many different values the letters have (absent not counted); with
+	// DistinctAtLeast it is a lower bound (the facet was past its cap).
+	Distinct        int64 `json:"distinct"`
+	DistinctAtLeast bool  `json:"distinct_at_least,omitempty"`
+	// Singles are the values that one letter each has, summarised rather than listed.
+	Singles int64 `json:"singles"`
+	// Unlisted are letters whose value is not listed (singles, values past FacetTopValues,
+	// and values a hashed facet could not name: each had fewer than 1/FacetHeavyCap of the
+	// letters).
+	Unlisted int64 `json:"unlisted"`
+	// PastCap are letters whose value came after the facet reached its cap: their values are
+	// counted in none of the above but Unlisted.
+	PastCap int64 `json:"past_cap,omitempty"`
+	// Errors group the decoder's errors (the schema facet only), most letters first.
+	Errors []Count `json:"errors,omitempty"`
+}
+
+// FacetTopValues is how many values a facet summary lists.
+const FacetTopValues = 10
+
+// Summary lists every facet: the key, the reason, the payload, the schema, the size, the
+// producer, the schema version, the hours, then the properties and JSON fields by name.
+func (f *Facets) Summary() []FacetSummary {
+	var out []FacetSummary
+	cols := slices.Clone(f.order)
+	rank := func(name string) int {
+		i := slices.Index([]string{FacetKey, FacetReason, FacetPayload, FacetSchema, FacetSize, FacetProducer,
+			FacetVersion, FacetPublished, FacetEvent}, name)
+		if i < 0 {
+			return 100
+		}
+		return i
+	}
+	slices.SortStableFunc(cols, func(a, b *facetColumn) int {
+		if c := cmp.Compare(rank(a.name), rank(b.name)); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.name, b.name)
+	})
+	for _, c := range cols {
+		out = append(out, f.summarise(c))
+	}
+	for bit, name := range f.fieldNames {
+		var has int64
+		for _, w := range f.json {
+			if w&(1<<bit) != 0 {
+				has++
+			}
+		}
+		fv := []FacetValue{{Value: "present", Letters: has, Expr: exprHas(facetJSON + name)}}
+		if f.n-has > 0 {
+			fv = append(fv, FacetValue{Value: "missing", Absent: true, Letters: f.n - has, Expr: exprNot(exprHas(facetJSON + name))})
+		}
+		slices.SortStableFunc(fv, func(a, b FacetValue) int { return cmp.Compare(b.Letters, a.Letters) })
+		out = append(out, FacetSummary{Name: facetJSON + name, Values: fv, Distinct: 1})
+	}
+	return out
+}
+
+// valueCounts are a column's values with their exact counts, absent ones apart.
+type valueCounts struct {
+	values   []valueCount
+	absent   int64
+	past     int64
+	distinct int64
+	singles  int64
+	atLeast  bool
+}
+
+type valueCount struct {
+	v    string
+	id   uint16 // dictionary mode
+	hash uint64 // hash mode
+	n    int64
+}
+
+// count reads c's column once: the exact count of every value it can name.
+func (c *facetColumn) count(n int64) valueCounts {
+	var out valueCounts
+	if c.hashed() {
+		// Exact counts for the values the summary names, from the column.
+		named := make(map[uint64]int64, len(c.heavy.names))
+		for h := range c.heavy.names {
+			named[h] = 0
+		}
+		sorted := make([]uint64, 0, len(c.hashes))
+		for _, h := range c.hashes {
+			if h == 0 {
+				out.absent++
+				continue
+			}
+			if _, ok := named[h]; ok {
+				named[h]++
+			}
+			sorted = append(sorted, h)
+		}
+		out.absent += n - int64(len(c.hashes))
+		slices.Sort(sorted)
+		for i := 0; i < len(sorted); {
+			j := i + 1
+			for j < len(sorted) && sorted[j] == sorted[i] {
+				j++
+			}
+			out.distinct++
+			if j-i == 1 {
+				out.singles++
+			}
+			i = j
+		}
+		for h, k := range named {
+			if k > 0 {
+				out.values = append(out.values, valueCount{v: c.heavy.names[h], hash: h, n: k})
+			}
+		}
+	} else {
+		counts := make([]int64, len(c.values)+idFirst)
+		for _, id := range c.ids {
+			counts[id]++
+		}
+		out.absent = counts[idAbsent] + n - int64(len(c.ids))
+		out.past = counts[idPast]
+		for k, v := range c.values {
+			if m := counts[k+idFirst]; m > 0 {
+				out.values = append(out.values, valueCount{v: v, id: uint16(k + idFirst), n: m})
+				out.distinct++
+				if m == 1 {
+					out.singles++
+				}
+			}
+		}
+		if out.past > 0 {
+			out.atLeast = true
+			out.distinct++ // at least one more value
+		}
+	}
+	slices.SortFunc(out.values, func(a, b valueCount) int {
+		if c := cmp.Compare(b.n, a.n); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.v, b.v)
+	})
+	return out
+}
+
+func (f *Facets) summarise(c *facetColumn) FacetSummary {
+	vc := c.count(f.n)
+	s := FacetSummary{Name: c.name, Distinct: vc.distinct, DistinctAtLeast: vc.atLeast, Singles: vc.singles, PastCap: vc.past}
+	listed := int64(0)
+	for _, v := range vc.values {
+		if len(s.Values) == FacetTopValues || (v.n < 2 && vc.distinct > FacetTopValues) {
+			break
+		}
+		s.Values = append(s.Values, FacetValue{Value: v.v, Letters: v.n, Expr: exprIs(c.name, v.v)})
+		listed += v.n
+	}
+	if vc.absent > 0 {
+		s.Values = append(s.Values, FacetValue{Value: "(absent)", Absent: true, Letters: vc.absent, Expr: exprAbsent(c.name)})
+		listed += vc.absent
+		slices.SortStableFunc(s.Values, func(a, b FacetValue) int { return cmp.Compare(b.Letters, a.Letters) })
+	}
+	s.Unlisted = f.n - listed
+	if c.name == FacetSchema {
+		s.Errors = sorted(f.errors, 0)
+		for i := range s.Errors {
+			if s.Errors[i].Name == "" {
+				s.Errors[i].Name = "(other errors)"
+			}
+		}
+	}
+	return s
+}

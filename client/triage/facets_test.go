@@ -1,0 +1,158 @@
+package triage
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/letterbox-dev/letterbox/client"
+	"github.com/letterbox-dev/letterbox/client/deadletter"
+)
+
+// incident builds the letters of the incident issue 30 describes, at 1/10 scale: 8,900 letters
+// of one region whose downstream was down, 900 with an empty or UNKNOWN key, 100 whose payload
+// is not JSON, interleaved as they would arrive.
+func incident(t testing.TB) []*client.Message {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(1, 2))
+	others := []string{"us-east", "us-west", "ap-south", "ap-east", "sa", "af", "me", "ca"}
+	start := time.Date(2026, 12, 6, 3, 0, 0, 0, time.UTC)
+	var out []*client.Message
+	for i := range 9900 {
+		m := &client.Message{
+			Key: "order-" + strconv.Itoa(i),
+			Properties: map[string]string{
+				client.PropertyRealTopic:       "persistent://public/default/orders",
+				client.PropertyOriginMessageID: fmt.Sprintf("5:%d:-1", i),
+				"tenant":                       []string{"acme", "globex"}[rng.IntN(2)],
+			},
+			Payload:      []byte(`{"order":` + strconv.Itoa(i) + `,"sku":"A-1"}`),
+			PublishTime:  start.Add(time.Duration(i) * 200 * time.Millisecond),
+			ProducerName: "orders-billing-c1-abcde-DLQ",
+		}
+		region := others[rng.IntN(len(others))]
+		switch {
+		case i%99 == 7: // 100 poison payloads
+			m.Payload = []byte("<xml>not json</xml>")
+		case i%11 == 3: // 900 keys empty or UNKNOWN
+			m.Key = []string{"", "UNKNOWN"}[i%2]
+		default:
+			region = "eu"
+		}
+		m.Properties["region"] = region
+		out = append(out, m)
+	}
+	return out
+}
+
+func facetsOf(msgs []*client.Message) *Facets {
+	f := NewFacets()
+	for _, m := range msgs {
+		l := deadletter.Read(m.Properties, m.ProducerName)
+		f.Add(m, &l, Decoded{})
+	}
+	return f
+}
+
+func TestCausesOfTheIncident(t *testing.T) {
+	msgs := incident(t)
+	f := facetsOf(msgs)
+	split := f.Causes()
+	var got []string
+	for _, g := range split.Groups {
+		got = append(got, fmt.Sprintf("%d %s", g.Letters, g.Label))
+	}
+	want := []string{"8900 property region=eu", "900 key empty or UNKNOWN", "100 payload not JSON"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("groups %q, want %q (rest %d)", got, want, split.Rest.Letters)
+	}
+	if split.Rest.Letters != 0 {
+		t.Errorf("rest %d letters, want 0", split.Rest.Letters)
+	}
+	for _, g := range split.Groups {
+		t.Logf("%6d  %-28s  %s", g.Letters, g.Label, g.Expr)
+	}
+	for _, c := range split.Common {
+		t.Logf("common: %s (%d)", c.Value, c.Letters)
+	}
+}
+
+func TestCausesNameReasonsFirst(t *testing.T) {
+	msgs := incident(t)
+	for i, m := range msgs {
+		m.Properties["failureReason"] = []string{"timeout", "timeout", "bad sku"}[i%3]
+	}
+	split := facetsOf(msgs).Causes()
+	if len(split.Groups) < 2 || split.Groups[0].Label != "reason timeout" || split.Groups[1].Label != "reason bad sku" {
+		t.Fatalf("groups %+v, want the two reasons first", split.Groups)
+	}
+	if split.Groups[0].Letters != 6600 || split.Groups[1].Letters != 3300 {
+		t.Errorf("reason groups %d / %d letters, want 6600 / 3300", split.Groups[0].Letters, split.Groups[1].Letters)
+	}
+}
+
+func TestFacetSummaries(t *testing.T) {
+	msgs := incident(t)
+	f := facetsOf(msgs)
+	byName := map[string]FacetSummary{}
+	for _, s := range f.Summary() {
+		byName[s.Name] = s
+	}
+	key := byName[FacetKey]
+	if key.Distinct != 9000+2 || key.Singles != 9000 {
+		t.Errorf("key: %d distinct, %d singles; want 9002 and 9000", key.Distinct, key.Singles)
+	}
+	if len(key.Values) != 2 || key.Values[0].Letters != 450 || key.Values[1].Letters != 450 {
+		t.Errorf("key values %+v, want \"\" and UNKNOWN with 450 each", key.Values)
+	}
+	if _, ok := byName["property."+client.PropertyOriginMessageID]; ok {
+		t.Error("ORIGIN_MESSAGE_ID is a facet; it differs on every letter by construction")
+	}
+	payload := byName[FacetPayload]
+	if len(payload.Values) != 2 || payload.Values[0].Value != PayloadJSON || payload.Values[0].Letters != 9800 ||
+		payload.Values[1].Letters != 100 {
+		t.Errorf("payload values %+v, want json 9800, not json 100", payload.Values)
+	}
+	sku := byName["json.sku"]
+	if len(sku.Values) != 2 || sku.Values[0].Letters != 9800 || sku.Values[1].Letters != 100 {
+		t.Errorf("json.sku %+v, want present 9800, missing 100", sku.Values)
+	}
+}
+
+// TestFacetsPastTheDictionary: a facet with more distinct values than its dictionary holds
+// switches to hashes and still counts its heavy values, distinct values and singles exactly,
+// whenever the heavy values first appear.
+func TestFacetsPastTheDictionary(t *testing.T) {
+	f := NewFacets()
+	const n = 3 * FacetDictionaryCap
+	for i := range n {
+		key := "k" + strconv.Itoa(i)
+		if i > FacetDictionaryCap+100 && i%10 == 0 {
+			key = "LATE" // first seen after the switch
+		}
+		m := &client.Message{Key: key, Payload: []byte("x"), PublishTime: time.Unix(0, 0)}
+		l := deadletter.Read(nil, "")
+		f.Add(m, &l, Decoded{})
+	}
+	var key FacetSummary
+	for _, s := range f.Summary() {
+		if s.Name == FacetKey {
+			key = s
+		}
+	}
+	late := 0
+	for i := FacetDictionaryCap + 101; i < n; i++ {
+		if i%10 == 0 {
+			late++
+		}
+	}
+	if len(key.Values) == 0 || key.Values[0].Value != "LATE" || key.Values[0].Letters != int64(late) {
+		t.Fatalf("key values %+v, want LATE with %d letters first", key.Values, late)
+	}
+	if key.Singles != int64(n-late) || key.Distinct != int64(n-late+1) || key.DistinctAtLeast {
+		t.Errorf("key: %d distinct (at least: %v), %d singles; want %d and %d exactly", key.Distinct,
+			key.DistinctAtLeast, key.Singles, n-late+1, n-late)
+	}
+}
