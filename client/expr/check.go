@@ -25,7 +25,7 @@ func (p *parser) check(t *term, named bool, fieldAt, opAt, valueAt int) error {
 		return p.errAt(fieldAt, fmt.Sprintf("unknown field %q (fields: %s; quote text to search for it)", strings.TrimRight(p.s[fieldAt:opAt], " \t\r\n"), Fields))
 	}
 	switch t.field {
-	case "key", "property", "json", "reason", "origin", "subscription", "payload":
+	case "key", "property", "json", "reason", "origin", "subscription", "payload", "producer":
 		if !stringOps[t.op] {
 			return p.errAt(opAt, t.field+" takes =, !=, ~ or !~, not "+t.op)
 		}
@@ -39,9 +39,9 @@ func (p *parser) check(t *term, named bool, fieldAt, opAt, valueAt int) error {
 		if t.field == "origin" && t.re == nil {
 			t.value = qualify(t.value)
 		}
-	case "reconsumes":
+	case "reconsumes", "version":
 		if !orderOps[t.op] {
-			return p.errAt(opAt, "reconsumes takes =, !=, <, <=, > or >=, not "+t.op)
+			return p.errAt(opAt, t.field+" takes =, !=, <, <=, > or >=, not "+t.op)
 		}
 		n, err := strconv.ParseInt(t.value, 10, 32)
 		if err != nil {
@@ -57,9 +57,9 @@ func (p *parser) check(t *term, named bool, fieldAt, opAt, valueAt int) error {
 			return p.errAt(valueAt, err.Error())
 		}
 		t.n, t.value = n, canonical
-	case "published":
+	case "published", "event":
 		if !orderOps[t.op] || t.op == "=" || t.op == "!=" {
-			return p.errAt(opAt, "published takes <, <=, > or >=, not "+t.op)
+			return p.errAt(opAt, t.field+" takes <, <=, > or >=, not "+t.op)
 		}
 		at, err := ParseTime(t.value, p.now)
 		if err != nil {

@@ -26,6 +26,10 @@ type Message struct {
 	Payload      []byte
 	PublishTime  time.Time
 	ProducerName string
+	// EventTime is the application's event time, zero when unset; SchemaVersion the writer
+	// schema version as upstream encodes it (a big-endian int64), nil when none.
+	EventTime     time.Time
+	SchemaVersion []byte
 	// Decode decodes Payload with the topic's schema, for "payload decodes": it returns nil
 	// when the payload decodes, an error wrapping client.ErrSchema (the decoder's) when it
 	// does not, and any other error when it cannot tell. client.PayloadDecoder.DecodeLetter is
@@ -37,7 +41,7 @@ type Message struct {
 // the expression needs it, see Expr.UsesDecode).
 func FromClient(m *client.Message) Message {
 	return Message{Key: m.Key, Properties: m.Properties, Payload: m.Payload, PublishTime: m.PublishTime,
-		ProducerName: m.ProducerName}
+		ProducerName: m.ProducerName, EventTime: m.EventTime, SchemaVersion: m.SchemaVersion}
 }
 
 // ErrNoDecoder is why "payload decodes" cannot be told of a Message without Decode.
@@ -135,4 +139,4 @@ func (e *Expr) Properties() []string {
 }
 
 // Fields is the list of field names, for errors.
-const Fields = "key, property.NAME, payload, json.PATH, size, reason, origin, subscription, reconsumes, published"
+const Fields = "key, property.NAME, payload, json.PATH, size, reason, origin, subscription, reconsumes, published, event, producer, version"

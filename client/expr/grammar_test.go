@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/letterbox-dev/letterbox/client"
@@ -164,7 +165,7 @@ func TestRefused(t *testing.T) {
 		{"payload is broken", 12, `want "json"`},
 		{"payload is not xml", 16, `want "json"`},
 		{"payload does decode", 14, `want "not"`},
-		{"has key", 5, "has takes property.NAME or json.PATH"},
+		{"has key", 5, "has takes property.NAME, json.PATH or event"},
 		{"has", 4, "has takes"},
 		{"has property.x=1", 15, `want "and", "or" or the end`},
 		{"size>big", 6, "want a size"},
@@ -405,7 +406,7 @@ func TestForms(t *testing.T) {
 	for _, f := range Forms() {
 		for _, v := range strings.Split(f.Syntax, ", ") {
 			// The placeholders that only a number or a time can stand for.
-			v = strings.NewReplacer(">=N", ">=3", ">=TIME", ">=-2h").Replace(v)
+			v = strings.NewReplacer(">=N", ">=3", "=N", "=3", ">=TIME", ">=-2h").Replace(v)
 			if _, err := Parse(v, now); err != nil {
 				t.Errorf("form %q: %v", v, err)
 			}
@@ -418,6 +419,50 @@ func TestForms(t *testing.T) {
 	for _, f := range Forms() {
 		if !strings.Contains(u, f.Syntax) {
 			t.Errorf("Usage lacks %q", f.Syntax)
+		}
+	}
+}
+
+// TestEventProducerVersion: the fields the causes of a DLQ are written with (its facets):
+// event time (absent matches no time), producer and writer schema version.
+func TestEventProducerVersion(t *testing.T) {
+	at := time.Date(2026, 12, 6, 8, 30, 0, 0, time.UTC)
+	v3 := []byte{0, 0, 0, 0, 0, 0, 0, 3}
+	with := Message{EventTime: at, ProducerName: "orders-billing-c1-abcde-DLQ", SchemaVersion: v3}
+	without := Message{}
+	cases := []struct {
+		expr          string
+		with, without bool
+	}{
+		{"event>=2026-12-06T08:00:00Z and event<2026-12-06T09:00:00Z", true, false},
+		{"event<2026-12-06T08:00:00Z", false, false},
+		{"has event", true, false},
+		{"not has event", false, true},
+		{"producer=orders-billing-c1-abcde-DLQ", true, false},
+		{"producer~-DLQ$", true, false},
+		{"producer!=x", true, true},
+		{"version=3", true, false},
+		{"version=-1", false, true},
+		{"version>=2", true, false},
+	}
+	for _, c := range cases {
+		e, err := Parse(c.expr, at)
+		if err != nil {
+			t.Fatalf("%s: %v", c.expr, err)
+		}
+		if got := e.Match(&with); got != c.with {
+			t.Errorf("%s on a letter with them: %v, want %v", c.expr, got, c.with)
+		}
+		if got := e.Match(&without); got != c.without {
+			t.Errorf("%s on a letter without them: %v, want %v", c.expr, got, c.without)
+		}
+		if back, err := Parse(e.String(), at); err != nil || back.String() != e.String() {
+			t.Errorf("%s written back as %q: %v", c.expr, e.String(), err)
+		}
+	}
+	for _, bad := range []string{"event=2026-12-06", "has event.x", "version~3", "version=x", "has producer"} {
+		if _, err := Parse(bad, at); err == nil {
+			t.Errorf("%s parsed; want an error", bad)
 		}
 	}
 }

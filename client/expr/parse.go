@@ -339,13 +339,13 @@ func (p *parser) comparison(t *term, fieldAt int, named bool) (*term, error) {
 	return t, p.check(t, named, fieldAt, opAt, valueAt)
 }
 
-// has parses the field of "has property.NAME" or "has json.PATH".
+// has parses the field of "has property.NAME", "has json.PATH" or "has event".
 func (p *parser) has(start int) (*term, error) {
 	p.space()
 	at := p.i
 	t, named, ok := p.fieldRef()
-	if !ok || !named || (t.field != "property" && t.field != "json") {
-		return nil, p.errAt(at, "has takes property.NAME or json.PATH")
+	if !ok || (t.field == "event") == named || (t.field != "property" && t.field != "json" && t.field != "event") {
+		return nil, p.errAt(at, "has takes property.NAME, json.PATH or event")
 	}
 	t.op = opHas
 	return t, nil

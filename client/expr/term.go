@@ -2,6 +2,7 @@ package expr
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"io"
@@ -132,6 +133,16 @@ func (t *term) match(ev *evaluator) tri {
 		return truth(compare(int64(ev.letter().Reconsumes), t.n, t.op))
 	case "published":
 		return truth(compare(int64(m.PublishTime.Compare(t.at)), 0, t.op))
+	case "event":
+		// A letter without an event time is neither before nor after any time.
+		if t.op == opHas {
+			return truth(!m.EventTime.IsZero())
+		}
+		return truth(!m.EventTime.IsZero() && compare(int64(m.EventTime.Compare(t.at)), 0, t.op))
+	case "producer":
+		return truth(t.str(m.ProducerName, true))
+	case "version":
+		return truth(compare(SchemaVersion(m.SchemaVersion), t.n, t.op))
 	}
 	return no
 }
@@ -259,4 +270,13 @@ func jsonAt(v any, path []string) (string, bool) {
 		return "", false
 	}
 	return string(b), true
+}
+
+// SchemaVersion reads a writer schema version as upstream encodes it, a big-endian int64; -1
+// when there is none or it is not eight bytes long.
+func SchemaVersion(v []byte) int64 {
+	if len(v) != 8 {
+		return -1
+	}
+	return int64(binary.BigEndian.Uint64(v))
 }

@@ -301,3 +301,7 @@ func quoted(v string) string {
 	b.WriteByte('"')
 	return b.String()
 }
+
+// QuotePathKey writes v as one key of a JSON path (json.…, has json.…) that Parse reads back
+// as exactly v: a dot inside a key needs quotes.
+func QuotePathKey(v string) string { return quoteName(v, true) }
