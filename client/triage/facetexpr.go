@@ -1,8 +1,11 @@
 package triage
 
 import (
+	"strconv"
 	"strings"
 	"time"
+
+	"github.com/letterbox-dev/letterbox/client/expr"
 )
 
 // How a facet value is written as an expression (client/expr) that selects exactly the letters
@@ -23,21 +26,21 @@ func exprIs(facet, v string) string {
 		if v == SchemaDecodes {
 			return "payload decodes"
 		}
-		return "not payload decodes"
+		return "payload does not decode"
 	case FacetSize:
 		return sizeExpr(v)
+	case FacetVersion:
+		return "version=" + v
 	case FacetPublished, FacetEvent:
-		t, err := time.Parse(time.RFC3339, v)
-		if err != nil {
-			return facet + "=" + quoteValue(v)
+		if t, err := time.Parse(time.RFC3339, v); err == nil {
+			return facet + ">=" + v + " and " + facet + "<" + t.Add(time.Hour).Format(time.RFC3339)
 		}
-		return facet + ">=" + v + " and " + facet + "<" + t.Add(time.Hour).Format(time.RFC3339)
 	}
 	if isProperty(facet) {
-		// An absent property equals nothing, so "=" alone says it is present.
-		return facet + "=" + quoteValue(v)
+		// An absent property equals nothing: "=" alone says it is there.
+		return "property." + expr.QuoteName(facet[len(facetProperty):]) + "=" + expr.Quote(v)
 	}
-	return facet + "=" + quoteValue(v)
+	return facet + "=" + expr.Quote(v)
 }
 
 // exprAbsent selects the letters without the facet.
@@ -45,104 +48,41 @@ func exprAbsent(facet string) string {
 	switch facet {
 	case FacetReason:
 		return `reason=""`
+	case FacetVersion:
+		return "version=-1"
+	case FacetEvent:
+		return "not has event"
 	}
 	return exprNot(exprHas(facet))
 }
 
-func exprHas(facet string) string { return "has " + facet }
-
-func exprNot(e string) string {
-	if topOp(e) == "" {
-		return "not " + e
+// exprHas selects the letters that have a property or a top-level JSON field.
+func exprHas(facet string) string {
+	switch {
+	case isProperty(facet):
+		return "has property." + expr.QuoteName(facet[len(facetProperty):])
+	case strings.HasPrefix(facet, facetJSON):
+		return "has json." + expr.QuotePathKey(facet[len(facetJSON):])
 	}
-	return "not (" + e + ")"
+	return "has " + facet
 }
 
-// exprAnd joins es with "and"; an "or" inside is parenthesised, since "and" binds tighter.
-func exprAnd(es ...string) string {
-	parts := make([]string, len(es))
-	for i, e := range es {
-		parts[i] = e
-		if topOp(e) == "or" {
-			parts[i] = "(" + e + ")"
-		}
-	}
-	return strings.Join(parts, " and ")
-}
+// exprNot, exprAnd and exprOr combine expressions through client/expr, which writes them back
+// with the parentheses their precedence needs.
+func exprNot(e string) string { return combine("not (" + e + ")") }
 
-// exprOr joins es with "or"; an "and" inside is parenthesised for the reader.
-func exprOr(es ...string) string {
-	parts := make([]string, len(es))
-	for i, e := range es {
-		parts[i] = e
-		if topOp(e) == "and" {
-			parts[i] = "(" + e + ")"
-		}
-	}
-	return strings.Join(parts, " or ")
-}
+func exprAnd(es ...string) string { return combine("(" + strings.Join(es, ") and (") + ")") }
 
-// topOp is the operator that joins e at its top level, outside quotes and parentheses: "or"
-// if any, else "and" if any, else "" (e is one condition, possibly negated or parenthesised).
-func topOp(e string) string {
-	depth, quoted := 0, byte(0)
-	low := strings.ToLower(e)
-	op := ""
-	for i := 0; i < len(e); i++ {
-		c := e[i]
-		switch {
-		case quoted != 0:
-			if c == '\\' {
-				i++
-			} else if c == quoted {
-				quoted = 0
-			}
-		case c == '"' || c == '\'':
-			quoted = c
-		case c == '(':
-			depth++
-		case c == ')':
-			depth--
-		case depth == 0 && c == ' ' && strings.HasPrefix(low[i:], " or "):
-			return "or"
-		case depth == 0 && c == ' ' && strings.HasPrefix(low[i:], " and "):
-			op = "and"
-		}
-	}
-	return op
-}
+func exprOr(es ...string) string { return combine("(" + strings.Join(es, ") or (") + ")") }
 
-// quoteValue writes v so that the expression parser reads it back as exactly v.
-func quoteValue(v string) string {
-	bare := v != ""
-	for _, r := range v {
-		if r <= ' ' || r == 0x7f || strings.ContainsRune(`"'()=!~<>\`, r) {
-			bare = false
-			break
-		}
+func combine(s string) string {
+	e, err := expr.Parse(s, time.Time{})
+	if err != nil {
+		// Every part was written by this file from quoted values: a failure here is a bug,
+		// and the expression is kept as built so that the error shows where it is used.
+		return s
 	}
-	if bare {
-		switch strings.ToLower(v) {
-		case "and", "or", "not", "is", "has":
-			bare = false
-		}
-	}
-	if bare {
-		return v
-	}
-	var b strings.Builder
-	b.WriteByte('"')
-	for _, r := range v {
-		switch r {
-		case '"', '\\':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
+	return e.String()
 }
 
 func sizeExpr(label string) string {
@@ -158,31 +98,17 @@ func sizeExpr(label string) string {
 		}
 		return "size>=" + sizeText(b.from) + " and size<" + sizeText(sizeBuckets[i+1].from)
 	}
-	return "size=" + quoteValue(label)
+	return "size=" + expr.Quote(label)
 }
 
 func sizeText(n int) string {
 	switch {
 	case n >= 1<<20 && n%(1<<20) == 0:
-		return itoa(n>>20) + "MiB"
+		return strconv.Itoa(n>>20) + "MiB"
 	case n >= 1<<10 && n%(1<<10) == 0:
-		return itoa(n>>10) + "KiB"
+		return strconv.Itoa(n>>10) + "KiB"
 	}
-	return itoa(n)
-}
-
-func itoa(n int) string {
-	if n == 0 {
-		return "0"
-	}
-	var b [20]byte
-	i := len(b)
-	for n > 0 {
-		i--
-		b[i] = byte('0' + n%10)
-		n /= 10
-	}
-	return string(b[i:])
+	return strconv.Itoa(n)
 }
 
 // facetLabel is how a label names the facet.

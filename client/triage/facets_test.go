@@ -9,6 +9,7 @@ import (
 
 	"github.com/letterbox-dev/letterbox/client"
 	"github.com/letterbox-dev/letterbox/client/deadletter"
+	"github.com/letterbox-dev/letterbox/client/expr"
 )
 
 // incident builds the letters of the incident issue 30 describes, at 1/10 scale: 8,900 letters
@@ -154,5 +155,75 @@ func TestFacetsPastTheDictionary(t *testing.T) {
 	if key.Singles != int64(n-late) || key.Distinct != int64(n-late+1) || key.DistinctAtLeast {
 		t.Errorf("key: %d distinct (at least: %v), %d singles; want %d and %d exactly", key.Distinct,
 			key.DistinctAtLeast, key.Singles, n-late+1, n-late)
+	}
+}
+
+// TestCauseExpressionsSelectTheirGroups: each group's expression, and rest's, parsed and
+// matched against the letters, selects exactly the letters the group counts; so does every
+// facet value's.
+func TestCauseExpressionsSelectTheirGroups(t *testing.T) {
+	msgs := incident(t)
+	f := facetsOf(msgs)
+	split := f.Causes()
+	count := func(text string) int64 {
+		e, err := expr.Parse(text, time.Now())
+		if err != nil {
+			t.Fatalf("%s: %v", text, err)
+		}
+		var n int64
+		for _, m := range msgs {
+			subject := expr.FromClient(m)
+			if e.Match(&subject) {
+				n++
+			}
+		}
+		return n
+	}
+	var sum int64
+	for _, g := range append(split.Groups, split.Rest) {
+		if g.Expr == "" {
+			continue
+		}
+		if n := count(g.Expr); n != g.Letters {
+			t.Errorf("%s: %s selects %d letters, the group counts %d", g.Label, g.Expr, n, g.Letters)
+		}
+		sum += g.Letters
+	}
+	if sum != int64(len(msgs)) {
+		t.Errorf("groups and rest add up to %d letters, want %d", sum, len(msgs))
+	}
+	for _, s := range f.Summary() {
+		for _, v := range s.Values {
+			if n := count(v.Expr); n != v.Letters {
+				t.Errorf("%s %q: %s selects %d letters, the facet counts %d", s.Name, v.Value, v.Expr, n, v.Letters)
+			}
+		}
+	}
+}
+
+// TestPayloadKindAgreesWithTheGrammar: the payload facet's "json" is what "payload is json"
+// selects, edge cases included, and the fields it names are those "has json.NAME" finds.
+func TestPayloadKindAgreesWithTheGrammar(t *testing.T) {
+	isJSON, err := expr.Parse("payload is json", time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{``, ` `, `{}`, ` {} `, "{}\n", `1 2`, `{}x`, `"a"`, `nul`, `null`, `[1,]`, `[1]`,
+		`{"a":1,"b":{"c":[1,2,{"d":"}"}]},"e\"f":"x","g.h":true}`, `{"a":1}{"b":2}`, "\xff", `{"a":"\u00e9"}`} {
+		var names []string
+		got := jsonFields([]byte(p), func(n string) { names = append(names, n) })
+		subject := expr.Message{Payload: []byte(p)}
+		if want := isJSON.Match(&subject); got != want {
+			t.Errorf("%q: facet says JSON %v, the grammar %v", p, got, want)
+		}
+		for _, n := range names {
+			e, err := expr.Parse("has json."+expr.QuotePathKey(n), time.Now())
+			if err != nil {
+				t.Fatalf("field %q: %v", n, err)
+			}
+			if !e.Match(&subject) {
+				t.Errorf("%q: facet names field %q, which has json does not find", p, n)
+			}
+		}
 	}
 }
