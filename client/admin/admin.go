@@ -8,11 +8,12 @@
 // Every call takes a context; a Client also applies its own per-request timeout. Failures are
 // *Error values carrying the HTTP status and upstream's reason. Redirects (a broker sends an
 // admin call about a topic it does not own to the owner) are followed, with the credentials
-// sent only to the cluster's own hosts (the admin URL's, Options.TrustedHosts, Client.TrustHost,
-// and the brokers the cluster's lookups name).
+// sent only to the cluster's own hosts: the admin URL's, Options.TrustedHosts,
+// Client.TrustHost, and the brokers the cluster itself names (its broker list, its lookups),
+// which the client asks for before it withholds credentials from a redirect.
 //
-// admin.go holds the Client, its requests and Error; redirect.go and trust.go the redirects
-// and the hosts credentials may go to; then one file per resource as upstream's admin API
+// admin.go holds the Client, its requests and Error; redirect.go, trust.go and learn.go the
+// redirects and the hosts credentials may go to; then one file per resource as upstream's admin API
 // groups them: clusters.go, tenants.go, namespaces.go, topics.go, subscriptions.go,
 // messages.go (peek, examine, by id), stats.go, schemas.go, lookup.go, brokers.go; types.go
 // the JSON they answer with; paths.go the REST paths they share.
@@ -63,6 +64,7 @@ type Client struct {
 	hc      *http.Client
 	timeout time.Duration
 	trusted trustedHosts
+	learned learnState // learn.go
 }
 
 // New returns a client for opts.URL.

@@ -1,11 +1,8 @@
 package admin_test
 
 import (
-	"net"
 	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -57,58 +54,23 @@ func TestClusterRedirectKeepsTheTokenForTheClusterOnly(t *testing.T) {
 	}
 
 	// A broker that redirects out of the cluster: followed, without the token.
-	outside := newOutsider(t)
+	outside := clustertest.StartForeign(t)
 	lost := c.TopicOwnedBy("lost", 2)
 	c.RedirectOutside(lost, outside.URL)
 	if _, err := ad.Stats(ctx, lost); err != nil {
 		t.Fatalf("client/admin redirected outside: %v", err)
 	}
-	if calls, auth := outside.seen(); calls != 1 || auth != "" {
-		t.Fatalf("outside the cluster: %d calls, Authorization %q; want one call without it", calls, auth)
+	if reqs, cred := outside.Requests(), outside.Credentialed(); len(reqs) != 1 || len(cred) != 0 {
+		t.Fatalf("outside the cluster: %+v; want one call without credentials", reqs)
 	}
 }
 
-// outsider is a web server on a loopback host outside the cluster that answers any stats call.
-type outsider struct {
-	*httptest.Server
-	mu    sync.Mutex
-	calls int
-	auth  string
-}
-
-func newOutsider(t *testing.T) *outsider {
-	o := &outsider{}
-	ln, err := net.Listen("tcp", "127.0.0.6:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	o.Server = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		o.mu.Lock()
-		o.calls++
-		o.auth = r.Header.Get("Authorization")
-		o.mu.Unlock()
-		w.Header().Set("Content-Type", "application/json")
-		w.Write([]byte("{}"))
-	}))
-	o.Listener.Close()
-	o.Listener = ln
-	o.Start()
-	t.Cleanup(o.Close)
-	return o
-}
-
-// seen returns the calls received and the Authorization header of the last.
-func (o *outsider) seen() (calls int, auth string) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	return o.calls, o.auth
-}
-
-// A lookup answered by a host of the cluster names the topic's owner, which the client trusts
-// from then on: the token follows the redirects to it.
-func TestClusterLookupTrustsTheOwner(t *testing.T) {
+// The cluster's broker list, asked at the admin URL before the token is withheld from a
+// redirect, names the owner: the token follows the redirect at the first call, with no
+// trusted host configured.
+func TestClusterBrokerListTrustsItsBrokers(t *testing.T) {
 	c := clustertest.Start(t, clustertest.Options{TokenAuth: true})
-	topic := c.TopicOwnedBy("looked-up", 2)
+	topic := c.TopicOwnedBy("listed", 2)
 	if err := c.Broker.CreateTopic(topic, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -117,17 +79,40 @@ func TestClusterLookupTrustsTheOwner(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := brokertest.Ctx(t, 30*time.Second)
-	if _, err := ad.Stats(ctx, topic); admin.StatusOf(err) != http.StatusUnauthorized {
-		t.Fatalf("stats before any lookup: %v, want 401 (the owner is not known to be of the cluster)", err)
+	if _, err := ad.Stats(ctx, topic); err != nil {
+		t.Fatalf("stats of a topic another broker owns: %v", err)
 	}
-	l, err := ad.Lookup(ctx, topic)
+	ids, err := ad.ClusterBrokers(ctx)
+	if err != nil || len(ids) != len(c.Members) {
+		t.Fatalf("the cluster's brokers: %v, %v", ids, err)
+	}
+}
+
+// A role that may not list the brokers (upstream lists them to superusers only) still has its
+// token follow a redirect to the owner: the lookup of the topic, answered by a host of the
+// cluster, names it.
+func TestClusterLookupTrustsTheOwner(t *testing.T) {
+	c := clustertest.Start(t, clustertest.Options{TokenAuth: true})
+	topic := c.TopicOwnedBy("looked-up", 2)
+	if err := c.Broker.CreateTopic(topic, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Broker.GrantNamespacePermission("public/default", "app", []string{"produce", "consume"}); err != nil {
+		t.Fatal(err)
+	}
+	ad, err := admin.New(admin.Options{URL: c.AdminURL(), Token: c.Token(t, "app")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if l.HTTPURL != c.Members[2].WebURL {
-		t.Fatalf("lookup named %s, want the owner %s", l.HTTPURL, c.Members[2].WebURL)
+	ctx := brokertest.Ctx(t, 30*time.Second)
+	if _, err := ad.ClusterBrokers(ctx); admin.StatusOf(err) != http.StatusUnauthorized && admin.StatusOf(err) != http.StatusForbidden {
+		t.Fatalf("the broker list for a role that is no superuser: %v, want a refusal", err)
 	}
 	if _, err := ad.Stats(ctx, topic); err != nil {
-		t.Fatalf("stats after the lookup: %v", err)
+		t.Fatalf("stats of a topic another broker owns: %v", err)
+	}
+	l, err := ad.Lookup(ctx, topic)
+	if err != nil || l.HTTPURL != c.Members[2].WebURL {
+		t.Fatalf("lookup named %s (%v), want the owner %s", l.HTTPURL, err, c.Members[2].WebURL)
 	}
 }

@@ -34,7 +34,7 @@ func (c *Client) Lookup(ctx context.Context, topic string) (Lookup, error) {
 // the answer, over https unless the admin URL itself is http: the owner of a topic is a host
 // of the cluster, to which the credentials may follow the redirects of later calls.
 func (c *Client) trustLookup(from *url.URL, l Lookup) {
-	if from == nil || !c.trusted.trusts(from) || (c.base.Scheme == "https" && from.Scheme != "https") {
+	if !c.answeredByCluster(from) {
 		return
 	}
 	for _, u := range []string{l.HTTPURL, l.HTTPURLTLS} {

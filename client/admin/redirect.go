@@ -88,9 +88,10 @@ func (c *Client) send(ctx context.Context, first hop, auth string, header http.H
 			case h.url.Scheme == "https" && next.url.Scheme == "http":
 				next.creds = false
 				withheld = "credentials were not sent after a redirect from https to http (" + next.url.Host + ")"
-			case !c.trusted.trusts(next.url):
+			case !c.trusted.trusts(next.url) && !c.learnHosts(ctx, first.url, next.url):
 				next.creds = false
-				withheld = "credentials were not sent to " + next.url.Host + ", where a redirect led: it is not a trusted host of the cluster"
+				withheld = "credentials were not sent to " + next.url.Host + ", where a redirect led: it is not a host of the cluster " +
+					"(not the admin URL's, a trusted host, a broker the cluster lists or a topic's owner its lookup names)"
 			}
 		}
 		h = next

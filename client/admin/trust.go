@@ -135,3 +135,9 @@ func (c *Client) TrustHost(host string) error {
 	c.trusted.add(p)
 	return nil
 }
+
+// answeredByCluster reports whether an answer that came from u may name hosts of the cluster:
+// u is a trusted host, and over https unless the admin URL itself is http.
+func (c *Client) answeredByCluster(u *url.URL) bool {
+	return u != nil && c.trusted.trusts(u) && (c.base.Scheme != "https" || u.Scheme == "https")
+}

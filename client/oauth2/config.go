@@ -7,7 +7,8 @@
 // grant, caches the access token and fetches a new one before it expires; callers that need a
 // token at the same time share one request. Its Token method is what client.Options.TokenSource
 // wants (the binary protocol's auth method "token"), its Authorization method what an HTTP
-// client puts in the Authorization header.
+// client puts in the Authorization header. The token request, which carries the client secret,
+// follows no redirect to another host, and nothing follows one from https to http (redirect.go).
 //
 // The package uses only the standard library and imports nothing of letterbox: the client takes
 // a TokenSource through its own interface. It starts no goroutine: a fetch runs on the goroutine
@@ -42,7 +43,8 @@ type Config struct {
 	Audience string
 	// Scope is a space-separated list of scopes, sent with the credentials file's own (scope).
 	Scope string
-	// HTTPClient makes the requests to the issuer; default: a client with a 10 s timeout.
+	// HTTPClient makes the requests to the issuer; default: a client with a 10 s timeout. The
+	// source uses a copy whose redirects it checks itself (redirect.go).
 	HTTPClient *http.Client
 }
 

@@ -64,9 +64,13 @@ func NewTokenSource(cfg Config) (*TokenSource, error) {
 	if err := checkIssuer(issuer); err != nil {
 		return nil, fmt.Errorf("oauth2: %w", err)
 	}
-	if cfg.HTTPClient == nil {
-		cfg.HTTPClient = &http.Client{Timeout: 10 * time.Second}
+	hc := &http.Client{Timeout: 10 * time.Second}
+	if cfg.HTTPClient != nil {
+		copied := *cfg.HTTPClient // the caller's client keeps its own redirect policy
+		hc = &copied
 	}
+	hc.CheckRedirect = checkRedirect // redirect.go
+	cfg.HTTPClient = hc
 	return &TokenSource{cfg: cfg, now: time.Now}, nil
 }
 

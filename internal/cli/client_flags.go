@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net/url"
 	"slices"
 
 	"github.com/letterbox-dev/letterbox/internal/config"
@@ -61,8 +60,8 @@ func (c *clientFlags) registerWithCurrent(fs *flag.FlagSet) {
 }
 
 func (c *clientFlags) registerDefaults(fs *flag.FlagSet, serviceURL, adminURL, token, tokenFile, tlsCAFile, context string) {
-	fs.StringVar(&c.serviceURL, "service-url", serviceURL, "Pulsar binary protocol `URL` (pulsar:// or pulsar+ssl://)")
-	fs.StringVar(&c.adminURL, "admin-url", adminURL, "admin REST `URL` (http:// or https://)")
+	fs.StringVar(&c.serviceURL, "service-url", serviceURL, "Pulsar binary protocol `URL` (pulsar:// or pulsar+ssl://; no credentials in it)")
+	fs.StringVar(&c.adminURL, "admin-url", adminURL, "admin REST `URL` (http:// or https://; no credentials in it)")
 	fs.StringVar(&c.token, "token", token, "authentication `TOKEN` (a JWT)")
 	fs.StringVar(&c.tokenFile, "token-file", tokenFile, "read the authentication token from `FILE`")
 	c.oauth2.register(fs)
@@ -137,13 +136,15 @@ func (c *clientFlags) validate() error {
 	return checkURL("admin-url", c.adminURL, "http", "https")
 }
 
+// checkURL checks the URL flag flagName gave (config.CheckURL): credentials in it are refused,
+// and never printed.
 func checkURL(flagName, raw string, schemes ...string) error {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return fmt.Errorf("--%s: %v", flagName, err)
+	err := config.CheckURL(raw, schemes...)
+	if errors.Is(err, config.ErrCredentialsInURL) {
+		return fmt.Errorf("--%s %w: give them with --token, --token-file or the --oauth2-… flags", flagName, err)
 	}
-	if !slices.Contains(schemes, u.Scheme) || u.Host == "" {
-		return fmt.Errorf("--%s %q: want %s://HOST:PORT", flagName, raw, schemes[0])
+	if err != nil {
+		return fmt.Errorf("--%s %w", flagName, err)
 	}
 	return nil
 }

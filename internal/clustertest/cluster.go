@@ -6,7 +6,9 @@
 // 307 to the owner's web URL for topic-level calls; ownership moves on demand, the old owner
 // closing producers and consumers with reconnect allowed as an unload does. The front ends
 // share one broker core, as upstream's brokers share BookKeeper and the metadata store, so a
-// topic's data, cursors and deduplication state survive a move.
+// topic's data, cursors and deduplication state survive a move. A foreign host on 127.0.0.6
+// (StartForeign), outside the cluster, is where a hostile redirect or broker list leads, and
+// records the credentials it is sent.
 //
 // Test code only: no package of the binary imports it.
 package clustertest
@@ -35,7 +37,8 @@ import (
 	"github.com/letterbox-dev/letterbox/internal/brokertest"
 )
 
-// Hosts are the loopback addresses of the three brokers.
+// Hosts are the loopback addresses of the three brokers (ForeignHost, foreign.go, is outside
+// the cluster).
 var Hosts = []string{"127.0.0.2", "127.0.0.3", "127.0.0.4"}
 
 // ProxyHost is where the proxy listens when Options.Proxy asks for one.
@@ -63,9 +66,10 @@ type Cluster struct {
 	proxy *httputil.ReverseProxy
 	key   []byte // the token secret, with Options.TokenAuth
 
-	mu       sync.Mutex
-	owners   map[string]int    // topic full name → member index, once moved
-	outsider map[string]string // topic full name → a web URL outside the cluster (RedirectOutside)
+	mu         sync.Mutex
+	owners     map[string]int    // topic full name → member index, once moved
+	outsider   map[string]string // topic full name → a web URL outside the cluster (RedirectOutside)
+	brokerList string            // a web URL outside the cluster the broker list is asked at (RedirectBrokerList)
 }
 
 // Member is one broker of the cluster.
@@ -154,7 +158,7 @@ func (c *Cluster) serve(t testing.TB, host string, proxy bool) string {
 // the prerequisite must be there.
 func requireLoopbackHosts(t testing.TB) {
 	t.Helper()
-	for _, host := range append(slices.Clone(Hosts), ProxyHost) {
+	for _, host := range append(slices.Clone(Hosts), ProxyHost, ForeignHost) {
 		ln, err := net.Listen("tcp", host+":0")
 		if err != nil {
 			msg := fmt.Sprintf("clustertest: loopback address %s does not bind (%v); on macOS: sudo ifconfig lo0 alias %s up", host, err, host)
@@ -170,7 +174,7 @@ func requireLoopbackHosts(t testing.TB) {
 func listen(t testing.TB, host string) net.Listener {
 	ln, err := net.Listen("tcp", host+":0")
 	if err != nil {
-		t.Fatalf("clustertest: %v (the fixture needs the loopback addresses 127.0.0.2-5)", err)
+		t.Fatalf("clustertest: %v (the fixture needs the loopback addresses 127.0.0.2-6)", err)
 	}
 	return ln
 }
@@ -242,6 +246,15 @@ func (c *Cluster) Move(topic string, to int) (producers, consumers int) {
 func (c *Cluster) RedirectOutside(topic, webURL string) {
 	c.mu.Lock()
 	c.outsider[topic] = strings.TrimSuffix(webURL, "/")
+	c.mu.Unlock()
+}
+
+// RedirectBrokerList makes every member answer the calls for the cluster's active brokers
+// (/admin/v2/brokers, /admin/v2/brokers/{cluster}) with a 307 to webURL, a host outside the
+// cluster, whose answer then names hosts that are none of the cluster's.
+func (c *Cluster) RedirectBrokerList(webURL string) {
+	c.mu.Lock()
+	c.brokerList = strings.TrimSuffix(webURL, "/")
 	c.mu.Unlock()
 }
 

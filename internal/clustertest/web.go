@@ -12,7 +12,8 @@ import (
 //     same path and query (partitioned topics' own calls are served anywhere, as upstream's
 //     metadata-store reads are);
 //   - broker-stats/topics: the core's, kept to the topics this member owns;
-//   - the active brokers and the leader: the three members; the HTTP lookup: the owner's URLs;
+//   - the active brokers and the leader: the three members (or a 307 to a host outside the
+//     cluster, RedirectBrokerList); the HTTP lookup: the owner's URLs;
 //   - everything else: the core's answer.
 // Authentication and authorization are the core's: a call the core refuses is refused here
 // with its answer, before anything is rewritten. As upstream, a redirect goes only to a client
@@ -25,6 +26,16 @@ func (m *Member) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		m.rewrite(w, r, m.ownTopicStats)
 		return
 	case r.Method == http.MethodGet && (p == "/admin/v2/brokers" || isBrokersOfCluster(p)):
+		m.c.mu.Lock()
+		elsewhere := m.c.brokerList
+		m.c.mu.Unlock()
+		if elsewhere != "" {
+			if m.authenticated(w, r) {
+				w.Header().Set("Location", elsewhere+r.URL.RequestURI())
+				w.WriteHeader(http.StatusTemporaryRedirect)
+			}
+			return
+		}
 		m.rewrite(w, r, func([]byte) any { return m.c.brokerIDs() })
 		return
 	case r.Method == http.MethodGet && p == "/admin/v2/brokers/leaderBroker":

@@ -75,7 +75,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -385,19 +384,13 @@ func Parse(name string, b []byte, getenv func(string) string) (*Config, error) {
 
 func isSpaceOrControl(r rune) bool { return r <= ' ' || r == 0x7f }
 
-// checkURL checks raw is scheme://HOST[:PORT] for one of schemes.
+// checkURL is CheckURL (urls.go), saying where credentials go in the file instead.
 func checkURL(raw string, schemes ...string) error {
-	if raw == "" {
-		return fmt.Errorf("is missing (want %s://HOST:PORT)", schemes[0])
+	err := CheckURL(raw, schemes...)
+	if errors.Is(err, ErrCredentialsInURL) {
+		return fmt.Errorf("%w (use token or token_file)", err)
 	}
-	u, err := url.Parse(raw)
-	if err != nil || !slices.Contains(schemes, u.Scheme) || u.Host == "" {
-		return fmt.Errorf("%q: want %s", raw, strings.Join(mapSlice(schemes, func(s string) string { return s + "://HOST:PORT" }), " or "))
-	}
-	if u.User != nil {
-		return fmt.Errorf("%q: no credentials in the URL (use token or token_file)", u.Redacted())
-	}
-	return nil
+	return err
 }
 
 func mapSlice(in []string, f func(string) string) []string {

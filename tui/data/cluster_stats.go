@@ -3,8 +3,6 @@ package data
 import (
 	"context"
 	"errors"
-	"net"
-	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -16,8 +14,8 @@ import (
 // Cluster-wide stats. Upstream's GET /admin/v2/broker-stats/topics answers for the topics of
 // the broker that receives it only: behind a load balancer each refresh would reach another
 // broker and most topics would show no stats, or flicker. So the topics screen asks the
-// cluster for its active brokers (GET /admin/v2/clusters, then /admin/v2/brokers/{cluster})
-// and each broker for its own topics at its own web address, and merges the answers.
+// admin URL's cluster for its active brokers (client/admin's ClusterBrokers) and each broker
+// for its own topics at its own web address, and merges the answers.
 //
 // Upstream allows these calls to superusers only, and a proxy may hide the brokers: when the
 // brokers cannot be listed, or one refuses (401/403), the stats come as before, from the admin
@@ -26,7 +24,8 @@ import (
 // zero; the topics the others do not report are asked one by one through the admin URL, which
 // redirects each to its owner.
 //
-// The brokers the cluster names are its hosts: the token may follow a redirect to them.
+// The brokers the cluster names are its hosts, to which the token may go, when a host of the
+// cluster named them: a list a redirect brought from elsewhere is not used at all.
 
 // brokersTTL is how long a list of active brokers is reused before it is asked again.
 const brokersTTL = 30 * time.Second
@@ -42,7 +41,7 @@ type clusterState struct {
 }
 
 // activeBrokers returns the cluster's brokers (cached for brokersTTL); an error when they
-// cannot be listed (not a superuser, a proxy, an old broker). Each is trusted with the token.
+// cannot be listed (not a superuser, a proxy, an old broker, an answer from elsewhere).
 func (a *Admin) activeBrokers(ctx context.Context) ([]string, error) {
 	cs := &a.cluster
 	cs.mu.Lock()
@@ -51,47 +50,21 @@ func (a *Admin) activeBrokers(ctx context.Context) ([]string, error) {
 		return cs.brokers, nil
 	}
 	cs.mu.Unlock()
-	ids, err := a.listBrokers(ctx)
+	ids, err := a.ac.ClusterBrokers(ctx)
 	if err != nil {
-		if admin.StatusOf(err) != 0 {
+		if admin.StatusOf(err) != 0 || errors.Is(err, admin.ErrUntrustedAnswer) {
 			// The cluster answered, and will not say (not a superuser, a proxy, an old
-			// broker): do not ask again on every refresh.
+			// broker), or something else answered: do not ask again on every refresh.
 			cs.mu.Lock()
 			cs.brokers, cs.brokersAt = nil, time.Now()
 			cs.mu.Unlock()
 		}
-		return nil, err
+		return nil, atPath("/admin/v2/brokers", err)
 	}
-	for _, id := range ids {
-		if err := a.ac.TrustHost(a.brokerURL(id)); err != nil {
-			return nil, err
-		}
-	}
+	slices.Sort(ids)
 	cs.mu.Lock()
 	cs.brokers, cs.brokersAt = ids, time.Now()
 	cs.mu.Unlock()
-	return ids, nil
-}
-
-// listBrokers asks every cluster for its active brokers.
-func (a *Admin) listBrokers(ctx context.Context) ([]string, error) {
-	clusters, err := a.ac.Clusters(ctx)
-	if err != nil {
-		return nil, err
-	}
-	var ids []string
-	for _, c := range clusters {
-		got, err := a.ac.ActiveBrokers(ctx, c)
-		if err != nil {
-			return nil, atPath("/admin/v2/brokers/"+url.PathEscape(c), err)
-		}
-		for _, id := range got {
-			if !slices.Contains(ids, id) {
-				ids = append(ids, id)
-			}
-		}
-	}
-	slices.Sort(ids)
 	return ids, nil
 }
 
@@ -104,19 +77,6 @@ func (a *Admin) topicAdmin(ctx context.Context) *admin.Client {
 	return a.ac
 }
 
-// brokerURL is the web URL of broker id (host:port), in the admin URL's scheme. A broker that
-// names itself by an unspecified address (listening on every interface) is reached at the
-// admin URL's host.
-func (a *Admin) brokerURL(id string) string {
-	host, port, err := net.SplitHostPort(id)
-	if err == nil {
-		if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
-			id = net.JoinHostPort(a.base.Hostname(), port)
-		}
-	}
-	return a.base.Scheme + "://" + id
-}
-
 // brokerClient is an admin client of one broker, with the Admin's credentials and hosts.
 func (a *Admin) brokerClient(id string) (*admin.Client, error) {
 	cs := &a.cluster
@@ -125,10 +85,10 @@ func (a *Admin) brokerClient(id string) (*admin.Client, error) {
 	if c := cs.clients[id]; c != nil {
 		return c, nil
 	}
-	ao := a.adminOptions(a.brokerURL(id))
+	ao := a.adminOptions(a.ac.BrokerURL(id))
 	ao.TrustedHosts = append(slices.Clone(ao.TrustedHosts), a.base.String())
 	for _, b := range cs.brokers {
-		ao.TrustedHosts = append(ao.TrustedHosts, a.brokerURL(b))
+		ao.TrustedHosts = append(ao.TrustedHosts, a.ac.BrokerURL(b))
 	}
 	c, err := admin.New(ao)
 	if err != nil {
