@@ -62,13 +62,18 @@ func ParseFilter(s string) (Filter, error) {
 }
 
 // ParseIDs parses a comma-separated list of message ids (ledger:entry or
-// ledger:entry:partition:batch).
+// ledger:entry:partition:batch). A list that names nothing — empty, blank, or with an empty
+// item (",", "1:2,,1:3", a trailing comma) — is an error: a selection is never wider than
+// what was written, and an empty list of ids must not read as "every letter".
 func ParseIDs(list string) ([]client.MessageID, error) {
+	if strings.TrimSpace(list) == "" {
+		return nil, fmt.Errorf("replay: --ids: no id in %q: name letters as ledger:entry, comma-separated", list)
+	}
 	var out []client.MessageID
-	for s := range strings.SplitSeq(list, ",") {
+	for i, s := range strings.Split(list, ",") {
 		s = strings.TrimSpace(s)
 		if s == "" {
-			continue
+			return nil, fmt.Errorf("replay: --ids: item %d of %q is empty", i+1, list)
 		}
 		id, err := client.ParseMessageID(s)
 		if err != nil {

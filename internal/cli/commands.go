@@ -64,7 +64,7 @@ func commandTable() []command {
 			}},
 		{name: "replay", summary: "replay dead letters to where they came from", client: true, flags: new(replayFlags).register,
 			run: func(ctx context.Context, in invocation, args []string) int {
-				return runReplay(ctx, in.client, args, in.stdout, in.stderr)
+				return runReplay(ctx, in.client, stdin{r: in.p.Stdin, terminal: in.p.StdinTerminal && in.p.Stdin != nil}, args, in.stdout, in.stderr)
 			}},
 		{name: "dlq", summary: "list, count, export and act on dead-letter topics", client: true, subs: dlqSubcommands(),
 			run: func(ctx context.Context, in invocation, args []string) int {

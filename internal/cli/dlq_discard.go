@@ -16,34 +16,38 @@ import (
 
 // discardFlags are the flags of "letterbox dlq discard".
 type discardFlags struct {
-	subscription, ids, until string
-	filters                  filterList
-	limit                    int64
-	dryRun, yes, json        bool
+	subscription, until    string
+	filters                filterList
+	ids                    idList
+	limit                  int64
+	all, dryRun, yes, json bool
 }
 
 func (f *discardFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.subscription, "subscription", "", "acknowledge on subscription `S` (default: the DLQ's only durable one)")
 	fs.Var(&f.filters, "filter", filterHelp)
-	fs.StringVar(&f.ids, "ids", "", "select the letters `IDS` (ledger:entry or ledger:entry:partition:batch, comma-separated)")
+	fs.Var(&f.ids, "ids", "select the letters `IDS` (ledger:entry or ledger:entry:partition:batch, comma-separated)")
 	fs.Int64Var(&f.limit, "limit", 0, "select the first `N` letters the other flags select")
+	fs.BoolVar(&f.all, "all", false, "select every letter the subscription has not acknowledged (instead of --filter, --ids or --limit)")
 	fs.StringVar(&f.until, "until", "", "take letters up to message `ID` only, as a --dry-run printed it (default: the DLQ's last message when the preview is made)")
 	fs.BoolVar(&f.dryRun, "dry-run", false, "show what would be discarded, and the --until that pins it; change nothing")
 	fs.BoolVar(&f.yes, "yes", false, "do not ask: discard what the preview selects")
 	fs.BoolVar(&f.json, "json", false, "write one JSON object per letter considered, then a summary, to stdout")
 }
 
-var dlqDiscard = dlqSub{cmd: "letterbox dlq discard", flags: []string{"subscription", "filter", "ids", "limit", "until", "dry-run", "yes", "json"},
+var dlqDiscard = dlqSub{cmd: "letterbox dlq discard", flags: []string{"subscription", "filter", "ids", "limit", "all", "until", "dry-run", "yes", "json"},
 	usage: `Usage: letterbox dlq discard DLQ [--subscription S] [--filter EXPR]... [--ids L:E,...] [--limit N]
-                             [--until L:E] [--dry-run] [--yes] [--json] [client flags]
+                             [--all] [--until L:E] [--dry-run] [--yes] [--json] [client flags]
 
 Acknowledges the letters of DLQ that the flags select on its subscription, one by one, so that
-nothing else moves: they are gone for good. A selection is required (purge discards
-everything). First a preview reads the DLQ without consuming and counts what will go; then
-the command asks (on a terminal: "y", or the DLQ's name for more than 100 letters; --yes
-answers for a script; without a terminal and --yes it does nothing, exit 2); then it takes
-what the preview saw — letters that died meanwhile are left and counted as arrived. Exit 0
-when everything selected was discarded (or nothing was confirmed), 1 when something failed.
+nothing else moves: they are gone for good. A selection is required, and never wider than
+written: a blank --filter, an empty --ids or an empty item in one is refused (exit 2); every
+letter is said with --all (or purge). First a preview reads the DLQ without consuming and
+counts what will go; then the command asks (on a terminal: "y", or the DLQ's name for more than
+100 letters; --yes answers for a script; without a terminal and --yes it does nothing, exit 2);
+then it takes what the preview saw — letters that died meanwhile are left and counted as
+arrived. Exit 0 when everything selected was discarded (or nothing was confirmed), 1 when
+something failed.
 
 Flags:
 `}
@@ -77,12 +81,15 @@ func runDLQDiscard(ctx context.Context, cf *clientFlags, in stdin, args []string
 	if code := oneDLQ(cmd, pos, stderr); code != ExitOK {
 		return code
 	}
-	sel, code := parseSelection(cmd, f.filters, f.ids, f.limit, stderr)
+	sel, code := parseSelection(cmd, f.filters, f.ids.ids, f.limit, stderr)
 	if code != ExitOK {
 		return code
 	}
-	if sel.empty() {
-		return usageError(stderr, cmd, errors.New("which letters? select some with --filter, --ids or --limit (use purge to discard everything)"))
+	switch {
+	case f.all && !sel.empty():
+		return usageError(stderr, cmd, errors.New("--all takes every letter: leave out --filter, --ids and --limit, or --all"))
+	case sel.empty() && !f.all:
+		return usageError(stderr, cmd, errors.New("which letters? select some with --filter, --ids or --limit, or say --all"))
 	}
 	until, err := parseUntil(f.until)
 	if err != nil {

@@ -31,9 +31,10 @@ type selection struct {
 	limit      int64
 }
 
-// parseSelection parses --filter, --ids and --limit; a bad one is reported (exit 2).
-func parseSelection(cmd string, filters []string, ids string, limit int64, stderr io.Writer) (selection, int) {
-	s := selection{filterText: filters, limit: limit}
+// parseSelection parses --filter and --limit, beside the --ids read already; a bad one is
+// reported (exit 2).
+func parseSelection(cmd string, filters []string, ids []client.MessageID, limit int64, stderr io.Writer) (selection, int) {
+	s := selection{filterText: filters, ids: ids, limit: limit}
 	var err error
 	if s.filter, err = parseFilters(filters, time.Now()); err != nil {
 		return s, filterError(stderr, cmd, err)
@@ -44,9 +45,6 @@ func parseSelection(cmd string, filters []string, ids string, limit int64, stder
 			return s, filterError(stderr, cmd, err)
 		}
 		s.filters = append(s.filters, rf)
-	}
-	if s.ids, err = replay.ParseIDs(ids); err != nil {
-		return s, usageError(stderr, cmd, err)
 	}
 	if limit < 0 {
 		return s, usageError(stderr, cmd, fmt.Errorf("--limit must not be negative"))

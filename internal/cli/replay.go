@@ -21,22 +21,18 @@ import (
 
 // replayFlags are the flags of "letterbox replay".
 type replayFlags struct {
-	dlq, subscription, to, ids string
-	destination, until         string
-	filters                    filterList
-	rate                       float64
-	limit                      int64
-	maxReplays                 int
-	dryRun, json, fresh        bool
+	dlq, subscription, to    string
+	destination, until       string
+	filters                  filterList
+	ids                      idList
+	rate                     float64
+	limit                    int64
+	maxReplays               int
+	dryRun, json, fresh, yes bool
 }
 
 // replayFlagNames lists the replay flags in the order of the help.
-var replayFlagNames = []string{"dlq", "subscription", "to", "destination", "filter", "ids", "until", "rate", "limit", "max-replays", "dry-run", "json", "new"}
-
-type filterList []string
-
-func (f *filterList) String() string     { return strings.Join(*f, " ") }
-func (f *filterList) Set(v string) error { *f = append(*f, v); return nil }
+var replayFlagNames = []string{"dlq", "subscription", "to", "destination", "filter", "ids", "until", "rate", "limit", "max-replays", "dry-run", "yes", "json", "new"}
 
 func (r *replayFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&r.dlq, "dlq", "", "the dead-letter `TOPIC` to replay (required)")
@@ -44,12 +40,13 @@ func (r *replayFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&r.to, "to", "", "destination `TOPIC` for dead letters whose origin is unknown")
 	fs.StringVar(&r.destination, "destination", "", "send every selected dead letter to `TOPIC`, whatever its origin")
 	fs.Var(&r.filters, "filter", filterHelp)
-	fs.StringVar(&r.ids, "ids", "", "select these message `IDS` (ledger:entry,...)")
+	fs.Var(&r.ids, "ids", "select these message `IDS` (ledger:entry,...)")
 	fs.StringVar(&r.until, "until", "", "take dead letters up to message `ID` (ledger:entry) only, as a dry run showed them; later ones stay (default: the DLQ's last message at the start)")
 	fs.Float64Var(&r.rate, "rate", 0, "republish at most `N` messages a second (0: no limit)")
 	fs.Int64Var(&r.limit, "limit", 0, "move at most `N` messages (0: no limit)")
 	fs.IntVar(&r.maxReplays, "max-replays", replay.DefaultMaxReplays, "skip messages already replayed `N` times (loop guard; negative: none)")
 	fs.BoolVar(&r.dryRun, "dry-run", false, "report what would move and where; move nothing")
+	fs.BoolVar(&r.yes, "yes", false, "do not ask before replaying every letter of a DLQ of more than 100 (asked on a terminal only)")
 	fs.BoolVar(&r.json, "json", false, "write one JSON object per message considered, then a summary, to stdout")
 	fs.BoolVar(&r.fresh, "new", false, "start a new run instead of resuming an interrupted one")
 }
@@ -65,10 +62,15 @@ again after an interruption resumes it (exactly once where the broker deduplicat
 status 0 only when everything selected moved (or, with --dry-run, could). A read-only session
 (--readonly, or a context with readonly = true) runs only --dry-run.
 
+Without --filter, --ids or --limit a replay takes every letter; on a terminal it asks first
+when that is more than 100 letters (the DLQ's name typed; --yes does not ask), and without a
+terminal it runs. A blank --filter, an empty --ids or an empty item in one is refused (exit 2):
+a selection is never wider than written.
+
 Flags:
 `
 
-func runReplay(ctx context.Context, cf *clientFlags, args []string, stdout, stderr io.Writer) int {
+func runReplay(ctx context.Context, cf *clientFlags, in stdin, args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("letterbox replay")
 	// Client flags are accepted before and after "replay"; the ones given before are the
 	// defaults here.
@@ -127,13 +129,7 @@ func runReplay(ctx context.Context, cf *clientFlags, args []string, stdout, stde
 		}
 		opts.Selection.Filters = append(opts.Selection.Filters, f)
 	}
-	if rf.ids != "" {
-		ids, err := replay.ParseIDs(rf.ids)
-		if err != nil {
-			return usageError(stderr, "letterbox replay", err)
-		}
-		opts.Selection.IDs = ids
-	}
+	opts.Selection.IDs = rf.ids.ids
 	if rf.limit < 0 || rf.rate < 0 {
 		return usageError(stderr, "letterbox replay", errors.New("--limit and --rate must not be negative"))
 	}
@@ -159,6 +155,9 @@ func runReplay(ctx context.Context, cf *clientFlags, args []string, stdout, stde
 			return usageError(stderr, "letterbox replay", err)
 		}
 		return fail(err)
+	}
+	if ok, code := confirmEveryLetter(in, opts, rf.yes, stderr); !ok {
+		return code
 	}
 	if opts.DryRun && opts.Until == nil {
 		// The dry run stops at the DLQ's last message now and says which it is, so that the
