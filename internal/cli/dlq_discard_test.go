@@ -122,7 +122,7 @@ func TestDLQDiscardSelections(t *testing.T) {
 		}
 	}
 
-	if code, _, errOut := discard("", false); code != ExitUsage || !strings.Contains(errOut, "use purge to discard everything") {
+	if code, _, errOut := discard("", false); code != ExitUsage || !strings.Contains(errOut, "or say --all") {
 		t.Errorf("no selection: code %d, stderr %q", code, errOut)
 	}
 	code, _, errOut := discard("y\n", false, "--filter", "reason=fraud")

@@ -128,7 +128,7 @@ func TestReplayCommandErrors(t *testing.T) {
 	}{
 		{[]string{"replay"}, ExitUsage, "--dlq TOPIC is required"},
 		{[]string{"replay", "--dlq", "x", "--filter", "payload~("}, ExitUsage, "--filter: column 9: bad regular expression"},
-		{[]string{"replay", "--dlq", "x", "--ids", "1:x"}, ExitUsage, "--ids"},
+		{[]string{"replay", "--dlq", "x", "--ids", "1:x"}, ExitUsage, "flag -ids"},
 		{[]string{"replay", "--dlq", "x", "--max-replays", "0"}, ExitUsage, "--max-replays"},
 		{[]string{"replay", "--service-url", su, "--admin-url", au, "--dlq", "orders-app-DLQ", "--subscription", "other"}, ExitUsage, `no durable subscription "other"`},
 		{[]string{"replay", "--service-url", su, "--admin-url", au, "--dlq", "missing-DLQ"}, ExitFailure, "missing-DLQ"},
