@@ -145,8 +145,9 @@ func New(opts ...Option) (*Broker, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
+	bufs := wire.NewBufferPool(cfg.FrameBufferPool, cfg.PoisonFrameBuffers)
 	if cfg.Store == nil {
-		cfg.Store = storage.NewMemoryStoreWith(cfg.Rollover)
+		cfg.Store = storage.NewMemoryStoreWith(storage.MemoryStoreOptions{Rollover: cfg.Rollover, Blocks: frameBlocks{bufs}})
 	}
 	sec, err := newSecurity(cfg)
 	var ln, lnTLS net.Listener
@@ -167,7 +168,7 @@ func New(opts ...Option) (*Broker, error) {
 		stop:    make(chan struct{}),
 		sweep:   make(chan struct{}, 1),
 		started: time.Now(),
-		bufs:    wire.NewBufferPool(cfg.FrameBufferPool, cfg.PoisonFrameBuffers),
+		bufs:    bufs,
 	}
 	b.store = cfg.Store
 	b.meter = b.memoryMeter()

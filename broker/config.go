@@ -85,7 +85,8 @@ type Config struct {
 	// managedLedgerMinLedgerRolloverTimeMinutes, managedLedgerMaxLedgerRolloverTimeMinutes
 	// (storage.Rollover; its zero fields are upstream's defaults) and
 	// retentionCheckIntervalInSeconds. The in-memory store created when Store is nil uses
-	// Rollover; a store passed in has its own.
+	// Rollover, but for two zero fields chosen for memory (storage.MemoryStoreOptions: ledgers
+	// full at a few MiB, no minimum age); a store passed in has its own.
 	Rollover               storage.Rollover
 	RetentionCheckInterval time.Duration
 

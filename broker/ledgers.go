@@ -20,12 +20,15 @@ import (
 // RetentionCheckInterval (upstream's retentionCheckIntervalInSeconds), which also closes
 // ledgers past their maximum age.
 //
-// An in-memory broker with a memory budget (Config.MemoryLimit) does not wait for ledgers to
-// close while its memory is more than half spent: it frees what every subscription has
-// acknowledged at once, open ledger or not, on every topic, at most once a second. Without
-// that a steady stream would hold the last ten minutes of its data (upstream keeps them too,
-// on disk), and the budget, which counts memory where upstream's backlog quota counts the
-// backlog, would hold producers back for data nobody needs. Upstream has no such rule.
+// In memory, ledgers are full at a few MiB and closed without a minimum age unless broker.conf
+// says otherwise (storage.MemoryStoreOptions), so what every subscription has acknowledged is
+// freed a few MiB behind the slowest one. An in-memory broker with a memory budget
+// (Config.MemoryLimit) does not even wait for ledgers to close while its memory is more than
+// half spent: it frees what every subscription has acknowledged at once, open ledger or not,
+// on every topic, at most once a second. Without that the open ledgers of many topics (or,
+// with upstream's minimum age configured, a steady stream's last ten minutes) would hold data
+// nobody needs, and the budget, which counts memory where upstream's backlog quota counts the
+// backlog, would hold producers back for it. Upstream has no such rule.
 
 // pressureSweepEvery bounds how often memory pressure makes the broker trim every topic.
 const pressureSweepEvery = time.Second

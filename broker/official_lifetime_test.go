@@ -78,11 +78,28 @@ func settle(t *testing.T, b *broker.Broker, topic, sub string) {
 	time.Sleep(300 * time.Millisecond) // a dispatch round or two: not a timed assertion
 }
 
+// upstreamRollover is an in-memory broker's configuration with upstream's minimum ledger age
+// (managedLedgerMinLedgerRolloverTimeMinutes=10, upstream's default) set in broker.conf: in
+// memory, ledgers are otherwise full at a few MiB and closed at once.
+func upstreamRollover(t *testing.T) func(*broker.Config) {
+	t.Helper()
+	conf := filepath.Join(t.TempDir(), "broker.conf")
+	if err := os.WriteFile(conf, []byte("managedLedgerMinLedgerRolloverTimeMinutes=10\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := broker.LoadConf(conf, broker.DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return func(c *broker.Config) { c.Rollover = cfg.Rollover }
+}
+
 // Upstream frees data a closed ledger at a time: with the default rollover (50,000 entries and
 // ten minutes), 10,000 messages produced before anyone subscribes all reach a subscription from
 // the earliest position, and after all of them were acknowledged a seek to the earliest
-// position replays them all, since the topic's first ledger is still open. In memory and on
-// disk; small messages, and large ones that the broker reads into pooled buffers.
+// position replays them all, since the topic's first ledger is still open. On disk, and in
+// memory with upstream's minimum ledger age in broker.conf; small messages, and large ones
+// that the broker reads into pooled buffers.
 func TestOfficialOpenLedgerStaysReadable(t *testing.T) {
 	t.Parallel()
 	for _, store := range []string{"memory", "durable"} {
@@ -94,7 +111,7 @@ func TestOfficialOpenLedgerStaysReadable(t *testing.T) {
 				t.Parallel()
 				var b *broker.Broker
 				if store == "memory" {
-					b = startBroker(t)
+					b = startBroker(t, upstreamRollover(t))
 				} else {
 					b = startDurable(t, t.TempDir())
 				}
@@ -115,6 +132,50 @@ func TestOfficialOpenLedgerStaysReadable(t *testing.T) {
 				receiveInOrder(t, cons, "m", 0, tc.n)
 			})
 		}
+	}
+}
+
+// In memory, by default, a ledger is full at a few MiB and closed at once, whatever its age,
+// so that what every subscription acknowledged is freed soon after: after 12 MiB of messages
+// of 1 KiB (copied into the store's slabs) and 40 KiB (kept in the buffers they arrived in)
+// were acknowledged, the store holds about one ledger's worth, and a seek to the earliest
+// position replays the open ledger only, in order.
+func TestOfficialInMemoryFreesAcknowledgedLedgers(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name    string
+		n, size int
+	}{{"small", 12_000, 1 << 10}, {"large", 300, 40 << 10}} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			b := startBroker(t)
+			c := newClient(t, b)
+			topic := topicName(t)
+			cons := subscribe(t, c, pulsar.ConsumerOptions{Topic: topic, SubscriptionName: "s", Type: pulsar.Exclusive,
+				StartMessageIDInclusive: true})
+			p := createProducer(t, c, pulsar.ProducerOptions{Topic: topic, DisableBatching: true})
+			produceAll(t, p, "m", tc.n, tc.size)
+			first := receiveInOrder(t, cons, "m", 0, tc.n)
+			settle(t, b, topic, "s")
+			ledger := int64(storage.DefaultMemoryLedgerBytes)
+			waitFor(t, 30*time.Second, func() bool {
+				inUse, _ := b.MemoryBudget()
+				return inUse < 2*ledger
+			})
+			st, err := b.InternalStats(topic)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(st.Ledgers) != 1 || st.CurrentLedgerEntries >= int64(tc.n) {
+				t.Fatalf("%d ledgers kept, %d entries in the open one: want the open ledger only", len(st.Ledgers), st.CurrentLedgerEntries)
+			}
+			if err := cons.Seek(first); err != nil {
+				t.Fatalf("seek: %v", err)
+			}
+			from := tc.n - int(st.CurrentLedgerEntries)
+			receiveInOrder(t, cons, "m", from, tc.n)
+			expectNothing(t, cons, 200*time.Millisecond)
+		})
 	}
 }
 

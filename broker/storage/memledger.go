@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"sync"
 	"time"
 	"unsafe"
 )
@@ -17,8 +18,15 @@ import (
 //   - Each entry's index record (memEntry) holds no pointer, in pages of memPage records, so
 //     the garbage collector never scans them and growing the index copies nothing. Producer
 //     names, few per ledger, are stored once each.
+//   - With Blocks (the broker's pool of frame buffers), slabs are borrowed from it and go back
+//     to it once the ledger has freed them and every entry handed out of them is released:
+//     a steady stream then copies into memory a ledger before it already had, where fresh,
+//     zeroed pages for every few megabytes cost more than the copy (page faults). An entry
+//     read from a slab is held like one kept in the buffer it arrived in (Entry.Hold). Index
+//     pages, which nothing outside the ledger sees, go back to the store's own free list.
 type memLedger struct {
 	id      int64
+	reuse   *memReuse // where slabs and index pages come from and go back to; nil: none
 	created time.Time
 	first   int64 // entry id of the oldest stored entry (DropBefore moves it)
 	n       int64 // entries appended: first … n−1 are stored
@@ -52,10 +60,19 @@ type memEntry struct {
 	batched   bool
 }
 
-// memSlab is a block of copied entries; last is the id of the newest entry in it.
+// memSlab is a block of copied entries; last is the id of the newest entry in it. hold, when
+// the slab was borrowed from Blocks, is the ledger's hold of it.
 type memSlab struct {
 	b    []byte
 	last int64
+	hold Holder
+}
+
+// Blocks lends a memory store the slabs it copies small entries into. Block returns an empty
+// block with room for at least n bytes, held once by the caller through h; the block goes back
+// for reuse once every holder released it, unless one kept it (Holder).
+type Blocks interface {
+	Block(n int) (b []byte, h Holder)
 }
 
 // memHeld is an entry kept as it arrived.
@@ -81,8 +98,56 @@ func copies(dataLen, keyLen int) bool { return dataLen+keyLen < memDirect }
 // memEntrySize is what one index record costs.
 const memEntrySize = int64(unsafe.Sizeof(memEntry{}))
 
-func newMemLedger(id int64, now time.Time) *memLedger {
-	return &memLedger{id: id, created: now}
+func newMemLedger(id int64, now time.Time, reuse *memReuse) *memLedger {
+	return &memLedger{id: id, created: now, reuse: reuse}
+}
+
+// memReuse is what a MemoryStore's ledgers borrow and give back: slabs through Blocks, index
+// pages through a free list of at most maxFreePages.
+type memReuse struct {
+	blocks Blocks
+	mu     sync.Mutex
+	pages  [][]memEntry
+}
+
+// maxFreePages bounds the index pages kept for reuse: 3.5 MiB, enough for the ledgers a
+// broker's busy topics close between two of their rollovers.
+const maxFreePages = 64
+
+// page returns an index page; its records are written before they are read.
+func (r *memReuse) page() []memEntry {
+	if r != nil {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		if n := len(r.pages); n > 0 {
+			p := r.pages[n-1]
+			r.pages[n-1] = nil
+			r.pages = r.pages[:n-1]
+			return p
+		}
+	}
+	return make([]memEntry, memPage)
+}
+
+// givePage takes back a page its ledger no longer needs.
+func (r *memReuse) givePage(p []memEntry) {
+	if r == nil || p == nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.pages) < maxFreePages {
+		r.pages = append(r.pages, p)
+	}
+}
+
+// slab returns an empty slab with room for n bytes and its hold (nil: the garbage
+// collector's).
+func (r *memReuse) slab(n int) ([]byte, Holder) {
+	if r == nil || r.blocks == nil {
+		return make([]byte, 0, n), nil
+	}
+	return r.blocks.Block(n)
 }
 
 // stored is how many entries the ledger holds.
@@ -98,7 +163,7 @@ func (g *memLedger) record(id int64) *memEntry {
 func (g *memLedger) appendEntry(meta Meta, data []byte, hold Holder) (charged int64) {
 	id := g.n
 	if id%memPage == 0 {
-		g.pages = append(g.pages, make([]memEntry, memPage))
+		g.pages = append(g.pages, g.reuse.page())
 		charged += memPage * memEntrySize
 	}
 	rec := g.record(id)
@@ -121,8 +186,10 @@ func (g *memLedger) appendEntry(meta Meta, data []byte, hold Holder) (charged in
 				size = min(2*cap(g.slabs[len(g.slabs)-1].b), memSlabMax)
 			}
 			size = max(size, need)
-			g.slabs = append(g.slabs, memSlab{b: make([]byte, 0, size)})
-			charged += int64(size)
+			slab := memSlab{}
+			slab.b, slab.hold = g.reuse.slab(size)
+			g.slabs = append(g.slabs, slab)
+			charged += int64(cap(slab.b))
 		}
 		s := &g.slabs[len(g.slabs)-1]
 		rec.ref = uint32(g.slabBase + int64(len(g.slabs)-1))
@@ -152,8 +219,9 @@ func (g *memLedger) name(p string, charged int64) (uint32, int64) {
 	return i, charged + int64(len(p))
 }
 
-// entry returns stored entry id as an Entry, its holder handed out as handOut says. Its data
-// and key alias the ledger's memory, which is never written again.
+// entry returns stored entry id as an Entry, its holder (its buffer's or its slab's) handed
+// out as handOut says. Its data and key alias the ledger's memory, which is not written again
+// while anyone holds it.
 func (g *memLedger) entry(id int64, held bool) Entry {
 	rec := g.record(id)
 	e := Entry{
@@ -169,7 +237,9 @@ func (g *memLedger) entry(id int64, held bool) Entry {
 		e.Hold = handOut(h.hold, held)
 		return e
 	}
-	b := g.slabs[int64(rec.ref)-g.slabBase].b
+	slab := &g.slabs[int64(rec.ref)-g.slabBase]
+	b := slab.b
+	e.Hold = handOut(slab.hold, held)
 	end := rec.off + rec.n
 	e.Data = b[rec.off:end:end] // capped: a caller's append must not write into the slab
 	if rec.keyLen > 0 {
@@ -202,6 +272,7 @@ func (g *memLedger) dropBefore(id int64) (freed int64) {
 	k = 0
 	for k < len(g.slabs) && g.slabs[k].last < id {
 		freed += int64(cap(g.slabs[k].b))
+		release(g.slabs[k].hold)
 		g.slabs[k] = memSlab{}
 		k++
 	}
@@ -211,6 +282,7 @@ func (g *memLedger) dropBefore(id int64) (freed int64) {
 	k = 0
 	for k < len(g.pages) && (g.pageBase+int64(k)+1)*memPage <= id {
 		freed += memPage * memEntrySize
+		g.reuse.givePage(g.pages[k])
 		g.pages[k] = nil
 		k++
 	}
@@ -235,6 +307,12 @@ func (g *memLedger) messages(id int64) int64 {
 func (g *memLedger) free() {
 	for i := range g.held {
 		release(g.held[i].hold)
+	}
+	for i := range g.slabs {
+		release(g.slabs[i].hold)
+	}
+	for _, p := range g.pages {
+		g.reuse.givePage(p)
 	}
 	g.held = nil
 	g.slabs = nil

@@ -10,7 +10,7 @@ import (
 func newClockedMemory(policy Rollover) (*Memory, *time.Time) {
 	now := time.Unix(1_000_000, 0)
 	var id int64
-	m := newMemory(policy, func() int64 { id++; return id })
+	m := newMemory(policy, func() int64 { id++; return id }, nil)
 	m.now = func() time.Time { return now }
 	m.ledgers[0].created = now
 	return m, &now

@@ -14,6 +14,7 @@ type MemoryStore struct {
 	logs    map[string]*Memory
 	buckets map[string]map[string][]byte
 	policy  Rollover
+	reuse   memReuse // slabs and index pages freed ledgers give back
 	// ledgerCap closes a log's open ledger when the next entry would take its data past it,
 	// whatever the policy says (memory.go).
 	ledgerCap int64
@@ -33,16 +34,40 @@ type MemoryMeter interface {
 // MemoryInUse implements MemoryMeter. It is cheap: one atomic load.
 func (s *MemoryStore) MemoryInUse() int64 { return s.inUse.Load() }
 
-// NewMemoryStore returns an empty in-memory store whose logs roll their ledgers as upstream's
-// defaults say.
-func NewMemoryStore() *MemoryStore { return NewMemoryStoreWith(Rollover{}) }
+// DefaultMemoryLedgerBytes is the size at which an in-memory ledger is full unless
+// MemoryStoreOptions.Rollover says otherwise: a few MiB, so that what every subscription has
+// acknowledged is freed a few MiB behind the slowest one (a ledger at a time, as upstream frees
+// data), where upstream's 2 GiB ledgers kept ten minutes old would hold a busy topic's last
+// ten minutes in memory.
+const DefaultMemoryLedgerBytes = 4 << 20
 
-// NewMemoryStoreWith returns an empty in-memory store whose logs roll their ledgers as policy
-// says (its zero fields: upstream's defaults).
-func NewMemoryStoreWith(policy Rollover) *MemoryStore {
+// MemoryStoreOptions tune a MemoryStore; the zero value is what a broker wants without a
+// configuration of its own.
+type MemoryStoreOptions struct {
+	// Rollover closes ledgers. Its zero fields are upstream's defaults but for two, chosen for
+	// memory: MaxBytes is DefaultMemoryLedgerBytes and MinAge none (as upstream's
+	// managedLedgerMinLedgerRolloverTimeMinutes=0). Set MinAge (upstream's 10 minutes) to keep
+	// full ledgers open as upstream does.
+	Rollover Rollover
+	// Blocks lends the slabs small entries are copied into (nil: the garbage collector).
+	Blocks Blocks
+}
+
+// NewMemoryStore returns an empty in-memory store with the default options.
+func NewMemoryStore() *MemoryStore { return NewMemoryStoreWith(MemoryStoreOptions{}) }
+
+// NewMemoryStoreWith returns an empty in-memory store tuned by opts.
+func NewMemoryStoreWith(opts MemoryStoreOptions) *MemoryStore {
+	policy := opts.Rollover
+	if policy.MaxBytes <= 0 {
+		policy.MaxBytes = DefaultMemoryLedgerBytes
+	}
+	if policy.MinAge == 0 {
+		policy.MinAge = -1 // no minimum
+	}
 	return &MemoryStore{
 		logs: make(map[string]*Memory), buckets: make(map[string]map[string][]byte),
-		policy: policy, ledgerCap: DefaultSegmentSize,
+		policy: policy, reuse: memReuse{blocks: opts.Blocks}, ledgerCap: DefaultSegmentSize,
 	}
 }
 
@@ -54,7 +79,7 @@ func (s *MemoryStore) OpenLog(topic string) (Log, error) {
 	if l, ok := s.logs[topic]; ok && !l.isClosed() {
 		return l, nil
 	}
-	l := newMemory(s.policy, s.allocLedger)
+	l := newMemory(s.policy, s.allocLedger, &s.reuse)
 	l.ledgerCap = s.ledgerCap
 	l.meter = &s.inUse
 	s.logs[topic] = l

@@ -1,0 +1,122 @@
+package storage
+
+import (
+	"bytes"
+	"sync"
+	"testing"
+)
+
+// testBlocks lends slabs as the broker's frame buffer pool does, each with a countHolder, and
+// keeps them all so that a test can see which came back.
+type testBlocks struct {
+	t      *testing.T
+	mu     sync.Mutex
+	lent   []*countHolder
+	blocks [][]byte
+}
+
+func (b *testBlocks) Block(n int) ([]byte, Holder) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	h := newCountHolder(b.t)
+	blk := make([]byte, 0, n)
+	b.lent = append(b.lent, h)
+	b.blocks = append(b.blocks, blk)
+	return blk, h
+}
+
+// back counts the slabs that would be reused now (released by all, never kept), and those
+// lent.
+func (b *testBlocks) back() (reusable, lent int) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, h := range b.lent {
+		if _, kept, freed := h.state(); freed && !kept {
+			reusable++
+		}
+	}
+	return reusable, len(b.lent)
+}
+
+// Slabs borrowed from Blocks go back once their ledger is freed and every entry read from them
+// with ReadHeld is released; a slab an entry was read from with Read (which does not count) is
+// never reused.
+func TestMemorySlabsGoBack(t *testing.T) {
+	t.Parallel()
+	blocks := &testBlocks{t: t}
+	s := NewMemoryStoreWith(MemoryStoreOptions{Rollover: Rollover{MaxEntries: 100}, Blocks: blocks})
+	l, err := s.OpenLog(testTopic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := bytes.Repeat([]byte{'d'}, 1000)
+	var ps []Position
+	var lent [2]int // slabs lent once the first ledger, then the second, was full
+	for i := range 250 {
+		ps = append(ps, mustAppend(t, l, testMeta(i), data))
+		if i == 99 || i == 199 {
+			_, lent[i/100] = blocks.back()
+		}
+	}
+	// Three ledgers: 100, 100 and 50 entries. A reader holds an entry of the first; another
+	// read one of the second without counting.
+	held, err := l.ReadHeld(ps[10], 1)
+	if err != nil || len(held) != 1 || held[0].Hold == nil {
+		t.Fatalf("ReadHeld: %v, %v", held, err)
+	}
+	if _, err := l.Read(ps[150], 1); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := blocks.back(); n != 0 {
+		t.Fatalf("%d slabs back before anything was freed", n)
+	}
+	l.TrimBefore(ps[200]) // frees the two closed ledgers
+	if n, _ := blocks.back(); n != lent[1]-2 {
+		t.Errorf("after freeing two ledgers of %d slabs: %d back, want all but the held one and the kept one", lent[1], n)
+	}
+	held[0].Hold.Release()
+	if n, _ := blocks.back(); n != lent[1]-1 {
+		t.Errorf("after the reader let go: %d slabs back, want %d (the kept one never)", n, lent[1]-1)
+	}
+	if !bytes.Equal(held[0].Data, data) {
+		t.Error("the held entry changed while held")
+	}
+	if lent[0] < 2 {
+		t.Errorf("the first ledger took %d slabs: the test needs more than one", lent[0])
+	}
+}
+
+// A MemoryStore's ledgers are full at DefaultMemoryLedgerBytes and close at once, young as they
+// are; with MinAge set (upstream's ten minutes), a full ledger stays open as upstream's does.
+func TestMemoryStoreLedgerDefaults(t *testing.T) {
+	t.Parallel()
+	data := bytes.Repeat([]byte{'x'}, 64<<10)
+	perLedger := DefaultMemoryLedgerBytes / len(data)
+	for _, tc := range []struct {
+		name    string
+		opts    MemoryStoreOptions
+		ledgers int
+	}{
+		{"defaults", MemoryStoreOptions{}, 3},
+		{"upstream's minimum age", MemoryStoreOptions{Rollover: Rollover{MinAge: DefaultMinLedgerAge}}, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := NewMemoryStoreWith(tc.opts)
+			l, err := s.OpenLog(testTopic)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var last Position
+			for i := range 2*perLedger + 1 {
+				last = mustAppend(t, l, testMeta(i), data)
+			}
+			if got := len(l.Ledgers()); got != tc.ledgers {
+				t.Fatalf("%d ledgers after %d entries of %d bytes, want %d", got, 2*perLedger+1, len(data), tc.ledgers)
+			}
+			l.TrimBefore(l.Next(last))
+			if tc.ledgers > 1 && l.Entries() != 1 {
+				t.Errorf("%d entries after trimming everything, want the open ledger's one", l.Entries())
+			}
+		})
+	}
+}
