@@ -77,6 +77,26 @@ func (t *topic) holdProducers() {
 	t.b.closeTopicProducers(t, true, "backlog quota exceeded")
 }
 
+// StoredBytes splits the data bytes the open persistent topics store: backlog is what their
+// subscriptions still need (each topic's estimated backlog size, after its slowest
+// subscription's mark-delete position, as its stats report it); acknowledged is the rest,
+// which no subscription needs (every one acknowledged it, or the topic has none) and which is
+// kept until its ledger is freed, as retention and rollover say. For the admin API's metrics:
+// memory that acknowledged data holds, apart from the backlog.
+func (b *Broker) StoredBytes() (acknowledged, backlog int64) {
+	for _, t := range b.topics.all() {
+		if !t.name.Persistent {
+			continue
+		}
+		t.locked(func() {
+			size, bl := t.log.Size(), t.estimatedBacklogSize()
+			backlog += bl
+			acknowledged += max(size-bl, 0)
+		})
+	}
+	return acknowledged, backlog
+}
+
 // MemoryBudget reports what the in-memory store holds (0 for a store on disk) and the budget
 // it is held to (0: none, as for a store on disk whatever Config.MemoryLimit says), for the
 // admin API's metrics.

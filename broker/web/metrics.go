@@ -154,4 +154,8 @@ func (s *Server) processMetrics(m *metrics, cluster string) {
 	l := [][2]string{{"cluster", cluster}}
 	m.add("letterbox_memory_in_use_bytes", "gauge", "Bytes the in-memory store holds (0 with durable storage).", l, float64(inUse))
 	m.add("letterbox_memory_limit_bytes", "gauge", "The in-memory store's budget (--memory-limit; 0: none).", l, float64(limit))
+	acked, backlog := s.b.StoredBytes()
+	m.add("letterbox_stored_acknowledged_bytes", "gauge",
+		"Data bytes stored that no subscription needs (acknowledged by all, or on a topic without subscriptions), kept until their ledger is freed.", l, float64(acked))
+	m.add("letterbox_stored_backlog_bytes", "gauge", "Data bytes stored that a subscription has not acknowledged (each topic's estimated backlog size).", l, float64(backlog))
 }
