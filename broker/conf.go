@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"math"
 	"net"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -45,6 +47,16 @@ func LoadConf(path string, base Config) (Config, error) {
 	}
 	return cfg, nil
 }
+
+// ParseConf applies the broker.conf text read from r (named name in errors) on top of base, as
+// LoadConf does a file's, and returns the result and the keys letterbox does not implement
+// (ignored), in the order they first appear, for the caller to report as it sees fit.
+func ParseConf(r io.Reader, name string, base Config) (cfg Config, ignored []string, err error) {
+	return parseConf(r, name, base)
+}
+
+// ConfKeys lists the broker.conf keys letterbox implements, sorted.
+func ConfKeys() []string { return slices.Sorted(maps.Keys(confKeys)) }
 
 // confSetter applies one non-empty value to cfg. Its error says what is wrong with the value;
 // the caller adds the file, line and key.

@@ -1,15 +1,20 @@
-// Package brokertest starts real embedded brokers for the tests of other packages: in memory
-// or durable (StartDurable, which a test stops and starts again on the same directory), with
-// or without the admin API (StartBroker), configured by the test; and polls for conditions
-// (WaitFor, WaitForNil) instead of sleeping. Test code only: no package of the binary imports
-// it. The packages it imports (broker, broker/web, client, client/admin) cannot use it in
-// their own internal tests, which would be an import cycle: the broker's packages keep their
-// own helpers, and client's internal tests start a broker themselves; broker/web's tests are
-// an external package and use it.
+// Package brokertest starts real embedded brokers for the tests of letterbox's own packages,
+// with access to what the public pulsartest package keeps to itself: the *broker.Broker (its
+// interceptor and Go API), any broker.Config field (sub-second intervals, settings that are no
+// broker.conf key), the admin API's *web.Server. Tests that need none of that start their
+// broker with pulsartest, which is built on Launch here. Also the polls tests wait with
+// (WaitFor, WaitForNil) instead of sleeping, a listener that never answers (SilentListener),
+// and letterbox clients of a test's broker (NewClient).
+//
+// Test code only: no package of the binary imports it. The packages it imports (broker,
+// broker/web, client, client/admin) cannot use it in their own internal tests, which would be
+// an import cycle: the broker's packages keep their own helpers, and client's internal tests
+// start a broker themselves; broker/web's tests are an external package and use it.
 package brokertest
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"net"
 	"strings"
@@ -33,15 +38,22 @@ type Env struct {
 	AdminURL   string // http://127.0.0.1:PORT
 }
 
-// StartBroker starts an in-memory broker alone, without the admin API (mods change its
-// configuration first), closed when the test ends. Frame buffers are poisoned as they go
-// back to the pool: a buffer reused while something still reads it turns into bytes the
-// clients' checksums reject, so every test doubles as a check of the buffers' counts.
-func StartBroker(t testing.TB, mods ...func(*broker.Config)) *broker.Broker {
-	t.Helper()
+// Config is the configuration test brokers start from: upstream's defaults, warnings and
+// errors to the test's log, and frame buffers poisoned as they go back to the pool: a buffer
+// reused while something still reads it turns into bytes the clients' checksums reject, so
+// every test doubles as a check of the buffers' counts.
+func Config(t testing.TB) broker.Config {
 	cfg := broker.DefaultConfig()
 	cfg.Logger = PrefixLogger(t, "broker: ")
 	cfg.PoisonFrameBuffers = true
+	return cfg
+}
+
+// StartBroker starts an in-memory broker alone, without the admin API (mods change its
+// configuration first), closed when the test ends.
+func StartBroker(t testing.TB, mods ...func(*broker.Config)) *broker.Broker {
+	t.Helper()
+	cfg := Config(t)
 	for _, m := range mods {
 		m(&cfg)
 	}
@@ -56,7 +68,16 @@ func StartBroker(t testing.TB, mods ...func(*broker.Config)) *broker.Broker {
 // Start starts an in-memory broker (mods change its configuration first) and its admin API.
 func Start(t testing.TB, mods ...func(*broker.Config)) *Env {
 	t.Helper()
-	return withWeb(t, StartBroker(t, mods...))
+	cfg := Config(t)
+	for _, m := range mods {
+		m(&cfg)
+	}
+	env, err := Launch(cfg, PrefixLogger(t, "web: "))
+	if err != nil {
+		t.Fatalf("start broker: %v", err)
+	}
+	t.Cleanup(env.Stop)
+	return env
 }
 
 // StartDurable starts a broker that stores its topics in dir (a FileStore), with its admin
@@ -71,32 +92,53 @@ func StartDurable(t testing.TB, dir string, mods ...func(*broker.Config)) *Env {
 	return Start(t, append([]func(*broker.Config){func(c *broker.Config) { c.Store = store }}, mods...)...)
 }
 
-// withWeb starts b's admin API on 127.0.0.1 and a client of it.
-func withWeb(t testing.TB, b *broker.Broker) *Env {
-	t.Helper()
-	w, err := web.New(b, "127.0.0.1:0", PrefixLogger(t, "web: "))
+// Launch starts a broker with cfg and its admin API on 127.0.0.1 (on cfg.WebServicePort when
+// set, else on a free port), the admin API logging to webLog, and a client of the admin API.
+// The caller stops them with Close. It needs no test: pulsartest.New launches through it.
+func Launch(cfg broker.Config, webLog *slog.Logger) (*Env, error) {
+	b, err := broker.New(broker.WithConfig(cfg))
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
-	t.Cleanup(func() { w.Close() })
+	port := cfg.WebServicePort
+	if port == "" {
+		port = "0"
+	}
+	w, err := web.New(b, net.JoinHostPort("127.0.0.1", port), webLog)
+	if err != nil {
+		b.Close()
+		return nil, err
+	}
 	ad, err := admin.New(admin.Options{URL: w.URL()})
 	if err != nil {
-		t.Fatal(err)
+		w.Close()
+		b.Close()
+		return nil, err
 	}
-	return &Env{Broker: b, Web: w, Admin: ad, ServiceURL: b.ServiceURL(), AdminURL: w.URL()}
+	return &Env{Broker: b, Web: w, Admin: ad, ServiceURL: b.ServiceURL(), AdminURL: w.URL()}, nil
 }
 
 // Stop closes the admin API and the broker before the test ends (both are safe to close
 // again when it does).
-func (e *Env) Stop() {
-	e.Web.Close()
-	e.Broker.Close()
+func (e *Env) Stop() { e.Close() }
+
+// Close closes the admin API and the broker, and returns the first error. It is safe to call
+// more than once.
+func (e *Env) Close() error {
+	return errors.Join(e.Web.Close(), e.Broker.Close())
 }
 
 // Client is a letterbox client of the broker, closed when the test ends.
 func (e *Env) Client(t testing.TB) *client.Client {
 	t.Helper()
-	cl, err := client.New(client.Options{ServiceURL: e.ServiceURL, OperationTimeout: 10 * time.Second, Logger: PrefixLogger(t, "client: ")})
+	return NewClient(t, e.ServiceURL)
+}
+
+// NewClient is a letterbox client of the broker at serviceURL (a pulsartest broker's), closed
+// when the test ends.
+func NewClient(t testing.TB, serviceURL string) *client.Client {
+	t.Helper()
+	cl, err := client.New(client.Options{ServiceURL: serviceURL, OperationTimeout: 10 * time.Second, Logger: PrefixLogger(t, "client: ")})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 // Package authtest makes what security tests need: secret keys and tokens, and a throwaway CA
 // that issues server certificates for 127.0.0.1 and client certificates for a role. For tests
-// only.
+// only (and pulsartest, whose brokers speak TLS with its certificates); the ...In functions
+// write into a directory given, for callers without a testing.TB.
 package authtest
 
 import (
@@ -10,6 +11,7 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
+	"fmt"
 	"math/big"
 	"net"
 	"os"
@@ -62,12 +64,26 @@ type CA struct {
 // NewCA makes a CA whose certificate is written into a temporary directory.
 func NewCA(t testing.TB) *CA {
 	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	ca, err := NewCAIn(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
+	return ca
+}
+
+// NewCAIn makes a CA whose certificate, valid for a day, is written into dir, for callers
+// without a test (pulsartest.New).
+func NewCAIn(dir string) (*CA, error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, err
+	}
+	sn, err := serial()
+	if err != nil {
+		return nil, err
+	}
 	tmpl := &x509.Certificate{
-		SerialNumber:          serial(t),
+		SerialNumber:          sn,
 		Subject:               pkix.Name{CommonName: "letterbox test CA"},
 		NotBefore:             time.Now().Add(-time.Hour),
 		NotAfter:              time.Now().Add(24 * time.Hour),
@@ -77,19 +93,33 @@ func NewCA(t testing.TB) *CA {
 	}
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
 	if err != nil {
-		t.Fatal(err)
+		return nil, fmt.Errorf("authtest: CA certificate: %w", err)
 	}
-	cert, _ := x509.ParseCertificate(der)
-	path := filepath.Join(t.TempDir(), "ca.pem")
-	writePEM(t, path, "CERTIFICATE", der)
-	return &CA{CertFile: path, cert: cert, key: key}
+	cert, err := x509.ParseCertificate(der)
+	if err != nil {
+		return nil, err
+	}
+	path := filepath.Join(dir, "ca.pem")
+	if err := writePEM(path, "CERTIFICATE", der); err != nil {
+		return nil, err
+	}
+	return &CA{CertFile: path, cert: cert, key: key}, nil
 }
 
 // Issue makes a server certificate for 127.0.0.1 and localhost signed by the CA and returns the
 // PEM certificate and key files.
 func (ca *CA) Issue(t testing.TB) (certFile, keyFile string) {
 	t.Helper()
-	return ca.issue(t, &x509.Certificate{
+	certFile, keyFile, err := ca.IssueIn(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return certFile, keyFile
+}
+
+// IssueIn is Issue writing the files into dir.
+func (ca *CA) IssueIn(dir string) (certFile, keyFile string, err error) {
+	return ca.issue(dir, &x509.Certificate{
 		Subject:     pkix.Name{CommonName: "localhost"},
 		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
 		DNSNames:    []string{"localhost"},
@@ -101,48 +131,54 @@ func (ca *CA) Issue(t testing.TB) (certFile, keyFile string) {
 // TLS provider gives it) signed by the CA, and returns the PEM certificate and key files.
 func (ca *CA) IssueClient(t testing.TB, cn string) (certFile, keyFile string) {
 	t.Helper()
-	return ca.issue(t, &x509.Certificate{
+	certFile, keyFile, err := ca.IssueClientIn(t.TempDir(), cn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return certFile, keyFile
+}
+
+// IssueClientIn is IssueClient writing the files into dir.
+func (ca *CA) IssueClientIn(dir, cn string) (certFile, keyFile string, err error) {
+	return ca.issue(dir, &x509.Certificate{
 		Subject:     pkix.Name{CommonName: cn, Organization: []string{"letterbox tests"}},
 		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
 	})
 }
 
-func (ca *CA) issue(t testing.TB, tmpl *x509.Certificate) (certFile, keyFile string) {
-	t.Helper()
+func (ca *CA) issue(dir string, tmpl *x509.Certificate) (certFile, keyFile string, err error) {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
-		t.Fatal(err)
+		return "", "", err
 	}
-	tmpl.SerialNumber = serial(t)
+	if tmpl.SerialNumber, err = serial(); err != nil {
+		return "", "", err
+	}
 	tmpl.NotBefore = time.Now().Add(-time.Hour)
 	tmpl.NotAfter = time.Now().Add(24 * time.Hour)
 	tmpl.KeyUsage = x509.KeyUsageDigitalSignature
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.cert, &key.PublicKey, ca.key)
 	if err != nil {
-		t.Fatal(err)
+		return "", "", fmt.Errorf("authtest: certificate for %s: %w", tmpl.Subject.CommonName, err)
 	}
 	kder, err := x509.MarshalPKCS8PrivateKey(key)
 	if err != nil {
-		t.Fatal(err)
+		return "", "", err
 	}
-	dir := t.TempDir()
 	certFile, keyFile = filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
-	writePEM(t, certFile, "CERTIFICATE", der)
-	writePEM(t, keyFile, "PRIVATE KEY", kder)
-	return certFile, keyFile
+	if err := writePEM(certFile, "CERTIFICATE", der); err != nil {
+		return "", "", err
+	}
+	if err := writePEM(keyFile, "PRIVATE KEY", kder); err != nil {
+		return "", "", err
+	}
+	return certFile, keyFile, nil
 }
 
-func serial(t testing.TB) *big.Int {
-	n, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 62))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return n
+func serial() (*big.Int, error) {
+	return rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 62))
 }
 
-func writePEM(t testing.TB, path, typ string, der []byte) {
-	t.Helper()
-	if err := os.WriteFile(path, pem.EncodeToMemory(&pem.Block{Type: typ, Bytes: der}), 0o600); err != nil {
-		t.Fatal(err)
-	}
+func writePEM(path, typ string, der []byte) error {
+	return os.WriteFile(path, pem.EncodeToMemory(&pem.Block{Type: typ, Bytes: der}), 0o600)
 }
