@@ -2,6 +2,10 @@
 // topics, subscriptions and dispatch over a storage.Store (a storage.Log per topic), and the
 // admin operations that broker/web serves over HTTP.
 //
+// The package can be imported, but it is not a stable API: it changes as the broker needs.
+// A test that wants a broker uses pulsartest, whose API is stable; a process runs `letterbox
+// broker`.
+//
 // Where things are:
 //   - the binary protocol: conn.go (a connection), one file per command named after its number
 //     (02_connect.go … 39_get_or_create_schema.go), backpressure.go, tls.go, and frontend.go

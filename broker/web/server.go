@@ -11,6 +11,9 @@
 // and router.go. Errors use upstream's shape, {"reason": "..."}, including 404 for unknown
 // paths and 405 for a known path with the wrong method. The package reaches the broker only
 // through its exported API.
+//
+// The package can be imported, but it is not a stable API: pulsartest starts a broker with its
+// admin API behind a stable one.
 package web
 
 import (
