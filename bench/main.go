@@ -12,8 +12,9 @@
 // a bare official reader (scan.go), takes the TUI's figures from the real binary in tmux and
 // the tui package's benchmarks (tui.go), and times the admin API while stalled requests hold
 // connections open (adminlatency.go), times starts with 10 GiB stored (stored.go), weighs
-// 10,000 topics at rest (many.go) and a million kept messages in memory (memory.go); -only
-// runs some of these parts.
+// 10,000 topics at rest (many.go) and a million kept messages in memory (memory.go), and the
+// CPU a Go test pays for a pulsartest broker's start and stop (embed.go); -only runs some of
+// these parts.
 package main
 
 import (
@@ -52,7 +53,7 @@ type options struct {
 }
 
 // parts of the bench, for -only.
-var partNames = []string{"broker", "clients", "replay", "scan", "tui", "admin", "stored", "many", "memory"}
+var partNames = []string{"broker", "clients", "replay", "scan", "tui", "admin", "stored", "many", "memory", "embed"}
 
 func (o options) part(name string) bool { return len(o.only) == 0 || o.only[name] }
 
@@ -130,6 +131,11 @@ func measure(ctx context.Context, o options, progress func(string, ...any)) *rep
 	failed := func(what string, err error) {
 		progress("%s: FAILED: %v", what, err)
 		rep.failures = append(rep.failures, what+": "+err.Error())
+	}
+
+	// First, while the process is idle: its own CPU time is the figure.
+	if o.part("embed") && ctx.Err() == nil {
+		measureEmbed(ctx, &rep.embed, progress, failed)
 	}
 
 	var nb *nullBroker

@@ -46,6 +46,7 @@ type report struct {
 	stored                 storedReport  // starts with 10 GiB stored (stored.go)
 	many                   manyReport    // 10,000 topics at rest (many.go)
 	memory                 memoryReport  // the heap of a million kept messages (memory.go)
+	embed                  embedReport   // pulsartest's start and stop in a test's process (embed.go)
 
 	root string // the module's directory
 
@@ -251,6 +252,7 @@ func (r *report) markdown() string {
 	r.stored.markdown(&b)
 	r.many.markdown(&b)
 	r.memory.markdown(&b)
+	r.embed.markdown(&b)
 
 	p("\n## Supporting runs\n\n")
 	p("Each over a %v window after a %v warm-up unless marked. Sent counts messages whose publish was acknowledged.\n\n", r.shortWindow, r.warmup)
