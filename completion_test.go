@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/letterbox-dev/letterbox/internal/brokertest"
+	"github.com/letterbox-dev/letterbox/pulsartest"
 )
 
 // bashCompletion loads `letterbox completion bash` into a bash and completes lines there as
@@ -97,10 +98,10 @@ func TestBashCompletion(t *testing.T) {
 		t.Errorf("complete -p letterbox: %q", got)
 	}
 
-	env := brokertest.Start(t)
+	env := pulsartest.Start(t)
 	ctx := brokertest.Ctx(t, 30*time.Second)
 	for _, topic := range []string{"orders", "orders-billing-DLQ"} {
-		if err := env.Admin.CreateTopic(ctx, "persistent://public/default/"+topic, 0, nil); err != nil {
+		if err := env.Admin().CreateTopic(ctx, "persistent://public/default/"+topic, 0, nil); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -108,7 +109,7 @@ func TestBashCompletion(t *testing.T) {
 	if err := os.MkdirAll(configDir, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	config := fmt.Sprintf("[[context]]\nname = \"test\"\nservice_url = %q\nadmin_url = %q\n", env.ServiceURL, env.AdminURL)
+	config := fmt.Sprintf("[[context]]\nname = \"test\"\nservice_url = %q\nadmin_url = %q\n", env.ServiceURL(), env.AdminURL())
 	if err := os.WriteFile(filepath.Join(configDir, "config.toml"), []byte(config), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -125,9 +126,9 @@ func TestBashCompletion(t *testing.T) {
 		{"letterbox dlq export --payload=ba", []string{"base64"}},
 		{"letterbox --context ", []string{"test"}},
 		{"letterbox --context test dlq stats ", []string{"orders-billing-DLQ"}},
-		{"letterbox --admin-url " + env.AdminURL + " replay --to ord", []string{"orders", "orders-billing-DLQ"}},
+		{"letterbox --admin-url " + env.AdminURL() + " replay --to ord", []string{"orders", "orders-billing-DLQ"}},
 		// ... and what follows the last ":".
-		{"letterbox --admin-url " + env.AdminURL + " replay --to persistent://public/default/orders-",
+		{"letterbox --admin-url " + env.AdminURL() + " replay --to persistent://public/default/orders-",
 			[]string{"//public/default/orders-billing-DLQ"}},
 	} {
 		if got := b.complete(tt.line); !slices.Equal(got, tt.want) {

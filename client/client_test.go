@@ -7,11 +7,12 @@ import (
 
 	"github.com/letterbox-dev/letterbox/client"
 	"github.com/letterbox-dev/letterbox/internal/brokertest"
+	"github.com/letterbox-dev/letterbox/pulsartest"
 )
 
 func TestProduceConsume(t *testing.T) {
 	goroutineLeakCheck(t)
-	b := brokertest.StartBroker(t)
+	b := pulsartest.Start(t)
 	for _, batching := range []bool{true, false} {
 		t.Run(fmt.Sprintf("batching=%v", batching), func(t *testing.T) {
 			c := newClient(t, b)

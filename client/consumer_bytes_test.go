@@ -7,15 +7,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/letterbox-dev/letterbox/broker"
 	"github.com/letterbox-dev/letterbox/client"
 	"github.com/letterbox-dev/letterbox/internal/brokertest"
+	"github.com/letterbox-dev/letterbox/pulsartest"
 )
 
 // dispatched is how many messages the broker has sent the subscription's consumers.
-func dispatched(t *testing.T, b *broker.Broker, topic, sub string) int64 {
+func dispatched(t *testing.T, b *pulsartest.Broker, topic, sub string) int64 {
 	t.Helper()
-	st, err := b.TopicStats(topic, broker.StatsOptions{})
+	st, err := b.Admin().Stats(brokertest.Ctx(t, 10*time.Second), topic)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -23,7 +23,7 @@ func dispatched(t *testing.T, b *broker.Broker, topic, sub string) int64 {
 }
 
 // settled waits until the broker has dispatched nothing more for a while and returns the count.
-func settled(t *testing.T, b *broker.Broker, topic, sub string) int64 {
+func settled(t *testing.T, b *pulsartest.Broker, topic, sub string) int64 {
 	t.Helper()
 	last := dispatched(t, b, topic, sub)
 	for still := 0; still < 5; {
@@ -38,9 +38,9 @@ func settled(t *testing.T, b *broker.Broker, topic, sub string) int64 {
 }
 
 // filledTopic starts a broker and publishes n messages, made by payload, to a new topic.
-func filledTopic(t *testing.T, po client.ProducerOptions, n int, payload func(i int) []byte) (*broker.Broker, *client.Client, context.Context, string) {
+func filledTopic(t *testing.T, po client.ProducerOptions, n int, payload func(i int) []byte) (*pulsartest.Broker, *client.Client, context.Context, string) {
 	t.Helper()
-	b := brokertest.StartBroker(t)
+	b := pulsartest.Start(t)
 	c := newClient(t, b)
 	ctx := brokertest.Ctx(t, 30*time.Second)
 	po.Topic = uniqueTopic(t)

@@ -7,15 +7,16 @@ import (
 
 	"github.com/letterbox-dev/letterbox/client"
 	"github.com/letterbox-dev/letterbox/internal/brokertest"
+	"github.com/letterbox-dev/letterbox/pulsartest"
 )
 
 // BrokerStats is the broker's CONSUMER_STATS answer, summed over partitions.
 func TestConsumerBrokerStats(t *testing.T) {
 	t.Parallel()
-	b := brokertest.StartBroker(t)
+	b := pulsartest.Start(t)
 	c := newClient(t, b)
 	topic := uniqueTopic(t)
-	if err := b.CreatePartitionedTopic(topic, 2, nil); err != nil {
+	if err := b.Admin().CreateTopic(brokertest.Ctx(t, 10*time.Second), topic, 2, nil); err != nil {
 		t.Fatal(err)
 	}
 	cons := mustSubscribe(t, c, client.ConsumerOptions{Topic: topic, SubscriptionName: "s", Type: client.Shared, ReceiverQueueSize: 10})

@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/letterbox-dev/letterbox/broker"
 	"github.com/letterbox-dev/letterbox/client"
 	"github.com/letterbox-dev/letterbox/internal/brokertest"
+	"github.com/letterbox-dev/letterbox/pulsartest"
 )
 
 func payloads(ms []*client.Message) []string {
@@ -22,10 +22,8 @@ func payloads(ms []*client.Message) []string {
 
 func TestPartitionedAndMultiTopic(t *testing.T) {
 	t.Parallel()
-	b := brokertest.StartBroker(t, func(c *broker.Config) {
-		c.AllowAutoTopicCreationType = "partitioned"
-		c.DefaultNumPartitions = 3
-	})
+	b := pulsartest.Start(t, pulsartest.Conf("allowAutoTopicCreationType", "partitioned"),
+		pulsartest.Conf("defaultNumPartitions", "3"))
 	c := newClient(t, b)
 	t1, t2 := uniqueTopic(t), uniqueTopic(t)
 	cons := mustSubscribe(t, c, client.ConsumerOptions{Topics: []string{t1, t2}, SubscriptionName: "s", InitialPosition: client.Earliest})
@@ -52,7 +50,7 @@ func TestPartitionedAndMultiTopic(t *testing.T) {
 
 func TestPatternSubscription(t *testing.T) {
 	t.Parallel()
-	b := brokertest.StartBroker(t)
+	b := pulsartest.Start(t)
 	c := newClient(t, b)
 	ctx := brokertest.Ctx(t, 20*time.Second)
 	prefix := "persistent://public/default/pattern-" + fmt.Sprint(time.Now().UnixNano())
@@ -75,7 +73,7 @@ func TestPatternSubscription(t *testing.T) {
 
 func TestAcks(t *testing.T) {
 	t.Parallel()
-	b := brokertest.StartBroker(t)
+	b := pulsartest.Start(t)
 	c := newClient(t, b)
 	ctx := brokertest.Ctx(t, 20*time.Second)
 
@@ -162,7 +160,7 @@ func TestAcks(t *testing.T) {
 
 func TestKeyShared(t *testing.T) {
 	t.Parallel()
-	b := brokertest.StartBroker(t)
+	b := pulsartest.Start(t)
 	c := newClient(t, b)
 	topic := uniqueTopic(t)
 	c1 := mustSubscribe(t, c, client.ConsumerOptions{Topic: topic, SubscriptionName: "s", Type: client.KeyShared})
@@ -204,7 +202,7 @@ func TestKeyShared(t *testing.T) {
 
 func TestConsumerSeekAndUnsubscribe(t *testing.T) {
 	t.Parallel()
-	b := brokertest.StartBroker(t)
+	b := pulsartest.Start(t)
 	c := newClient(t, b)
 	ctx := brokertest.Ctx(t, 20*time.Second)
 	topic := uniqueTopic(t)

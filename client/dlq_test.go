@@ -2,7 +2,6 @@ package client_test
 
 import (
 	"context"
-	"errors"
 	"maps"
 	"regexp"
 	"testing"
@@ -10,9 +9,10 @@ import (
 
 	"github.com/apache/pulsar-client-go/pulsar"
 
-	"github.com/letterbox-dev/letterbox/broker"
 	"github.com/letterbox-dev/letterbox/client"
+	"github.com/letterbox-dev/letterbox/client/admin"
 	"github.com/letterbox-dev/letterbox/internal/brokertest"
+	"github.com/letterbox-dev/letterbox/pulsartest"
 )
 
 // letter is what identifies a dead or retry letter, ids masked.
@@ -60,7 +60,7 @@ const (
 	dlqSub   = "billing"
 )
 
-func produceOne(t *testing.T, b *broker.Broker) {
+func produceOne(t *testing.T, b server) {
 	t.Helper()
 	c := newOfficial(t, b)
 	p, err := c.CreateProducer(pulsar.ProducerOptions{Topic: dlqTopic})
@@ -78,8 +78,8 @@ func produceOne(t *testing.T, b *broker.Broker) {
 // with the same properties from our consumer and from the official one.
 func TestDeadLetterParityNack(t *testing.T) {
 	t.Parallel()
-	bOurs, bOfficial := brokertest.StartBroker(t), brokertest.StartBroker(t)
-	for _, b := range []*broker.Broker{bOurs, bOfficial} {
+	bOurs, bOfficial := pulsartest.Start(t), pulsartest.Start(t)
+	for _, b := range []*pulsartest.Broker{bOurs, bOfficial} {
 		produceOne(t, b)
 	}
 	ctx := brokertest.Ctx(t, 30*time.Second)
@@ -133,8 +133,8 @@ func TestDeadLetterParityNack(t *testing.T) {
 // the dead letter match.
 func TestRetryParity(t *testing.T) {
 	t.Parallel()
-	bOurs, bOfficial := brokertest.StartBroker(t), brokertest.StartBroker(t)
-	for _, b := range []*broker.Broker{bOurs, bOfficial} {
+	bOurs, bOfficial := pulsartest.Start(t), pulsartest.Start(t)
+	for _, b := range []*pulsartest.Broker{bOurs, bOfficial} {
 		produceOne(t, b)
 	}
 	ctx := brokertest.Ctx(t, 30*time.Second)
@@ -196,7 +196,7 @@ var _ = context.Background
 // its own; its failures are redelivered instead.
 func TestNoDLQOfDLQ(t *testing.T) {
 	t.Parallel()
-	b := brokertest.StartBroker(t)
+	b := pulsartest.Start(t)
 	c := newClient(t, b)
 	ctx := brokertest.Ctx(t, 20*time.Second)
 	dlq := uniqueTopic(t) + "-s-DLQ"
@@ -215,7 +215,7 @@ func TestNoDLQOfDLQ(t *testing.T) {
 		}
 		cons.Nack(m)
 	}
-	if _, err := b.TopicStats(dlq+"-inspect-DLQ", broker.StatsOptions{}); !errors.Is(err, broker.ErrNotFound) {
+	if _, err := b.Admin().Stats(ctx, dlq+"-inspect-DLQ"); !admin.IsNotFound(err) {
 		t.Fatalf("a DLQ of the DLQ was created: %v", err)
 	}
 }

@@ -6,15 +6,15 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/letterbox-dev/letterbox/broker"
 	"github.com/letterbox-dev/letterbox/client"
+	"github.com/letterbox-dev/letterbox/pulsartest"
 )
 
-// startExampleBroker starts an embedded broker on a free port; the examples use it the way
-// an application uses any Pulsar service URL.
-func startExampleBroker() (*broker.Broker, *slog.Logger) {
+// startExampleBroker starts a broker for the example (pulsartest's, on free ports); the
+// examples use it the way an application uses any Pulsar service URL.
+func startExampleBroker() (*pulsartest.Broker, *slog.Logger) {
 	quiet := slog.New(slog.DiscardHandler)
-	b, err := broker.New(broker.WithLogger(quiet))
+	b, err := pulsartest.New(pulsartest.Logger(quiet))
 	if err != nil {
 		panic(err)
 	}

@@ -11,12 +11,15 @@ import (
 	"github.com/apache/pulsar-client-go/pulsar"
 	plog "github.com/apache/pulsar-client-go/pulsar/log"
 
-	"github.com/letterbox-dev/letterbox/broker"
 	"github.com/letterbox-dev/letterbox/client"
 	"github.com/letterbox-dev/letterbox/internal/brokertest"
 )
 
-func newClient(t testing.TB, b *broker.Broker, mods ...func(*client.Options)) *client.Client {
+// server is a broker the tests connect to: pulsartest's, or the broker package's own where a
+// test reaches into it (an interceptor, its stats, its Go API).
+type server interface{ ServiceURL() string }
+
+func newClient(t testing.TB, b server, mods ...func(*client.Options)) *client.Client {
 	t.Helper()
 	o := client.Options{
 		ServiceURL:       b.ServiceURL(),
@@ -34,7 +37,7 @@ func newClient(t testing.TB, b *broker.Broker, mods ...func(*client.Options)) *c
 	return c
 }
 
-func newOfficial(t testing.TB, b *broker.Broker) pulsar.Client {
+func newOfficial(t testing.TB, b server) pulsar.Client {
 	t.Helper()
 	c, err := pulsar.NewClient(pulsar.ClientOptions{
 		URL:               b.ServiceURL(),

@@ -7,9 +7,9 @@ import (
 
 	"github.com/apache/pulsar-client-go/pulsar"
 
-	"github.com/letterbox-dev/letterbox/broker"
 	"github.com/letterbox-dev/letterbox/client"
 	"github.com/letterbox-dev/letterbox/internal/brokertest"
+	"github.com/letterbox-dev/letterbox/pulsartest"
 )
 
 var codecs = []struct {
@@ -33,7 +33,7 @@ func payloadFor(i int) []byte {
 
 func TestOursToOfficial(t *testing.T) {
 	t.Parallel()
-	b := brokertest.StartBroker(t)
+	b := pulsartest.Start(t)
 	ours := newClient(t, b)
 	official := newOfficial(t, b)
 	event := time.UnixMilli(1700000000123)
@@ -83,7 +83,7 @@ func TestOursToOfficial(t *testing.T) {
 
 func TestOfficialToOurs(t *testing.T) {
 	t.Parallel()
-	b := brokertest.StartBroker(t)
+	b := pulsartest.Start(t)
 	ours := newClient(t, b)
 	official := newOfficial(t, b)
 	event := time.UnixMilli(1700000000456)
@@ -133,7 +133,7 @@ func TestOfficialToOurs(t *testing.T) {
 
 func TestDelayedDeliveryInterop(t *testing.T) {
 	t.Parallel()
-	b := brokertest.StartBroker(t, func(c *broker.Config) { c.DelayedDeliveryTick = 50 * time.Millisecond })
+	b := pulsartest.Start(t, pulsartest.Conf("delayedDeliveryTickTimeMillis", "50"))
 	ours := newClient(t, b)
 	official := newOfficial(t, b)
 	const delay = 700 * time.Millisecond
@@ -194,10 +194,8 @@ func TestDelayedDeliveryInterop(t *testing.T) {
 
 func TestKeyPartitionMatchesOfficial(t *testing.T) {
 	t.Parallel()
-	b := brokertest.StartBroker(t, func(c *broker.Config) {
-		c.AllowAutoTopicCreationType = "partitioned"
-		c.DefaultNumPartitions = 5
-	})
+	b := pulsartest.Start(t, pulsartest.Conf("allowAutoTopicCreationType", "partitioned"),
+		pulsartest.Conf("defaultNumPartitions", "5"))
 	ours := newClient(t, b)
 	official := newOfficial(t, b)
 	ctx := brokertest.Ctx(t, 20*time.Second)

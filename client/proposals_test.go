@@ -14,6 +14,7 @@ import (
 	"github.com/letterbox-dev/letterbox/client"
 	"github.com/letterbox-dev/letterbox/client/wire/pb"
 	"github.com/letterbox-dev/letterbox/internal/brokertest"
+	"github.com/letterbox-dev/letterbox/pulsartest"
 )
 
 // The four proposals (PIP-124, PIP-263, PIP-139, PIP-236) end to end with our client: what
@@ -41,12 +42,12 @@ func TestProposalInitialSubscription(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			b := brokertest.StartBroker(t)
+			b := pulsartest.Start(t)
 			c := newClient(t, b)
 			topic := uniqueTopic(t)
 			dlq := topic + "-s-DLQ"
 			if precreate {
-				if err := b.CreateTopic(dlq, nil); err != nil {
+				if err := b.Admin().CreateTopic(brokertest.Ctx(t, 10*time.Second), dlq, 0, nil); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -58,12 +59,12 @@ func TestProposalInitialSubscription(t *testing.T) {
 			publish(t, p, 3)
 			nackAll(t, cons, 3)
 			brokertest.WaitFor(t, 15*time.Second, "3 dead letters kept by the initial subscription", func() bool {
-				st, err := b.TopicStats(dlq, broker.StatsOptions{})
+				st, err := b.Admin().Stats(brokertest.Ctx(t, 10*time.Second), dlq)
 				if err != nil {
 					return false
 				}
-				ss := st.Subscriptions["keep"]
-				return ss != nil && ss.MsgBacklog == 3 && len(ss.Consumers) == 0
+				ss, ok := st.Subscriptions["keep"]
+				return ok && ss.MsgBacklog == 3 && len(ss.Consumers) == 0
 			})
 			late := mustSubscribe(t, c, client.ConsumerOptions{Topic: dlq, SubscriptionName: "keep", InitialPosition: client.Latest})
 			var got []string
@@ -87,6 +88,7 @@ func TestProposalInitialSubscription(t *testing.T) {
 // source subscription's backlog.
 func TestProposalInitialSubscriptionNotAllowed(t *testing.T) {
 	t.Parallel()
+	// internal/brokertest, not pulsartest: the test intercepts the broker's commands.
 	b := brokertest.StartBroker(t, func(c *broker.Config) { c.AllowAutoSubscriptionCreation = false })
 	var refused atomic.Int32
 	b.Intercept(func(dir broker.Direction, cmd *pb.BaseCommand) broker.Verdict {
@@ -147,10 +149,8 @@ func TestProposalInitialSubscriptionNotAllowed(t *testing.T) {
 // the retry and DLQ topics of a subscription on a partitioned topic have 0 partitions.
 func TestProposalLetterTopicsNonPartitioned(t *testing.T) {
 	t.Parallel()
-	b := brokertest.StartBroker(t, func(c *broker.Config) {
-		c.AllowAutoTopicCreationType = "partitioned"
-		c.DefaultNumPartitions = 3
-	})
+	b := pulsartest.Start(t, pulsartest.Conf("allowAutoTopicCreationType", "partitioned"),
+		pulsartest.Conf("defaultNumPartitions", "3"))
 	c := newClient(t, b)
 	ctx := brokertest.Ctx(t, 30*time.Second)
 	topic := uniqueTopic(t)
@@ -175,10 +175,10 @@ func TestProposalLetterTopicsNonPartitioned(t *testing.T) {
 	}
 	for _, name := range []string{topic + "-s-RETRY", topic + "-s-DLQ"} {
 		brokertest.WaitFor(t, 10*time.Second, name+" to hold a message", func() bool {
-			st, err := b.TopicStats(name, broker.StatsOptions{})
+			st, err := b.Admin().Stats(ctx, name)
 			return err == nil && st.MsgInCounter > 0
 		})
-		if n, err := b.PartitionedMetadata(name); err != nil || n != 0 {
+		if n, err := b.Admin().Partitions(ctx, name); err != nil || n != 0 {
 			t.Errorf("%s: %d partitions, %v; want 0", name, n, err)
 		}
 		if parts, err := c.TopicPartitions(ctx, name); err != nil || !slices.Equal(parts, []string{name}) {
@@ -195,18 +195,12 @@ var chained = regexp.MustCompile(`-(DLQ|RETRY)-.*-(DLQ|RETRY)$`)
 // DLQ/RETRY suffixes.
 func TestProposalRegexConsumerNoLetterChains(t *testing.T) {
 	t.Parallel()
-	b := brokertest.StartBroker(t)
-	if err := b.CreateTenant("seed", broker.TenantInfo{AllowedClusters: []string{"standalone"}}); err != nil {
-		t.Fatal(err)
-	}
-	if err := b.CreateNamespace("seed/apps", nil); err != nil {
-		t.Fatal(err)
-	}
+	b := pulsartest.Start(t, pulsartest.Namespace("seed/apps"))
 	c := newClient(t, b)
 	ctx := brokertest.Ctx(t, 60*time.Second)
 	for round := range 5 {
 		topic := fmt.Sprintf("persistent://seed/apps/orders-%d", round)
-		if err := b.CreateTopic(topic, nil); err != nil {
+		if err := b.Admin().CreateTopic(ctx, topic, 0, nil); err != nil {
 			t.Fatal(err)
 		}
 		cons, err := c.Subscribe(ctx, client.ConsumerOptions{
@@ -237,7 +231,7 @@ func TestProposalRegexConsumerNoLetterChains(t *testing.T) {
 		}
 		p.Close()
 	}
-	topics, err := b.Topics("seed/apps", true)
+	topics, err := b.Admin().Topics(ctx, "seed/apps", true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -269,6 +263,7 @@ func TestProposalRegexConsumerNoLetterChains(t *testing.T) {
 // topic — while the connection keeps serving other topics.
 func TestProposalDeletedTopicNoReconnect(t *testing.T) {
 	t.Parallel()
+	// internal/brokertest, not pulsartest: the test intercepts the broker's commands.
 	b := brokertest.StartBroker(t)
 	c := newClient(t, b)
 	ctx := brokertest.Ctx(t, 20*time.Second)
@@ -358,7 +353,7 @@ type orderV2 struct {
 // written with — two Avro versions and two JSON versions on one topic each.
 func TestProposalAutoConsumeSchemaVersions(t *testing.T) {
 	t.Parallel()
-	b := brokertest.StartBroker(t)
+	b := pulsartest.Start(t)
 	c := newClient(t, b)
 	ctx := brokertest.Ctx(t, 30*time.Second)
 	avro1, err := client.NewAvroSchema(orderV1Avro)
@@ -386,7 +381,7 @@ func TestProposalAutoConsumeSchemaVersions(t *testing.T) {
 		if _, err := p2.Send(ctx, &client.Message{Value: orderV2{ID: 2, Item: "pen", Note: "gift"}}); err != nil {
 			t.Fatalf("%s v2: %v", tc.name, err)
 		}
-		if versions, err := b.Schemas(topic); err != nil || len(versions) != 2 {
+		if versions, err := b.Admin().Schemas(ctx, topic); err != nil || len(versions) != 2 {
 			t.Fatalf("%s: schema versions %+v, %v; want 2", tc.name, versions, err)
 		}
 		msgs := receiveN(t, auto, 2, 10*time.Second)
@@ -418,7 +413,7 @@ func TestProposalAutoConsumeSchemaVersions(t *testing.T) {
 // required field added, under the default FULL strategy) is refused with IncompatibleSchema.
 func TestProposalIncompatibleAvroConsumer(t *testing.T) {
 	t.Parallel()
-	b := brokertest.StartBroker(t)
+	b := pulsartest.Start(t)
 	c := newClient(t, b)
 	ctx := brokertest.Ctx(t, 20*time.Second)
 	topic := uniqueTopic(t)

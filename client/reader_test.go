@@ -7,6 +7,7 @@ import (
 
 	"github.com/letterbox-dev/letterbox/client"
 	"github.com/letterbox-dev/letterbox/internal/brokertest"
+	"github.com/letterbox-dev/letterbox/pulsartest"
 )
 
 func publish(t *testing.T, p *client.Producer, n int) []client.MessageID {
@@ -29,7 +30,7 @@ func publish(t *testing.T, p *client.Producer, n int) []client.MessageID {
 
 func TestReader(t *testing.T) {
 	t.Parallel()
-	b := brokertest.StartBroker(t)
+	b := pulsartest.Start(t)
 	c := newClient(t, b)
 	for _, batching := range []bool{false, true} {
 		t.Run(fmt.Sprintf("batching=%v", batching), func(t *testing.T) {
@@ -113,7 +114,7 @@ func TestReader(t *testing.T) {
 
 func TestReaderSeekByTime(t *testing.T) {
 	t.Parallel()
-	b := brokertest.StartBroker(t)
+	b := pulsartest.Start(t)
 	c := newClient(t, b)
 	topic := uniqueTopic(t)
 	p := mustProducer(t, c, client.ProducerOptions{Topic: topic, DisableBatching: true})
@@ -153,8 +154,8 @@ func TestReaderSeekByTime(t *testing.T) {
 // pending for it (the engine of a scan reads millions of letters through one).
 func TestReaderAcknowledges(t *testing.T) {
 	t.Parallel()
-	env := brokertest.Start(t)
-	c := env.Client(t)
+	env := pulsartest.Start(t)
+	c := brokertest.NewClient(t, env.ServiceURL())
 	topic := uniqueTopic(t)
 	p := mustProducer(t, c, client.ProducerOptions{Topic: topic, DisableBatching: true})
 	publish(t, p, 50)
@@ -170,7 +171,7 @@ func TestReaderAcknowledges(t *testing.T) {
 		}
 	}
 	brokertest.WaitFor(t, 10*time.Second, "the reader's subscription still holds unacknowledged messages", func() bool {
-		st, err := env.Admin.Stats(ctx, topic)
+		st, err := env.Admin().Stats(ctx, topic)
 		if err != nil {
 			return false
 		}

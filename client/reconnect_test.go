@@ -11,12 +11,14 @@ import (
 	"github.com/letterbox-dev/letterbox/client"
 	"github.com/letterbox-dev/letterbox/client/wire/pb"
 	"github.com/letterbox-dev/letterbox/internal/brokertest"
+	"github.com/letterbox-dev/letterbox/pulsartest"
 )
 
 // TestReconnectAfterConnectionLoss: connections dropped in the middle of sending and of
 // receiving; every message is receipted and received (at least once).
 func TestReconnectAfterConnectionLoss(t *testing.T) {
 	goroutineLeakCheck(t)
+	// internal/brokertest, not pulsartest: the test intercepts the broker's commands.
 	b := brokertest.StartBroker(t)
 	c := newClient(t, b)
 	topic := uniqueTopic(t)
@@ -62,7 +64,7 @@ func TestReconnectAfterConnectionLoss(t *testing.T) {
 // (an admin cursor reset) makes the consumer resubscribe and read from the new position.
 func TestReconnectAfterBrokerClose(t *testing.T) {
 	t.Parallel()
-	b := brokertest.StartBroker(t)
+	b := pulsartest.Start(t)
 	c := newClient(t, b)
 	topic := uniqueTopic(t)
 	cons := mustSubscribe(t, c, client.ConsumerOptions{Topic: topic, SubscriptionName: "s"})
@@ -74,7 +76,7 @@ func TestReconnectAfterBrokerClose(t *testing.T) {
 	if err := cons.FlushAcks(brokertest.Ctx(t, 5*time.Second)); err != nil {
 		t.Fatal(err)
 	}
-	if err := b.ResetCursorByTime(topic, "s", 0); err != nil {
+	if err := b.Admin().ResetCursorToTime(brokertest.Ctx(t, 5*time.Second), topic, "s", 0); err != nil {
 		t.Fatalf("reset cursor: %v", err)
 	}
 	for i, m := range receiveN(t, cons, 3, 10*time.Second) {
@@ -88,7 +90,7 @@ func TestReconnectAfterBrokerClose(t *testing.T) {
 // allow_reconnect=false), and Send/Receive report the broker's reason.
 func TestTopicDeleted(t *testing.T) {
 	t.Parallel()
-	b := brokertest.StartBroker(t)
+	b := pulsartest.Start(t)
 	c := newClient(t, b)
 	topic := uniqueTopic(t)
 	cons := mustSubscribe(t, c, client.ConsumerOptions{Topic: topic, SubscriptionName: "s"})
@@ -100,7 +102,7 @@ func TestTopicDeleted(t *testing.T) {
 	if m, err := cons.Receive(ctx); err != nil || string(m.Payload) != "before" {
 		t.Fatalf("before: %v %v", m, err)
 	}
-	if err := b.DeleteTopic(topic, true); err != nil {
+	if err := b.Admin().DeleteTopic(ctx, topic, false, true); err != nil {
 		t.Fatalf("delete topic: %v", err)
 	}
 	var sendErr error
@@ -122,7 +124,7 @@ func TestTopicDeleted(t *testing.T) {
 // and surfaces the broker's reason.
 func TestClosedForGood(t *testing.T) {
 	t.Parallel()
-	b := brokertest.StartBroker(t)
+	b := pulsartest.Start(t)
 	c := newClient(t, b)
 	ctx := brokertest.Ctx(t, 20*time.Second)
 
@@ -165,6 +167,7 @@ func TestClosedForGood(t *testing.T) {
 // and the client reconnects.
 func TestKeepaliveStale(t *testing.T) {
 	t.Parallel()
+	// internal/brokertest, not pulsartest: the test intercepts the broker's commands.
 	b := brokertest.StartBroker(t)
 	c := newClient(t, b, func(o *client.Options) { o.KeepAliveInterval = 100 * time.Millisecond })
 	topic := uniqueTopic(t)
@@ -204,7 +207,7 @@ func TestKeepaliveStale(t *testing.T) {
 // closes the others for good.
 func TestUnsubscribeForceClosesOthers(t *testing.T) {
 	t.Parallel()
-	b := brokertest.StartBroker(t)
+	b := pulsartest.Start(t)
 	c := newClient(t, b)
 	ctx := brokertest.Ctx(t, 10*time.Second)
 	topic := uniqueTopic(t)

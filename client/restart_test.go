@@ -10,15 +10,14 @@ import (
 	"github.com/letterbox-dev/letterbox/broker/storage"
 	"github.com/letterbox-dev/letterbox/client"
 	"github.com/letterbox-dev/letterbox/internal/brokertest"
+	"github.com/letterbox-dev/letterbox/pulsartest"
 )
 
 // TestBrokerRestart: a durable broker restarted under a live producer and consumer. Sends
 // resume, the consumer resumes from its cursor, and every receipted message is received.
 func TestBrokerRestart(t *testing.T) {
 	t.Parallel()
-	start := durableBroker(t)
-	b := start("127.0.0.1:0")
-	addr := b.Addr()
+	b := pulsartest.Start(t, pulsartest.Dir(t.TempDir()))
 	c := newClient(t, b)
 	topic := uniqueTopic(t)
 	cons := mustSubscribe(t, c, client.ConsumerOptions{Topic: topic, SubscriptionName: "s", InitialPosition: client.Earliest})
@@ -73,8 +72,9 @@ func TestBrokerRestart(t *testing.T) {
 	if err := cons.FlushAcks(ctx); err != nil {
 		t.Fatal(err)
 	}
-	b.Close()
-	start(addr)
+	if err := b.Restart(); err != nil {
+		t.Fatal(err)
+	}
 	close(restarted)
 	wg.Wait()
 	for len(received) < len(receipted) {
@@ -97,7 +97,8 @@ func TestBrokerRestart(t *testing.T) {
 }
 
 // A reader says it is disconnected while its broker is away, and reconnects by itself to read
-// on from where it was once the broker is back.
+// on from where it was once the broker is back. (The test looks at the reader between the stop
+// and the start, which pulsartest's Restart does as one step: it starts the broker itself.)
 func TestReaderConnectedAcrossRestart(t *testing.T) {
 	t.Parallel()
 	start := durableBroker(t)

@@ -11,6 +11,7 @@ import (
 	"github.com/letterbox-dev/letterbox/client"
 	"github.com/letterbox-dev/letterbox/client/wire/pb"
 	"github.com/letterbox-dev/letterbox/internal/brokertest"
+	"github.com/letterbox-dev/letterbox/pulsartest"
 )
 
 type order struct {
@@ -23,7 +24,7 @@ const orderAvro = `{"type":"record","name":"Order","fields":[{"name":"id","type"
 
 func TestSchemas(t *testing.T) {
 	t.Parallel()
-	b := brokertest.StartBroker(t)
+	b := pulsartest.Start(t)
 	c := newClient(t, b)
 	ctx := brokertest.Ctx(t, 20*time.Second)
 
@@ -104,6 +105,7 @@ func TestSchemas(t *testing.T) {
 func TestAutoConsumeOnSubscribe(t *testing.T) {
 	t.Parallel()
 	for _, compat := range []bool{false, true} {
+		// internal/brokertest, not pulsartest: the test intercepts the broker's commands.
 		b := brokertest.StartBroker(t, func(c *broker.Config) { c.CompatUpstream = compat })
 		var sent atomic.Int32 // 1 = no schema, 2 = AutoConsume
 		b.Intercept(func(dir broker.Direction, cmd *pb.BaseCommand) broker.Verdict {

@@ -5,9 +5,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/letterbox-dev/letterbox/broker"
 	"github.com/letterbox-dev/letterbox/client"
 	"github.com/letterbox-dev/letterbox/internal/brokertest"
+	"github.com/letterbox-dev/letterbox/pulsartest"
 )
 
 // Against a broker that behaves as upstream (no extension fields): a deleted topic's producer
@@ -15,7 +15,7 @@ import (
 // work as usual.
 func TestCompatUpstreamBroker(t *testing.T) {
 	t.Parallel()
-	b := brokertest.StartBroker(t, func(c *broker.Config) { c.CompatUpstream = true })
+	b := pulsartest.Start(t, pulsartest.UpstreamCompat())
 	c := newClient(t, b)
 	ctx := brokertest.Ctx(t, 30*time.Second)
 
@@ -24,7 +24,7 @@ func TestCompatUpstreamBroker(t *testing.T) {
 	if _, err := p.Send(ctx, &client.Message{Payload: []byte("x")}); err != nil {
 		t.Fatal(err)
 	}
-	if err := b.DeleteTopic(topic, true); err != nil {
+	if err := b.Admin().DeleteTopic(ctx, topic, false, true); err != nil {
 		t.Fatal(err)
 	}
 	var sendErr error

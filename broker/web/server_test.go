@@ -27,7 +27,9 @@ func newServer(t *testing.T, opts ...broker.Option) *web.Server {
 	return s
 }
 
-// startServer is newServer that also returns the broker (internal/brokertest starts both).
+// startServer is newServer that also returns the broker (internal/brokertest starts both;
+// not pulsartest: these are the broker's own tests, which configure it with any broker.Option
+// and reach into it).
 func startServer(t *testing.T, opts ...broker.Option) (*broker.Broker, *web.Server) {
 	t.Helper()
 	mods := make([]func(*broker.Config), len(opts))

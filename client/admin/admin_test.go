@@ -13,24 +13,22 @@ import (
 	"github.com/apache/pulsar-client-go/pulsar"
 	plog "github.com/apache/pulsar-client-go/pulsar/log"
 
-	"github.com/letterbox-dev/letterbox/broker"
-	"github.com/letterbox-dev/letterbox/broker/web"
 	"github.com/letterbox-dev/letterbox/client/admin"
-	"github.com/letterbox-dev/letterbox/internal/brokertest"
+	"github.com/letterbox-dev/letterbox/pulsartest"
 )
 
 var quiet = slog.New(slog.DiscardHandler)
 
-// start starts a broker with its admin API (internal/brokertest) and a client of it with a
-// 10 s timeout.
-func start(t *testing.T) (*broker.Broker, *web.Server, *admin.Client) {
+// start starts a broker with its admin API (pulsartest) and a client of it with a 10 s
+// timeout.
+func start(t *testing.T) (*pulsartest.Broker, *admin.Client) {
 	t.Helper()
-	env := brokertest.Start(t)
-	c, err := admin.New(admin.Options{URL: env.AdminURL, Timeout: 10 * time.Second})
+	b := pulsartest.Start(t)
+	c, err := admin.New(admin.Options{URL: b.AdminURL(), Timeout: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return env.Broker, env.Web, c
+	return b, c
 }
 
 func must(t *testing.T, err error) {
@@ -48,7 +46,7 @@ func ctx(t *testing.T) context.Context {
 
 func TestAdminClient(t *testing.T) {
 	t.Parallel()
-	b, _, c := start(t)
+	b, c := start(t)
 	x := ctx(t)
 	clusters, err := c.Clusters(x)
 	must(t, err)

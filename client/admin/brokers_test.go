@@ -11,7 +11,7 @@ import (
 
 func TestHealth(t *testing.T) {
 	t.Parallel()
-	_, _, c := start(t)
+	_, c := start(t)
 	must(t, c.Health(ctx(t)))
 
 	// A broker whose check fails, in upstream's two ways: an error status, or another answer.
@@ -40,7 +40,7 @@ func TestHealth(t *testing.T) {
 
 func TestMetrics(t *testing.T) {
 	t.Parallel()
-	b, _, c := start(t)
+	b, c := start(t)
 	x := ctx(t)
 	const topic = "persistent://public/default/measured"
 	produce(t, b, topic, "a", "b")
@@ -54,7 +54,7 @@ func TestMetrics(t *testing.T) {
 // ActiveBrokers names the broker by its web address, as upstream's brokers/{cluster} does.
 func TestActiveBrokers(t *testing.T) {
 	t.Parallel()
-	_, s, c := start(t)
+	b, c := start(t)
 	clusters, err := c.Clusters(ctx(t))
 	must(t, err)
 	if len(clusters) == 0 {
@@ -62,7 +62,7 @@ func TestActiveBrokers(t *testing.T) {
 	}
 	got, err := c.ActiveBrokers(ctx(t), clusters[0])
 	must(t, err)
-	want := strings.TrimPrefix(s.URL(), "http://")
+	want := strings.TrimPrefix(b.AdminURL(), "http://")
 	if len(got) != 1 || got[0] != want {
 		t.Errorf("active brokers = %v, want [%s]", got, want)
 	}

@@ -17,13 +17,13 @@ import (
 // event time and properties, then a batch split into its messages with their own keys.
 func TestPeekAt(t *testing.T) {
 	t.Parallel()
-	b, _, c := start(t)
+	b, c := start(t)
 	x := ctx(t)
 	const topic = "persistent://public/default/peek-at"
 	must(t, c.CreateTopic(x, topic, 0, nil))
 	must(t, c.CreateSubscription(x, topic, "s", admin.Earliest))
 
-	pc, err := pulsar.NewClient(pulsar.ClientOptions{URL: "pulsar://" + b.Addr(), Logger: plog.DefaultNopLogger()})
+	pc, err := pulsar.NewClient(pulsar.ClientOptions{URL: b.ServiceURL(), Logger: plog.DefaultNopLogger()})
 	must(t, err)
 	t.Cleanup(pc.Close)
 	single, err := pc.CreateProducer(pulsar.ProducerOptions{Topic: topic, DisableBatching: true})

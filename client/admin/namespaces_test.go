@@ -13,7 +13,7 @@ import (
 // startNS is start plus a namespace acme/app (tenant acme) to edit.
 func startNS(t *testing.T) *admin.Client {
 	t.Helper()
-	_, _, c := start(t)
+	_, c := start(t)
 	x := ctx(t)
 	must(t, c.CreateTenant(x, "acme", admin.TenantInfo{AllowedClusters: []string{"standalone"}}))
 	must(t, c.CreateNamespace(x, "acme/app"))

@@ -16,7 +16,7 @@ const (
 
 func TestSchemaVersionOf(t *testing.T) {
 	t.Parallel()
-	_, _, c := start(t)
+	_, c := start(t)
 	x := ctx(t)
 	must(t, c.CreateSchema(x, schemaTopic, "AVRO", avroV1, nil))
 	must(t, c.CreateSchema(x, schemaTopic, "AVRO", avroV2, nil))
@@ -62,7 +62,7 @@ func TestSchemaCompatibility(t *testing.T) {
 
 func TestSchemaVersionsAndDelete(t *testing.T) {
 	t.Parallel()
-	_, _, c := start(t)
+	_, c := start(t)
 	x := ctx(t)
 	must(t, c.CreateSchema(x, schemaTopic, "AVRO", avroV1, map[string]string{"team": "orders"}))
 	must(t, c.CreateSchema(x, schemaTopic, "AVRO", avroV2, nil))

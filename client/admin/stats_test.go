@@ -16,7 +16,7 @@ import (
 
 func TestPartitionedStats(t *testing.T) {
 	t.Parallel()
-	b, _, c := start(t)
+	b, c := start(t)
 	x := ctx(t)
 	const topic = "persistent://public/default/parted-stats"
 	must(t, c.CreateTopic(x, topic, 2, nil))

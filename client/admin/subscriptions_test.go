@@ -11,7 +11,7 @@ import (
 
 func TestExpireMessages(t *testing.T) {
 	t.Parallel()
-	b, _, c := start(t)
+	b, c := start(t)
 	x := ctx(t)
 	const topic = "persistent://public/default/expire-one"
 	must(t, c.CreateTopic(x, topic, 0, nil))
@@ -33,7 +33,7 @@ func TestExpireMessages(t *testing.T) {
 
 func TestResetCursorToID(t *testing.T) {
 	t.Parallel()
-	b, _, c := start(t)
+	b, c := start(t)
 	x := ctx(t)
 	const topic = "persistent://public/default/rewound"
 	must(t, c.CreateTopic(x, topic, 0, nil))

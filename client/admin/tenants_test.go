@@ -11,7 +11,7 @@ import (
 
 func TestTenantsAndUpdateTenant(t *testing.T) {
 	t.Parallel()
-	_, _, c := start(t)
+	_, c := start(t)
 	x := ctx(t)
 	must(t, c.CreateTenant(x, "acme", admin.TenantInfo{AllowedClusters: []string{"standalone"}}))
 	tenants, err := c.Tenants(x)

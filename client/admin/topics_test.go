@@ -11,13 +11,13 @@ import (
 	"github.com/apache/pulsar-client-go/pulsar"
 	plog "github.com/apache/pulsar-client-go/pulsar/log"
 
-	"github.com/letterbox-dev/letterbox/broker"
 	"github.com/letterbox-dev/letterbox/client/admin"
 	"github.com/letterbox-dev/letterbox/internal/brokertest"
+	"github.com/letterbox-dev/letterbox/pulsartest"
 )
 
 // producer opens an unbatched producer of the official client on topic.
-func producer(t *testing.T, b *broker.Broker, topic string) pulsar.Producer {
+func producer(t *testing.T, b *pulsartest.Broker, topic string) pulsar.Producer {
 	t.Helper()
 	pc, err := pulsar.NewClient(pulsar.ClientOptions{URL: b.ServiceURL(), Logger: plog.DefaultNopLogger(), OperationTimeout: 10 * time.Second})
 	must(t, err)
@@ -30,7 +30,7 @@ func producer(t *testing.T, b *broker.Broker, topic string) pulsar.Producer {
 }
 
 // produce sends one message per payload, unbatched.
-func produce(t *testing.T, b *broker.Broker, topic string, payloads ...string) {
+func produce(t *testing.T, b *pulsartest.Broker, topic string, payloads ...string) {
 	t.Helper()
 	p := producer(t, b, topic)
 	for _, s := range payloads {
@@ -44,7 +44,7 @@ const missingTopic = "persistent://public/default/none"
 
 func TestRemoveTopicProperty(t *testing.T) {
 	t.Parallel()
-	_, _, c := start(t)
+	_, c := start(t)
 	x := ctx(t)
 	const topic = "persistent://public/default/props"
 	must(t, c.CreateTopic(x, topic, 0, map[string]string{"owner": "billing", "tier": "gold"}))
@@ -59,7 +59,7 @@ func TestRemoveTopicProperty(t *testing.T) {
 
 func TestMessageIDByTime(t *testing.T) {
 	t.Parallel()
-	b, _, c := start(t)
+	b, c := start(t)
 	x := ctx(t)
 	const topic = "persistent://public/default/by-time"
 	produce(t, b, topic, "a", "b")
@@ -78,7 +78,7 @@ func TestMessageIDByTime(t *testing.T) {
 
 func TestTerminateTopic(t *testing.T) {
 	t.Parallel()
-	b, _, c := start(t)
+	b, c := start(t)
 	x := ctx(t)
 	const topic = "persistent://public/default/terminated"
 	p := producer(t, b, topic)
@@ -109,7 +109,7 @@ func TestTerminateTopic(t *testing.T) {
 
 func TestUnloadTopic(t *testing.T) {
 	t.Parallel()
-	_, _, c := start(t)
+	_, c := start(t)
 	x := ctx(t)
 	must(t, c.CreateTopic(x, "persistent://public/default/u", 0, nil))
 	must(t, c.CreateTopic(x, "persistent://public/default/up", 2, nil))
@@ -120,7 +120,7 @@ func TestUnloadTopic(t *testing.T) {
 
 func TestCompactTopic(t *testing.T) {
 	t.Parallel()
-	_, _, c := start(t)
+	_, c := start(t)
 	x := ctx(t)
 	must(t, c.CreateTopic(x, "persistent://public/default/compacted", 0, nil))
 	must(t, c.CompactTopic(x, "persistent://public/default/compacted"))
@@ -129,7 +129,7 @@ func TestCompactTopic(t *testing.T) {
 
 func TestInternalStats(t *testing.T) {
 	t.Parallel()
-	b, _, c := start(t)
+	b, c := start(t)
 	x := ctx(t)
 	const topic = "persistent://public/default/internal"
 	must(t, c.CreateTopic(x, topic, 0, nil))
@@ -153,7 +153,7 @@ func TestInternalStats(t *testing.T) {
 
 func TestExpireAllSubscriptions(t *testing.T) {
 	t.Parallel()
-	b, _, c := start(t)
+	b, c := start(t)
 	x := ctx(t)
 	const topic = "persistent://public/default/expire-all"
 	must(t, c.CreateTopic(x, topic, 0, nil))
@@ -177,7 +177,7 @@ func TestExpireAllSubscriptions(t *testing.T) {
 
 func TestExamineMessage(t *testing.T) {
 	t.Parallel()
-	b, _, c := start(t)
+	b, c := start(t)
 	x := ctx(t)
 	const topic = "persistent://public/default/examine"
 	produce(t, b, topic, "a", "b", "c")
@@ -203,7 +203,7 @@ func TestExamineMessage(t *testing.T) {
 
 func TestUpdatePartitions(t *testing.T) {
 	t.Parallel()
-	_, _, c := start(t)
+	_, c := start(t)
 	x := ctx(t)
 	const topic = "persistent://public/default/grown"
 	must(t, c.CreateTopic(x, topic, 2, nil))
@@ -218,7 +218,7 @@ func TestUpdatePartitions(t *testing.T) {
 
 func TestUpdateTopicProperties(t *testing.T) {
 	t.Parallel()
-	_, _, c := start(t)
+	_, c := start(t)
 	x := ctx(t)
 	const topic = "persistent://public/default/labelled"
 	must(t, c.CreateTopic(x, topic, 0, map[string]string{"owner": "billing"}))

@@ -23,7 +23,8 @@ import (
 var _ client.TokenRefresher = (*oauth2.TokenSource)(nil)
 
 // secureEnv is an issuer and a broker that accepts its tokens (tokenPublicKey) and lets role
-// "app" do anything; refresh is how often the broker looks for expired credentials.
+// "app" do anything; refresh is how often the broker looks for expired credentials. It uses
+// internal/brokertest rather than pulsartest: refresh goes below broker.conf's whole seconds.
 func secureEnv(t *testing.T, lifetime, refresh time.Duration) (*oauth2test.Issuer, *brokertest.Env) {
 	t.Helper()
 	is := oauth2test.Start(t, lifetime)

@@ -20,6 +20,8 @@ type env struct {
 	state string
 }
 
+// newEnv uses internal/brokertest rather than pulsartest: the stall and window tests intercept
+// the broker's commands (env.b).
 func newEnv(t *testing.T, dedup bool) *env {
 	t.Helper()
 	be := brokertest.Start(t, func(c *broker.Config) { c.BrokerDeduplicationEnabled = dedup })

@@ -12,14 +12,15 @@ import (
 	"github.com/letterbox-dev/letterbox/client/deadletter"
 	"github.com/letterbox-dev/letterbox/client/triage"
 	"github.com/letterbox-dev/letterbox/internal/brokertest"
+	"github.com/letterbox-dev/letterbox/pulsartest"
 )
 
 // officialLetters has the official Go client route dead letters into DLQs named by hand,
 // retry letters into a retry topic named by hand, and produce to a topic named x-DLQ that
 // nothing derives from.
-func officialLetters(t *testing.T, env *brokertest.Env) {
+func officialLetters(t *testing.T, env *pulsartest.Broker) {
 	t.Helper()
-	c, err := pulsar.NewClient(pulsar.ClientOptions{URL: env.ServiceURL, OperationTimeout: 10 * time.Second})
+	c, err := pulsar.NewClient(pulsar.ClientOptions{URL: env.ServiceURL(), OperationTimeout: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,18 +63,18 @@ func officialLetters(t *testing.T, env *brokertest.Env) {
 	retrying.ReconsumeLater(m, time.Hour)
 	for _, topic := range []string{ns + "orders-dlq", ns + "payments.retry"} {
 		brokertest.WaitFor(t, 20*time.Second, "a letter in "+topic, func() bool {
-			st, err := env.Admin.Stats(ctx, topic)
+			st, err := env.Admin().Stats(ctx, topic)
 			return err == nil && st.MsgInCounter == 1
 		})
 	}
 }
 
 func TestFinderCustomNames(t *testing.T) {
-	env := brokertest.Start(t)
+	env := pulsartest.Start(t)
 	officialLetters(t, env)
 	ctx := brokertest.Ctx(t, 30*time.Second)
-	f := triage.NewFinder(env.Admin)
-	topics := listing(t, ctx, env.Admin)
+	f := triage.NewFinder(env.Admin())
+	topics := listing(t, ctx, env.Admin())
 	got := f.Classify(ctx, topics)
 	want := map[string]deadletter.Verdict{
 		ns + "orders":         {},
@@ -87,7 +88,7 @@ func TestFinderCustomNames(t *testing.T) {
 			t.Errorf("%s: %+v, want %+v", name, got[name], w)
 		}
 	}
-	props, err := env.Admin.TopicProperties(ctx, ns+"x-DLQ")
+	props, err := env.Admin().TopicProperties(ctx, ns+"x-DLQ")
 	if err != nil || props[deadletter.PropertyTopicPurpose] != broker.PurposeStandard {
 		t.Errorf("x-DLQ properties %v, %v: want the broker to mark it standard", props, err)
 	}
@@ -104,12 +105,12 @@ func TestFinderCustomNames(t *testing.T) {
 
 // TestFinderBudget samples at most MaxSamples topics per call, and the rest on later calls.
 func TestFinderBudget(t *testing.T) {
-	env := brokertest.Start(t)
+	env := pulsartest.Start(t)
 	officialLetters(t, env)
 	ctx := brokertest.Ctx(t, 30*time.Second)
-	f := triage.NewFinder(env.Admin)
+	f := triage.NewFinder(env.Admin())
 	f.MaxSamples = 1
-	topics := listing(t, ctx, env.Admin)
+	topics := listing(t, ctx, env.Admin())
 	found := func() int {
 		n := 0
 		for _, v := range f.Classify(ctx, topics) {

@@ -13,6 +13,7 @@ import (
 	"github.com/letterbox-dev/letterbox/client/expr"
 	"github.com/letterbox-dev/letterbox/client/triage"
 	"github.com/letterbox-dev/letterbox/internal/brokertest"
+	"github.com/letterbox-dev/letterbox/pulsartest"
 )
 
 const ns = "persistent://public/default/"
@@ -98,20 +99,20 @@ func counts(cs []triage.Count) map[string]int64 {
 // TestScanCounts scans a DLQ of 100,000 letters and compares every breakdown with what was
 // written; the DLQ's subscription is untouched and no subscription is left behind.
 func TestScanCounts(t *testing.T) {
-	env := brokertest.Start(t)
-	cl := env.Client(t)
+	env := pulsartest.Start(t)
+	cl := brokertest.NewClient(t, env.ServiceURL())
 	dlq := ns + "scan-counts-DLQ"
 	const n = 100_000
 	w := fill(t, cl, dlq, "keep", n)
 	ctx := brokertest.Ctx(t, 2*time.Minute)
-	before, err := env.Admin.Stats(ctx, dlq)
+	before, err := env.Admin().Stats(ctx, dlq)
 	if err != nil {
 		t.Fatal(err)
 	}
 
 	var last triage.Progress
 	var reports atomic.Int64
-	res, err := triage.Scan(ctx, cl, triage.ScanOptions{Topic: dlq, Admin: env.Admin,
+	res, err := triage.Scan(ctx, cl, triage.ScanOptions{Topic: dlq, Admin: env.Admin(),
 		Progress: func(p triage.Progress) { last = p; reports.Add(1) }})
 	if err != nil {
 		t.Fatal(err)
@@ -160,7 +161,7 @@ func TestScanCounts(t *testing.T) {
 		t.Errorf("last progress %+v after %d reports", last, reports.Load())
 	}
 
-	after, err := env.Admin.Stats(ctx, dlq)
+	after, err := env.Admin().Stats(ctx, dlq)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,7 +174,7 @@ func TestScanCounts(t *testing.T) {
 
 // search finds every letter of one key over the whole DLQ, and reads them back a page at a
 // time, forward and back, the same each way.
-func search(t *testing.T, env *brokertest.Env, cl *client.Client, dlq string, w want) {
+func search(t *testing.T, env *pulsartest.Broker, cl *client.Client, dlq string, w want) {
 	ctx := brokertest.Ctx(t, time.Minute)
 	f, err := expr.Parse("key=customer-27", time.Now())
 	if err != nil {
@@ -189,7 +190,7 @@ func search(t *testing.T, env *brokertest.Env, cl *client.Client, dlq string, w 
 	}
 	const page = 30
 	read := func(i int) []string {
-		msgs, err := triage.Fetch(ctx, env.Admin, dlq, res.Matches[i:min(i+page, len(res.Matches))])
+		msgs, err := triage.Fetch(ctx, env.Admin(), dlq, res.Matches[i:min(i+page, len(res.Matches))])
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -221,8 +222,8 @@ func search(t *testing.T, env *brokertest.Env, cl *client.Client, dlq string, w 
 
 // TestScanTopicDeleted: a DLQ deleted while it is scanned ends the scan with ErrTopicGone.
 func TestScanTopicDeleted(t *testing.T) {
-	env := brokertest.Start(t)
-	cl := env.Client(t)
+	env := pulsartest.Start(t)
+	cl := brokertest.NewClient(t, env.ServiceURL())
 	dlq := ns + "scan-deleted-DLQ"
 	fill(t, cl, dlq, "keep", 20_000)
 	ctx := brokertest.Ctx(t, time.Minute)
@@ -230,7 +231,7 @@ func TestScanTopicDeleted(t *testing.T) {
 	res, err := triage.Scan(ctx, cl, triage.ScanOptions{Topic: dlq, ProgressEvery: time.Millisecond,
 		Progress: func(p triage.Progress) {
 			if p.Read > 1000 && deleting.CompareAndSwap(false, true) {
-				if err := env.Admin.DeleteTopic(ctx, dlq, false, true); err != nil {
+				if err := env.Admin().DeleteTopic(ctx, dlq, false, true); err != nil {
 					t.Errorf("delete: %v", err)
 				}
 			}
@@ -245,8 +246,8 @@ func TestScanTopicDeleted(t *testing.T) {
 
 // TestScanUntil reads only up to the given last message, whatever arrived since.
 func TestScanUntil(t *testing.T) {
-	env := brokertest.Start(t)
-	cl := env.Client(t)
+	env := pulsartest.Start(t)
+	cl := brokertest.NewClient(t, env.ServiceURL())
 	dlq := ns + "scan-until-DLQ"
 	fill(t, cl, dlq, "keep", 500)
 	ctx := brokertest.Ctx(t, time.Minute)
@@ -270,11 +271,11 @@ func TestScanUntil(t *testing.T) {
 
 // TestScanEmpty: an empty DLQ scans to nothing at once.
 func TestScanEmpty(t *testing.T) {
-	env := brokertest.Start(t)
-	cl := env.Client(t)
+	env := pulsartest.Start(t)
+	cl := brokertest.NewClient(t, env.ServiceURL())
 	dlq := ns + "scan-empty-DLQ"
 	ctx := brokertest.Ctx(t, 30*time.Second)
-	if err := env.Admin.CreateTopic(ctx, dlq, 0, nil); err != nil {
+	if err := env.Admin().CreateTopic(ctx, dlq, 0, nil); err != nil {
 		t.Fatal(err)
 	}
 	res, err := triage.Scan(ctx, cl, triage.ScanOptions{Topic: dlq})

@@ -9,6 +9,7 @@ import (
 
 	"github.com/letterbox-dev/letterbox/client/admin"
 	"github.com/letterbox-dev/letterbox/internal/brokertest"
+	"github.com/letterbox-dev/letterbox/pulsartest"
 )
 
 // values are the candidates' values.
@@ -128,34 +129,34 @@ admin_url = "http://127.0.0.1:8080"
 
 func TestCompleteFromCluster(t *testing.T) {
 	t.Parallel()
-	env := brokertest.Start(t)
+	env := pulsartest.Start(t)
 	ctx := brokertest.Ctx(t, 30*time.Second)
 	for _, topic := range []string{"orders", "orders-billing-DLQ", "payments"} {
-		if err := env.Admin.CreateTopic(ctx, "persistent://public/default/"+topic, 0, nil); err != nil {
+		if err := env.Admin().CreateTopic(ctx, "persistent://public/default/"+topic, 0, nil); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := env.Admin.CreateTenant(ctx, "acme", admin.TenantInfo{AllowedClusters: []string{"standalone"}}); err != nil {
+	if err := env.Admin().CreateTenant(ctx, "acme", admin.TenantInfo{AllowedClusters: []string{"standalone"}}); err != nil {
 		t.Fatal(err)
 	}
-	if err := env.Admin.CreateNamespace(ctx, "acme/billing"); err != nil {
+	if err := env.Admin().CreateNamespace(ctx, "acme/billing"); err != nil {
 		t.Fatal(err)
 	}
-	if err := env.Admin.CreateTopic(ctx, "persistent://acme/billing/invoices", 3, nil); err != nil {
+	if err := env.Admin().CreateTopic(ctx, "persistent://acme/billing/invoices", 3, nil); err != nil {
 		t.Fatal(err)
 	}
-	if err := env.Admin.CreateSubscription(ctx, "persistent://public/default/orders-billing-DLQ", "billing-replay", admin.Earliest); err != nil {
+	if err := env.Admin().CreateSubscription(ctx, "persistent://public/default/orders-billing-DLQ", "billing-replay", admin.Earliest); err != nil {
 		t.Fatal(err)
 	}
 	cluster := clusterNames{timeout: 10 * time.Second}
-	at := []string{"--admin-url", env.AdminURL}
+	at := []string{"--admin-url", env.AdminURL()}
 	for _, tt := range []struct {
 		words []string
 		cur   string
 		want  []string
 	}{
 		{[]string{"dlq", "stats"}, "", []string{"orders-billing-DLQ"}},
-		{[]string{"dlq", "--admin-url", env.AdminURL, "purge"}, "", []string{"orders-billing-DLQ"}},
+		{[]string{"dlq", "--admin-url", env.AdminURL(), "purge"}, "", []string{"orders-billing-DLQ"}},
 		{[]string{"replay", "--dlq"}, "o", []string{"orders-billing-DLQ"}},
 		{[]string{"replay", "--to"}, "", []string{"acme/billing/invoices", "orders", "orders-billing-DLQ", "payments"}},
 		{[]string{"replay", "--to"}, "acme/billing/", []string{"acme/billing/invoices"}},

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/letterbox-dev/letterbox/internal/brokertest"
+	"github.com/letterbox-dev/letterbox/pulsartest"
 )
 
 // TestWorkload runs the demo against the embedded broker and checks that, within seconds, the
@@ -14,9 +14,9 @@ import (
 // reason, an AUTO_CONSUME consumer beside JSON ones, a Key_Shared group of three, deduplication
 // on for the namespace.
 func TestWorkload(t *testing.T) {
-	env := brokertest.Start(t)
+	env := pulsartest.Start(t)
 
-	w, err := New(Options{ServiceURL: env.ServiceURL, AdminURL: env.AdminURL, Rate: 60})
+	w, err := New(Options{ServiceURL: env.ServiceURL(), AdminURL: env.AdminURL(), Rate: 60})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,7 +27,7 @@ func TestWorkload(t *testing.T) {
 	}
 	t.Cleanup(w.Stop)
 
-	ac := env.Admin
+	ac := env.Admin()
 	pol, err := ac.NamespacePolicies(ctx, DefaultNamespace)
 	if err != nil {
 		t.Fatal(err)
