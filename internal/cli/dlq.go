@@ -48,6 +48,12 @@ purge, resend and subscribe change the DLQ: each says what it will do and asks f
 answers for a script), and is refused in a read-only session (--readonly, or a context with
 readonly = true). Every action is recorded in the replay history.
 
+DLQ is a topic's name: x, namespace/x, tenant/namespace/x or persistent://tenant/namespace/x.
+A short name is the one topic of that name in any namespace of the cluster, as the TUI finds
+it; a name several namespaces hold is refused with the list (exit 2). discard, purge, resend
+and subscribe (and replay) act only on a topic the DLQ rule calls a dead-letter or retry topic
+(letterbox help dlq-rule); --not-a-dlq acts on another one.
+
 Subcommands:
 `
 
@@ -167,31 +173,11 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 // errNotFound marks a DLQ or namespace the cluster does not have.
 var errNotFound = errors.New("not found")
 
-// findTopic resolves arg, a topic name as the clients take it (orders-DLQ, tenant/ns/x or a
-// full name), to the full name of an existing topic. It asks the admin API first: a reader
-// on a missing topic would have the broker create it.
+// findTopic resolves arg (orders-DLQ, tenant/ns/x or a full name) to the full name of an
+// existing topic by the rule the TUI shares (resolveTopic, dlq_target.go). It reads listings
+// only: a reader on a missing topic would have the broker create it.
 func findTopic(ctx context.Context, ad *admin.Client, arg string) (string, error) {
-	tn, err := admin.ParseTopic(arg)
-	if err != nil {
-		return "", usageErr{err}
-	}
-	name := tn.String()
-	// A partitioned topic has no stats of its own; upstream answers 0 partitions for a
-	// missing topic, letterbox's broker may answer 404: both mean "look further".
-	n, err := ad.Partitions(ctx, name)
-	switch {
-	case err == nil && n > 0:
-		return name, nil
-	case err != nil && !admin.IsNotFound(err):
-		return "", fmt.Errorf("%s: %w", name, err)
-	}
-	if _, err := ad.Stats(ctx, name); err != nil {
-		if admin.IsNotFound(err) {
-			return "", fmt.Errorf("%s: %w", name, errNotFound)
-		}
-		return "", fmt.Errorf("%s: %w", name, err)
-	}
-	return name, nil
+	return resolveTopic(ctx, ad, arg)
 }
 
 // openDLQ connects as the client flags say and finds the DLQ arg names. On failure it reports

@@ -28,10 +28,11 @@ type target struct {
 // backlog is the subscription's backlog in t.stats.
 func (t *target) backlog() int64 { return t.stats.Subscriptions[t.sub].MsgBacklog }
 
-// openTarget connects, finds the DLQ arg names and the durable subscription to act through
-// (sub, else the DLQ's only one). On failure it reports and returns the exit code; otherwise
-// the caller closes t.cl.
-func openTarget(ctx context.Context, cf *clientFlags, cmd, arg, sub string, stderr io.Writer) (*target, int) {
+// openTarget connects, finds the DLQ arg names, refuses a topic that holds no letters unless
+// notADLQ (--not-a-dlq), and finds the durable subscription to act through (sub, else the
+// DLQ's only one). On failure it reports and returns the exit code; otherwise the caller
+// closes t.cl.
+func openTarget(ctx context.Context, cf *clientFlags, cmd, arg, sub string, notADLQ bool, stderr io.Writer) (*target, int) {
 	ad, cl, topic, code := openDLQ(ctx, cf, cmd, arg, stderr)
 	if code != ExitOK {
 		return nil, code
@@ -45,6 +46,9 @@ func openTarget(ctx context.Context, cf *clientFlags, cmd, arg, sub string, stde
 		}
 		printError(stderr, cmd, err)
 		return nil, ExitFailure
+	}
+	if err := requireLetterTopic(ctx, ad, cmd, topic, notADLQ); err != nil {
+		return fail(err)
 	}
 	// Dead letters go to one topic, never a partitioned one; the replay engine reads one.
 	if n, err := ad.Partitions(ctx, topic); err == nil && n > 0 {

@@ -21,6 +21,7 @@ type discardFlags struct {
 	ids                    idList
 	limit                  int64
 	all, dryRun, yes, json bool
+	notADLQ                bool
 }
 
 func (f *discardFlags) register(fs *flag.FlagSet) {
@@ -28,6 +29,7 @@ func (f *discardFlags) register(fs *flag.FlagSet) {
 	fs.Var(&f.filters, "filter", filterHelp)
 	fs.Var(&f.ids, "ids", "select the letters `IDS` (ledger:entry or ledger:entry:partition:batch, comma-separated)")
 	fs.Int64Var(&f.limit, "limit", 0, "select the first `N` letters the other flags select")
+	fs.BoolVar(&f.notADLQ, "not-a-dlq", false, notADLQHelp)
 	fs.BoolVar(&f.all, "all", false, "select every letter the subscription has not acknowledged (instead of --filter, --ids or --limit)")
 	fs.StringVar(&f.until, "until", "", "take letters up to message `ID` only, as a --dry-run printed it (default: the DLQ's last message when the preview is made)")
 	fs.BoolVar(&f.dryRun, "dry-run", false, "show what would be discarded, and the --until that pins it; change nothing")
@@ -35,7 +37,7 @@ func (f *discardFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.json, "json", false, "write one JSON object per letter considered, then a summary, to stdout")
 }
 
-var dlqDiscard = dlqSub{cmd: "letterbox dlq discard", flags: []string{"subscription", "filter", "ids", "limit", "all", "until", "dry-run", "yes", "json"},
+var dlqDiscard = dlqSub{cmd: "letterbox dlq discard", flags: []string{"subscription", "filter", "ids", "limit", "all", "until", "not-a-dlq", "dry-run", "yes", "json"},
 	usage: `Usage: letterbox dlq discard DLQ [--subscription S] [--filter EXPR]... [--ids L:E,...] [--limit N]
                              [--all] [--until L:E] [--dry-run] [--yes] [--json] [client flags]
 
@@ -100,7 +102,7 @@ func runDLQDiscard(ctx context.Context, cf *clientFlags, in stdin, args []string
 			return code
 		}
 	}
-	t, code := openTarget(ctx, cf, cmd, pos[0], f.subscription, stderr)
+	t, code := openTarget(ctx, cf, cmd, pos[0], f.subscription, f.notADLQ, stderr)
 	if code != ExitOK {
 		return code
 	}

@@ -16,19 +16,20 @@ import (
 
 // purgeFlags are the flags of "letterbox dlq purge".
 type purgeFlags struct {
-	subscription string
-	count        int64
-	yes, json    bool
+	subscription       string
+	count              int64
+	yes, json, notADLQ bool
 }
 
 func (f *purgeFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.subscription, "subscription", "", "purge subscription `S` (default: the DLQ's only durable one)")
 	fs.Int64Var(&f.count, "count", 0, "skip only the first `N` letters of the backlog (default: all of it)")
+	fs.BoolVar(&f.notADLQ, "not-a-dlq", false, notADLQHelp)
 	fs.BoolVar(&f.yes, "yes", false, "do not ask")
 	fs.BoolVar(&f.json, "json", false, "write the outcome as one JSON object to stdout")
 }
 
-var dlqPurge = dlqSub{cmd: "letterbox dlq purge", flags: []string{"subscription", "count", "yes", "json"},
+var dlqPurge = dlqSub{cmd: "letterbox dlq purge", flags: []string{"subscription", "count", "not-a-dlq", "yes", "json"},
 	usage: `Usage: letterbox dlq purge DLQ [--subscription S] [--count N] [--yes] [--json] [client flags]
 
 Throws away dead letters for good, through the admin API: without --count, the subscription's
@@ -69,7 +70,7 @@ func runDLQPurge(ctx context.Context, cf *clientFlags, in stdin, args []string, 
 	if code := cf.refuseReadOnly(cmd, "purge dead letters", stderr); code != ExitOK {
 		return code
 	}
-	t, code := openTarget(ctx, cf, cmd, pos[0], f.subscription, stderr)
+	t, code := openTarget(ctx, cf, cmd, pos[0], f.subscription, f.notADLQ, stderr)
 	if code != ExitOK {
 		return code
 	}

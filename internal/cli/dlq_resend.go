@@ -22,8 +22,8 @@ type resendFlags struct {
 	id, subscription, to, payloadFile string
 	payload, key                      optString
 	properties                        propertyList
-	unset                             filterList
-	edit, yes, json                   bool
+	unset                             stringList
+	edit, yes, json, notADLQ          bool
 }
 
 func (f *resendFlags) register(fs *flag.FlagSet) {
@@ -36,12 +36,13 @@ func (f *resendFlags) register(fs *flag.FlagSet) {
 	fs.Var(&f.properties, "property", "set property `k=v`, repeatable")
 	fs.Var(&f.unset, "unset-property", "remove property `k`, repeatable")
 	fs.BoolVar(&f.edit, "edit", false, "edit the payload in $VISUAL (else $EDITOR) first")
+	fs.BoolVar(&f.notADLQ, "not-a-dlq", false, notADLQHelp)
 	fs.BoolVar(&f.yes, "yes", false, "do not ask")
 	fs.BoolVar(&f.json, "json", false, "write the outcome as one JSON object to stdout")
 }
 
 var dlqResend = dlqSub{cmd: "letterbox dlq resend",
-	flags: []string{"id", "subscription", "to", "payload", "payload-file", "key", "property", "unset-property", "edit", "yes", "json"},
+	flags: []string{"id", "subscription", "to", "payload", "payload-file", "key", "property", "unset-property", "edit", "not-a-dlq", "yes", "json"},
 	usage: `Usage: letterbox dlq resend DLQ --id L:E [--subscription S] [--to TOPIC]
                             [--payload TEXT | --payload-file FILE] [--key K] [--property k=v]...
                             [--unset-property k]... [--edit] [--yes] [--json] [client flags]
@@ -106,7 +107,7 @@ func runDLQResend(ctx context.Context, cf *clientFlags, in stdin, args []string,
 	if code := cf.refuseReadOnly(cmd, "resend a dead letter", stderr); code != ExitOK {
 		return code
 	}
-	t, code := openTarget(ctx, cf, cmd, pos[0], f.subscription, stderr)
+	t, code := openTarget(ctx, cf, cmd, pos[0], f.subscription, f.notADLQ, stderr)
 	if code != ExitOK {
 		return code
 	}
@@ -203,3 +204,15 @@ func mustTopic(name string) admin.TopicName {
 	tn, _ := admin.ParseTopic(name)
 	return tn
 }
+
+// stringList is a repeatable flag of plain strings (--unset-property).
+type stringList []string
+
+func (l *stringList) String() string {
+	if l == nil {
+		return ""
+	}
+	return strings.Join(*l, ",")
+}
+
+func (l *stringList) Set(v string) error { *l = append(*l, v); return nil }

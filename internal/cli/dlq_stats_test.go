@@ -126,7 +126,7 @@ func TestDLQStats(t *testing.T) {
 	checkUntouched(t, ctx, env.Admin, dlq, before)
 
 	code, out, errOut = runDLQCmd(t, ctx, env, "stats", "missing-DLQ")
-	if code != ExitFailure || out != "" || !strings.Contains(errOut, "DLQ persistent://public/default/missing-DLQ: not found") {
+	if code != ExitFailure || out != "" || !strings.Contains(errOut, `DLQ topic "missing-DLQ" not found`) {
 		t.Errorf("stats of a missing DLQ: code %d, stdout %q, stderr %q", code, out, errOut)
 	}
 	if _, err := env.Admin.Stats(ctx, dlqNS+"missing-DLQ"); err == nil {

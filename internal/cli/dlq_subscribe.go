@@ -23,20 +23,21 @@ import (
 
 // subscribeFlags are the flags of "letterbox dlq subscribe".
 type subscribeFlags struct {
-	subscription    string
-	minutes, sizeMB optInt
-	yes, json       bool
+	subscription       string
+	minutes, sizeMB    optInt
+	yes, json, notADLQ bool
 }
 
 func (f *subscribeFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.subscription, "subscription", "", "the subscription's `NAME` (default: <origin subscription>-replay, else dlq-replay)")
 	fs.Var(&f.minutes, "retention-minutes", "keep the namespace's acknowledged messages `N` minutes (-1: no limit)")
 	fs.Var(&f.sizeMB, "retention-size-mb", "keep up to `N` MB of them per topic (-1: no limit)")
+	fs.BoolVar(&f.notADLQ, "not-a-dlq", false, notADLQHelp)
 	fs.BoolVar(&f.yes, "yes", false, "do not ask")
 	fs.BoolVar(&f.json, "json", false, "write the outcome as one JSON object to stdout")
 }
 
-var dlqSubscribe = dlqSub{cmd: "letterbox dlq subscribe", flags: []string{"subscription", "retention-minutes", "retention-size-mb", "yes", "json"},
+var dlqSubscribe = dlqSub{cmd: "letterbox dlq subscribe", flags: []string{"subscription", "retention-minutes", "retention-size-mb", "not-a-dlq", "yes", "json"},
 	usage: `Usage: letterbox dlq subscribe DLQ [--subscription NAME] [--retention-minutes N] [--retention-size-mb N]
                                [--yes] [--json] [client flags]
 
@@ -108,6 +109,13 @@ func runDLQSubscribe(ctx context.Context, cf *clientFlags, in stdin, args []stri
 	fail := func(err error) int {
 		printError(stderr, cmd, err)
 		return ExitFailure
+	}
+	if err := requireLetterTopic(ctx, ad, cmd, topic, f.notADLQ); err != nil {
+		var ue usageErr
+		if errors.As(err, &ue) {
+			return usageError(stderr, cmd, err)
+		}
+		return fail(err)
 	}
 	tn := mustTopic(topic)
 	ns := tn.Tenant + "/" + tn.Namespace

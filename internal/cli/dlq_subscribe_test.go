@@ -70,8 +70,12 @@ func TestDLQSubscribe(t *testing.T) {
 	if err := env.Admin.CreateTopic(ctx, dlqNS+"misc", 0, nil); err != nil {
 		t.Fatal(err)
 	}
-	if code, out, errOut := subscribe("", false, "misc", "--yes"); code != ExitOK || !strings.Contains(out, "created subscription dlq-replay on misc") {
+	// An ordinary topic is refused, unless --not-a-dlq says it is meant.
+	if code, out, errOut := subscribe("", false, "misc", "--yes"); code != ExitUsage || out != "" || !strings.Contains(errOut, "add --not-a-dlq") {
 		t.Errorf("misc: code %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	if code, out, errOut := subscribe("", false, "misc", "--not-a-dlq", "--yes"); code != ExitOK || !strings.Contains(out, "created subscription dlq-replay on misc") {
+		t.Errorf("misc --not-a-dlq: code %d, stdout %q, stderr %q", code, out, errOut)
 	}
 	checkHistory(t, env, []replay.HistoryEntry{
 		{Action: replay.ActionSubscribe, DLQ: dlq, Subscription: "billing-replay", Selection: "earliest", Result: "complete"},

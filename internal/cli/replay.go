@@ -29,10 +29,11 @@ type replayFlags struct {
 	limit                    int64
 	maxReplays               int
 	dryRun, json, fresh, yes bool
+	notADLQ                  bool
 }
 
 // replayFlagNames lists the replay flags in the order of the help.
-var replayFlagNames = []string{"dlq", "subscription", "to", "destination", "filter", "ids", "until", "rate", "limit", "max-replays", "dry-run", "yes", "json", "new"}
+var replayFlagNames = []string{"dlq", "subscription", "to", "destination", "filter", "ids", "until", "rate", "limit", "max-replays", "not-a-dlq", "dry-run", "yes", "json", "new"}
 
 func (r *replayFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&r.dlq, "dlq", "", "the dead-letter `TOPIC` to replay (required)")
@@ -46,6 +47,7 @@ func (r *replayFlags) register(fs *flag.FlagSet) {
 	fs.Int64Var(&r.limit, "limit", 0, "move at most `N` messages (0: no limit)")
 	fs.IntVar(&r.maxReplays, "max-replays", replay.DefaultMaxReplays, "skip messages already replayed `N` times (loop guard; negative: none)")
 	fs.BoolVar(&r.dryRun, "dry-run", false, "report what would move and where; move nothing")
+	fs.BoolVar(&r.notADLQ, "not-a-dlq", false, notADLQHelp)
 	fs.BoolVar(&r.yes, "yes", false, "do not ask before replaying every letter of a DLQ of more than 100 (asked on a terminal only)")
 	fs.BoolVar(&r.json, "json", false, "write one JSON object per message considered, then a summary, to stdout")
 	fs.BoolVar(&r.fresh, "new", false, "start a new run instead of resuming an interrupted one")
@@ -66,6 +68,9 @@ Without --filter, --ids or --limit a replay takes every letter; on a terminal it
 when that is more than 100 letters (the DLQ's name typed; --yes does not ask), and without a
 terminal it runs. A blank --filter, an empty --ids or an empty item in one is refused (exit 2):
 a selection is never wider than written.
+
+--dlq names the DLQ as the dlq commands do (a short name in any namespace, an ambiguous one
+refused), and must be a dead-letter or retry topic by the DLQ rule, unless --not-a-dlq.
 
 Flags:
 `
@@ -149,7 +154,13 @@ func runReplay(ctx context.Context, cf *clientFlags, in stdin, args []string, st
 		return fail(err)
 	}
 	defer cl.Close()
-	if err := prepareReplay(ctx, ad, &opts); err != nil {
+	if opts.DLQ, err = findTopic(ctx, ad, opts.DLQ); err == nil {
+		err = requireLetterTopic(ctx, ad, "letterbox replay", opts.DLQ, rf.notADLQ)
+	}
+	if err == nil {
+		err = prepareReplay(ctx, ad, &opts)
+	}
+	if err != nil {
 		var ue usageErr
 		if errors.As(err, &ue) {
 			return usageError(stderr, "letterbox replay", err)
