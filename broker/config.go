@@ -167,7 +167,7 @@ type Config struct {
 	Logger *slog.Logger
 }
 
-// DefaultConfig returns upstream's defaults for a single local broker (see DESIGN.md).
+// DefaultConfig returns upstream's defaults for a single local broker (see docs/design.md).
 func DefaultConfig() Config {
 	return Config{
 		ListenAddr:                                          "127.0.0.1:0",

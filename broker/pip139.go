@@ -6,7 +6,7 @@ import (
 	"github.com/letterbox-dev/letterbox/client/wire/pb"
 )
 
-// PIP-139, as DESIGN.md fixes it: deleting a topic or a namespace closes its producers and
+// PIP-139, as docs/design.md fixes it: deleting a topic or a namespace closes its producers and
 // consumers with allow_reconnect=false (extension field 1000) and a reason. Official clients
 // ignore the field and reconnect, so deletion must also stop them from bringing the topic back:
 //   - a deleted topic leaves a tombstone for TopicTombstoneTTL during which auto-creation of that

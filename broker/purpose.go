@@ -7,7 +7,7 @@ import (
 	"github.com/letterbox-dev/letterbox/client/wire/pb"
 )
 
-// PIP-263, as DESIGN.md fixes it: a topic is a dead-letter or retry topic iff its property
+// PIP-263, as docs/design.md fixes it: a topic is a dead-letter or retry topic iff its property
 // purposeOfAutoCreatedTopic says so. The property is set when the topic is auto-created, from
 // the request's topic_purpose (extension field 1000 of PRODUCER and SUBSCRIBE) or, for clients
 // that do not send it, from the name: <S>-<X>-DLQ / <S>-<X>-RETRY for an existing topic S and a

@@ -1,6 +1,6 @@
 package naming
 
-// PIP-263's record of what a topic is for, as DESIGN.md fixes it: the topic property
+// PIP-263's record of what a topic is for, as docs/design.md fixes it: the topic property
 // PropertyTopicPurpose, set when a topic is auto-created, from the purpose its producer or
 // consumer declares (topic_purpose, an extension field of PRODUCER and SUBSCRIBE that upstream
 // ignores) or, for clients that declare none, from its name.

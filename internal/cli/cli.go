@@ -1,4 +1,4 @@
-// Package cli is letterbox's command line, as DESIGN.md "Command line" fixes it: it parses the
+// Package cli is letterbox's command line, as docs/design.md "Command line" fixes it: it parses the
 // arguments and runs the command. main.go only hands it the process (arguments, standard
 // streams, a context cancelled by SIGINT/SIGTERM) and exits with the code Run returns; nothing
 // here writes to os.Stdout or os.Stderr directly.

@@ -6,7 +6,7 @@ import (
 	"strings"
 )
 
-// Confirmation of the dlq actions (DESIGN.md "Command line": a refusal to act without
+// Confirmation of the dlq actions (docs/design.md "Command line": a refusal to act without
 // confirmation is exit 2). An action asks on stderr and reads the answer from stdin when a
 // person is at a terminal; --yes answers for them, as a script must; without either it does
 // nothing. What may not be undone at scale — more than bigAction letters, or a whole backlog —

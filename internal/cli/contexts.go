@@ -15,7 +15,7 @@ import (
 	"github.com/letterbox-dev/letterbox/tui/data"
 )
 
-// Contexts (DESIGN.md "Command line"): --context NAME takes the cluster's URLs, credentials
+// Contexts (docs/design.md "Command line"): --context NAME takes the cluster's URLs, credentials
 // and TLS settings from the context NAME of $XDG_CONFIG_HOME/letterbox/config.toml; client
 // flags given as well override the context's fields one by one (--token or --token-file
 // replaces its authentication as a whole, --oauth2-* flags its token, --tls-cert-file and
