@@ -132,6 +132,7 @@ func (c *conn) refuseAuthentication(clientVersion string, reason error) error {
 // authRefreshLoop challenges expired credentials, as upstream's refreshAuthenticationCredentials.
 func (c *conn) authRefreshLoop(every time.Duration) {
 	defer c.wg.Done()
+	defer c.b.recoverPanic("refreshing authentication", c) // panic.go
 	t := time.NewTicker(every)
 	defer t.Stop()
 	for {

@@ -67,9 +67,10 @@
 // Interceptor, which runs inside every send, and an Ownership, frontend.go) may run with any of
 // these held and must not call back into the broker.
 //
-// A panic in a handler, a dispatcher or a store's completion is contained where that goroutine's
-// work starts (panic.go): logged with its stack, the connection concerned closed, the process
-// up. Every lock held around code that can panic is released by a deferred unlock
+// A panic in a handler, a dispatcher, a store's completion or any other goroutine a connection
+// starts (its keepalive and authentication refresh, its close) is contained where that
+// goroutine's work starts (panic.go): logged with its stack, the connection concerned closed,
+// the process up. Every lock held around code that can panic is released by a deferred unlock
 // (topic.locked), so a contained panic leaves nothing locked.
 //
 // What clients may make the broker hold is bounded (limits.go, quota.go, 10_ack.go,

@@ -98,6 +98,7 @@ func (c *conn) start() {
 	c.b.wg.Add(1)
 	go func() {
 		defer c.b.wg.Done()
+		defer c.b.recoverPanic("forgetting a closed connection", nil)
 		c.wg.Wait()
 		c.b.forgetConn(c)
 	}()
@@ -301,13 +302,16 @@ func (c *conn) sendHeld(cmd *pb.BaseCommand, payload []byte, hold storage.Holder
 		switch {
 		case v.Disconnect:
 			releaseHold(hold)
-			go c.close("interceptor disconnected the connection")
+			c.b.closeLater(c, "interceptor disconnected the connection")
 			return
 		case v.Drop:
 			releaseHold(hold)
 			return
 		case v.Delay > 0:
-			time.AfterFunc(v.Delay, func() { c.enqueue(cmd, payload, hold) })
+			time.AfterFunc(v.Delay, func() {
+				defer c.b.recoverPanic("sending a delayed command", c)
+				c.enqueue(cmd, payload, hold)
+			})
 			return
 		}
 	}

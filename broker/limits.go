@@ -119,6 +119,7 @@ func (b *Broker) refuseConn(nc net.Conn, reason string) {
 	}, nil)
 	go func() {
 		defer nc.Close()
+		defer b.recoverPanic("refusing a connection", nil)
 		if err == nil {
 			nc.SetWriteDeadline(time.Now().Add(time.Second))
 			nc.Write(frame)

@@ -9,9 +9,10 @@ import (
 // for every client: it is logged with its stack, at Error level with the message "panic
 // contained", and closes that connection; the process stays up. The goroutines that run
 // broker code on a client's behalf recover at their top: the connection's reader (each
-// command in conn.handleFrame, and the loop around them), its writer and keepalive, each
-// topic's dispatcher (topic.dispatchRound), the completion of a stored SEND (topic.publish),
-// and the broker's own loops (guard).
+// command in conn.handleFrame, and the loop around them), its writer, keepalive and
+// authentication refresh, the goroutines that close it (closeLater) and forget it once closed,
+// an interceptor's delayed send, each topic's dispatcher (topic.dispatchRound), the completion
+// of a stored SEND (topic.publish), and the broker's own loops (guard).
 //
 // Locks are released on the way out because every lock taken around code that can panic is
 // released by a deferred unlock (topic.locked, and defer in the handlers): a contained panic
@@ -67,9 +68,20 @@ func (b *Broker) contain(r any, what string, c *conn) {
 	b.panics.Add(1)
 	for _, cc := range []*conn{c, blamed} {
 		if cc != nil {
-			go cc.close("panic while " + what)
+			b.closeLater(cc, "panic while "+what)
 		}
 	}
+}
+
+// closeLater closes c on a goroutine of its own, which contains a panic as the handlers do:
+// closing releases c's consumers, which can make another consumer of a Failover subscription
+// the active one and send it ACTIVE_CONSUMER_CHANGE, a send that may panic in turn. A panic
+// there closes the connection it is blamed on; c's own close is not tried again.
+func (b *Broker) closeLater(c *conn, reason string) {
+	go func() {
+		defer b.recoverPanic("closing a connection ("+reason+")", c)
+		c.close(reason)
+	}()
 }
 
 // guard runs fn, containing a panic: for the broker's own loops, which serve no connection.

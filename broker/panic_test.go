@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/letterbox-dev/letterbox/broker"
+	"github.com/letterbox-dev/letterbox/broker/auth/authtest"
 	"github.com/letterbox-dev/letterbox/client/wire/pb"
 )
 
@@ -148,6 +150,98 @@ func bystanderRoundTrip(t *testing.T, p pulsar.Producer, cons pulsar.Consumer, p
 		cons.Ack(m)
 		if string(m.Payload()) == fmt.Sprintf("%s%d", prefix, i) {
 			i++
+		}
+	}
+}
+
+// A panic in a connection's authentication refresh (here: sending its AUTH_CHALLENGE) closes
+// that connection only, as a handler's does; before, it ended the process.
+func TestPanicInAuthRefreshClosesOnlyItsConnection(t *testing.T) {
+	t.Parallel()
+	logs := &syncBuffer{}
+	b := startSecureBroker(t, func(cfg *broker.Config) {
+		cfg.AuthenticationRefreshCheck = 100 * time.Millisecond
+		cfg.Logger = slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	})
+	intercept(t, b.Broker, func(dir broker.Direction, cmd *pb.BaseCommand) broker.Verdict {
+		if dir == broker.Outbound && cmd.GetType() == pb.BaseCommand_AUTH_CHALLENGE {
+			panic("boom: the test's interceptor")
+		}
+		return broker.Verdict{}
+	})
+	topic := topicName(t)
+	c := tokenClient(t, b.ServiceURL(), b.token(t, "admin"))
+	p := createProducer(t, c, pulsar.ProducerOptions{Topic: topic, DisableBatching: true})
+	cons := subscribe(t, c, pulsar.ConsumerOptions{Topic: topic, SubscriptionName: "bystander"})
+	bystanderRoundTrip(t, p, cons, "before")
+
+	victim, first := rawConnect(t, b.Broker, "token", []byte(authtest.Token(t, b.key, "admin", time.Second)), true)
+	if first.GetType() != pb.BaseCommand_CONNECTED {
+		t.Fatalf("CONNECT: %v", first)
+	}
+	victim.expectClosed(10 * time.Second)
+
+	bystanderRoundTrip(t, p, cons, "after")
+	log := logs.String()
+	for _, want := range []string{"panic contained", "refreshing authentication", "boom: the test's interceptor"} {
+		if !strings.Contains(log, want) {
+			t.Fatalf("the log lacks %q:\n%s", want, log)
+		}
+	}
+}
+
+// Closing a connection after a panic releases its consumers: the active consumer of a
+// Failover subscription goes, the other becomes active and is told so, and that send panics
+// too. The goroutine closing the first connection contains it and closes the second; before,
+// the panic ended the process.
+func TestPanicWhileClosingClosesTheBlamedConnection(t *testing.T) {
+	t.Parallel()
+	logs := &syncBuffer{}
+	b := startBroker(t, func(cfg *broker.Config) {
+		cfg.ActiveConsumerFailoverDelay = 0 // the switch happens inside the close
+		cfg.Logger = slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	})
+	const other = victimID + 10 // the consumer that becomes active
+	var armed atomic.Bool
+	intercept(t, b, func(dir broker.Direction, cmd *pb.BaseCommand) broker.Verdict {
+		switch {
+		case dir == broker.Inbound && cmd.GetLookupTopic().GetRequestId() == victimID:
+			panic("boom: the test's interceptor, in the victim's handler")
+		case armed.Load() && dir == broker.Outbound && cmd.GetActiveConsumerChange().GetConsumerId() == other:
+			panic("boom: the test's interceptor, telling the next consumer")
+		}
+		return broker.Verdict{}
+	})
+	topic := topicName(t)
+	c := newClient(t, b)
+	p := createProducer(t, c, pulsar.ProducerOptions{Topic: topic, DisableBatching: true})
+	cons := subscribe(t, c, pulsar.ConsumerOptions{Topic: topic, SubscriptionName: "bystander"})
+	bystanderRoundTrip(t, p, cons, "before")
+
+	failover := func(conn *rawConn, id uint64, priority int32) {
+		sub := victimSubscribe(topic, id)
+		sub.Subscribe.Subscription = proto.String("failover")
+		sub.Subscribe.SubType = pb.CommandSubscribe_Failover.Enum()
+		sub.Subscribe.PriorityLevel = proto.Int32(priority)
+		conn.send(sub)
+		for conn.next().Cmd.GetType() != pb.BaseCommand_SUCCESS { // ACTIVE_CONSUMER_CHANGE first
+		}
+	}
+	victim, _ := connectRaw(t, b, rawClientVersion, 21)
+	failover(victim, victimID+1, 0) // the active one: the higher priority
+	next, _ := connectRaw(t, b, rawClientVersion, 21)
+	failover(next, other, 1)
+	armed.Store(true)
+	victim.send(&pb.BaseCommand{Type: pb.BaseCommand_LOOKUP.Enum(), LookupTopic: &pb.CommandLookupTopic{
+		Topic: proto.String(topic), RequestId: proto.Uint64(victimID)}})
+	victim.expectClosed(rawTimeout)
+	next.expectClosed(rawTimeout)
+
+	bystanderRoundTrip(t, p, cons, "after")
+	log := logs.String()
+	for _, want := range []string{"closing a connection", "telling the next consumer"} {
+		if !strings.Contains(log, want) {
+			t.Fatalf("the log lacks %q:\n%s", want, log)
 		}
 	}
 }
