@@ -127,7 +127,7 @@ func (a *App) statusView(w int) []string {
 	case a.paletteOpen:
 		return []string{common.Pad(a.palette.Hints(), w, false)}
 	case a.question != nil:
-		return []string{st.Warn.Render(common.Pad(common.Trunc(a.question.text, w), w, false))}
+		return []string{st.Warn.Render(common.Pad(common.Trunc(termtext.Line(a.question.text), w), w, false))}
 	case a.status.err:
 		text := "✗ " + termtext.Line(a.status.text)
 		lines := strings.Split(lipgloss.NewStyle().Width(w).Render(text), "\n")
