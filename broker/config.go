@@ -121,13 +121,16 @@ type Config struct {
 	// slot, and those still waiting after HTTPReadTimeout are answered 503.
 	// MaxHTTPServerConnections (upstream's maxHttpServerConnections) bounds open connections;
 	// more wait in the listen queue. The timeouts bound reading a request's header, reading
-	// the whole request, and an idle keep-alive connection, so a client that announces a body
-	// and never sends it cannot hold a connection for good.
+	// the whole request, writing its answer (from the end of its header, a wait for a slot
+	// included: longer than the read timeout) and an idle keep-alive connection, so a client
+	// that announces a body and never sends it, or never reads its answer, cannot hold a
+	// connection or a request slot for good. They are letterbox's own (limits_conf.go).
 	HTTPMaxRequestSize        int64
 	MaxConcurrentHTTPRequests int
 	MaxHTTPServerConnections  int
 	HTTPReadHeaderTimeout     time.Duration
 	HTTPReadTimeout           time.Duration
+	HTTPWriteTimeout          time.Duration
 	HTTPIdleTimeout           time.Duration
 
 	// Security (auth_check.go, auth_conn.go, tls.go; broker.conf keys in auth_conf.go). All off
@@ -200,6 +203,7 @@ func DefaultConfig() Config {
 		MaxHTTPServerConnections:  2048,
 		HTTPReadHeaderTimeout:     10 * time.Second,
 		HTTPReadTimeout:           30 * time.Second,
+		HTTPWriteTimeout:          time.Minute,
 		HTTPIdleTimeout:           2 * time.Minute,
 		Logger:                    slog.Default(),
 	}

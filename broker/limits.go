@@ -64,11 +64,18 @@ func (c *Config) validateLimits() error {
 	}{
 		{&c.HTTPReadHeaderTimeout, 10 * time.Second},
 		{&c.HTTPReadTimeout, 30 * time.Second},
+		{&c.HTTPWriteTimeout, time.Minute},
 		{&c.HTTPIdleTimeout, 2 * time.Minute},
 	} {
 		if *d.v <= 0 {
 			*d.v = d.def
 		}
+	}
+	// The write timeout runs from the end of a request's header, through its wait for a slot
+	// (up to the read timeout): one no longer would cut queued requests short.
+	if c.HTTPWriteTimeout <= c.HTTPReadTimeout {
+		return fmt.Errorf("broker: httpWriteTimeoutSeconds (%s) must be longer than httpReadTimeoutSeconds (%s): a request may wait that long for a slot before it is answered",
+			c.HTTPWriteTimeout, c.HTTPReadTimeout)
 	}
 	return nil
 }

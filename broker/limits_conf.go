@@ -3,13 +3,15 @@ package broker
 import (
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/letterbox-dev/letterbox/broker/policy"
 )
 
 // The broker.conf keys of the limits (limits.go, quota.go, the admin listener), under
-// upstream's names and with upstream's meaning of 0 (no limit). They join confKeys (conf.go)
-// from here so that the limits stay in one place.
+// upstream's names and with upstream's meaning of 0 (no limit), and the admin listener's
+// timeouts, letterbox's own. They join confKeys (conf.go) from here so that the limits stay
+// in one place.
 
 func init() {
 	for k, v := range limitConfKeys {
@@ -39,6 +41,12 @@ var limitConfKeys = map[string]confSetter{
 		cfg.HTTPMaxRequestSize = n
 		return nil
 	},
+	// The admin listener's timeouts, in seconds: letterbox's own keys (upstream's are Jetty's,
+	// with no broker.conf keys), named as upstream names its HTTP settings.
+	"httpReadHeaderTimeoutSeconds": durationKey(time.Second, func(c *Config) *time.Duration { return &c.HTTPReadHeaderTimeout }),
+	"httpReadTimeoutSeconds":       durationKey(time.Second, func(c *Config) *time.Duration { return &c.HTTPReadTimeout }),
+	"httpWriteTimeoutSeconds":      durationKey(time.Second, func(c *Config) *time.Duration { return &c.HTTPWriteTimeout }),
+	"httpIdleTimeoutSeconds":       durationKey(time.Second, func(c *Config) *time.Duration { return &c.HTTPIdleTimeout }),
 	"backlogQuotaDefaultRetentionPolicy": func(cfg *Config, _ *confState, v string) error {
 		switch v {
 		case policy.QuotaProducerRequestHold, policy.QuotaProducerException, policy.QuotaConsumerBacklogEviction:

@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/letterbox-dev/letterbox/broker/policy"
 )
@@ -24,6 +25,10 @@ maxConcurrentHttpRequests=16
 maxHttpServerConnections=0
 httpMaxRequestSize=1048576
 backlogQuotaDefaultRetentionPolicy=producer_exception
+httpReadHeaderTimeoutSeconds=5
+httpReadTimeoutSeconds=20
+httpWriteTimeoutSeconds=45
+httpIdleTimeoutSeconds=90
 `)
 	base := DefaultConfig()
 	base.Logger = slog.New(slog.DiscardHandler)
@@ -43,6 +48,8 @@ backlogQuotaDefaultRetentionPolicy=producer_exception
 	want.MaxHTTPServerConnections = 0
 	want.HTTPMaxRequestSize = 1 << 20
 	want.BacklogQuotaDefaultRetentionPolicy = policy.QuotaProducerException
+	want.HTTPReadHeaderTimeout, want.HTTPReadTimeout = 5*time.Second, 20*time.Second
+	want.HTTPWriteTimeout, want.HTTPIdleTimeout = 45*time.Second, 90*time.Second
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("LoadConf:\n got %+v\nwant %+v", got, want)
 	}
@@ -53,7 +60,9 @@ backlogQuotaDefaultRetentionPolicy=producer_exception
 		d.MaxConsumersPerTopic != 0 || d.MaxConsumersPerSubscription != 0 || d.MaxSubscriptionsPerTopic != 0 ||
 		d.ManagedLedgerMaxUnackedRangesToPersist != 10000 || d.HTTPMaxRequestSize != -1 ||
 		d.MaxConcurrentHTTPRequests != 1024 || d.MaxHTTPServerConnections != 2048 ||
-		d.BacklogQuotaDefaultRetentionPolicy != policy.QuotaProducerRequestHold || d.MemoryLimit != 0 {
+		d.BacklogQuotaDefaultRetentionPolicy != policy.QuotaProducerRequestHold || d.MemoryLimit != 0 ||
+		d.HTTPReadHeaderTimeout != 10*time.Second || d.HTTPReadTimeout != 30*time.Second ||
+		d.HTTPWriteTimeout != time.Minute || d.HTTPIdleTimeout != 2*time.Minute {
 		t.Errorf("defaults %+v", d)
 	}
 
@@ -62,6 +71,8 @@ backlogQuotaDefaultRetentionPolicy=producer_exception
 		"brokerMaxConnectionsPerIp=many",
 		"httpMaxRequestSize=-2",
 		"backlogQuotaDefaultRetentionPolicy=drop_everything",
+		"httpWriteTimeoutSeconds=0",
+		"httpReadTimeoutSeconds=soon",
 	} {
 		key, _, _ := strings.Cut(bad, "=")
 		if _, err := LoadConf(writeConf(t, bad+"\n"), base); err == nil || !strings.Contains(err.Error(), key) {
@@ -77,6 +88,8 @@ func TestConfigLimitsValidated(t *testing.T) {
 		func(c *Config) { c.MaxConsumersPerTopic = -1 },
 		func(c *Config) { c.MemoryLimit = -1 },
 		func(c *Config) { c.BacklogQuotaDefaultRetentionPolicy = "nope" },
+		// A write timeout no longer than the wait for a slot would cut queued requests.
+		func(c *Config) { c.HTTPWriteTimeout = c.HTTPReadTimeout },
 	} {
 		cfg := DefaultConfig()
 		edit(&cfg)

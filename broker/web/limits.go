@@ -16,9 +16,11 @@ import (
 //     upstream's QoS filter makes them, and one still waiting after the read timeout is
 //     answered 503.
 //   - httpMaxRequestSize (letterbox's 5 MiB when unset) bounds a body: more is refused 413.
-//   - Read-header, read and idle timeouts (Server.New) close a connection that stalls: a
-//     request announcing a megabyte and sending ten bytes is answered 408 and closed after
-//     the read timeout, instead of pinning a descriptor and a goroutine for good.
+//   - Read-header, read, write and idle timeouts (Server.New) close a connection that stalls:
+//     a request announcing a megabyte and sending ten bytes is answered 408 and closed after
+//     the read timeout, and an answer its client does not read is cut off after the write
+//     timeout, freeing its request slot, instead of pinning a descriptor, a goroutine and a
+//     slot for good.
 
 // defaultMaxBody is the largest request body accepted unless httpMaxRequestSize says more
 // (upstream's default max message size, 5 MiB).

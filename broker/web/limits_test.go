@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"net"
@@ -10,6 +11,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/apache/pulsar-client-go/pulsar"
+	plog "github.com/apache/pulsar-client-go/pulsar/log"
 
 	"github.com/letterbox-dev/letterbox/broker"
 	"github.com/letterbox-dev/letterbox/broker/web"
@@ -169,5 +173,66 @@ func TestServerConnectionLimit(t *testing.T) {
 	waiting.SetReadDeadline(time.Now().Add(60 * time.Second))
 	if line := <-got; !strings.Contains(line, " 200 ") {
 		t.Fatalf("the waiting request got %q once a connection closed, want 200", line)
+	}
+}
+
+// A client that asks for a large answer and never reads it held its request slot for good
+// (until TCP gave up on it, minutes later). The write timeout cuts the answer off and frees
+// the slot: with one slot, a later request is served once the unread answer's time is up.
+func TestUnreadAnswerFreesItsSlot(t *testing.T) {
+	t.Parallel()
+	b, s := startServer(t, broker.WithConfig(func() broker.Config {
+		c := broker.DefaultConfig()
+		c.Logger = quiet
+		c.MaxMessageSize = 24 << 20
+		c.MaxConcurrentHTTPRequests = 1
+		c.HTTPReadTimeout = 2 * time.Second
+		c.HTTPWriteTimeout = 3 * time.Second
+		return c
+	}()))
+	const topic = "persistent://public/default/unread"
+	if err := b.CreateTopic(topic, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.CreateSubscription(topic, "s", broker.MessageID{LedgerID: -1, EntryID: -1, PartitionIndex: -1}); err != nil {
+		t.Fatal(err)
+	}
+	c, err := pulsar.NewClient(pulsar.ClientOptions{URL: b.ServiceURL(), OperationTimeout: 30 * time.Second, Logger: plog.NewLoggerWithSlog(quiet)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	p, err := c.CreateProducer(pulsar.ProducerOptions{Topic: topic, DisableBatching: true, CompressionType: pulsar.NoCompression})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	// Far more than the kernel's socket buffers hold: the server's write blocks.
+	if _, err := p.Send(ctx, &pulsar.ProducerMessage{Payload: make([]byte, 20<<20)}); err != nil {
+		t.Fatal(err)
+	}
+	p.Close()
+
+	nc, err := net.DialTimeout("tcp", s.Addr(), 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	nc.(*net.TCPConn).SetReadBuffer(4096)
+	if _, err := io.WriteString(nc, "GET /admin/v2/persistent/public/default/unread/subscription/s/position/1 HTTP/1.1\r\nHost: broker\r\n\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	// Never read. Another request is served once the write timeout frees the slot; before, it
+	// met 503 after waiting the read timeout, every time.
+	deadline := time.Now().Add(45 * time.Second)
+	for {
+		resp, body := do(t, http.MethodGet, s.URL()+"/admin/v2/clusters")
+		if resp.StatusCode == http.StatusOK {
+			break
+		}
+		if resp.StatusCode != http.StatusServiceUnavailable || time.Now().After(deadline) {
+			t.Fatalf("while an answer is not read: %d %s", resp.StatusCode, body)
+		}
 	}
 }

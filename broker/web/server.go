@@ -84,9 +84,12 @@ func New(b *broker.Broker, addr string, log *slog.Logger) (*Server, error) {
 	s.srv = &http.Server{
 		Handler: s.admit(s.logRequests(s.authenticate(s.routes()))),
 		// A client that stalls is closed (limits.go): ReadTimeout covers the header and the
-		// body of a request, IdleTimeout the wait for the next one on a kept-alive connection.
+		// body of a request, WriteTimeout the answer (a client that does not read it would
+		// hold its request slot), IdleTimeout the wait for the next one on a kept-alive
+		// connection.
 		ReadHeaderTimeout: cfg.HTTPReadHeaderTimeout,
 		ReadTimeout:       cfg.HTTPReadTimeout,
+		WriteTimeout:      cfg.HTTPWriteTimeout,
 		IdleTimeout:       cfg.HTTPIdleTimeout,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
