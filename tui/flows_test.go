@@ -179,6 +179,9 @@ func TestFlowPeekSearchExport(t *testing.T) {
 	if len(files) != 1 {
 		t.Fatalf("export wrote %v", files)
 	}
+	if fi, err := os.Stat(files[0]); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("the export's mode: %v, %v; want 0600, the letters being the cluster's", fi.Mode(), err)
+	}
 	f, _ := os.Open(files[0])
 	defer f.Close()
 	var lines []map[string]any

@@ -33,7 +33,7 @@ func (l *FileLog) createSegment() (*segment, error) {
 		l.log.Warn("storage: could not reuse a segment file; creating one", "segment", spare.path, "error", err)
 		l.discard(spare)
 	}
-	f, err := l.files.create(path, 0o644)
+	f, err := l.files.create(path, filePerm)
 	if err != nil {
 		return nil, ioError(err)
 	}

@@ -77,6 +77,14 @@ type FileStore struct {
 // internalBucket holds the store's own keys; the broker's buckets are the Bucket* names.
 const internalBucket = "_storage"
 
+// The data directory holds the cluster's messages, which may be anyone's secrets: what the
+// store creates is its owner's alone. A directory that exists already (a --data DIR the user
+// made) keeps its mode, and so the access the user gave it.
+const (
+	filePerm os.FileMode = 0o600
+	dirPerm  os.FileMode = 0o700
+)
+
 // OpenFileStore opens (creating if need be) the data directory dir. It fails at once, with an
 // error wrapping ErrLocked, if another FileStore (in any process) has dir open.
 func OpenFileStore(dir string, opts FileStoreOptions) (*FileStore, error) {
@@ -102,14 +110,14 @@ func OpenFileStore(dir string, opts FileStoreOptions) (*FileStore, error) {
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	if err := os.MkdirAll(filepath.Join(dir, "topics"), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Join(dir, "topics"), dirPerm); err != nil {
 		return nil, fmt.Errorf("storage: %w", err)
 	}
 	lock, err := lockDir(dir)
 	if err != nil {
 		return nil, err
 	}
-	db, err := bolt.Open(filepath.Join(dir, "meta.db"), 0o644, &bolt.Options{
+	db, err := bolt.Open(filepath.Join(dir, "meta.db"), filePerm, &bolt.Options{
 		Timeout:        time.Second,
 		NoFreelistSync: true,
 		FreelistType:   bolt.FreelistMapType,
@@ -229,7 +237,7 @@ func (s *FileStore) OpenLog(topic string) (Log, error) {
 	}
 	dir := filepath.Join(s.topicsDir(), name)
 	if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
-		if err := os.Mkdir(dir, 0o755); err != nil {
+		if err := os.Mkdir(dir, dirPerm); err != nil {
 			return nil, fmt.Errorf("storage: %w", ioError(err))
 		}
 		if !s.opts.NoSync {

@@ -20,7 +20,7 @@ const lockName = "LOCK"
 // kernel drops the lock when the process dies, however it dies, so a stale file never blocks.
 func lockDir(dir string) (*os.File, error) {
 	path := filepath.Join(dir, lockName)
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, filePerm)
 	if err != nil {
 		return nil, fmt.Errorf("storage: lock %s: %w", dir, err)
 	}

@@ -169,7 +169,7 @@ func (l *FileLog) loadIndex(s *segment) error {
 // and the segment is scanned instead. A failure only costs the next open a scan.
 func (l *FileLog) writeIndex(s *segment) {
 	path := filepath.Join(l.dir, idxFileName(s.ledger))
-	err := l.files.transient(func() error { return os.WriteFile(path, encodeIndex(s), 0o644) })
+	err := l.files.transient(func() error { return os.WriteFile(path, encodeIndex(s), filePerm) })
 	if err != nil {
 		l.log.Warn("storage: could not write a segment's index; the next open scans it", "segment", s.path, "error", err)
 		os.Remove(path)

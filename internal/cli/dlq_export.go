@@ -135,8 +135,13 @@ func createOutput(name string) (*exportOutput, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--output %s: %w", name, err)
 	}
-	// CreateTemp makes the file private; an export is a document like any other.
-	if err := tmp.Chmod(0o644); err != nil {
+	// CreateTemp makes the file private, and the letters are the cluster's: it stays so, unless
+	// it replaces a file whose mode the user chose.
+	mode := os.FileMode(0o600)
+	if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() {
+		mode = fi.Mode().Perm()
+	}
+	if err := tmp.Chmod(mode); err != nil {
 		tmp.Close()
 		os.Remove(tmp.Name())
 		return nil, fmt.Errorf("--output %s: %w", name, err)

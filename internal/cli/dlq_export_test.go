@@ -108,8 +108,9 @@ leave`}},
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); err != nil || fi.Mode().Perm() != 0o644 {
-		t.Errorf("%s: %v, %v; want mode 0644", path, fi.Mode(), err)
+	// The letters are the cluster's: the file is its owner's alone.
+	if fi, err := f.Stat(); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("%s: %v, %v; want mode 0600", path, fi.Mode(), err)
 	}
 	rows, err := csv.NewReader(f).ReadAll()
 	if err != nil {
@@ -131,6 +132,16 @@ leave`}},
 	}
 	if entries, _ := os.ReadDir(filepath.Dir(path)); len(entries) != 1 {
 		t.Errorf("the output directory holds %d files, want only the export", len(entries))
+	}
+	// A file the export replaces keeps the mode its owner gave it.
+	if err := os.Chmod(path, 0o640); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errOut := runDLQCmd(t, ctx, env, "export", "orders-dlq", "--output", path); code != ExitOK {
+		t.Fatalf("export over a file: code %d, stderr %q", code, errOut)
+	}
+	if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o640 {
+		t.Errorf("%s replaced: %v, %v; want the mode it had, 0640", path, fi.Mode(), err)
 	}
 
 	// A filter selects; --payload base64 encodes every payload.

@@ -88,7 +88,8 @@ func export(dir, noDir, path string, msgs []data.Message) tea.Cmd {
 			}
 			buf = append(append(buf, b...), '\n')
 		}
-		if err := os.WriteFile(path, buf, 0o644); err != nil {
+		// The letters' own, so private; a file that exists keeps its mode.
+		if err := os.WriteFile(path, buf, 0o600); err != nil {
 			return common.ErrorMsg{What: "export", Err: err}
 		}
 		return ExportedMsg{Path: path, N: len(msgs)}
