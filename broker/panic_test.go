@@ -175,7 +175,9 @@ func TestPanicInAuthRefreshClosesOnlyItsConnection(t *testing.T) {
 	cons := subscribe(t, c, pulsar.ConsumerOptions{Topic: topic, SubscriptionName: "bystander"})
 	bystanderRoundTrip(t, p, cons, "before")
 
-	victim, first := rawConnect(t, b.Broker, "token", []byte(authtest.Token(t, b.key, "admin", time.Second)), true)
+	// A token that expires soon, but not before a loaded machine has handled the CONNECT
+	// (exp has a one-second resolution).
+	victim, first := rawConnect(t, b.Broker, "token", []byte(authtest.Token(t, b.key, "admin", 3*time.Second)), true)
 	if first.GetType() != pb.BaseCommand_CONNECTED {
 		t.Fatalf("CONNECT: %v", first)
 	}
