@@ -20,6 +20,7 @@ import (
 	"github.com/letterbox-dev/letterbox/tui/components/palette"
 	"github.com/letterbox-dev/letterbox/tui/data"
 	"github.com/letterbox-dev/letterbox/tui/pages/topics"
+	"github.com/letterbox-dev/letterbox/tui/pages/waiting"
 )
 
 // connState is what the header says about the cluster.
@@ -68,6 +69,10 @@ type App struct {
 	otherClients func() int
 	// names are the topics and subscriptions the palette completes (completions.go).
 	names names
+	// typed is the palette line being run; pending what each waiting screen opens once the
+	// cluster answers (commands.go).
+	typed   string
+	pending map[*waiting.Page]pendingOpen
 }
 
 // question is asked on the status line: y does yes, n or esc nothing.
@@ -93,7 +98,8 @@ func (a *App) askQuit() tea.Cmd {
 
 // NewApp builds the app on c, starting on the topics screen of namespace ns ("" = all).
 func NewApp(c *common.Common, ns string, refresh time.Duration) *App {
-	a := &App{c: c, refresh: refresh, freshAt: map[common.Page]time.Time{}, opened: map[common.Page]string{}}
+	a := &App{c: c, refresh: refresh, freshAt: map[common.Page]time.Time{}, opened: map[common.Page]string{},
+		pending: map[*waiting.Page]pendingOpen{}}
 	a.root = topics.New(c, ns)
 	a.stack = []common.Page{a.root}
 	a.palette = palette.New(c, commands)
@@ -202,6 +208,10 @@ func (a *App) update(msg tea.Msg) tea.Cmd {
 		return a.quit()
 	case resolvedMsg:
 		return msg.then(msg.topic)
+	case waitMsg:
+		return a.waitFor(msg)
+	case waiting.ResolvedMsg:
+		return tea.Batch(a.fresh(), a.waited(msg))
 	case common.PaletteMsg:
 		cmd := a.openPalette()
 		a.palette.SetValue(msg.Line)
@@ -219,16 +229,21 @@ func (a *App) update(msg tea.Msg) tea.Cmd {
 		return a.contextOpened(msg)
 	}
 	if _, ok := msg.(common.FreshMsg); ok {
-		var cmd tea.Cmd
-		if a.conn == connDown && a.status.err {
-			cmd = a.say("reconnected", false) // the condition cleared
-		}
-		a.conn = connUp
-		// Only the screen on top reloads, so what just arrived is its.
-		a.freshAt[a.active()] = a.c.Clock.Now()
-		return tea.Batch(cmd, a.toAll(msg))
+		return tea.Batch(a.fresh(), a.toAll(msg))
 	}
 	return a.toAll(msg)
+}
+
+// fresh takes data that just arrived from the cluster as proof that it answers.
+func (a *App) fresh() tea.Cmd {
+	var cmd tea.Cmd
+	if a.conn == connDown && a.status.err {
+		cmd = a.say("reconnected", false) // the condition cleared
+	}
+	a.conn = connUp
+	// Only the screen on top reloads, so what just arrived is its.
+	a.freshAt[a.active()] = a.c.Clock.Now()
+	return cmd
 }
 
 func (a *App) key(msg tea.KeyPressMsg) tea.Cmd {
@@ -338,6 +353,11 @@ func (a *App) push(m common.NavigateMsg) tea.Cmd {
 	if p == nil {
 		return nil
 	}
+	return a.pushPage(p, key)
+}
+
+// pushPage puts p on top of the stack, opened on key (navKey), and starts it.
+func (a *App) pushPage(p common.Page, key string) tea.Cmd {
 	a.opened[p] = key
 	p.SetSize(a.c.Width, a.pageHeight())
 	a.stack = append(a.stack, p)
@@ -371,6 +391,9 @@ func (a *App) pop() {
 	a.active().Close()
 	delete(a.freshAt, a.active())
 	delete(a.opened, a.active())
+	if w, ok := a.active().(*waiting.Page); ok {
+		delete(a.pending, w)
+	}
 	a.stack = a.stack[:len(a.stack)-1]
 }
 

@@ -19,6 +19,7 @@ import (
 	"github.com/letterbox-dev/letterbox/tui/pages/replay"
 	"github.com/letterbox-dev/letterbox/tui/pages/resend"
 	"github.com/letterbox-dev/letterbox/tui/pages/topic"
+	"github.com/letterbox-dev/letterbox/tui/pages/waiting"
 )
 
 // commands are the ":" palette's commands (k9s style).
@@ -52,6 +53,7 @@ func (a *App) run(line string) tea.Cmd {
 		return ""
 	}
 	status := a.say
+	a.typed = line
 	name, err := commandNamed(f[0])
 	if err != nil {
 		return status(err.Error(), true)
@@ -170,6 +172,20 @@ type resolvedMsg struct {
 	then  func(string) tea.Cmd
 }
 
+// waitMsg says a palette command's topic could not be resolved because the cluster does not
+// answer: the command's waiting screen opens, and opens the command's own once it does.
+type waitMsg struct {
+	line, name string
+	err        error
+	open       pendingOpen
+}
+
+// pendingOpen is what a waiting screen's command does once its name is resolved: then with the
+// topic, or missing (when set) with a name that matches no topic.
+type pendingOpen struct {
+	then, missing func(string) tea.Cmd
+}
+
 // resolve finds the topic name means among the existing ones, then does then with it; a name
 // that matches none or several says so, with the candidates, and opens nothing.
 func (a *App) resolve(name string, then func(string) tea.Cmd) tea.Cmd {
@@ -177,18 +193,50 @@ func (a *App) resolve(name string, then func(string) tea.Cmd) tea.Cmd {
 }
 
 // resolveOr is resolve with missing, when set, called for a name that matches no topic.
+// A cluster that does not answer opens the command's waiting screen (pages/waiting), which
+// resolves the name when it does.
 func (a *App) resolveOr(name string, then func(string) tea.Cmd, missing func(string) tea.Cmd) tea.Cmd {
+	line := a.typed
 	return common.Load(a.c, "topic "+name, func(ctx context.Context, s data.Source) (tea.Msg, error) {
 		t, err := data.Resolve(ctx, s, name)
 		var ne *data.NameError
-		if errors.As(err, &ne) && !ne.Ambiguous && missing != nil {
+		switch {
+		case errors.As(err, &ne) && !ne.Ambiguous && missing != nil:
 			return resolvedMsg{topic: name, then: missing}, nil
-		}
-		if err != nil {
+		case err != nil && common.ProblemOf(err) == common.ProblemUnreachable:
+			return waitMsg{line: line, name: name, err: err, open: pendingOpen{then: then, missing: missing}}, nil
+		case err != nil:
 			return nil, err
 		}
 		return resolvedMsg{topic: t, then: then}, nil
 	}, func(m tea.Msg) tea.Msg { return m })
+}
+
+// waitFor opens the waiting screen of a command whose name the cluster could not resolve.
+func (a *App) waitFor(m waitMsg) tea.Cmd {
+	a.conn = connDown
+	p := waiting.New(a.c, m.line, m.name, m.err)
+	a.pending[p] = m.open
+	cmd := a.pushPage(p, "")
+	return tea.Batch(cmd, a.say("the cluster does not answer: :"+m.line+" opens once it does", false))
+}
+
+// waited opens, in place of its waiting screen, the screen of the command it waited for.
+func (a *App) waited(m waiting.ResolvedMsg) tea.Cmd {
+	open, ok := a.pending[m.Page]
+	if !ok || m.Page != a.active() {
+		return nil
+	}
+	var ne *data.NameError
+	switch {
+	case errors.As(m.Err, &ne) && !ne.Ambiguous && open.missing != nil:
+		a.pop()
+		return open.missing(m.Page.Name())
+	case m.Err != nil:
+		return a.toActive(m) // the screen says so
+	}
+	a.pop()
+	return open.then(m.Topic)
 }
 
 // replayCommand is :replay DLQ [SUBSCRIPTION] [FILTER…]: without a subscription (the second

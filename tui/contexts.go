@@ -249,6 +249,7 @@ func (a *App) contextOpened(msg contextOpenedMsg) tea.Cmd {
 	}
 	a.root = topics.New(a.c, "")
 	a.stack = []common.Page{a.root}
+	clear(a.pending)
 	a.helpOpen = false
 	a.conn = connUnknown
 	a.resize()

@@ -1,10 +1,10 @@
 package tui
 
 import (
-	"errors"
 	"fmt"
 	"testing"
 
+	"github.com/letterbox-dev/letterbox/client"
 	"github.com/letterbox-dev/letterbox/tui/common"
 	"github.com/letterbox-dev/letterbox/tui/data"
 	"github.com/letterbox-dev/letterbox/tui/tuitest"
@@ -37,7 +37,8 @@ var errorScreens = []struct {
 		h.send(common.RefreshMsg{Forced: true})
 	}},
 	{"tail-ended", func(h *harness) {
-		h.src.TailEnd = errors.New("pulsar: closed by the broker: the topic was deleted")
+		h.src.TailEnd = &client.BrokerClosedError{Topic: "persistent://public/demo/orders",
+			Reason: "topic persistent://public/demo/orders was deleted"}
 		h.command("tail orders")
 	}},
 }

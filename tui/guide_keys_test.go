@@ -23,6 +23,7 @@ var guideTables = map[string][]string{
 	"dlq":      {"dlq index", "dlq", "dlq counts"},
 	"replay":   {"replay preview", "replay controls", "replay done"},
 	"resend":   {"resend"},
+	"waiting":  {"waiting"},
 }
 
 // shared are the help sections not of one screen, each with a table of its own in the guide.

@@ -59,6 +59,7 @@ type walkState struct {
 	name, line string
 	keys       []string
 	typing     bool
+	down       bool // the cluster does not answer
 }
 
 // open starts a harness on the state.
@@ -67,6 +68,11 @@ func (st walkState) open(t *testing.T) *harness {
 	h := newHarness(t, 120, 40, "dark")
 	// A tail's stream is abandoned soon: what it delivered does not matter here.
 	h.streamWait = 30 * time.Millisecond
+	if st.down {
+		h.src.Lock()
+		h.src.Err = unreachable
+		h.src.Unlock()
+	}
 	if st.line != "" {
 		h.command(st.line)
 	}
@@ -93,6 +99,7 @@ var walkStates = []walkState{
 	{name: "replay controls", line: "dlq public/demo/orders-billing-DLQ", keys: []string{"R", "O"}, typing: true},
 	{name: "replay done", line: "dlq public/demo/orders-billing-DLQ", keys: []string{"R", "enter", "y"}},
 	{name: "resend", line: "dlq public/demo/orders-billing-DLQ", keys: []string{"E"}, typing: true},
+	{name: "waiting", line: "flow orders billing", down: true},
 }
 
 // keyUniverse is every key a user can press that a screen might bind: the printable ASCII

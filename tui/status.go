@@ -127,18 +127,18 @@ func (a *App) statusView(w int) []string {
 	case a.paletteOpen:
 		return []string{common.Pad(a.palette.Hints(), w, false)}
 	case a.question != nil:
-		return []string{st.Warn.Render(common.Pad(common.Trunc(termtext.Line(a.question.text), w), w, false))}
+		return a.paintLines(&st.Warn, common.Wrap(termtext.Line(a.question.text), w, statusLines))
 	case a.status.err:
-		text := "✗ " + termtext.Line(a.status.text)
-		lines := strings.Split(lipgloss.NewStyle().Width(w).Render(text), "\n")
-		if len(lines) > statusLines {
-			lines = lines[:statusLines]
-			lines[statusLines-1] = common.Trunc(lines[statusLines-1]+" …", w)
-		}
-		for i, l := range lines {
-			lines[i] = st.Error.Render(common.Pad(strings.TrimRight(l, " "), w, false))
-		}
-		return lines
+		return a.paintLines(&st.Error, common.Wrap("✗ "+termtext.Line(a.status.text), w, statusLines))
 	}
 	return []string{st.Subtle.Render(common.Pad(termtext.Line(a.status.text), w, false))}
+}
+
+// paintLines styles each line, padded to the width, so a line's colour spans the screen.
+func (a *App) paintLines(style *lipgloss.Style, lines []string) []string {
+	w := a.c.Width
+	for i, l := range lines {
+		lines[i] = style.Render(common.Pad(l, w, false))
+	}
+	return lines
 }

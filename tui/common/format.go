@@ -6,6 +6,9 @@ import (
 	"time"
 
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/letterbox-dev/letterbox/client/termtext"
+	"github.com/letterbox-dev/letterbox/tui/data"
 )
 
 // Rate formats msg/s compactly: 0, 0.4, 42.5, 1.2k.
@@ -125,25 +128,71 @@ func Lines(text string, w, h int) string {
 	return strings.Join(lines, "\n")
 }
 
-// ErrorState is what a screen shows instead of its data when its own reading failed: what,
-// the problem in words, what can be done, and the error itself.
-func ErrorState(st *Styles, what string, err error, w, h int) string {
+// Subject is what a screen reads: a topic (its full name) and the subscription it reads through
+// ("" none), to name what an error says is missing.
+type Subject struct{ Topic, Sub string }
+
+// Missing names what err says is not there, in a user's words: "subscription billing of
+// public/demo/orders", "namespace public/demo", or the topic itself.
+func (s Subject) Missing(err error) string {
+	t := data.ParseTopic(s.Topic)
+	switch data.MissingOf(err) {
+	case data.MissingSubscription:
+		if s.Sub != "" {
+			return "subscription " + s.Sub + " of " + data.ShortName(s.Topic, "")
+		}
+	case data.MissingNamespace:
+		return "namespace " + t.NamespaceName()
+	case data.MissingTenant:
+		return "tenant " + t.Tenant
+	}
+	return data.ShortName(s.Topic, "")
+}
+
+// ErrorState is what a screen shows instead of its data when its own reading failed: what is
+// missing (or the topic), the problem in words, what can be done, and the error itself.
+func ErrorState(st *Styles, about Subject, err error, w, h int) string {
 	p := ProblemOf(err)
 	var advice string
-	switch p {
-	case ProblemNotFound:
-		advice = "It does not exist: deleted, or the name is wrong. esc goes back."
-	case ProblemUnauthorized:
+	switch {
+	case p == ProblemNotFound && data.MissingOf(err) == data.MissingSubscription && about.Sub != "":
+		advice = "The topic is there, without this subscription: deleted, or the name is wrong. ctrl+r looks again; esc goes back."
+	case p == ProblemNotFound:
+		advice = "It does not exist: deleted, or the name is wrong. ctrl+r looks again; esc goes back."
+	case p == ProblemUnauthorized:
 		advice = "The cluster refuses this role (token or certificate) to read it. esc goes back."
-	case ProblemUnreachable:
+	case p == ProblemUnreachable:
 		advice = "letterbox keeps trying; ctrl+r tries now. esc goes back."
 	default:
 		advice = "ctrl+r tries again; esc goes back."
 	}
-	lines := []string{
-		st.Paint(&st.Error, Trunc("✗ "+what+": "+p.Words(), w)),
-		st.Paint(&st.Text, Trunc("  "+advice, w)),
-		st.Paint(&st.Subtle, Trunc("  ("+err.Error()+")", w)),
+	what := data.ShortName(about.Topic, "")
+	if p == ProblemNotFound {
+		what = about.Missing(err)
+	}
+	lines := []string{st.Paint(&st.Error, Trunc("✗ "+termtext.Line(what)+": "+p.Words(), w))}
+	for _, l := range Wrap(advice, w-2, 2) {
+		lines = append(lines, st.Paint(&st.Text, "  "+l))
+	}
+	for _, l := range Wrap("("+termtext.Line(err.Error())+")", w-2, 3) {
+		lines = append(lines, st.Paint(&st.Subtle, "  "+l))
 	}
 	return Lines(strings.Join(lines, "\n"), w, h)
+}
+
+// Wrap breaks plain text into lines of at most w cells at spaces (mid-word when a word is
+// longer), at most n of them, the last ending with … when more was cut.
+func Wrap(text string, w, n int) []string {
+	if w <= 0 || n <= 0 {
+		return nil
+	}
+	lines := strings.Split(ansi.Hardwrap(ansi.Wordwrap(text, w, ""), w, true), "\n")
+	if len(lines) > n {
+		lines = lines[:n]
+		lines[n-1] = Trunc(strings.TrimRight(lines[n-1], " ")+" …", w)
+	}
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " ")
+	}
+	return lines
 }

@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 
+	"github.com/letterbox-dev/letterbox/client"
 	"github.com/letterbox-dev/letterbox/client/admin"
 )
 
@@ -55,6 +57,11 @@ func TopicNotFound(topic string) error {
 	return notFound(topicPath(topic)+"/stats", "Topic not found")
 }
 
+// SubscriptionNotFound is the error of a topic's stats that hold no subscription sub.
+func SubscriptionNotFound(topic, sub string) error {
+	return notFound(topicPath(topic)+"/stats", "Subscription "+sub+" not found")
+}
+
 // IsNotFound reports whether err is a 404 of the admin API.
 func IsNotFound(err error) bool { return admin.IsNotFound(err) }
 
@@ -62,4 +69,44 @@ func IsNotFound(err error) bool { return admin.IsNotFound(err) }
 func IsUnauthorized(err error) bool {
 	status := admin.StatusOf(err)
 	return status == http.StatusUnauthorized || status == http.StatusForbidden
+}
+
+// What a not-found answer says is missing (MissingOf).
+const (
+	MissingTopic        = "topic"
+	MissingSubscription = "subscription"
+	MissingNamespace    = "namespace"
+	MissingTenant       = "tenant"
+)
+
+// MissingOf says what a not-found err is about — a subscription, a topic, a namespace or a
+// tenant — from the reason upstream's admin API or binary protocol gives ("Subscription not
+// found", "Namespace does not exist", …); "" when err says nothing is missing. A 404 whose
+// reason names nothing of these is taken for the topic, the thing every call is about.
+func MissingOf(err error) string {
+	var reason string
+	var ae *admin.Error
+	var se *client.ServerError
+	switch {
+	case err == nil:
+		return ""
+	case errors.Is(err, client.ErrSubscriptionNotFound):
+		return MissingSubscription
+	case errors.As(err, &ae) && ae.Status == http.StatusNotFound:
+		reason = ae.Reason
+	case errors.Is(err, client.ErrTopicNotFound) && errors.As(err, &se):
+		reason = se.Message
+	default:
+		return ""
+	}
+	r := strings.ToLower(reason)
+	switch {
+	case strings.Contains(r, "subscription"):
+		return MissingSubscription
+	case strings.Contains(r, "namespace"):
+		return MissingNamespace
+	case strings.Contains(r, "tenant"):
+		return MissingTenant
+	}
+	return MissingTopic
 }

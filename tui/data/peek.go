@@ -35,7 +35,7 @@ func (a *Admin) Peek(ctx context.Context, topic, sub string, from, n int) ([]Mes
 			return nil, err
 		}
 		if _, ok := st.Subscriptions[sub]; !ok {
-			return nil, notFound(topic, "subscription "+sub+" not found")
+			return nil, SubscriptionNotFound(topic, sub)
 		}
 		return a.peekTopic(ctx, topic, sub, from, n, 0)
 	}
@@ -44,7 +44,7 @@ func (a *Admin) Peek(ctx context.Context, topic, sub string, from, n int) ([]Mes
 		return nil, atPath(topicPath(topic)+"/partitioned-stats?perPartition=true", err)
 	}
 	if _, ok := ts.Subscriptions[sub]; !ok {
-		return nil, notFound(topic, "subscription "+sub+" not found")
+		return nil, SubscriptionNotFound(topic, sub)
 	}
 	var out []Message
 	offset := 0

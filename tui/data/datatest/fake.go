@@ -128,6 +128,14 @@ func (f *Fake) Peek(ctx context.Context, topic, sub string, from, n int) ([]data
 	}
 	f.Lock()
 	defer f.Unlock()
+	// As the admin API: a peek of a topic or a subscription that is not there is a 404.
+	d, ok := f.Details[topic]
+	if !ok {
+		return nil, data.TopicNotFound(topic)
+	}
+	if !slices.ContainsFunc(d.Subscriptions, func(s data.Subscription) bool { return s.Name == sub }) {
+		return nil, data.SubscriptionNotFound(topic, sub)
+	}
 	all := f.Messages[topic]
 	if from < 1 {
 		from = 1

@@ -255,6 +255,12 @@ func (p *Page) Update(msg tea.Msg) (common.Page, tea.Cmd) {
 	return p, nil
 }
 
+// gone reports that the DLQ was not found at the last reading, whatever was read before: the
+// screen turns into the not-found page until it is there again.
+func (p *Page) gone() bool {
+	return p.loadErr != nil && common.ProblemOf(p.loadErr) == common.ProblemNotFound
+}
+
 // activeTable is the table the cursor keys move: the counts while they are shown.
 func (p *Page) activeTable() *table.Model {
 	if p.counts.shown {
@@ -268,9 +274,9 @@ func (p *Page) key(msg tea.KeyPressMsg) tea.Cmd {
 	if p.indexMode {
 		return p.indexKey(msg)
 	}
-	if p.detail == nil && !key.Matches(msg, km.Back) {
-		if p.loadErr != nil { // nothing read: nothing to act on
-			return status(data.ShortName(p.topic, "") + ": " + common.ProblemOf(p.loadErr).Words())
+	if (p.detail == nil || p.gone()) && !key.Matches(msg, km.Back) {
+		if p.loadErr != nil { // nothing read, or the DLQ went: nothing to act on
+			return status(common.Subject{Topic: p.topic}.Missing(p.loadErr) + ": " + common.ProblemOf(p.loadErr).Words())
 		}
 		return nil
 	}

@@ -44,9 +44,9 @@ func (p *Page) View() string {
 		return common.Lines(title+"\n"+p.tbl.View(), p.w, p.h)
 	}
 	head := st.Title.Render("Dead letters " + data.ShortName(p.topic, ""))
-	if p.detail == nil {
+	if p.detail == nil || p.gone() {
 		if p.loadErr != nil {
-			return head + "\n" + common.ErrorState(st, data.ShortName(p.topic, ""), p.loadErr, p.w, p.h-1)
+			return head + "\n" + common.ErrorState(st, common.Subject{Topic: p.topic}, p.loadErr, p.w, p.h-1)
 		}
 		return common.Lines(head+"\n"+st.Subtle.Render("loading…"), p.w, p.h)
 	}
@@ -359,7 +359,7 @@ func (p *Page) ShortHelp() []key.Binding {
 		return []key.Binding{withDesc(k.Enter, "apply"), withDesc(k.Back, "cancel")}
 	case p.indexMode:
 		return []key.Binding{withDesc(k.Enter, "open")}
-	case p.detail == nil:
+	case p.detail == nil || p.gone():
 		return []key.Binding{withDesc(k.Refresh, "try again")}
 	case p.scan.running:
 		return []key.Binding{withDesc(k.Back, "cancel scan")}

@@ -44,6 +44,7 @@ type Page struct {
 	topic, sub string // as asked
 	flow       *data.Flow
 	problem    string
+	loadErr    error // the last reading failed: the cluster does not answer, or the topic is gone
 	index      []data.FlowRef
 	indexMode  bool
 	idx        table.Model
@@ -93,9 +94,13 @@ func (p *Page) load(peek bool) tea.Cmd {
 		topic, sub = p.flow.Topic, p.flow.Sub
 	}
 	askT, askS := p.topic, p.sub
-	return common.Load(p.c, "flow of "+data.ShortName(topic, ""), func(ctx context.Context, s data.Source) (LoadedMsg, error) {
+	return common.LoadFor(p.c, p, "flow of "+data.ShortName(topic, ""), func(ctx context.Context, s data.Source) (LoadedMsg, error) {
 		t, sb, letters, err := Resolve(ctx, s, topic, sub)
-		if err != nil {
+		switch pr := common.ProblemOf(err); {
+		case err == nil:
+		case pr == common.ProblemUnreachable, pr == common.ProblemNotFound, pr == common.ProblemUnauthorized:
+			return LoadedMsg{}, err // the cluster's answer, not the flow's: the screen's error state
+		default:
 			return LoadedMsg{Topic: askT, Sub: askS, Err: err}, nil
 		}
 		f, err := data.LoadFlow(ctx, s, t, sb, letters, now, peek)
@@ -176,7 +181,7 @@ func (p *Page) Update(msg tea.Msg) (common.Page, tea.Cmd) {
 		if p.indexMode || msg.Topic != p.topic || msg.Sub != p.sub {
 			return p, nil
 		}
-		p.loading = false
+		p.loading, p.loadErr = false, nil
 		if msg.Err != nil {
 			p.problem = msg.Err.Error()
 			return p, nil
@@ -196,6 +201,9 @@ func (p *Page) Update(msg tea.Msg) (common.Page, tea.Cmd) {
 		}
 	case common.ErrorMsg:
 		p.loading = false
+		if msg.Owner == p {
+			p.loadErr = msg.Err
+		}
 	case common.RefreshMsg:
 		p.ticks++
 		if msg.Forced || !p.loading {
@@ -235,6 +243,8 @@ func (p *Page) Update(msg tea.Msg) (common.Page, tea.Cmd) {
 			return p, p.deadLetters()
 		case p.indexMode:
 			// The list's rows name no DLQ or retry topic: enter opens the flow that does.
+		case p.failed():
+			// Nothing on screen to act on.
 		case key.Matches(msg, keyDLQ):
 			return p, p.deadLetters()
 		case key.Matches(msg, keyPeekRetry):
@@ -256,6 +266,12 @@ func (p *Page) deadLetters() tea.Cmd {
 		return func() tea.Msg { return common.StatusMsg("no DLQ topic yet: nothing has died on this subscription") }
 	}
 	return common.Navigate(common.NavigateMsg{Page: common.PageDLQ, Topic: p.flow.DLQ.Topic})
+}
+
+// failed reports that the screen has nothing to show but why: its first reading failed, or
+// the topic (or the subscription) went since.
+func (p *Page) failed() bool {
+	return p.loadErr != nil && (p.flow == nil || common.ProblemOf(p.loadErr) == common.ProblemNotFound)
 }
 
 func (p *Page) list() *table.Model {
@@ -324,6 +340,9 @@ func (p *Page) ShortHelp() []key.Binding {
 	k := p.c.Keys
 	if p.indexMode {
 		return []key.Binding{withDesc(k.Enter, "open flow")}
+	}
+	if p.failed() {
+		return []key.Binding{withDesc(k.Refresh, "try again")}
 	}
 	return []key.Binding{withDesc(k.Down, "journey of"), keyDLQ, keyPeekRetry, k.Refresh}
 }

@@ -43,6 +43,9 @@ func (p *Page) View() string {
 	// The topic and subscription may come from a letter (its REAL_TOPIC, its producer's name):
 	// written with control characters escaped, as everything else from letters.
 	head := st.Title.Render("Flow " + termtext.Line(data.ShortName(p.topic, "")))
+	if p.failed() {
+		return head + "\n" + common.ErrorState(st, common.Subject{Topic: p.topic, Sub: p.sub}, p.loadErr, p.w, p.h-1)
+	}
 	if p.problem != "" {
 		return common.Lines(head+"\n"+st.Warn.Render(common.Trunc(p.problem, p.w)), p.w, p.h)
 	}

@@ -77,6 +77,7 @@ type Page struct {
 	next, prev       data.From
 	hasNext, hasPrev bool
 	stop             func()
+	ch               <-chan data.TailEvent // the running tail's: news of an earlier one is old
 	tailDone         bool
 	tailErr          error // why the tail ended
 	tailLost         bool  // the tail's reader lost its broker and is reconnecting
@@ -221,25 +222,19 @@ func (p *Page) Update(msg tea.Msg) (common.Page, tea.Cmd) {
 			return p, nil
 		}
 		p.loading, p.loadErr = false, nil
-		p.stop = msg.stop
+		p.stop, p.ch = msg.stop, msg.ch
 		return p, waitTail(p.topic, msg.ch)
 	case TailMsg:
-		if msg.Topic != p.topic || p.stop == nil {
+		if msg.Topic != p.topic || p.stop == nil || msg.ch != p.ch {
 			return p, nil
 		}
 		if !msg.ok {
-			p.tailDone, p.tailErr = true, msg.Err
-			if msg.Err != nil {
-				return p, func() tea.Msg {
-					return common.ErrorMsg{What: "tail " + data.ShortName(msg.Topic, "") + " ended", Err: msg.Err}
-				}
-			}
-			return p, nil
+			return p, p.tailEnded(msg.Err)
 		}
 		p.appendTail(msg.Msg)
 		return p, waitTail(p.topic, msg.ch)
 	case TailLostMsg:
-		if msg.Topic != p.topic || p.stop == nil {
+		if msg.Topic != p.topic || p.stop == nil || msg.ch != p.ch {
 			return p, nil
 		}
 		p.tailLost = true
@@ -249,7 +244,7 @@ func (p *Page) Update(msg tea.Msg) (common.Page, tea.Cmd) {
 			return common.ErrorMsg{What: "tail " + topic, Err: data.ErrLinkLost}
 		}, waitTail(p.topic, msg.ch))
 	case TailBackMsg:
-		if msg.Topic != p.topic || p.stop == nil {
+		if msg.Topic != p.topic || p.stop == nil || msg.ch != p.ch {
 			return p, nil
 		}
 		p.tailLost = false
@@ -258,6 +253,14 @@ func (p *Page) Update(msg tea.Msg) (common.Page, tea.Cmd) {
 		return p, func() tea.Msg {
 			return common.StatusMsg("exported " + common.Plural(msg.N, "message") + " to " + msg.Path)
 		}
+	case CheckedMsg:
+		if msg.Topic == p.topic && msg.Sub == p.sub {
+			wasGone := p.gone()
+			p.loadErr = nil
+			if wasGone && !p.tailing() { // it is there again: read it again
+				return p, p.reload()
+			}
+		}
 	case common.ErrorMsg:
 		p.loading = false
 		if msg.Owner == p {
@@ -265,14 +268,17 @@ func (p *Page) Update(msg tea.Msg) (common.Page, tea.Cmd) {
 		}
 	case common.RefreshMsg:
 		switch {
-		case !msg.Forced && p.stop != nil && !p.tailDone:
-			return p, p.checkTail()
-		case msg.Forced && !p.browsing && p.sub == "" && (p.tailDone || p.stop == nil || p.tailLost):
+		case msg.Forced && p.tailing() && (p.tailDone || p.stop == nil || p.tailLost):
 			return p, p.restartTail()
-		case msg.Forced && p.browsing:
-			return p, p.browse(p.at)
-		case msg.Forced && p.sub != "":
-			return p, p.peek(p.from)
+		case msg.Forced:
+			return p, p.reload()
+		case p.loading:
+		case p.loadErr != nil && len(p.msgs) == 0 && !p.tailDone:
+			return p, p.reload() // the first reading failed: again, until the cluster answers
+		case p.tailing() && (p.stop == nil || p.tailDone):
+			// An ended tail waits for ctrl+r.
+		default:
+			return p, p.check()
 		}
 	case common.MouseMsg:
 		if msg.Wheel != 0 {
@@ -293,6 +299,36 @@ func (p *Page) Update(msg tea.Msg) (common.Page, tea.Cmd) {
 	return p, nil
 }
 
+// tailing reports whether the screen is a tail (not a peek, not a reading from a position).
+func (p *Page) tailing() bool { return !p.browsing && p.sub == "" }
+
+// reload reads again what the screen shows: the page of the peek or of the reading, or a tail
+// started anew.
+func (p *Page) reload() tea.Cmd {
+	switch {
+	case p.browsing:
+		return p.browse(p.at)
+	case p.sub != "":
+		return p.peek(p.from)
+	case p.stop == nil:
+		return p.startTail()
+	}
+	return nil
+}
+
+// failed reports that the screen has nothing to show but why: its reading failed before it
+// read anything, or what a peek or a reading from a position showed is gone. A tail keeps what
+// it read, and its state line says why it ended.
+func (p *Page) failed() bool {
+	return p.loadErr != nil && (len(p.msgs) == 0 || (p.gone() && !p.tailing()))
+}
+
+// gone reports that what the screen reads (its topic, or the subscription a peek reads
+// through) was not found at the last look.
+func (p *Page) gone() bool {
+	return p.loadErr != nil && common.ProblemOf(p.loadErr) == common.ProblemNotFound
+}
+
 func (p *Page) move(d int) {
 	if p.focus == focusDetail {
 		p.detailOff = max(0, p.detailOff+d)
@@ -308,6 +344,9 @@ func (p *Page) move(d int) {
 
 func (p *Page) key(msg tea.KeyPressMsg) tea.Cmd {
 	k := p.c.Keys
+	if p.failed() && !key.Matches(msg, k.Back) {
+		return nil // nothing on screen to act on
+	}
 	switch {
 	case key.Matches(msg, k.Back):
 		if p.query != "" {

@@ -2,9 +2,12 @@ package messages
 
 import (
 	"context"
+	"errors"
+	"strings"
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/letterbox-dev/letterbox/client"
 	"github.com/letterbox-dev/letterbox/tui/common"
 	"github.com/letterbox-dev/letterbox/tui/data"
 )
@@ -47,11 +50,12 @@ type TailBackMsg struct {
 	ch    <-chan data.TailEvent
 }
 
-// TailAliveMsg answers the check a running tail makes at each refresh: the topic is there
-// and the cluster answers, so what the tail shows is current.
-type TailAliveMsg struct {
+// CheckedMsg answers the look the screen takes at each refresh: the topic (and the
+// subscription a peek reads through) is there and the cluster answers, so what the screen
+// shows is current.
+type CheckedMsg struct {
 	common.Fresh
-	Topic string
+	Topic, Sub string
 }
 
 func (p *Page) startTail() tea.Cmd {
@@ -83,18 +87,76 @@ func waitTail(topic string, ch <-chan data.TailEvent) tea.Cmd {
 	}
 }
 
-// checkTail asks the cluster about the tailed topic at each refresh: an answer says that what
-// the tail shows is current; none (the cluster unreachable, the topic gone) says so.
-func (p *Page) checkTail() tea.Cmd {
-	t := p.topic
-	return common.Load(p.c, "tail "+data.ShortName(t, ""), func(ctx context.Context, s data.Source) (*data.TopicDetail, error) {
-		return s.TopicDetail(ctx, t)
-	}, func(*data.TopicDetail) tea.Msg { return TailAliveMsg{Topic: t} })
+// check asks the cluster, at each refresh, whether what the screen reads is still there: the
+// topic, and the subscription a peek reads through. An answer says that what is shown is
+// current; a topic or subscription deleted meanwhile turns the screen into the not-found page
+// (a tail keeps what it read, and says why it ended).
+func (p *Page) check() tea.Cmd {
+	t, sub := p.topic, p.sub
+	what := "peek " + sub
+	switch {
+	case p.browsing:
+		what = "read " + data.ShortName(t, "")
+	case sub == "":
+		what = "tail " + data.ShortName(t, "")
+	}
+	return common.LoadFor(p.c, p, what, func(ctx context.Context, s data.Source) (*data.TopicDetail, error) {
+		d, err := s.TopicDetail(ctx, t)
+		if err != nil || sub == "" {
+			return d, err
+		}
+		for _, sb := range d.Subscriptions {
+			if sb.Name == sub {
+				return d, nil
+			}
+		}
+		return nil, data.SubscriptionNotFound(t, sub)
+	}, func(*data.TopicDetail) tea.Msg { return CheckedMsg{Topic: t, Sub: sub} })
+}
+
+// tailEnded takes the end of the tail: it says so, and looks at the topic, so that the end can
+// say why (a topic deleted ends its readers with nothing more than "closed").
+func (p *Page) tailEnded(err error) tea.Cmd {
+	p.tailDone, p.tailErr = true, err
+	topic := data.ShortName(p.topic, "")
+	cmds := []tea.Cmd{p.check()}
+	if err != nil {
+		cmds = append(cmds, func() tea.Msg { return common.ErrorMsg{What: "tail " + topic + " ended", Err: err} })
+	}
+	return tea.Batch(cmds...)
+}
+
+// tailEnd says why the tail ended and what ctrl+r will do about it: from the error it ended
+// with, and the look at its topic after (gone: the topic is not there).
+func tailEnd(err error, gone bool) (why, then string) {
+	var closed *client.BrokerClosedError
+	reason := ""
+	if errors.As(err, &closed) {
+		reason = strings.ToLower(closed.Reason)
+	}
+	switch {
+	case gone || strings.Contains(reason, "delet"):
+		return "the topic was deleted", "ctrl+r tails it again once it exists"
+	case errors.Is(err, client.ErrTopicTerminated) || strings.Contains(reason, "terminat"):
+		return "the topic was terminated: it takes no new messages", "ctrl+r starts a new tail all the same"
+	case common.ProblemOf(err) == common.ProblemUnauthorized:
+		return "permission: the cluster no longer lets this role read it", "ctrl+r tries again with the same role"
+	case closed != nil && closed.Reason != "":
+		return "the broker closed it: " + closed.Reason, "ctrl+r starts a new tail from the latest message"
+	case closed != nil:
+		return "the broker closed it", "ctrl+r starts a new tail from the latest message"
+	case common.ProblemOf(err) == common.ProblemUnreachable || errors.Is(err, client.ErrClosed):
+		return "the broker is gone", "ctrl+r starts a new tail once it answers"
+	case err != nil:
+		return "failed: " + err.Error(), "ctrl+r starts a new tail from the latest message"
+	}
+	return "the reader stopped", "ctrl+r starts a new tail from the latest message"
 }
 
 // restartTail starts the tail again after it ended (ctrl+r): what it showed stays.
 func (p *Page) restartTail() tea.Cmd {
 	p.Close()
+	p.ch = nil
 	p.tailDone, p.tailErr, p.loadErr, p.following, p.tailLost = false, nil, nil, true, false
 	return p.startTail()
 }

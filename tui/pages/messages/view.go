@@ -84,8 +84,10 @@ func (p *Page) View() string {
 	lines := []string{p.titleLine()}
 	var body string
 	switch {
-	case len(p.msgs) == 0 && p.loadErr != nil:
-		body = common.ErrorState(st, data.ShortName(p.topic, ""), p.loadErr, p.w, p.h-2)
+	case p.failed():
+		// Nothing read, or what a peek or a reading showed is gone: the not-found page. A tail
+		// keeps what it read, and its state line says why it ended.
+		body = common.ErrorState(st, common.Subject{Topic: p.topic, Sub: p.sub}, p.loadErr, p.w, p.h-2)
 	case len(p.msgs) == 0 && p.loading:
 		body = st.Subtle.Render("loading…")
 	case len(p.msgs) == 0 && p.browsing:
@@ -159,10 +161,9 @@ func (p *Page) stateLine() string {
 		}
 	default:
 		switch {
-		case p.tailDone && p.tailErr != nil:
-			parts = append(parts, st.Error.Render("tail ended: "+common.ProblemOf(p.tailErr).Words()+" ("+p.tailErr.Error()+")")+" · ctrl+r starts it again")
 		case p.tailDone:
-			parts = append(parts, st.Warn.Render("tail ended")+" · ctrl+r starts it again")
+			why, then := tailEnd(p.tailErr, p.gone())
+			parts = append(parts, st.Error.Render("tail ended: "+why)+" · "+then)
 		case p.tailLost:
 			parts = append(parts, st.Error.Render("connection lost: the broker is unreachable")+" · the tail reads on when it is back · ctrl+r starts it again")
 		case p.following:
@@ -258,6 +259,9 @@ func (p *Page) ShortHelp() []key.Binding {
 	k := p.c.Keys
 	if p.prompt != promptNone {
 		return []key.Binding{withDesc(k.Enter, "ok"), withDesc(k.Back, "cancel")}
+	}
+	if p.failed() {
+		return []key.Binding{withDesc(k.Refresh, "try again")}
 	}
 	keys := []key.Binding{k.Decode, k.Filter, k.Mark, k.Export, k.Copy, k.OpenAt}
 	switch {

@@ -155,11 +155,12 @@ func (p *Page) Update(msg tea.Msg) (common.Page, tea.Cmd) {
 			p.scroll(-1 << 20)
 		case key.Matches(msg, k.Bottom):
 			p.scroll(1 << 20)
-		case p.detail == nil:
-			// Nothing was read: the keys that act on the topic have nothing to act on.
+		case p.detail == nil || p.gone():
+			// Nothing was read, or the topic went: the keys that act on it have nothing to act on.
 			if p.loadErr != nil {
+				err := p.loadErr
 				return p, func() tea.Msg {
-					return common.StatusMsg(data.ShortName(p.topic, "") + ": " + common.ProblemOf(p.loadErr).Words())
+					return common.StatusMsg(common.Subject{Topic: p.topic}.Missing(err) + ": " + common.ProblemOf(err).Words())
 				}
 			}
 		case key.Matches(msg, k.Enter), key.Matches(msg, k.Messages):
@@ -211,6 +212,12 @@ func (p *Page) scroll(d int) {
 	case paneSchema:
 		p.schemaOff = max(0, min(p.schemaOff+d, len(p.schemaLines)-1))
 	}
+}
+
+// gone reports that the topic was not found at the last reading, whatever was read before: the
+// screen turns into the not-found page until it is there again.
+func (p *Page) gone() bool {
+	return p.loadErr != nil && common.ProblemOf(p.loadErr) == common.ProblemNotFound
 }
 
 // kind is what the topic is for, once its detail has arrived.

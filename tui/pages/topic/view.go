@@ -44,9 +44,9 @@ func (p *Page) View() string {
 	if k := p.kind(); k != data.KindTopic {
 		head += " " + st.Kind(k).Render("["+k.String()+"]")
 	}
-	if p.detail == nil {
+	if p.detail == nil || p.gone() {
 		if p.loadErr != nil {
-			return head + "\n" + common.ErrorState(st, data.ShortName(p.topic, ""), p.loadErr, p.w, p.h-1)
+			return head + "\n" + common.ErrorState(st, common.Subject{Topic: p.topic}, p.loadErr, p.w, p.h-1)
 		}
 		return common.Lines(head+"\n"+st.Subtle.Render("loading…"), p.w, p.h)
 	}
@@ -125,7 +125,7 @@ func (p *Page) schemaView(w, h int) string {
 
 func (p *Page) ShortHelp() []key.Binding {
 	k := p.c.Keys
-	if p.detail == nil {
+	if p.detail == nil || p.gone() {
 		return []key.Binding{withDesc(k.Refresh, "try again")}
 	}
 	if p.kind() == data.KindDLQ {
