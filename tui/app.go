@@ -64,9 +64,10 @@ type App struct {
 	readOnlyFlag string
 	// question is a yes-or-no the app asks on the status line (quit, produce to a new topic).
 	question *question
-	// otherClients counts the embedded broker's clients other than the TUI (nil: letterbox
-	// runs no broker of its own).
-	otherClients func() int
+	// others says who else uses the embedded broker (nil: letterbox runs no broker of its own).
+	others func() Others
+	// serviceInHeader: the header shows the service URL beside the admin URL (header.go).
+	serviceInHeader bool
 	// names are the topics and subscriptions the palette completes (completions.go).
 	names names
 	// typed is the palette line being run; pending what each waiting screen opens once the
@@ -84,12 +85,11 @@ type question struct {
 // ask puts a yes-or-no question on the status line.
 func (a *App) ask(text string, yes func() tea.Cmd) { a.question = &question{text: text, yes: yes} }
 
-// askQuit quits, asking first when quitting would stop a broker that other clients use.
+// askQuit quits, asking first when quitting would stop a broker that others use.
 func (a *App) askQuit() tea.Cmd {
-	if a.otherClients != nil {
-		if n := a.otherClients(); n > 0 {
-			a.ask(fmt.Sprintf("The embedded broker serves %s besides letterbox: quitting stops it. Quit? y yes · n no",
-				common.Plural(n, "other client")), a.quit)
+	if a.others != nil {
+		if o := a.others(); o.Any() {
+			a.ask(fmt.Sprintf("The embedded broker serves others besides letterbox, %s: quitting stops it. Quit? y yes · n no", o), a.quit)
 			return nil
 		}
 	}

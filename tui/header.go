@@ -29,9 +29,15 @@ func (a *App) header() string {
 		// What is on screen missed two refreshes: say how old it is.
 		state = st.Warn.Render("as of "+at.Format("15:04:05")) + " " + state
 	}
-	right := st.Subtle.Render(termtext.Line(a.c.Source.Endpoint())) + " " + state
+	// Where the data comes from: the admin URL, and where applications connect when letterbox
+	// runs the broker (serviceInHeader).
+	urls := []string{termtext.Line(a.c.Source.Endpoint())}
+	if svc := a.c.Source.Service(); a.serviceInHeader && svc != "" {
+		urls = append([]string{termtext.Line(svc)}, urls...)
+	}
+	spin := ""
 	if a.active().Busy() {
-		right = st.Accent.Render(spinFrames[a.spin%len(spinFrames)]) + " " + right
+		spin = st.Accent.Render(spinFrames[a.spin%len(spinFrames)]) + " "
 	}
 	var crumbs []string
 	for _, p := range a.stack {
@@ -45,10 +51,18 @@ func (a *App) header() string {
 		brand += st.Warn.Render("READ-ONLY") + " "
 	}
 	left := brand + st.Text.Render(strings.Join(crumbs, " › "))
-	room := w - ansi.StringWidth(right) - 1
-	if room < 20 { // narrow: the endpoint goes first
-		right = state
+	var right string
+	var room int
+	for {
+		right = spin + state
+		if len(urls) > 0 {
+			right = spin + st.Subtle.Render(strings.Join(urls, " ")) + " " + state
+		}
 		room = w - ansi.StringWidth(right) - 1
+		if room >= 20 || len(urls) == 0 {
+			break
+		}
+		urls = urls[1:] // narrow: the service URL goes first, then the admin URL
 	}
 	if ansi.StringWidth(left) > room {
 		// Keep the end of the breadcrumb: where you are matters more than how you got there.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -52,14 +53,41 @@ type Options struct {
 	ReadOnly string
 	// ReadOnlyFlag marks ReadOnly as the session's own (--readonly), kept across contexts.
 	ReadOnlyFlag bool
-	// OtherClients, when letterbox runs the broker itself, counts its clients other than the
-	// TUI: q asks before quitting (and stopping the broker) while there are any.
-	OtherClients func() int
+	// ServiceInHeader puts the service URL (pulsar://) beside the admin URL in the header: when
+	// letterbox runs the broker, it is where applications connect, on a free port at times.
+	ServiceInHeader bool
+	// Others, when letterbox runs the broker itself, says who else uses it (not the TUI, nor
+	// the demo's workload): q asks before quitting, which stops the broker, while anyone does.
+	Others func() Others
 	// Contexts are the named clusters of the configuration file: the header shows the current
 	// one's name in its colour, and ":context NAME" switches to another (see Contexts). When
 	// the TUI switches away from Source it closes it (if Source has a Close method), so the
 	// caller's own Close of Source must be safe to call twice.
 	Contexts Contexts
+}
+
+// Others are the embedded broker's clients besides letterbox itself: its open binary-protocol
+// connections, and the connections that made an admin request in the last AdminWithin.
+type Others struct {
+	Connections  int
+	AdminClients int
+	AdminWithin  time.Duration
+}
+
+// Any reports whether anyone else uses the broker.
+func (o Others) Any() bool { return o.Connections > 0 || o.AdminClients > 0 }
+
+// String names them: "1 binary-protocol connection and 2 admin clients (requests in the last
+// 30s)".
+func (o Others) String() string {
+	var parts []string
+	if o.Connections > 0 {
+		parts = append(parts, common.Plural(o.Connections, "binary-protocol connection"))
+	}
+	if o.AdminClients > 0 {
+		parts = append(parts, common.Plural(o.AdminClients, "admin client")+" (requests in the last "+o.AdminWithin.String()+")")
+	}
+	return strings.Join(parts, " and ")
 }
 
 // New builds the app model from opts without running it (tests and embedding).
@@ -109,7 +137,7 @@ func New(ctx context.Context, opts Options) (*App, error) {
 	if opts.ReadOnlyFlag {
 		app.readOnlyFlag = opts.ReadOnly
 	}
-	app.otherClients = opts.OtherClients
+	app.others, app.serviceInHeader = opts.Others, opts.ServiceInHeader
 	if err := app.setContexts(opts.Contexts, opts.Theme == "" && getenv("NO_COLOR") == ""); err != nil {
 		return nil, err
 	}

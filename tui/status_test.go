@@ -147,3 +147,26 @@ func TestStatusLongErrorWraps(t *testing.T) {
 		t.Errorf("the end of a long error is cut:\n%s", got)
 	}
 }
+
+// TestQuitAsksWhileOthersUseTheBroker (defect 10 of issue 31, the TUI's part): q asks, naming
+// who else uses the embedded broker, while anyone does; n keeps letterbox running; with nobody
+// else, q quits at once.
+func TestQuitAsksWhileOthersUseTheBroker(t *testing.T) {
+	h, _ := newClockedHarness(t)
+	others := Others{Connections: 1, AdminClients: 2, AdminWithin: 30 * time.Second}
+	h.app.others = func() Others { return others }
+	h.keys("q")
+	want := "The embedded broker serves others besides letterbox, 1 binary-protocol connection and 2 admin clients (requests in the last 30s): quitting stops it. Quit? y yes · n no"
+	if got := strings.Join(strings.Fields(h.plain()), " "); !strings.Contains(got, want) || h.app.quitting {
+		t.Fatalf("q while others use the broker:\n%s", h.plain())
+	}
+	h.keys("n")
+	if h.app.quitting || strings.Contains(h.plain(), "Quit?") {
+		t.Fatalf("n did not keep letterbox running:\n%s", h.plain())
+	}
+	others = Others{}
+	h.keys("q")
+	if !h.app.quitting {
+		t.Errorf("q with nobody else did not quit:\n%s", h.plain())
+	}
+}

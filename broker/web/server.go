@@ -7,10 +7,10 @@
 // namespace_policies.go, topics.go and topic_policies.go, subscriptions.go, schemas.go, stats.go,
 // peek.go, unload.go, lookup.go (the HTTP lookup) and metrics.go (Prometheus /metrics).
 // Cross-cutting parts: auth.go (authentication and authorization of each request), limits.go
-// (connection, request and body limits), request.go (bodies, query parameters, error mapping)
-// and router.go. Errors use upstream's shape, {"reason": "..."}, including 404 for unknown
-// paths and 405 for a known path with the wrong method. The package reaches the broker only
-// through its exported API.
+// (connection, request and body limits), request.go (bodies, query parameters, error mapping),
+// clients.go (which connections made requests lately) and router.go. Errors use upstream's
+// shape, {"reason": "..."}, including 404 for unknown paths and 405 for a known path with the
+// wrong method. The package reaches the broker only through its exported API.
 //
 // The package can be imported, but it is not a stable API: pulsartest starts a broker with its
 // admin API behind a stable one.
@@ -44,6 +44,8 @@ type Server struct {
 	tlsOnly bool
 	srv     *http.Server
 
+	clients clients // who made requests lately (clients.go)
+
 	served    sync.WaitGroup // done when srv.Serve has returned for every listener
 	closeOnce sync.Once
 	closeErr  error
@@ -64,7 +66,7 @@ func New(b *broker.Broker, addr string, log *slog.Logger) (*Server, error) {
 	}
 	cfg := b.Config()
 	ln = newLimitListener(ln, cfg.MaxHTTPServerConnections) // limits.go
-	s := &Server{b: b, log: log}
+	s := &Server{b: b, log: log, clients: clients{now: time.Now}}
 	// The broker's certificate (tls.go in broker): https:// beside http:// on
 	// webServicePortTls, or instead of it without that port.
 	if tc := b.TLSConfig(); tc != nil {
@@ -82,7 +84,7 @@ func New(b *broker.Broker, addr string, log *slog.Logger) (*Server, error) {
 	}
 	s.ln = ln
 	s.srv = &http.Server{
-		Handler: s.admit(s.logRequests(s.authenticate(s.routes()))),
+		Handler: s.recordClients(s.admit(s.logRequests(s.authenticate(s.routes())))),
 		// A client that stalls is closed (limits.go): ReadTimeout covers the header and the
 		// body of a request, WriteTimeout the answer (a client that does not read it would
 		// hold its request slot), IdleTimeout the wait for the next one on a kept-alive

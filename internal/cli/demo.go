@@ -65,7 +65,9 @@ func runDemo(ctx context.Context, args []string, tf *tuiFlags, stdout, stderr io
 	defer eb.close(log)
 	log.Info("demo broker", "pulsar", eb.serviceURL, "http", eb.adminURL)
 
-	w, err := demo.New(demo.Options{ServiceURL: eb.serviceURL, AdminURL: eb.adminURL, Logger: log})
+	// The workload's admin requests and the TUI's are letterbox's own: q asks only over others.
+	self := &selfConns{}
+	w, err := demo.New(demo.Options{ServiceURL: eb.serviceURL, AdminURL: eb.adminURL, Logger: log, HTTPClient: self.httpClient()})
 	if err == nil {
 		sctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 		err = w.Start(sctx)
@@ -79,14 +81,14 @@ func runDemo(ctx context.Context, args []string, tf *tuiFlags, stdout, stderr io
 	// The demo's broker lives as long as the demo: its history is its own, not that of
 	// whatever listened on the same port before.
 	cluster := "demo:" + time.Now().UTC().Format(time.RFC3339Nano)
-	opts := data.AdminOptions{AdminURL: eb.adminURL, ServiceURL: eb.serviceURL, Cluster: cluster}
+	opts := data.AdminOptions{AdminURL: eb.adminURL, ServiceURL: eb.serviceURL, Cluster: cluster, HTTPClient: self.httpClient()}
 	// config.toml's contexts are there to switch to (and back with :context -), and its
 	// export_dir holds; a broken file only turns :context off.
 	cfg, cfgErr := loadConfig()
 	if cfgErr != nil {
 		log.Warn("configuration file: :context is off", "err", cfgErr)
 	}
-	app := appSetup{theme: f.theme, contexts: tuiContexts(cfg, cfgErr, nil, opts, log)}
+	app := appSetup{theme: f.theme, contexts: tuiContexts(cfg, cfgErr, nil, opts, log), broker: eb, self: self, demo: w}
 	if cfg != nil {
 		app.exportDir = cfg.ExportDir
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/letterbox-dev/letterbox/broker/storage"
 	"github.com/letterbox-dev/letterbox/broker/web"
 	"github.com/letterbox-dev/letterbox/client"
+	"github.com/letterbox-dev/letterbox/internal/demo"
 	"github.com/letterbox-dev/letterbox/themes"
 	"github.com/letterbox-dev/letterbox/tui"
 	"github.com/letterbox-dev/letterbox/tui/data"
@@ -118,7 +119,8 @@ func runTUI(ctx context.Context, cf *clientFlags, tf *tuiFlags, stderr io.Writer
 		defer eb.close(log)
 		log.Info("embedded broker", "dir", dir, "pulsar", eb.serviceURL, "http", eb.adminURL)
 		opts.ServiceURL, opts.AdminURL = eb.serviceURL, eb.adminURL
-		app.broker, app.dataDir = eb, dir
+		app.broker, app.dataDir, app.self = eb, dir, &selfConns{}
+		opts.HTTPClient = app.self.httpClient()
 	}
 	app.contexts = tuiContexts(cfg, cfgErr, cf.named, opts, log)
 	return runApp(ctx, opts, app, log, stderr)
@@ -133,10 +135,12 @@ type appSetup struct {
 	contexts tui.Contexts
 	// exportDir is config.toml's export_dir ("" the working directory).
 	exportDir string
-	// broker, when letterbox runs it for the TUI alone (not the demo's, whose workload is its
-	// own client), makes q ask while other clients use it; dataDir is its data, where no export
-	// goes.
+	// broker, when letterbox runs it, makes q ask while others use it (tui_others.go): not
+	// the TUI, whose admin connections are self's, nor the demo's workload; dataDir is its
+	// data, where no export goes.
 	broker  *embedded
+	self    *selfConns
+	demo    *demo.Workload
 	dataDir string
 }
 
@@ -145,9 +149,22 @@ func (app appSetup) options(src *data.Admin, log *slog.Logger) tui.Options {
 	to := tui.Options{Source: src, Theme: app.theme, Contexts: app.contexts, ExportDir: app.exportDir, DataDir: app.dataDir,
 		Warnf: func(format string, args ...any) { log.Warn(fmt.Sprintf(format, args...)) }}
 	if app.broker != nil {
-		b := app.broker.b
-		// The TUI's own connections (a tail, a produce, a scan) are not others'.
-		to.OtherClients = func() int { return max(0, b.ConnectionCount()-src.OwnConnections()) }
+		// Applications connect to it: the header says where (a free port at times).
+		to.ServiceInHeader = true
+		// The TUI's own connections (a tail, a produce, a scan) and the workload's are not
+		// others'.
+		own := func() int {
+			n := src.OwnConnections()
+			if app.demo != nil {
+				n += app.demo.Connections()
+			}
+			return n
+		}
+		self := app.self
+		if self == nil {
+			self = &selfConns{}
+		}
+		to.Others = othersOf(app.broker, self, own)
 	}
 	if r := app.readOnly; r != "" {
 		to.ReadOnly, to.ReadOnlyFlag = "read-only ("+r+")", r == "--readonly"

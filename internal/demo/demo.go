@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"sync"
 	"time"
 
@@ -40,6 +41,9 @@ type Options struct {
 	Rate float64
 	// Logger receives the workload's problems; nil discards them.
 	Logger *slog.Logger
+	// HTTPClient, when set, makes the setup's admin requests (letterbox demo passes one whose
+	// connections it knows for its own).
+	HTTPClient *http.Client
 }
 
 // Workload runs the demo's services. Create it with New, then Start; Stop ends it.
@@ -113,6 +117,17 @@ func (w *Workload) Start(ctx context.Context) error {
 	return nil
 }
 
+// Connections is how many binary-protocol connections the workload holds (0 before Start and
+// after Stop): the broker counts them among its clients.
+func (w *Workload) Connections() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.cl == nil || w.stopped {
+		return 0
+	}
+	return w.cl.Connections()
+}
+
 // Stop ends every service and closes the client. Safe to call more than once, and before Start.
 func (w *Workload) Stop() {
 	w.mu.Lock()
@@ -134,7 +149,7 @@ func (w *Workload) stopLocked() {
 // setup creates the namespace with deduplication on and payments with three partitions. What
 // exists already is left as it is.
 func (w *Workload) setup(ctx context.Context) error {
-	ac, err := admin.New(admin.Options{URL: w.opts.AdminURL, Timeout: 10 * time.Second})
+	ac, err := admin.New(admin.Options{URL: w.opts.AdminURL, Timeout: 10 * time.Second, HTTPClient: w.opts.HTTPClient})
 	if err != nil {
 		return fmt.Errorf("demo: %w", err)
 	}
