@@ -69,3 +69,12 @@ func checkSize(t *testing.T, plain string, w, h int) {
 		}
 	}
 }
+
+// TestGoldenColoursProduce pins the produce form's colours: the payload's placeholder is
+// dimmed and slanted, so that it never reads as content (defect 11 of issue 31).
+func TestGoldenColoursProduce(t *testing.T) {
+	h := newHarness(t, 80, 24, "dark")
+	h.command("produce public/demo/orders")
+	h.keys("tab", "tab", "tab")
+	tuitest.Golden(t, "colours-produce-dark", tuitest.Profile(h.app.Render(), colorprofile.ANSI256))
+}

@@ -170,3 +170,28 @@ func TestQuitAsksWhileOthersUseTheBroker(t *testing.T) {
 		t.Errorf("q with nobody else did not quit:\n%s", h.plain())
 	}
 }
+
+// TestProduceAsksBeforeSendingNothing (defect 11 of issue 31): ctrl+s with an empty payload
+// sends nothing until y says so; the payload's placeholder is a hint, not content.
+func TestProduceAsksBeforeSendingNothing(t *testing.T) {
+	h, _ := newClockedHarness(t)
+	h.command("produce public/demo/orders")
+	if got := h.plain(); strings.Contains(got, `{"hello": "world"}`) || !strings.Contains(got, "the payload: any text, JSON") {
+		t.Errorf("the payload's placeholder:\n%s", got)
+	}
+	h.keys("ctrl+s")
+	if n := len(h.src.Produced); n != 0 {
+		t.Fatalf("ctrl+s with an empty payload sent %d messages without asking", n)
+	}
+	if got := h.plain(); !strings.Contains(got, "The payload is empty: send a message without one? y yes") {
+		t.Fatalf("no question:\n%s", got)
+	}
+	h.keys("n")
+	if n := len(h.src.Produced); n != 0 || strings.Contains(h.plain(), "The payload is empty") {
+		t.Fatalf("n: %d sent\n%s", n, h.plain())
+	}
+	h.keys("ctrl+s", "y")
+	if n := len(h.src.Produced); n != 1 || len(h.src.Produced[0].Payload) != 0 {
+		t.Errorf("y sent %d messages: %+v", n, h.src.Produced)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/textarea"
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -39,8 +40,8 @@ func (m *Model) Restyle() {
 	s.Blurred.Prompt = st.Subtle
 	s.Focused.Text = st.Text
 	s.Blurred.Text = st.Text
-	s.Focused.Placeholder = st.Subtle
-	s.Blurred.Placeholder = st.Subtle
+	s.Focused.Placeholder = st.Subtle.Italic(true)
+	s.Blurred.Placeholder = st.Subtle.Italic(true)
 	s.Focused.Suggestion = st.Subtle
 	s.Cursor.Blink = false
 	m.ti.SetStyles(s)
@@ -100,4 +101,26 @@ func EditingHelp(multiline bool, taken ...string) common.HelpSection {
 			b("select everything", "ctrl+g"))
 	}
 	return common.HelpSection{Title: "Editing a field", Keys: keys}
+}
+
+// NewArea returns a blurred multi-line field (bubbles' text area) in the theme's styles: text
+// in the text colour, the placeholder dimmed and slanted so that it never reads as content, no
+// line numbers, a non-blinking cursor.
+func NewArea(c *common.Common, placeholder string) textarea.Model {
+	st := c.Styles
+	a := textarea.New()
+	a.Placeholder = placeholder
+	a.ShowLineNumbers = false
+	a.Prompt = "│ "
+	s := textarea.DefaultStyles(st.Theme.Dark)
+	for _, ss := range []*textarea.StyleState{&s.Focused, &s.Blurred} {
+		ss.Base, ss.Text, ss.CursorLine = st.Text, st.Text, st.Text
+		ss.Placeholder = st.Subtle.Italic(true)
+		ss.EndOfBuffer, ss.LineNumber, ss.CursorLineNumber = st.Subtle, st.Subtle, st.Subtle
+		ss.Prompt = st.Subtle
+	}
+	s.Focused.Prompt = st.Accent
+	s.Cursor.Blink = false
+	a.SetStyles(s)
+	return a
 }

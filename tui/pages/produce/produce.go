@@ -44,7 +44,9 @@ type Page struct {
 	focus   int
 	sending bool
 	sent    []string // ids sent from this screen, newest last
-	w, h    int
+	// askEmpty: ctrl+s with an empty payload asks first; the next key answers.
+	askEmpty bool
+	w, h     int
 }
 
 // New returns the produce screen for topic.
@@ -53,29 +55,9 @@ func New(c *common.Common, topic string) *Page {
 	p.key = input.New(c, "", "optional, e.g. order-1001")
 	p.props = input.New(c, "", "k=v, k2=v2")
 	p.delay = input.New(c, "", "0s (deliver now), e.g. 30s or 5m")
-	p.payload = textarea.New()
-	p.payload.Placeholder = `{"hello": "world"}`
-	p.payload.ShowLineNumbers = false
-	p.payload.Prompt = "│ "
-	p.restyle()
+	p.payload = input.NewArea(c, "the payload: any text, JSON… (empty: ctrl+s asks before sending nothing)")
 	p.setFocus(fieldKey)
 	return p
-}
-
-func (p *Page) restyle() {
-	st := p.c.Styles
-	s := textarea.DefaultStyles(st.Theme.Dark)
-	for _, ss := range []*textarea.StyleState{&s.Focused, &s.Blurred} {
-		ss.Base, ss.Text, ss.CursorLine = st.Text, st.Text, st.Text
-		ss.Placeholder, ss.EndOfBuffer, ss.LineNumber, ss.CursorLineNumber = st.Subtle, st.Subtle, st.Subtle, st.Subtle
-		ss.Prompt = st.Subtle
-	}
-	s.Focused.Prompt = st.Accent
-	s.Cursor.Blink = false
-	p.payload.SetStyles(s)
-	for _, in := range []*input.Model{&p.key, &p.props, &p.delay} {
-		in.Restyle()
-	}
 }
 
 func (p *Page) setFocus(f int) {
@@ -146,23 +128,18 @@ func (p *Page) Update(msg tea.Msg) (common.Page, tea.Cmd) {
 	case common.ErrorMsg:
 		p.sending = false // the status line says why
 	case tea.KeyPressMsg:
+		if p.askEmpty { // an empty payload is sent on y only
+			p.askEmpty = false
+			if msg.String() == "y" {
+				return p, p.send(true)
+			}
+			return p, nil
+		}
 		switch {
 		case key.Matches(msg, k.Back):
 			return p, common.Back
 		case key.Matches(msg, k.Send):
-			if p.sending {
-				return p, nil
-			}
-			req, err := p.request()
-			if err != nil {
-				// On the status line, where it replaces what the last send said.
-				return p, func() tea.Msg { return common.ErrorMsg{What: "not sent", Err: err} }
-			}
-			p.sending = true
-			t := p.topic
-			return p, common.Load(p.c, "produce", func(ctx context.Context, s data.Source) (string, error) {
-				return s.Produce(ctx, t, req)
-			}, func(id string) tea.Msg { return SentMsg{Topic: t, ID: id} })
+			return p, p.send(false)
 		case key.Matches(msg, k.NextField):
 			p.setFocus((p.focus + 1) % fields)
 			return p, nil
@@ -195,6 +172,27 @@ func (p *Page) Update(msg tea.Msg) (common.Page, tea.Cmd) {
 	return p, nil
 }
 
+// send sends the message the fields say; an empty payload only once asked about (emptyOK).
+func (p *Page) send(emptyOK bool) tea.Cmd {
+	if p.sending {
+		return nil
+	}
+	req, err := p.request()
+	if err != nil {
+		// On the status line, where it replaces what the last send said.
+		return func() tea.Msg { return common.ErrorMsg{What: "not sent", Err: err} }
+	}
+	if len(req.Payload) == 0 && !emptyOK {
+		p.askEmpty = true
+		return nil
+	}
+	p.sending = true
+	t := p.topic
+	return common.Load(p.c, "produce", func(ctx context.Context, s data.Source) (string, error) {
+		return s.Produce(ctx, t, req)
+	}, func(id string) tea.Msg { return SentMsg{Topic: t, ID: id} })
+}
+
 func (p *Page) View() string {
 	st := p.c.Styles
 	label := func(f int, s string) string {
@@ -213,6 +211,8 @@ func (p *Page) View() string {
 		p.payload.View(),
 	}
 	switch {
+	case p.askEmpty:
+		lines = append(lines, st.Warn.Render(common.Trunc("The payload is empty: send a message without one? y yes · any other key no", p.w)))
 	case p.sending:
 		lines = append(lines, st.Subtle.Render("sending…"))
 	case len(p.sent) > 0:
@@ -223,13 +223,18 @@ func (p *Page) View() string {
 
 func (p *Page) ShortHelp() []key.Binding {
 	k := p.c.Keys
+	if p.askEmpty {
+		return []key.Binding{key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "send it empty")),
+			key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "no"))}
+	}
 	return []key.Binding{k.Send, k.NextField, k.PrevField, withDesc(k.Back, "back")}
 }
 
 func (p *Page) FullHelp() []common.HelpSection {
 	k := p.c.Keys
 	return []common.HelpSection{{Title: "Produce", Keys: []key.Binding{k.Send, k.NextField, withDesc(k.PrevField, "previous field"),
-		withDesc(k.Enter, "next field (a new line in the payload)"), withDesc(k.Back, "back, nothing sent")}}, input.EditingHelp(true)}
+		withDesc(k.Enter, "next field (a new line in the payload)"), withDesc(k.Back, "back, nothing sent"),
+		key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "send an empty payload, when asked"))}}, input.EditingHelp(true)}
 }
 
 func withDesc(b key.Binding, desc string) key.Binding {

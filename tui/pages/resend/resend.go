@@ -84,32 +84,14 @@ func New(c *common.Common, dlq, sub string, letter data.DeadLetter) *Page {
 	}
 	p.key = input.New(c, "", "no key")
 	p.setText(fieldKey, letter.Key, false)
-	p.props = newArea(c, "name=value, one a line")
+	p.props = input.NewArea(c, "name=value, one a line")
 	var props string
 	props, p.quoted[fieldProps] = propertyLines(letter.Properties)
 	p.props.SetValue(props)
-	p.payload = newArea(c, "the payload")
+	p.payload = input.NewArea(c, "the payload")
 	p.setText(fieldPayload, string(letter.Payload), true)
 	p.setFocus(fieldPayload)
 	return p
-}
-
-func newArea(c *common.Common, placeholder string) textarea.Model {
-	st := c.Styles
-	a := textarea.New()
-	a.Placeholder = placeholder
-	a.ShowLineNumbers = false
-	a.Prompt = "│ "
-	s := textarea.DefaultStyles(st.Theme.Dark)
-	for _, ss := range []*textarea.StyleState{&s.Focused, &s.Blurred} {
-		ss.Base, ss.Text, ss.CursorLine = st.Text, st.Text, st.Text
-		ss.Placeholder, ss.EndOfBuffer, ss.LineNumber, ss.CursorLineNumber = st.Subtle, st.Subtle, st.Subtle, st.Subtle
-		ss.Prompt = st.Subtle
-	}
-	s.Focused.Prompt = st.Accent
-	s.Cursor.Blink = false
-	a.SetStyles(s)
-	return a
 }
 
 func (p *Page) setFocus(f int) {
