@@ -176,21 +176,28 @@ func cells(row string) []string {
 	return out
 }
 
-// splitCells splits on the pipes that are not inside `code`.
+// splitCells splits on the pipes that are neither inside `code` nor escaped (\|, which a
+// table cell writes a pipe with), and unescapes those.
 func splitCells(row string) []string {
 	var out []string
 	inCode := false
 	start := 0
-	for i, r := range row {
+	for i := 0; i < len(row); i++ {
 		switch {
-		case r == '`':
+		case row[i] == '\\' && i+1 < len(row) && row[i+1] == '|':
+			i++
+		case row[i] == '`':
 			inCode = !inCode
-		case r == '|' && !inCode:
+		case row[i] == '|' && !inCode:
 			out = append(out, row[start:i])
 			start = i + 1
 		}
 	}
-	return append(out, row[start:])
+	out = append(out, row[start:])
+	for i, c := range out {
+		out[i] = strings.ReplaceAll(c, `\|`, "|")
+	}
+	return out
 }
 
 var separatorRE = regexp.MustCompile(`^:?-+:?$`)

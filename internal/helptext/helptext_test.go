@@ -48,7 +48,7 @@ func TestRender(t *testing.T) {
 		"and an [anchor](#here), long enough that it has to be wrapped at eighty columns.\n\n" +
 		"1. An item\n   that goes on.\n   - a nested one\n   Back in the item.\n2. `a | b` stays whole.\n\n" +
 		"```toml\nkey = \"value\"   # kept as it is\n```\n\n" +
-		"| condition | selects |\n|---|---|\n| `key=V` | by the key |\n| `a|b` | a pipe in code |\n\n" +
+		"| condition | selects |\n|---|---|\n| `key=V` | by the key |\n| `a|b` | a pipe in code |\n| `a \\|\\| b` | escaped pipes |\n\n" +
 		"Join with ` and ` between.\n"
 	want := `A heading
 
@@ -67,6 +67,8 @@ at eighty columns.
       by the key
   a|b
       a pipe in code
+  a || b
+      escaped pipes
 
 Join with ` + "` and `" + ` between.
 `
