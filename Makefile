@@ -26,6 +26,15 @@ GOLANGCI_LINT_VERSION := v2.15.0
 build:
 	$(GO) build -buildvcs=true -o bin/letterbox .
 
+# Release archives for linux, darwin and windows on amd64 and arm64, with README.md, LICENSE
+# and SHA256SUMS, in $(DIST_DIR). VERSION (v1.2.3) is stamped into the binaries and names the
+# archives; without it they carry the version Go stamps from the checkout. Two runs on the same
+# commit with the same Go give the same bytes (internal/release says how).
+VERSION ?=
+DIST_DIR ?= dist
+dist:
+	$(GO) run ./internal/release -version '$(VERSION)' -out '$(DIST_DIR)'
+
 test:
 	$(GO) vet ./...
 	$(GO) test -race -timeout $(TEST_TIMEOUT) $(RACE_PKGS)
