@@ -10,6 +10,7 @@ import (
 	"github.com/apache/pulsar-client-go/pulsar"
 
 	"github.com/letterbox-dev/letterbox/internal/brokertest"
+	"github.com/letterbox-dev/letterbox/pulsartest"
 	"github.com/letterbox-dev/letterbox/tui/common"
 	"github.com/letterbox-dev/letterbox/tui/data"
 	"github.com/letterbox-dev/letterbox/tui/pages/dlq"
@@ -21,9 +22,9 @@ import (
 // flow — while a topic named x-DLQ that holds plain messages is not one. A whole-DLQ search
 // then finds its letter, and nothing on the way consumed anything.
 func TestCustomNamedDLQ(t *testing.T) {
-	env := brokertest.Start(t)
+	env := pulsartest.Start(t)
 	const ns = "persistent://public/default/"
-	c, err := pulsar.NewClient(pulsar.ClientOptions{URL: env.ServiceURL, OperationTimeout: 10 * time.Second})
+	c, err := pulsar.NewClient(pulsar.ClientOptions{URL: env.ServiceURL(), OperationTimeout: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,11 +54,11 @@ func TestCustomNamedDLQ(t *testing.T) {
 	}
 	cons.Nack(m)
 	brokertest.WaitFor(t, 20*time.Second, "the dead letter in orders-dlq", func() bool {
-		st, err := env.Admin.Stats(ctx, ns+"orders-dlq")
+		st, err := env.Admin().Stats(ctx, ns+"orders-dlq")
 		return err == nil && st.MsgInCounter == 1
 	})
 
-	src, err := data.NewAdmin(data.AdminOptions{AdminURL: env.AdminURL, ServiceURL: env.ServiceURL})
+	src, err := data.NewAdmin(data.AdminOptions{AdminURL: env.AdminURL(), ServiceURL: env.ServiceURL()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +103,7 @@ func TestCustomNamedDLQ(t *testing.T) {
 		p, ok := h.app.active().(*dlq.Page)
 		return ok && len(p.Loaded()) == 1 && p.Loaded()[0].Key == "customer-7"
 	})
-	st, err := env.Admin.Stats(context.Background(), ns+"orders-dlq")
+	st, err := env.Admin().Stats(context.Background(), ns+"orders-dlq")
 	if err != nil {
 		t.Fatal(err)
 	}

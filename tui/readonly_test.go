@@ -11,6 +11,7 @@ import (
 
 	"github.com/letterbox-dev/letterbox/client"
 	"github.com/letterbox-dev/letterbox/internal/brokertest"
+	"github.com/letterbox-dev/letterbox/pulsartest"
 	"github.com/letterbox-dev/letterbox/tui/common"
 	"github.com/letterbox-dev/letterbox/tui/data"
 )
@@ -19,9 +20,9 @@ import (
 // broker answers with the reason, and afterwards no subscription was created and every backlog
 // and message counter is as it was.
 func TestReadOnlyChangesNothing(t *testing.T) {
-	env := brokertest.Start(t)
+	env := pulsartest.Start(t)
 	ctx := brokertest.Ctx(t, 60*time.Second)
-	cl := env.Client(t)
+	cl := brokertest.NewClient(t, env.ServiceURL())
 	const dlq = "persistent://public/default/orders-billing-DLQ"
 	p, err := cl.CreateProducer(ctx, client.ProducerOptions{Topic: dlq, InitialSubscriptionName: "billing-audit",
 		TopicPurpose: client.TopicPurposeDeadLetter, DisableBatching: true})
@@ -41,7 +42,7 @@ func TestReadOnlyChangesNothing(t *testing.T) {
 		in       int64
 	}
 	read := func() snap {
-		st, err := env.Admin.Stats(ctx, dlq)
+		st, err := env.Admin().Stats(ctx, dlq)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -57,7 +58,7 @@ func TestReadOnlyChangesNothing(t *testing.T) {
 	}
 	before := read()
 
-	src, err := data.NewAdmin(data.AdminOptions{AdminURL: env.AdminURL, ServiceURL: env.ServiceURL})
+	src, err := data.NewAdmin(data.AdminOptions{AdminURL: env.AdminURL(), ServiceURL: env.ServiceURL()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,17 +14,17 @@ import (
 	"github.com/letterbox-dev/letterbox/client"
 	"github.com/letterbox-dev/letterbox/client/admin"
 	"github.com/letterbox-dev/letterbox/client/replay"
-	"github.com/letterbox-dev/letterbox/internal/brokertest"
+	"github.com/letterbox-dev/letterbox/pulsartest"
 )
 
 // replayBroker starts a broker with its admin API and fills orders-app-DLQ (subscription
 // app-dlq) with n dead letters of orders; i%2==0 ones have region=eu.
 func replayBroker(t *testing.T, n int) (serviceURL, adminURL string) {
 	t.Helper()
-	env := brokertest.Start(t)
+	env := pulsartest.Start(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	cl, err := client.New(client.Options{ServiceURL: env.ServiceURL, Logger: discardLogger()})
+	cl, err := client.New(client.Options{ServiceURL: env.ServiceURL(), Logger: discardLogger()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +41,7 @@ func replayBroker(t *testing.T, n int) (serviceURL, adminURL string) {
 		}
 	}
 	p.Close()
-	return env.ServiceURL, env.AdminURL
+	return env.ServiceURL(), env.AdminURL()
 }
 
 func TestReplayCommand(t *testing.T) {
