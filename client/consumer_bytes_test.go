@@ -37,13 +37,23 @@ func settled(t *testing.T, b *pulsartest.Broker, topic, sub string) int64 {
 	return last
 }
 
-// filledTopic starts a broker and publishes n messages, made by payload, to a new topic.
+// filledTopic starts a broker and publishes n messages, made by payload, to a new topic, kept
+// for the subscription s.
 func filledTopic(t *testing.T, po client.ProducerOptions, n int, payload func(i int) []byte) (*pulsartest.Broker, *client.Client, context.Context, string) {
 	t.Helper()
 	b := pulsartest.Start(t)
 	c := newClient(t, b)
 	ctx := brokertest.Ctx(t, 30*time.Second)
 	po.Topic = uniqueTopic(t)
+	// The subscription first: a topic without one keeps nothing (no retention), and the
+	// broker frees a full ledger of it at once, as upstream may.
+	sub, err := c.Subscribe(ctx, client.ConsumerOptions{Topic: po.Topic, SubscriptionName: "s"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sub.Close(); err != nil {
+		t.Fatal(err)
+	}
 	p := mustProducer(t, c, po)
 	for i := range n {
 		p.SendAsync(ctx, &client.Message{Payload: payload(i)})
