@@ -97,6 +97,8 @@ func Result(s Summary, err error) string {
 		return "cancelled"
 	case err != nil:
 		return "error: " + err.Error()
+	case s.NothingSelected():
+		return ResultNothingSelected
 	case s.Complete:
 		return "complete"
 	}

@@ -57,7 +57,10 @@ func TestHistoryPathAndResult(t *testing.T) {
 		err  error
 		want string
 	}{
-		{Summary{Complete: true}, nil, "complete"},
+		{Summary{Complete: true, Progress: Progress{Moved: 1}}, nil, "complete"},
+		{Summary{Complete: true, Progress: Progress{Skipped: 5}}, nil, ResultNothingSelected},
+		{Summary{Complete: true, Progress: Progress{Skipped: 5, Guarded: 1}}, nil, "complete"},
+		{Summary{Complete: true, Resumed: true}, nil, "complete"},
 		{Summary{}, nil, "incomplete"},
 		{Summary{}, fmt.Errorf("run: %w", context.Canceled), "cancelled"},
 		{Summary{}, errors.New("boom"), "error: boom"},

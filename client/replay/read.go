@@ -76,6 +76,7 @@ func (e *engine) read(ctx context.Context, last client.MessageID, items chan<- i
 			return true, nil // published after the replay started
 		}
 		prev, seen = m.ID, true
+		e.opts.Names.Add(m.Properties)
 		it := e.decide(ctx, m)
 		if it.action == "" {
 			if len(sel.IDs) > 0 {

@@ -47,6 +47,9 @@ func (f Filter) eval(m *client.Message, decode func() error) (bool, error) {
 	return f.e.Eval(&s, nil)
 }
 
+// Properties are the property names f names (expr.Expr.Properties).
+func (f Filter) Properties() []string { return f.e.Properties() }
+
 // usesDecode reports whether f has a "payload decodes".
 func (f Filter) usesDecode() bool { return f.e.UsesDecode() }
 

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/letterbox-dev/letterbox/client"
+	"github.com/letterbox-dev/letterbox/client/deadletter"
 )
 
 // Action is what a replay did with one dead letter.
@@ -26,6 +27,9 @@ const DefaultMaxReplays = 3
 type Options struct {
 	DLQ          string
 	Subscription string
+	// Names, when set, notes the property names of every letter read, selected or not: what
+	// a warning about a filter that names a property no letter has lists.
+	Names *deadletter.PropertyNames
 	// To is the destination of dead letters whose origin is unknown: without REAL_TOPIC,
 	// and a DLQ name that does not derive from a known topic.
 	To string

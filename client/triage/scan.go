@@ -65,6 +65,8 @@ type ScanOptions struct {
 	Until map[int32]client.MessageID
 	// NoIndex leaves Result.Matches empty (an export needs no index).
 	NoIndex bool
+	// Names, when set, notes the property names of every letter read, selected or not.
+	Names *deadletter.PropertyNames
 	// Visit, when set, is called with each selected letter, payload included; an error ends
 	// the scan with it.
 	Visit func(m *client.Message, l *deadletter.Letter) error
@@ -254,6 +256,7 @@ func (s *scanner) take(m *client.Message) error {
 	}
 	s.lastPos = pos
 	s.res.Read++
+	s.o.Names.Add(m.Properties)
 	l := deadletter.Read(m.Properties, m.ProducerName)
 	if l.Origin != "" && s.o.Admin != nil {
 		l.Subscription = deadletter.SubscriptionAmong(m.ProducerName, l.OriginTopic, s.subscriptions(l.Origin))

@@ -22,7 +22,15 @@ const (
 	ExitOK      = 0 // done, or stopped by a signal
 	ExitFailure = 1 // the command failed while running (a port in use, ...)
 	ExitUsage   = 2 // bad command line or configuration, or a command not available yet
+	ExitNothing = 3 // an action's selection, valid, matched no letter: nothing was done
 )
+
+// exitStatusHelp is how the commands that act on letters end, for their --help.
+const exitStatusHelp = `Exit status: 0 done; 1 failed while running (something selected was not done); 2 bad
+command line, expression or empty selection, a topic that is no DLQ, or no confirmation
+given where one is needed; 3 nothing selected (a valid selection that matched no letter:
+nothing done, recorded so in the history).
+`
 
 // Process is what the process running the command line lets it change about itself.
 type Process struct {

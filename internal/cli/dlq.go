@@ -102,7 +102,7 @@ func dlqUsage(w io.Writer) {
 	for _, c := range dlqCommands {
 		fmt.Fprintf(w, "  %-22s %s\n", c.name+" "+c.args, c.help)
 	}
-	io.WriteString(w, "\nRun 'letterbox dlq SUBCOMMAND --help' for its flags.\n\nClient flags:\n")
+	io.WriteString(w, "\nRun 'letterbox dlq SUBCOMMAND --help' for its flags.\n\n"+exitStatusHelp+"\nClient flags:\n")
 	var c clientFlags
 	fs := newFlagSet("letterbox dlq")
 	c.register(fs)
@@ -131,6 +131,9 @@ func (s dlqSub) parse(cf *clientFlags, args []string, register func(*flag.FlagSe
 			printFlags(stdout, fs, s.flags)
 			if slices.Contains(s.flags, "filter") {
 				writeFilterHelp(stdout)
+			}
+			if slices.Contains(s.flags, "yes") { // the actions, which ask first
+				io.WriteString(stdout, "\n"+exitStatusHelp)
 			}
 			io.WriteString(stdout, "\nClient flags:\n")
 			var c clientFlags

@@ -114,12 +114,24 @@ func runDLQDiscard(ctx context.Context, cf *clientFlags, in stdin, args []string
 		return scanFailed(ctx, stderr, cmd, t.topic, err)
 	}
 	p.notes(cmd, t.sub, stderr)
+	warnUnseen(stderr, cmd, sel.names)
 	n := int64(len(p.letters))
 	sum := discardSummary{Summary: true, DryRun: f.dryRun, DLQ: t.topic, Subscription: t.sub, Selection: sel.words(),
 		Selected: n, Until: positionOf(p.until), OK: true, Complete: true}
 	if f.dryRun || n == 0 {
 		writeDiscardPreview(p, &sum, &f, started, stdout)
-		return ExitOK
+		if n > 0 {
+			return ExitOK
+		}
+		if !f.dryRun {
+			cf.record(cmd, replay.HistoryEntry{When: started, Action: replay.ActionDiscard, DLQ: t.topic, Subscription: t.sub,
+				Selection: sel.words(), Result: replay.ResultNothingSelected, Elapsed: time.Since(started)}, stderr)
+		}
+		if !f.json {
+			return ExitNothing // the text preview said so
+		}
+		return nothingSelected(stderr, cmd, fmt.Sprintf("no letter of %s on %s is selected (%s)",
+			shortTopic(t.topic), termtext.Line(t.sub), termtext.Line(sel.words())))
 	}
 
 	q := question{cmd: cmd, text: fmt.Sprintf("discard %d letters of %s via %s (%s)?", n, shortTopic(t.topic), termtext.Line(t.sub), sel.words())}

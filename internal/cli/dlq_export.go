@@ -86,6 +86,7 @@ func runDLQExport(ctx context.Context, cf *clientFlags, _ stdin, args []string, 
 	}
 	var n int64
 	opts := triage.ScanOptions{Topic: topic, Filter: filter, NoIndex: true, Admin: ad,
+		Names: deadletter.NewPropertyNames(filter.Properties()),
 		Visit: func(m *client.Message, l *deadletter.Letter) error {
 			n++
 			return lw.write(newLetterRecord(m, l, f.payload))
@@ -95,6 +96,7 @@ func runDLQExport(ctx context.Context, cf *clientFlags, _ stdin, args []string, 
 		opts.Progress = scanProgress(stderr)
 	}
 	_, err = triage.Scan(ctx, cl, opts)
+	warnUnseen(stderr, dlqExport.cmd, opts.Names)
 	if err == nil {
 		err = lw.flush()
 	}

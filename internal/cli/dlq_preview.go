@@ -29,6 +29,7 @@ type selection struct {
 	filters    []replay.Filter
 	ids        []client.MessageID
 	limit      int64
+	names      *deadletter.PropertyNames // the property names the filters give, watched
 }
 
 // parseSelection parses --filter and --limit, beside the --ids read already; a bad one is
@@ -49,6 +50,7 @@ func parseSelection(cmd string, filters []string, ids []client.MessageID, limit 
 	if limit < 0 {
 		return s, usageError(stderr, cmd, fmt.Errorf("--limit must not be negative"))
 	}
+	s.names = propertyNames(s.filters)
 	return s, ExitOK
 }
 
@@ -106,7 +108,7 @@ type preview struct {
 // filter selects as the run will.
 func makePreview(ctx context.Context, t *target, s selection, until *client.MessageID, stderr io.Writer) (*preview, error) {
 	var found []previewLetter
-	res, err := triage.Scan(ctx, t.cl, triage.ScanOptions{Topic: t.topic, Filter: s.filter, NoIndex: true, Admin: t.ad,
+	res, err := triage.Scan(ctx, t.cl, triage.ScanOptions{Topic: t.topic, Filter: s.filter, NoIndex: true, Admin: t.ad, Names: s.names,
 		Progress: scanProgress(stderr),
 		Visit: func(m *client.Message, l *deadletter.Letter) error {
 			found = append(found, previewLetter{pos: triage.PositionOf(m.ID), key: m.Key, reason: l.Reason})

@@ -84,7 +84,9 @@ func runDLQPurge(ctx context.Context, cf *clientFlags, in stdin, args []string, 
 	if res.BacklogBefore == 0 {
 		res.OK = true
 		writePurge(res, f.json, stdout)
-		return ExitOK
+		cf.record(cmd, replay.HistoryEntry{When: time.Now(), Action: res.Action, DLQ: t.topic, Subscription: t.sub,
+			Selection: selection, Result: replay.ResultNothingSelected}, stderr)
+		return ExitNothing // writePurge said so
 	}
 	q := question{cmd: cmd, name: localName(t.topic),
 		text: fmt.Sprintf("purge %s: acknowledge all %d letters on %s, and any that arrive meanwhile?", shortTopic(t.topic), res.BacklogBefore, termtext.Line(t.sub))}

@@ -50,11 +50,12 @@ func TestDLQPurge(t *testing.T) {
 	if b := backlog(t, ctx, env, dlq, sub); b != 0 {
 		t.Errorf("backlog %d after the purge", b)
 	}
-	if code, out, _ := purge("", false, "--yes"); code != ExitOK || !strings.Contains(out, "nothing to purge") {
+	if code, out, _ := purge("", false, "--yes"); code != ExitNothing || !strings.Contains(out, "nothing to purge") {
 		t.Errorf("an empty backlog: code %d, stdout %q", code, out)
 	}
 	checkHistory(t, env, []replay.HistoryEntry{
 		{Action: replay.ActionSkip, DLQ: dlq, Subscription: sub, Selection: "first 2", Discarded: 2, Result: "complete"},
 		{Action: replay.ActionPurge, DLQ: dlq, Subscription: sub, Selection: "everything", Discarded: 3, Result: "complete"},
+		{Action: replay.ActionPurge, DLQ: dlq, Subscription: sub, Selection: "everything", Result: replay.ResultNothingSelected},
 	})
 }

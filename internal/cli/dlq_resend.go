@@ -120,8 +120,14 @@ func runDLQResend(ctx context.Context, cf *clientFlags, in stdin, args []string,
 	m, err := readLetter(ctx, t, id)
 	if err != nil {
 		var ue usageErr
-		if errors.As(err, &ue) {
+		var nl noLetter
+		switch {
+		case errors.As(err, &ue):
 			return usage(err)
+		case errors.As(err, &nl):
+			cf.record(cmd, replay.HistoryEntry{When: time.Now(), Action: replay.ActionResend, DLQ: t.topic, Subscription: t.sub,
+				Selection: "id " + positionOf(id), Result: replay.ResultNothingSelected}, stderr)
+			return nothingSelected(stderr, cmd, termtext.Line(err.Error()))
 		}
 		return fail(err)
 	}

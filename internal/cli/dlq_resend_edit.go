@@ -113,12 +113,12 @@ func readLetter(ctx context.Context, t *target, id client.MessageID) (*client.Me
 	name := positionOf(id)
 	switch {
 	case m == nil:
-		return nil, fmt.Errorf("%s holds no letter %s", shortTopic(t.topic), name)
+		return nil, noLetter{fmt.Errorf("%s holds no letter %s", shortTopic(t.topic), name)}
 	case id.BatchIndex < 0 && m.ID.BatchSize > 1:
 		return nil, usageErr{fmt.Errorf("%s is a batch of %d letters: name one, %d:%d:0:B (B from 0 to %d)",
 			name, m.ID.BatchSize, id.Ledger, id.Entry, m.ID.BatchSize-1)}
 	case readCursor(ctx, t.ad, t.topic, t.sub).acked(triage.PositionOf(m.ID)):
-		return nil, fmt.Errorf("%s was acknowledged on %s already: nothing to resend", name, t.sub)
+		return nil, noLetter{fmt.Errorf("%s was acknowledged on %s already", name, t.sub)}
 	}
 	return m, nil
 }

@@ -95,8 +95,8 @@ func TestDLQResend(t *testing.T) {
 		{[]string{"--id", x, "--property", "a=1", "--unset-property", "a"}, ExitUsage, "contradict"},
 		{[]string{"--id", x, "--property", "=1"}, ExitUsage, "want k=v"},
 		{[]string{"--id", x, "--edit", "--yes"}, ExitUsage, "--edit needs"},
-		{[]string{"--id", x, "--yes"}, ExitFailure, "acknowledged on billing-keep already"},
-		{[]string{"--id", "999:0", "--yes"}, ExitFailure, "holds no letter 999:0"},
+		{[]string{"--id", x, "--yes"}, ExitNothing, "nothing selected: " + x + " was acknowledged on billing-keep already"},
+		{[]string{"--id", "999:0", "--yes"}, ExitNothing, "nothing selected: orders-billing-DLQ holds no letter 999:0"},
 	} {
 		if code, _, errOut := resend("", false, tt.args...); code != tt.code || !strings.Contains(errOut, tt.want) {
 			t.Errorf("%q: code %d, stderr %q; want %d and %q", tt.args, code, errOut, tt.code, tt.want)
@@ -105,6 +105,8 @@ func TestDLQResend(t *testing.T) {
 	checkHistory(t, env, []replay.HistoryEntry{
 		{Action: replay.ActionResend, DLQ: dlq, Subscription: sub, Selection: "id " + x + " edited", Moved: 1, Result: "complete"},
 		{Action: replay.ActionResend, DLQ: dlq, Subscription: sub, Selection: "id " + y + " edited", Moved: 1, Result: "complete"},
+		{Action: replay.ActionResend, DLQ: dlq, Subscription: sub, Selection: "id " + x, Result: replay.ResultNothingSelected},
+		{Action: replay.ActionResend, DLQ: dlq, Subscription: sub, Selection: "id 999:0", Result: replay.ResultNothingSelected},
 	})
 }
 

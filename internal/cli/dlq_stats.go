@@ -8,6 +8,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/letterbox-dev/letterbox/client/deadletter"
 	"github.com/letterbox-dev/letterbox/client/triage"
 )
 
@@ -65,11 +66,13 @@ func runDLQStats(ctx context.Context, cf *clientFlags, _ stdin, args []string, s
 		return code
 	}
 	defer cl.Close()
+	names := deadletter.NewPropertyNames(filter.Properties())
 	res, err := triage.Scan(ctx, cl, triage.ScanOptions{Topic: topic, Filter: filter, NoIndex: true, Admin: ad,
-		Progress: scanProgress(stderr)})
+		Progress: scanProgress(stderr), Names: names})
 	if err != nil && ctx.Err() == nil {
 		return scanFailed(ctx, stderr, dlqStats.cmd, topic, err)
 	}
+	warnUnseen(stderr, dlqStats.cmd, names)
 	// Interrupted: what was counted so far is still worth showing, marked incomplete.
 	if f.json {
 		out := statsJSON{Topic: topic, Filter: filter.String(), Read: res.Read, Selected: res.Stats.Letters,

@@ -17,6 +17,7 @@ import (
 	"github.com/letterbox-dev/letterbox/client"
 	"github.com/letterbox-dev/letterbox/client/admin"
 	"github.com/letterbox-dev/letterbox/client/replay"
+	"github.com/letterbox-dev/letterbox/client/termtext"
 )
 
 // replayFlags are the flags of "letterbox replay".
@@ -70,7 +71,8 @@ terminal it runs. A blank --filter, an empty --ids or an empty item in one is re
 a selection is never wider than written.
 
 --dlq names the DLQ as the dlq commands do (a short name in any namespace, an ambiguous one
-refused), and must be a dead-letter or retry topic by the DLQ rule, unless --not-a-dlq.
+refused), and must be a dead-letter or retry topic by the DLQ rule, unless --not-a-dlq. A
+filter naming a property no letter carries is warned about, naming those letters carry.
 
 Flags:
 `
@@ -87,6 +89,7 @@ func runReplay(ctx context.Context, cf *clientFlags, in stdin, args []string, st
 			io.WriteString(stdout, replayUsageText)
 			printFlags(stdout, fs, replayFlagNames)
 			writeFilterHelp(stdout)
+			io.WriteString(stdout, "\n"+exitStatusHelp)
 			io.WriteString(stdout, "\nClient flags:\n")
 			var c clientFlags
 			cfs := newFlagSet("letterbox replay")
@@ -178,6 +181,7 @@ func runReplay(ctx context.Context, cf *clientFlags, in stdin, args []string, st
 		}
 	}
 
+	opts.Names = propertyNames(opts.Selection.Filters)
 	events := make(chan replay.Event, 256)
 	opts.Events = events
 	shown := make(chan struct{})
@@ -189,6 +193,7 @@ func runReplay(ctx context.Context, cf *clientFlags, in stdin, args []string, st
 	sum, err := replay.Run(ctx, cl, opts)
 	<-shown
 	writeSummary(sum, &rf, opts, stdout)
+	warnUnseen(stderr, "letterbox replay", opts.Names)
 	if !opts.DryRun {
 		recordHistory(opts, &rf, cf, sum, err, started, stderr)
 	}
@@ -202,6 +207,9 @@ func runReplay(ctx context.Context, cf *clientFlags, in stdin, args []string, st
 		return fail(err)
 	case !sum.OK():
 		return ExitFailure
+	case sum.NothingSelected():
+		return nothingSelected(stderr, "letterbox replay", fmt.Sprintf("no letter of %s on %s is selected (%s)",
+			termtext.Line(shortTopic(opts.DLQ)), termtext.Line(opts.Subscription), termtext.Line(replaySelection(opts, &rf))))
 	}
 	return ExitOK
 }

@@ -141,7 +141,15 @@ func writeSummary(sum replay.Summary, rf *replayFlags, opts replay.Options, stdo
 // recordHistory adds a real run to the replay history the TUI's dead-letter screen lists, so
 // whoever is on call next sees what was already put back.
 func recordHistory(opts replay.Options, rf *replayFlags, cf *clientFlags, sum replay.Summary, err error, started time.Time, stderr io.Writer) {
-	selection := "all"
+	cf.record("letterbox replay", replay.HistoryEntry{
+		When: started, Action: replay.ActionReplay, DLQ: opts.DLQ, Subscription: opts.Subscription, Selection: replaySelection(opts, rf),
+		Moved: sum.Moved, Skipped: sum.Skipped, Failed: sum.Failed, Guarded: sum.Guarded, Arrived: sum.Arrived,
+		Result: replay.Result(sum, err), Elapsed: time.Since(started), Run: sum.Run,
+	}, stderr)
+}
+
+// replaySelection is a replay's selection in words, as the history and the messages say it.
+func replaySelection(opts replay.Options, rf *replayFlags) string {
 	var parts []string
 	if len(opts.Selection.IDs) > 0 {
 		parts = append(parts, fmt.Sprintf("%d listed ids", len(opts.Selection.IDs)))
@@ -150,12 +158,8 @@ func recordHistory(opts replay.Options, rf *replayFlags, cf *clientFlags, sum re
 	if opts.Selection.Limit > 0 {
 		parts = append(parts, fmt.Sprintf("limit %d", opts.Selection.Limit))
 	}
-	if len(parts) > 0 {
-		selection = strings.Join(parts, ", ")
+	if len(parts) == 0 {
+		return "all"
 	}
-	cf.record("letterbox replay", replay.HistoryEntry{
-		When: started, Action: replay.ActionReplay, DLQ: opts.DLQ, Subscription: opts.Subscription, Selection: selection,
-		Moved: sum.Moved, Skipped: sum.Skipped, Failed: sum.Failed, Guarded: sum.Guarded, Arrived: sum.Arrived,
-		Result: replay.Result(sum, err), Elapsed: time.Since(started), Run: sum.Run,
-	}, stderr)
+	return strings.Join(parts, ", ")
 }
