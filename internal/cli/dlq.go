@@ -31,13 +31,23 @@ type dlqCommand struct {
 
 // dlqCommands are the subcommands, in the order of the help; a new one is one entry here.
 var dlqCommands = []dlqCommand{
-	{"ls", "[NAMESPACE]", "list the DLQs of a namespace (tenant/ns), or of the whole cluster", runDLQLs, new(lsFlags).register},
-	{"stats", "DLQ", "count a DLQ's letters by reason, origin, subscription, key and hour", runDLQStats, new(statsFlags).register},
-	{"export", "DLQ", "write a DLQ's letters, payloads included, as JSON lines or CSV", runDLQExport, new(exportFlags).register},
-	{"discard", "DLQ", "acknowledge the letters a filter, ids or a limit select, one by one", runDLQDiscard, new(discardFlags).register},
-	{"purge", "DLQ", "clear a DLQ subscription's backlog, or skip its first --count letters", runDLQPurge, new(purgeFlags).register},
-	{"resend", "DLQ --id L:E", "send one letter again, edited, to its origin or --to a topic", runDLQResend, new(resendFlags).register},
-	{"subscribe", "DLQ", "create the subscription a DLQ lacks; set its namespace's retention", runDLQSubscribe, new(subscribeFlags).register},
+	{"ls", "[NAMESPACE]", "list the DLQs of a namespace (tenant/ns), or of the whole cluster", runDLQLs, fresh[lsFlags]()},
+	{"stats", "DLQ", "count a DLQ's letters by reason, origin, subscription, key and hour", runDLQStats, fresh[statsFlags]()},
+	{"export", "DLQ", "write a DLQ's letters, payloads included, as JSON lines or CSV", runDLQExport, fresh[exportFlags]()},
+	{"discard", "DLQ", "acknowledge the letters a filter, ids or a limit select, one by one", runDLQDiscard, fresh[discardFlags]()},
+	{"purge", "DLQ", "clear a DLQ subscription's backlog, or skip its first --count letters", runDLQPurge, fresh[purgeFlags]()},
+	{"resend", "DLQ --id L:E", "send one letter again, edited, to its origin or --to a topic", runDLQResend, fresh[resendFlags]()},
+	{"subscribe", "DLQ", "create the subscription a DLQ lacks; set its namespace's retention", runDLQSubscribe, fresh[subscribeFlags]()},
+}
+
+// fresh registers the flags of a new T at each call: completion and help register a command's
+// flags while other commands (and parallel tests) do, and a T shared by every call would be
+// written by several at once.
+func fresh[T any, P interface {
+	*T
+	register(*flag.FlagSet)
+}]() func(*flag.FlagSet) {
+	return func(fs *flag.FlagSet) { P(new(T)).register(fs) }
 }
 
 const dlqUsageText = `Usage: letterbox dlq SUBCOMMAND [ARGS] [flags] [client flags]
