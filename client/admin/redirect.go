@@ -83,7 +83,7 @@ func (c *Client) send(ctx context.Context, first hop, auth string, header http.H
 			return exchange{}, fmt.Errorf("%w: stopped after %d; %s redirects again to %s",
 				ErrTooManyRedirects, maxRedirects, h.url.Redacted(), next.url.Redacted())
 		}
-		if next.creds {
+		if next.creds && auth != "" { // without credentials there is nothing to withhold
 			switch {
 			case h.url.Scheme == "https" && next.url.Scheme == "http":
 				next.creds = false
