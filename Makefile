@@ -23,6 +23,8 @@ GOLANGCI_LINT_VERSION := v2.15.0
 
 .PHONY: build test test-upstream bench fuzz proto lint fmt test-update
 
+# -buildvcs=true: `letterbox version` names the commit even where GOFLAGS turns stamping off.
+# (Go stamps a checkout whose .git is a directory; a build in a git worktree says devel.)
 build:
 	$(GO) build -buildvcs=true -o bin/letterbox .
 
