@@ -8,22 +8,21 @@ import (
 	"github.com/apache/pulsar-client-go/pulsar"
 	plog "github.com/apache/pulsar-client-go/pulsar/log"
 
-	"github.com/letterbox-dev/letterbox/broker"
-	"github.com/letterbox-dev/letterbox/broker/policy"
-	"github.com/letterbox-dev/letterbox/internal/brokertest"
+	"github.com/letterbox-dev/letterbox/client/admin"
+	"github.com/letterbox-dev/letterbox/pulsartest"
 )
 
-// startEmbedded starts a broker on a free loopback port with its admin API
-// (internal/brokertest), and the Admin source on both; all three stop when the test ends.
-func startEmbedded(t *testing.T) (*broker.Broker, *Admin) {
+// startEmbedded starts a broker on a free loopback port with its admin API (pulsartest), and
+// the Admin source on both; all three stop when the test ends.
+func startEmbedded(t *testing.T) (*pulsartest.Broker, *Admin) {
 	t.Helper()
-	env := brokertest.Start(t)
-	a, err := NewAdmin(AdminOptions{AdminURL: env.AdminURL, ServiceURL: env.ServiceURL})
+	b := pulsartest.Start(t)
+	a, err := NewAdmin(AdminOptions{AdminURL: b.AdminURL(), ServiceURL: b.ServiceURL()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(a.Close)
-	return env.Broker, a
+	return b, a
 }
 
 // TestAdminOnEmbeddedBroker runs the Admin source against the real broker in-process: produce,
@@ -36,7 +35,7 @@ func TestAdminOnEmbeddedBroker(t *testing.T) {
 
 	// A consumer with a JSON schema, subscribed before anything is sent, so the peek sees a
 	// backlog.
-	c, err := pulsar.NewClient(pulsar.ClientOptions{URL: "pulsar://" + b.Addr(), Logger: plog.DefaultNopLogger()})
+	c, err := pulsar.NewClient(pulsar.ClientOptions{URL: b.ServiceURL(), Logger: plog.DefaultNopLogger()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,11 +121,10 @@ func TestAdminRetentionOnEmbeddedBroker(t *testing.T) {
 		t.Errorf("no policies: %+v, %v; want none and no error", r, err)
 	}
 	week, ttl := 7*24*60, 3600
-	if err := b.UpdateNamespacePolicies("public/default", func(p *policy.Policies) error {
-		p.RetentionPolicies = &policy.RetentionPolicies{RetentionTimeInMinutes: week, RetentionSizeInMB: -1}
-		p.MessageTTLInSeconds = &ttl
-		return nil
-	}); err != nil {
+	if err := b.Admin().SetRetention(ctx, "public/default", admin.RetentionPolicies{RetentionTimeInMinutes: week, RetentionSizeInMB: -1}); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Admin().SetMessageTTL(ctx, "public/default", ttl); err != nil {
 		t.Fatal(err)
 	}
 	r, err = a.Retention(ctx, dlq)

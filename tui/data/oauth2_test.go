@@ -17,6 +17,7 @@ func TestAdminWithOAuth2AcrossExpiries(t *testing.T) {
 	t.Parallel()
 	is := oauth2test.Start(t, 2*time.Second)
 	is.AddClient("tui", "s3cret", "tui")
+	// internal/brokertest, not pulsartest: the refresh check goes below broker.conf's seconds.
 	env := brokertest.Start(t, func(c *broker.Config) {
 		c.AuthenticationEnabled, c.AuthorizationEnabled = true, true
 		c.TokenPublicKey = "file://" + is.PublicKeyFile

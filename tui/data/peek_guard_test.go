@@ -15,10 +15,10 @@ func TestPeekNeverCreatesSubscription(t *testing.T) {
 	defer cancel()
 	const topic = "persistent://public/default/peek-guard"
 	const parted = "persistent://public/default/peek-guard-parted"
-	if err := b.CreateTopic(topic, nil); err != nil {
+	if err := b.Admin().CreateTopic(ctx, topic, 0, nil); err != nil {
 		t.Fatal(err)
 	}
-	if err := b.CreatePartitionedTopic(parted, 2, nil); err != nil {
+	if err := b.Admin().CreateTopic(ctx, parted, 2, nil); err != nil {
 		t.Fatal(err)
 	}
 	for _, tp := range []string{topic, parted} {

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/letterbox-dev/letterbox/client/admin"
-	"github.com/letterbox-dev/letterbox/internal/brokertest"
+	"github.com/letterbox-dev/letterbox/pulsartest"
 )
 
 // An upstream broker writes a letter's key into a peek's headers as it is; a key holding a
@@ -19,18 +19,18 @@ import (
 // are still peeked, and the one that is not says why in its place.
 func TestPeekUnreadableLetterKeepsTheOthers(t *testing.T) {
 	t.Parallel()
-	env := brokertest.Start(t)
+	env := pulsartest.Start(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	const dlq = "persistent://public/default/orders-billing-DLQ"
-	if err := env.Broker.CreateTopic(dlq, nil); err != nil {
+	if err := env.Admin().CreateTopic(ctx, dlq, 0, nil); err != nil {
 		t.Fatal(err)
 	}
-	if err := env.Admin.CreateSubscription(ctx, dlq, "keep", admin.Earliest); err != nil {
+	if err := env.Admin().CreateSubscription(ctx, dlq, "keep", admin.Earliest); err != nil {
 		t.Fatal(err)
 	}
 	// As an upstream broker would answer the peek of position 2: its key raw.
-	target, _ := url.Parse(env.AdminURL)
+	target, _ := url.Parse(env.AdminURL())
 	proxy := httputil.NewSingleHostReverseProxy(target)
 	proxy.ModifyResponse = func(r *http.Response) error {
 		if strings.HasSuffix(r.Request.URL.Path, "/subscription/keep/position/2") {
@@ -40,7 +40,7 @@ func TestPeekUnreadableLetterKeepsTheOthers(t *testing.T) {
 	}
 	upstream := httptest.NewServer(proxy)
 	t.Cleanup(upstream.Close)
-	a, err := NewAdmin(AdminOptions{AdminURL: upstream.URL, ServiceURL: env.ServiceURL})
+	a, err := NewAdmin(AdminOptions{AdminURL: upstream.URL, ServiceURL: env.ServiceURL()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,9 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/letterbox-dev/letterbox/broker"
-	"github.com/letterbox-dev/letterbox/broker/auth/authtest"
-	"github.com/letterbox-dev/letterbox/internal/brokertest"
+	"github.com/letterbox-dev/letterbox/pulsartest"
 )
 
 // TestAdminWithTokenAndTLS: the TUI's source reaches a broker that requires a token and speaks
@@ -20,21 +18,12 @@ import (
 // and is refused without the token.
 func TestAdminWithTokenAndTLS(t *testing.T) {
 	t.Parallel()
-	ca := authtest.NewCA(t)
-	certFile, keyFile := ca.Issue(t)
-	keyPath, key := authtest.SecretKey(t)
-	env := brokertest.Start(t, func(cfg *broker.Config) {
-		cfg.AuthenticationEnabled, cfg.AuthorizationEnabled = true, true
-		cfg.TokenSecretKey = "file://" + keyPath
-		cfg.SuperUserRoles = []string{"admin"}
-		cfg.TLSCertFile, cfg.TLSKeyFile = certFile, keyFile
-	})
-	b, w := env.Broker, env.Web
-	if !strings.HasPrefix(w.URL(), "https://") || !strings.HasPrefix(b.ServiceURL(), "pulsar+ssl://") {
-		t.Fatalf("listeners %s %s: want TLS on both", w.URL(), b.ServiceURL())
+	b := pulsartest.Start(t, pulsartest.TokenAuth(), pulsartest.TLS())
+	if !strings.HasPrefix(b.AdminURL(), "https://") || !strings.HasPrefix(b.ServiceURL(), "pulsar+ssl://") {
+		t.Fatalf("listeners %s %s: want TLS on both", b.AdminURL(), b.ServiceURL())
 	}
 
-	pem, err := os.ReadFile(ca.CertFile)
+	pem, err := os.ReadFile(b.CAFile())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,8 +31,8 @@ func TestAdminWithTokenAndTLS(t *testing.T) {
 	pool.AppendCertsFromPEM(pem)
 	httpc := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
 	open := func(token string) *Admin {
-		a, err := NewAdmin(AdminOptions{AdminURL: w.URL(), ServiceURL: b.ServiceURL(), Token: token,
-			TLSTrustCertsFile: ca.CertFile, HTTPClient: httpc})
+		a, err := NewAdmin(AdminOptions{AdminURL: b.AdminURL(), ServiceURL: b.ServiceURL(), Token: token,
+			TLSTrustCertsFile: b.CAFile(), HTTPClient: httpc})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -54,7 +43,11 @@ func TestAdminWithTokenAndTLS(t *testing.T) {
 	defer cancel()
 	const topic = "persistent://public/default/secure"
 
-	a := open(authtest.Token(t, key, "admin", time.Hour))
+	super, err := b.Token(pulsartest.SuperUser)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := open(super)
 	// A tail reads: it never creates the topic it is asked for.
 	if _, _, err := a.Tail(ctx, topic); !IsNotFound(err) {
 		t.Fatalf("tail of a topic that does not exist: %v, want not found", err)

@@ -8,21 +8,8 @@ import (
 	"github.com/apache/pulsar-client-go/pulsar"
 	plog "github.com/apache/pulsar-client-go/pulsar/log"
 
-	"github.com/letterbox-dev/letterbox/broker"
-	"github.com/letterbox-dev/letterbox/internal/brokertest"
+	"github.com/letterbox-dev/letterbox/pulsartest"
 )
-
-// startDurable starts a durable broker on dir with its admin API (internal/brokertest) and an
-// Admin source on both; stop closes all three (the broker as a restart would: the data stays).
-func startDurable(t *testing.T, dir string) (b *broker.Broker, a *Admin, stop func()) {
-	t.Helper()
-	env := brokertest.StartDurable(t, dir)
-	a, err := NewAdmin(AdminOptions{AdminURL: env.AdminURL, ServiceURL: env.ServiceURL})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return env.Broker, a, func() { a.Close(); env.Stop() }
-}
 
 // After a restart the durable broker has loaded no topic (topics load on first use, as
 // upstream's), so its broker-wide stats list none of them; the topics screen still shows each
@@ -33,10 +20,9 @@ func TestTopicsStatsOfTopicsNotLoaded(t *testing.T) {
 	defer cancel()
 	topics := []string{"persistent://public/default/stored-a", "persistent://public/default/stored-b-DLQ"}
 
-	b, _, stop := startDurable(t, dir)
-	c, err := pulsar.NewClient(pulsar.ClientOptions{URL: "pulsar://" + b.Addr(), Logger: plog.DefaultNopLogger()})
+	b := pulsartest.Start(t, pulsartest.Dir(dir))
+	c, err := pulsar.NewClient(pulsar.ClientOptions{URL: b.ServiceURL(), Logger: plog.DefaultNopLogger()})
 	if err != nil {
-		stop()
 		t.Fatal(err)
 	}
 	for i, topic := range topics {
@@ -57,10 +43,14 @@ func TestTopicsStatsOfTopicsNotLoaded(t *testing.T) {
 		cons.Close()
 	}
 	c.Close()
-	stop()
-
-	_, a, stop := startDurable(t, dir)
-	defer stop()
+	if err := b.Restart(); err != nil {
+		t.Fatal(err)
+	}
+	a, err := NewAdmin(AdminOptions{AdminURL: b.AdminURL(), ServiceURL: b.ServiceURL()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
 	rows, err := a.Topics(ctx, "public/default")
 	if err != nil {
 		t.Fatal(err)
