@@ -19,7 +19,11 @@
 //
 // The broker behaves as upstream's standalone broker with its defaults (tenant public,
 // namespace public/default, topics and subscriptions created on first use, deduplication and
-// authentication off), with the differences docs/protocol.md lists.
+// authentication off), with the differences docs/protocol.md lists. As on upstream, what no
+// subscription holds is not kept unless a retention says so: a test that publishes before its
+// consumer subscribes creates the subscription first (Admin's CreateSubscription, or a
+// consumer it closes), or sets a retention (Conf("defaultRetentionTimeInMinutes", "-1") with
+// Conf("defaultRetentionSizeInMB", "-1")).
 //
 // This package's API is stable: it changes only in ways that keep compiling code compiling
 // and behaving as before. The packages it is built on (broker, broker/web) are importable but
