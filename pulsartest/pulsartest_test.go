@@ -406,3 +406,33 @@ func TestTLSAuth(t *testing.T) {
 		t.Error("a client without a certificate consumed")
 	}
 }
+
+// The package comment's advice holds: with an unlimited retention, what was published before
+// anyone subscribed is all there, beyond the ledgers the broker would otherwise free (without
+// it, 8 of these 200 messages are left).
+func TestRetentionKeepsWhatNoSubscriptionHolds(t *testing.T) {
+	t.Parallel()
+	b := pulsartest.Start(t, pulsartest.Conf("defaultRetentionTimeInMinutes", "-1"), pulsartest.Conf("defaultRetentionSizeInMB", "-1"))
+	ctx := timeout(t, 30*time.Second)
+	prod, err := officialClient(t, pulsar.ClientOptions{URL: b.ServiceURL()}).CreateProducer(pulsar.ProducerOptions{Topic: "kept", DisableBatching: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	payload := make([]byte, 64<<10) // 200 of them fill several of the broker's 4 MiB ledgers
+	for i := range 200 {
+		if _, err := prod.Send(ctx, &pulsar.ProducerMessage{Key: fmt.Sprint(i), Payload: payload}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	prod.Close()
+	msgs, err := b.Messages(ctx, "kept")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(msgs) != 200 {
+		t.Fatalf("kept %d messages of 200", len(msgs))
+	}
+	if msgs[0].Key != "0" {
+		t.Errorf("the first message kept has key %q, want 0", msgs[0].Key)
+	}
+}
