@@ -43,8 +43,10 @@ type Evidence struct {
 	// broker does not report properties (an upstream broker never sets it).
 	Purpose string
 	// Known are the full names of the topics known to exist, to find the origin a -DLQ or
-	// -RETRY name derives from.
+	// -RETRY name derives from; Names, when set, is the same as a set, made once for many
+	// topics of one listing, and Known is then not read.
 	Known []string
+	Names naming.Names
 	// Newest is the topic's newest message; nil when the topic is empty or was not sampled.
 	Newest *Sample
 }
@@ -88,7 +90,7 @@ func Classify(e Evidence) Verdict {
 	case client.TopicPurposeRetryLetter:
 		v.Kind, v.By = Retry, ByPurpose
 	}
-	nameKind, origin, sub, named := naming.FromName(e.Topic, e.Known)
+	nameKind, origin, sub, named := e.fromName()
 	if v.By == ByNothing && nameKind != Standard && e.Purpose != client.TopicPurposeStandard {
 		v.Kind, v.By = nameKind, ByName
 	}
@@ -125,8 +127,16 @@ func NeedsSample(e Evidence) bool {
 	if Classify(e).Kind == Standard {
 		return true
 	}
-	_, _, _, named := naming.FromName(e.Topic, e.Known)
+	_, _, _, named := e.fromName()
 	return !named
+}
+
+// fromName applies the naming rule to e.Topic with the topics e knows.
+func (e Evidence) fromName() (kind Kind, origin, sub string, named bool) {
+	if e.Names != nil {
+		return e.Names.FromName(e.Topic)
+	}
+	return naming.FromName(e.Topic, e.Known)
 }
 
 // SampleKind tells a dead letter from a retry letter by what the official Go and Java clients

@@ -60,20 +60,41 @@ func RetryName(topic, sub string) string { return BaseName(topic) + "-" + sub + 
 // <S>-<X>-RETRY a retry topic of topic S and subscription X. topic is a full name; known are
 // full names of existing topics: the longest existing S wins, and without one the last dash
 // splits S from X (named is then false: the origin is a guess). kind is Standard for other
-// names.
+// names. It reads known once per call: to judge many names against one listing, make Names
+// of it once.
 func FromName(topic string, known []string) (kind Kind, origin, sub string, named bool) {
+	if k, _ := LetterKind(topic[strings.LastIndex(topic, "/")+1:]); k == Standard {
+		return Standard, "", "", false
+	}
+	return NewNames(known).FromName(topic)
+}
+
+// Names is a set of existing topics, by base name (a partition stands for its topic), as
+// FromName looks origins up in it.
+type Names map[string]struct{}
+
+// NewNames is the set of known, full names.
+func NewNames(known []string) Names {
+	n := make(Names, len(known))
+	for _, k := range known {
+		n[BaseName(k)] = struct{}{}
+	}
+	return n
+}
+
+// FromName is the package's FromName with n as the known topics.
+func (n Names) FromName(topic string) (kind Kind, origin, sub string, named bool) {
 	i := strings.LastIndex(topic, "/")
 	prefix := topic[:i+1]
 	kind, stem := LetterKind(topic[i+1:])
 	if kind == Standard {
 		return Standard, "", "", false
 	}
-	exists := make(map[string]bool, len(known))
-	for _, k := range known {
-		exists[BaseName(k)] = true
-	}
 	for i := len(stem) - 2; i > 0; i-- {
-		if stem[i] == '-' && exists[prefix+stem[:i]] {
+		if stem[i] != '-' {
+			continue
+		}
+		if _, ok := n[prefix+stem[:i]]; ok {
 			return kind, prefix + stem[:i], stem[i+1:], true
 		}
 	}

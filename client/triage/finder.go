@@ -64,9 +64,9 @@ func NewFinder(ad *admin.Client) *Finder {
 // Classify returns the verdict on every topic of topics (by name). Topics listed are also the
 // known topics whose names DLQ names derive from.
 func (f *Finder) Classify(ctx context.Context, topics []Topic) map[string]deadletter.Verdict {
-	known := make([]string, len(topics))
-	for i, t := range topics {
-		known[i] = t.Name
+	known := make(naming.Names, len(topics))
+	for _, t := range topics {
+		known[naming.BaseName(t.Name)] = struct{}{}
 	}
 	now := f.Now()
 	f.mu.Lock()
@@ -85,7 +85,7 @@ func (f *Finder) Classify(ctx context.Context, topics []Topic) map[string]deadle
 		}
 		kind, _, _, _ := naming.FromName(t.Name, nil)
 		needPurpose := kind != deadletter.Standard && !s.asked
-		ev := deadletter.Evidence{Topic: t.Name, Purpose: s.purpose, Known: known}
+		ev := deadletter.Evidence{Topic: t.Name, Purpose: s.purpose, Names: known}
 		stale := !s.hasSample || (t.InCounter >= 0 && t.InCounter != s.inCounter) ||
 			(t.InCounter < 0 && now.Sub(s.checked) > recheckUnknown)
 		sample := deadletter.NeedsSample(ev) && stale
@@ -119,7 +119,7 @@ func (f *Finder) Classify(ctx context.Context, topics []Topic) map[string]deadle
 	defer f.mu.Unlock()
 	for _, t := range topics {
 		s := f.cache[t.Name]
-		out[t.Name] = deadletter.Classify(deadletter.Evidence{Topic: t.Name, Purpose: s.purpose, Known: known, Newest: s.newest})
+		out[t.Name] = deadletter.Classify(deadletter.Evidence{Topic: t.Name, Purpose: s.purpose, Names: known, Newest: s.newest})
 	}
 	return out
 }
