@@ -86,7 +86,7 @@ type Config struct {
 	// (storage.Rollover; its zero fields are upstream's defaults) and
 	// retentionCheckIntervalInSeconds. The in-memory store created when Store is nil uses
 	// Rollover, but for two zero fields chosen for memory (storage.MemoryStoreOptions: ledgers
-	// full at a few MiB, no minimum age); a store passed in has its own.
+	// full at 2 MiB, no minimum age); a store passed in has its own.
 	Rollover               storage.Rollover
 	RetentionCheckInterval time.Duration
 

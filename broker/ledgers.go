@@ -20,9 +20,9 @@ import (
 // RetentionCheckInterval (upstream's retentionCheckIntervalInSeconds), which also closes
 // ledgers past their maximum age.
 //
-// In memory, ledgers are full at a few MiB and closed without a minimum age unless broker.conf
+// In memory, ledgers are full at 2 MiB and closed without a minimum age unless broker.conf
 // says otherwise (storage.MemoryStoreOptions), so what every subscription has acknowledged is
-// freed a few MiB behind the slowest one. An in-memory broker with a memory budget
+// freed a ledger behind the slowest one. An in-memory broker with a memory budget
 // (Config.MemoryLimit) does not even wait for ledgers to close while its memory is more than
 // half spent: it frees what every subscription has acknowledged at once, open ledger or not,
 // on every topic, at most once a second. Without that the open ledgers of many topics (or,

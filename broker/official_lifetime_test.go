@@ -80,7 +80,7 @@ func settle(t *testing.T, b *broker.Broker, topic, sub string) {
 
 // upstreamRollover is an in-memory broker's configuration with upstream's minimum ledger age
 // (managedLedgerMinLedgerRolloverTimeMinutes=10, upstream's default) set in broker.conf: in
-// memory, ledgers are otherwise full at a few MiB and closed at once.
+// memory, ledgers are otherwise full at 2 MiB and closed at once.
 func upstreamRollover(t *testing.T) func(*broker.Config) {
 	t.Helper()
 	conf := filepath.Join(t.TempDir(), "broker.conf")
@@ -135,7 +135,7 @@ func TestOfficialOpenLedgerStaysReadable(t *testing.T) {
 	}
 }
 
-// In memory, by default, a ledger is full at a few MiB and closed at once, whatever its age,
+// In memory, by default, a ledger is full at 2 MiB and closed at once, whatever its age,
 // so that what every subscription acknowledged is freed soon after: after 12 MiB of messages
 // of 1 KiB (copied into the store's slabs) and 40 KiB (kept in the buffers they arrived in)
 // were acknowledged, the store holds about one ledger's worth, and a seek to the earliest

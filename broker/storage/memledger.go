@@ -159,8 +159,11 @@ func (g *memLedger) record(id int64) *memEntry {
 }
 
 // appendEntry stores one entry and returns the memory it newly took (slabs, pages, kept
-// buffers and names), for the store's meter.
-func (g *memLedger) appendEntry(meta Meta, data []byte, hold Holder) (charged int64) {
+// buffers and names), for the store's meter. room, when positive, is how many more data bytes
+// the ledger takes before it is full: a new slab is no larger than that needs, so that a ledger
+// closed at its size does not end on a slab it barely used (a 1 MiB slab for the last few
+// entries of a 2 MiB ledger would hold half as much again, empty).
+func (g *memLedger) appendEntry(meta Meta, data []byte, hold Holder, room int64) (charged int64) {
 	id := g.n
 	if id%memPage == 0 {
 		g.pages = append(g.pages, g.reuse.page())
@@ -184,6 +187,9 @@ func (g *memLedger) appendEntry(meta Meta, data []byte, hold Holder) (charged in
 			size := memSlabMin
 			if len(g.slabs) > 0 {
 				size = min(2*cap(g.slabs[len(g.slabs)-1].b), memSlabMax)
+			}
+			if room > 0 {
+				size = min(size, int(min(room, memSlabMax))+memSlabMin) // the keys' bytes besides
 			}
 			size = max(size, need)
 			slab := memSlab{}

@@ -120,3 +120,24 @@ func TestMemoryStoreLedgerDefaults(t *testing.T) {
 		})
 	}
 }
+
+// A ledger closed at its size does not end on a slab it barely used: ten ledgers' worth of
+// 1 KiB entries take little more memory than their data and index.
+func TestMemoryLedgersEndOnFullSlabs(t *testing.T) {
+	t.Parallel()
+	s := NewMemoryStore()
+	l, err := s.OpenLog(testTopic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := bytes.Repeat([]byte{'k'}, 1000)
+	n := 10 * DefaultMemoryLedgerBytes / len(data)
+	for range n {
+		mustAppend(t, l, Meta{NumMessages: 1, ProducerName: "p"}, data)
+	}
+	index := int64(n/memPage+len(l.Ledgers())) * memPage * memEntrySize
+	if used, want := s.MemoryInUse(), int64(n*len(data))*105/100+index; used > want {
+		t.Errorf("%d entries of %d bytes in %d ledgers take %d bytes of memory, more than %d (5 %% over the data, and the index)",
+			n, len(data), len(l.Ledgers()), used, want)
+	}
+}
