@@ -11,10 +11,12 @@
 // and without a rate limit (replay.go, replayrate.go) and client/triage's whole-DLQ scan beside
 // a bare official reader (scan.go), takes the TUI's figures from the real binary in tmux and
 // the tui package's benchmarks (tui.go), and times the admin API while stalled requests hold
-// connections open (adminlatency.go), times starts with 10 GiB stored (stored.go), weighs
-// 10,000 topics at rest (many.go) and a million kept messages in memory (memory.go), and the
-// CPU a Go test pays for a pulsartest broker's start and stop (embed.go); -only runs some of
-// these parts.
+// connections open (adminlatency.go), times starts with 10 GiB stored (stored.go), counts the
+// descriptors of a broker reading 20,000 sealed segments (files.go), weighs 10,000 topics at
+// rest and times 100 busy ones beside the forwarding null broker (many.go), weighs a stream
+// consumed as it comes and a million kept messages in memory (memory.go), and the CPU a Go
+// test pays for a pulsartest broker's start and stop (embed.go); -only runs some of these
+// parts.
 package main
 
 import (
@@ -53,7 +55,7 @@ type options struct {
 }
 
 // parts of the bench, for -only.
-var partNames = []string{"broker", "clients", "replay", "scan", "tui", "admin", "stored", "many", "memory", "embed"}
+var partNames = []string{"broker", "clients", "replay", "scan", "tui", "admin", "stored", "files", "many", "memory", "embed"}
 
 func (o options) part(name string) bool { return len(o.only) == 0 || o.only[name] }
 
@@ -261,21 +263,7 @@ func measure(ctx context.Context, o options, progress func(string, ...any)) *rep
 		rep.clients = compareClients(ctx, b, o, rep.shortWindow, progress, failed)
 	}
 	if o.part("replay") && b != nil && ctx.Err() == nil {
-		// Rounds like the headline's, each on a fresh DLQ filled just before its replay: the
-		// fill is the reference the replay's round is put beside.
-		rep.replay.n = o.replayN
-		for i := range o.rounds {
-			progress("replay [round %d/%d]", i+1, o.rounds)
-			r, err := benchReplay(ctx, b, o.replayN, false, progress)
-			if err != nil {
-				failed("replay", err)
-				break
-			}
-			rep.replay.rounds = append(rep.replay.rounds, r)
-		}
-		if ctx.Err() == nil {
-			rep.replay.dedup = replayDedupRounds(ctx, filepath.Join(binDir, "letterbox"), o, progress, failed)
-		}
+		measureReplay(ctx, &rep.replay, b, filepath.Join(binDir, "letterbox"), o, progress, failed)
 		// Then once at a rate limit, on a fresh DLQ: its figure is the limiter's accuracy,
 		// which rounds would not sharpen.
 		if ctx.Err() == nil {
@@ -296,16 +284,16 @@ func measure(ctx context.Context, o options, progress func(string, ...any)) *rep
 		measureAdmin(ctx, &rep.admin, filepath.Join(binDir, "letterbox"), progress, failed)
 	}
 	if o.part("many") && b != nil && ctx.Err() == nil {
-		measureMany(ctx, &rep.many, filepath.Join(binDir, "letterbox"), progress, failed)
-		if rep.many.busy != nil && ctx.Err() == nil {
-			measureManyCeiling(ctx, &rep.many, progress, failed)
-		}
+		measureMany(ctx, &rep.many, filepath.Join(binDir, "letterbox"), o.rounds, progress, failed)
 	}
 	if o.part("memory") && b != nil && ctx.Err() == nil {
 		measureMemory(ctx, &rep.memory, filepath.Join(binDir, "letterbox"), progress, failed)
 	}
 	if o.part("stored") && b != nil && ctx.Err() == nil {
 		measureStored(ctx, &rep.stored, o, filepath.Join(binDir, "letterbox"), progress, failed)
+	}
+	if o.part("files") && b != nil && ctx.Err() == nil {
+		measureFiles(ctx, &rep.files, filepath.Join(binDir, "letterbox"), progress, failed)
 	}
 	return rep
 }

@@ -4,7 +4,8 @@ package main
 // of 1 KiB (payloadSize), one entry each, on `letterbox broker --in-memory` in its own process,
 // kept by a subscription that reads nothing; then the broker's heap in use after a garbage
 // collection that began once they were all in, from its /metrics, and its RSS, with the
-// collector's settings it ran with.
+// collector's settings it ran with. Before it, what a stream consumed as it comes leaves
+// behind (memorystream.go).
 
 import (
 	"bufio"
@@ -44,6 +45,7 @@ type memoryReport struct {
 	memlimit string        // go_gc_gomemlimit_bytes
 	args     string
 	skipped  string
+	stream   streamReport
 }
 
 // memoryNeeded is what the part needs free: the payload and the broker's overhead, the bench's
@@ -52,6 +54,10 @@ func memoryNeeded(n int) int64 { return int64(n)*2*payloadSize + 1<<30 }
 
 // measureMemory fills a broker of its own and reads its heap.
 func measureMemory(ctx context.Context, r *memoryReport, bin string, progress func(string, ...any), failed func(string, error)) {
+	measureStream(ctx, &r.stream, bin, progress, failed)
+	if ctx.Err() != nil {
+		return
+	}
 	r.n = memoryKept
 	if avail, err := memAvailable(); err != nil {
 		failed("memory: free memory", err)
@@ -171,26 +177,28 @@ func scrapeMetrics(ctx context.Context, httpURL string) (map[string]float64, err
 // markdown renders the memory section.
 func (r *memoryReport) markdown(b *strings.Builder) {
 	p := func(format string, a ...any) { fmt.Fprintf(b, format, a...) }
-	p("\n## Memory of kept messages\n\n")
+	p("\n## Memory\n\n")
+	p("| metric | measured | target | |\n|---|---|---|---|\n")
+	r.stream.row(b)
 	switch {
 	case r.skipped != "":
-		p("Skipped: %s.\n", r.skipped)
-		return
+		p("| broker heap in use after a GC, %s × %d B kept | skipped | < 1.2 GB | |\n", thousands(memoryKept), payloadSize)
 	case r.heap == 0:
-		p("Not measured (see Failures).\n")
-		return
+		p("| broker heap in use after a GC, %s × %d B kept | %s | < 1.2 GB | not measured |\n", thousands(memoryKept), payloadSize, notMeasuredText)
+	default:
+		p("| broker heap in use after a GC, %s × %d B kept | %s (live %s, store %s, RSS %s) | < 1.2 GB | %s |\n",
+			thousands(r.n), payloadSize, megabytes(r.heap), megabytes(r.live), megabytes(r.budget), megabytes(r.rss), metText(r.heap < targetKeptHeap))
 	}
-	p("`letterbox broker %s` in its own process: %s messages of %d bytes produced one entry each by our client (%.1f s), kept by a "+
-		"subscription that reads nothing. Heap in use is the broker's `go_memstats_heap_inuse_bytes` from its `/metrics` %v after the end of the first "+
-		"garbage collection to end after the fill (%.1f s after it; not at once, since heap in use counts the spans a collection freed until the runtime has swept them); "+
-		"live is what that collection marked (`go_gc_heap_live_bytes`), the "+
-		"store's count `letterbox_memory_in_use_bytes`, RSS `VmRSS`. GC settings: GOGC %s, GOMEMLIMIT %s.\n\n",
-		r.args, thousands(r.n), payloadSize, r.fill.Seconds(), sweepWait, r.gcAfter.Seconds(), r.gogc, r.memlimit)
-	p("| metric | measured | target | |\n|---|---|---|---|\n")
-	verdict := "not met"
-	if r.heap < targetKeptHeap {
-		verdict = "met"
+	r.stream.notes(b)
+	switch {
+	case r.skipped != "":
+		p("\nKept messages skipped: %s.\n", r.skipped)
+	case r.heap != 0:
+		p("\nKept messages: `letterbox broker %s` in its own process: %s messages of %d bytes produced one entry each by our client (%.1f s), kept by a "+
+			"subscription that reads nothing. Heap in use is the broker's `go_memstats_heap_inuse_bytes` from its `/metrics` %v after the end of the first "+
+			"garbage collection to end after the fill (%.1f s after it; not at once, since heap in use counts the spans a collection freed until the runtime has swept them); "+
+			"live is what that collection marked (`go_gc_heap_live_bytes`), the "+
+			"store's count `letterbox_memory_in_use_bytes`, RSS `VmRSS`. GC settings: GOGC %s, GOMEMLIMIT %s.\n",
+			r.args, thousands(r.n), payloadSize, r.fill.Seconds(), sweepWait, r.gcAfter.Seconds(), r.gogc, r.memlimit)
 	}
-	p("| broker heap in use after a GC, %s × %d B kept | %s (live %s, store %s, RSS %s) | < 1.2 GB | %s |\n",
-		thousands(r.n), payloadSize, megabytes(r.heap), megabytes(r.live), megabytes(r.budget), megabytes(r.rss), verdict)
 }

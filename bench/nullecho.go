@@ -22,7 +22,7 @@ import (
 // many topics, as the headline's null broker is for one.
 
 // echoChildArg, as the first argument, makes the bench binary a forwarding null broker of its
-// own process (measureManyCeiling): it prints startBroker's ready line and runs until SIGTERM.
+// own process (measureMany): it prints startBroker's ready line and runs until SIGTERM.
 const echoChildArg = "echo-broker"
 
 func echoChildMain() int {

@@ -44,6 +44,7 @@ type report struct {
 	tui                    tuiReport     // the TUI (tui.go)
 	admin                  adminReport   // the admin API under stalled requests (adminlatency.go)
 	stored                 storedReport  // starts with 10 GiB stored (stored.go)
+	files                  filesReport   // descriptors with 20,000 sealed segments (files.go)
 	many                   manyReport    // 10,000 topics at rest (many.go)
 	memory                 memoryReport  // the heap of a million kept messages (memory.go)
 	embed                  embedReport   // pulsartest's start and stop in a test's process (embed.go)
@@ -250,6 +251,7 @@ func (r *report) markdown() string {
 	r.tui.markdown(&b, len(r.starts))
 	r.admin.markdown(&b)
 	r.stored.markdown(&b)
+	r.files.markdown(&b)
 	r.many.markdown(&b)
 	r.memory.markdown(&b)
 	r.embed.markdown(&b)
@@ -377,4 +379,12 @@ func thousands(n int) string {
 		s = s[:i] + "," + s[i:]
 	}
 	return s
+}
+
+// metText is a verdict's text.
+func metText(ok bool) string {
+	if ok {
+		return "met"
+	}
+	return "not met"
 }
