@@ -136,6 +136,10 @@ type Broker struct {
 	fronts    map[string]FrontEnd
 	nextID    atomic.Uint64 // producer name counter and ledger ids
 	started   time.Time
+	// unreadFor is how long a topic without subscriptions keeps what it was sent, when its
+	// ledgers close without a minimum age (in memory by default; ledgers.go); 0: as the
+	// ledgers say.
+	unreadFor time.Duration
 }
 
 // New starts a broker listening on the configured address (127.0.0.1:0 by default).
@@ -151,8 +155,12 @@ func New(opts ...Option) (*Broker, error) {
 		return nil, err
 	}
 	bufs := wire.NewBufferPool(cfg.FrameBufferPool, cfg.PoisonFrameBuffers)
+	var unreadFor time.Duration
 	if cfg.Store == nil {
 		cfg.Store = storage.NewMemoryStoreWith(storage.MemoryStoreOptions{Rollover: cfg.Rollover, Blocks: frameBlocks{bufs}})
+		if cfg.Rollover.MinAge == 0 {
+			unreadFor = storage.DefaultMinLedgerAge // ledgers.go: keepUnread
+		}
 	}
 	sec, err := newSecurity(cfg)
 	var ln, lnTLS net.Listener
@@ -164,16 +172,17 @@ func New(opts ...Option) (*Broker, error) {
 		return nil, err
 	}
 	b := &Broker{
-		sec:     sec,
-		cfg:     cfg,
-		log:     cfg.Logger,
-		ln:      ln,
-		lnTLS:   lnTLS,
-		conns:   make(map[*conn]struct{}),
-		stop:    make(chan struct{}),
-		sweep:   make(chan struct{}, 1),
-		started: time.Now(),
-		bufs:    bufs,
+		sec:       sec,
+		cfg:       cfg,
+		log:       cfg.Logger,
+		ln:        ln,
+		lnTLS:     lnTLS,
+		conns:     make(map[*conn]struct{}),
+		stop:      make(chan struct{}),
+		sweep:     make(chan struct{}, 1),
+		started:   time.Now(),
+		bufs:      bufs,
+		unreadFor: unreadFor,
 	}
 	b.store = cfg.Store
 	b.meter = b.memoryMeter()

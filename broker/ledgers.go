@@ -30,6 +30,13 @@ import (
 // nobody needs, and the budget, which counts memory where upstream's backlog quota counts the
 // backlog, would hold producers back for it. Upstream has no such rule.
 
+// A topic without subscriptions has nothing acknowledged, and upstream, whose ledgers stay open
+// for their minimum age, keeps what it was sent for ten minutes at least: an application that
+// produces first and subscribes from the earliest message later reads it all. In memory, with
+// ledgers closed as soon as they are full, such a topic keeps the last
+// managedLedgerMinLedgerRolloverTimeMinutes (10) of what it was sent instead (keepUnread),
+// unless memory pressure frees it.
+
 // pressureSweepEvery bounds how often memory pressure makes the broker trim every topic.
 const pressureSweepEvery = time.Second
 
@@ -130,6 +137,18 @@ func (b *Broker) trimAll() {
 // memoryPressure reports whether the in-memory store has spent half its budget.
 func (b *Broker) memoryPressure() bool {
 	return b.meter != nil && b.meter.MemoryInUse() >= b.cfg.MemoryLimit/2
+}
+
+// keepUnread returns low, or the first entry published within b.unreadFor of now when that is
+// earlier and t has no subscription (see above). Called with t.mu held.
+func (t *topic) keepUnread(low storage.Position, now time.Time) storage.Position {
+	if t.b.unreadFor <= 0 || len(t.subs) > 0 || len(t.parked) > 0 {
+		return low
+	}
+	if p := t.log.FindByTime(now.Add(-t.b.unreadFor).UnixMilli()); p.Less(low) {
+		return p
+	}
+	return low
 }
 
 // relieve frees everything before low, the first entry a subscription needs, open ledger or

@@ -179,6 +179,25 @@ func TestOfficialInMemoryFreesAcknowledgedLedgers(t *testing.T) {
 	}
 }
 
+// A topic without subscriptions keeps what it was sent for upstream's minimum ledger age, in
+// memory too, where ledgers close as soon as they are full: 12 MiB produced before anyone
+// subscribes all reach a subscription from the earliest position, as against upstream.
+func TestOfficialInMemoryKeepsWhatNobodyRead(t *testing.T) {
+	t.Parallel()
+	b := startBroker(t)
+	c := newClient(t, b)
+	topic := topicName(t)
+	p := createProducer(t, c, pulsar.ProducerOptions{Topic: topic, DisableBatching: true})
+	produceAll(t, p, "m", 300, 40<<10)
+	waitFor(t, 30*time.Second, func() bool {
+		st, err := b.InternalStats(topic)
+		return err == nil && len(st.Ledgers) > 3 // several ledgers closed, none of them freed
+	})
+	cons := subscribe(t, c, pulsar.ConsumerOptions{Topic: topic, SubscriptionName: "late", Type: pulsar.Exclusive,
+		SubscriptionInitialPosition: pulsar.SubscriptionPositionEarliest})
+	receiveInOrder(t, cons, "m", 0, 300)
+}
+
 // Ledgers roll over as managedLedgerMaxEntriesPerLedger and
 // managedLedgerMinLedgerRolloverTimeMinutes say (here 100 entries, no minimum age), and the
 // acknowledged closed ledgers are freed, whole: after acknowledging 250 messages a seek to the

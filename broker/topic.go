@@ -157,9 +157,12 @@ func (t *topic) trimLog(checkAge bool) {
 			}
 		}
 	}
-	low = t.retainFrom(low, time.Now())
+	now := time.Now()
+	low = t.retainFrom(low, now)
 	if t.b.memoryPressure() {
 		t.relieve(low)
+	} else {
+		low = t.keepUnread(low, now) // ledgers.go
 	}
 	if checkAge || t.log.First().Less(low) {
 		t.log.TrimBefore(low)

@@ -25,20 +25,17 @@ func TestLongWriteQueues(t *testing.T) {
 		p = append(p, bytes.Repeat([]byte{byte('a' + i%26)}, sizes[i%len(sizes)])...)
 		payloads[i] = string(p)
 	}
-	// Subscribed first: the messages (10 MB) span several in-memory ledgers, which a topic
-	// without subscriptions would free as they close.
+	pc, _ := connectRaw(t, b, rawClientVersion, 21)
+	pc.produce(topic, payloads...)
+
 	var consumers []*rawConn
 	for k := range 2 {
 		c, _ := connectRaw(t, b, rawClientVersion, 21)
 		c.subscribe(&pb.CommandSubscribe{Topic: proto.String(topic), Subscription: proto.String(fmt.Sprint("s", k)),
 			SubType: pb.CommandSubscribe_Exclusive.Enum(), ConsumerId: proto.Uint64(1),
 			InitialPosition: pb.CommandSubscribe_Earliest.Enum()})
-		consumers = append(consumers, c)
-	}
-	pc, _ := connectRaw(t, b, rawClientVersion, 21)
-	pc.produce(topic, payloads...)
-	for _, c := range consumers {
 		c.flow(1, uint32(len(payloads)))
+		consumers = append(consumers, c)
 	}
 	time.Sleep(300 * time.Millisecond) // let the broker queue what the sockets cannot take
 	for k, c := range consumers {
