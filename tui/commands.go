@@ -134,7 +134,7 @@ func (a *App) run(line string) tea.Cmd {
 		a.openHelp()
 		return nil
 	}
-	return status(fmt.Sprintf("unknown command %q (try :help)", f[0]), true)
+	return status(fmt.Sprintf("unknown command %q (:help lists the commands)", f[0]), true)
 }
 
 // aliases are other names of commands.
@@ -161,7 +161,14 @@ func commandNamed(word string) (string, error) {
 	case 1:
 		return match[0], nil
 	case 0:
-		return "", fmt.Errorf("unknown command %q (try :help)", word)
+		var names []string
+		for _, c := range commands {
+			names = append(names, c.Name)
+		}
+		if near := palette.Nearest(w, names); len(near) > 0 {
+			return "", fmt.Errorf("unknown command %q: did you mean :%s? (:help lists the commands)", word, strings.Join(near, ", :"))
+		}
+		return "", fmt.Errorf("unknown command %q (:help lists the commands)", word)
 	}
 	return "", fmt.Errorf("%q could be :%s", word, strings.Join(match, ", :"))
 }

@@ -47,3 +47,35 @@ func rowsNamed(names ...string) []data.TopicRow {
 	}
 	return rows
 }
+
+// TestPaletteDidYouMean (defect 12 of issue 31): a command or a topic name two edits or fewer
+// from one that exists is suggested, and tab takes it.
+func TestPaletteDidYouMean(t *testing.T) {
+	h := newHarness(t, 160, 48, "")
+	h.command("dql")
+	if s := h.plain(); !strings.Contains(s, `✗ unknown command "dql": did you mean :dlq?`) {
+		t.Errorf(":dql did not suggest :dlq:\n%s", s)
+	}
+	h.keys(":", "text:dql")
+	if s := h.plain(); !strings.Contains(s, "did you mean dlq") {
+		t.Errorf("no suggestion while typing dql:\n%s", s)
+	}
+	h.keys("tab", "text:orders-billing-DLQ", "enter")
+	if s := h.plain(); !strings.Contains(s, "Dead letters public/demo/orders-billing-DLQ") {
+		t.Errorf("tab did not take dlq:\n%s", s)
+	}
+
+	h.keys(":", "text:tail ordres")
+	if s := h.plain(); !strings.Contains(s, "did you mean orders") {
+		t.Errorf("no topic suggested for ordres:\n%s", s)
+	}
+	h.keys("tab", "enter")
+	if s := h.plain(); !strings.Contains(s, "Tail public/demo/orders") {
+		t.Errorf("tab did not take orders:\n%s", s)
+	}
+	h.keys("esc")
+	h.command("tail ordres")
+	if s := h.plain(); !strings.Contains(s, `topic "ordres" not found; did you mean public/demo/orders`) {
+		t.Errorf(":tail ordres does not name the topic that comes close:\n%s", s)
+	}
+}

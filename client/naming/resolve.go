@@ -82,23 +82,36 @@ func Resolve(name string, existing []string) (string, error) {
 	return "", &NameError{Name: name, Candidates: match, Ambiguous: true}
 }
 
-// near are up to five names whose local part holds what was typed, its letters in order
-// ("ordrs" is near "orders"), ignoring case.
+// near are up to five names that come close to what was typed: whose local part is within two
+// edits of it ("ordres" is orders), or holds its letters in order ("ordrs" is near orders and
+// orders-billing-DLQ), ignoring case. The fewest edits first, then the closest in length:
+// "ordrs" means orders more likely than orders-billing-DLQ.
 func near(names []string, typed string) []string {
-	var out []string
 	t := strings.ToLower(typed)
 	if i := strings.LastIndex(t, "/"); i >= 0 {
 		t = t[i+1:]
 	}
-	local := func(n string) string { return n[strings.LastIndex(n, "/")+1:] }
+	if t == "" {
+		return nil
+	}
+	local := func(n string) string { return strings.ToLower(n[strings.LastIndex(n, "/")+1:]) }
+	edits := map[string]int{}
+	var out []string
 	for _, n := range names {
-		if subsequence(t, strings.ToLower(local(n))) && !slices.Contains(out, n) {
+		if slices.Contains(out, n) {
+			continue
+		}
+		d := Distance(t, local(n))
+		if d <= 2 || subsequence(t, local(n)) {
 			out = append(out, n)
+			edits[n] = min(d, 3) // a subsequence farther than two edits ranks after every near one
 		}
 	}
-	// The closest in length first: "ordrs" means orders more likely than orders-billing-DLQ.
 	slices.SortStableFunc(out, func(x, y string) int {
-		dx, dy := len(local(x))-len(t), len(local(y))-len(t)
+		if edits[x] != edits[y] {
+			return edits[x] - edits[y]
+		}
+		dx, dy := abs(len(local(x))-len(t)), abs(len(local(y))-len(t))
 		if dx != dy {
 			return dx - dy
 		}
@@ -108,6 +121,40 @@ func near(names []string, typed string) []string {
 		out = out[:5]
 	}
 	return out
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
+}
+
+// Distance is how many single-character edits turn a into b: inserting, deleting or replacing
+// a character, or swapping two neighbours (the optimal string alignment distance), so that a
+// typo's distance to what was meant is small: "ordres" is 1 from "orders", "dql" 1 from "dlq".
+func Distance(a, b string) int {
+	x, y := []rune(a), []rune(b)
+	// d[i][j] is the distance between x[:i] and y[:j]; three rows are all it needs.
+	prev2, prev, cur := make([]int, len(y)+1), make([]int, len(y)+1), make([]int, len(y)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(x); i++ {
+		cur[0] = i
+		for j := 1; j <= len(y); j++ {
+			cost := 1
+			if x[i-1] == y[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && x[i-1] == y[j-2] && x[i-2] == y[j-1] {
+				cur[j] = min(cur[j], prev2[j-2]+1)
+			}
+		}
+		prev2, prev, cur = prev, cur, prev2
+	}
+	return prev[len(y)]
 }
 
 // subsequence reports whether the letters of a appear in b in order.

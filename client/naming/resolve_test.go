@@ -55,3 +55,32 @@ func TestResolve(t *testing.T) {
 		t.Errorf("not a name: %v", err)
 	}
 }
+
+func TestDistance(t *testing.T) {
+	for _, c := range []struct {
+		a, b string
+		want int
+	}{
+		{"", "", 0}, {"dlq", "dlq", 0}, {"dql", "dlq", 1}, {"ordres", "orders", 1}, {"ordrs", "orders", 1},
+		{"topcs", "topics", 1}, {"tpoics", "topics", 1}, {"x", "", 1}, {"", "abc", 3}, {"flwo", "flow", 1},
+		{"kitten", "sitting", 3}, {"ca", "abc", 3},
+	} {
+		if got := Distance(c.a, c.b); got != c.want {
+			t.Errorf("Distance(%q, %q) = %d, want %d", c.a, c.b, got, c.want)
+		}
+	}
+}
+
+// A typo two edits or fewer from a topic's name finds it, as letters in order do (defect 12 of
+// issue 31: "ordres" found nothing while "order" did).
+func TestResolveNearTypos(t *testing.T) {
+	existing := []string{"persistent://public/demo/orders", "persistent://public/demo/orders-billing-DLQ",
+		"persistent://public/demo/payments"}
+	for _, typed := range []string{"ordres", "ordrs", "odrers", "orderss"} {
+		var ne *NameError
+		_, err := Resolve(typed, existing)
+		if !errors.As(err, &ne) || len(ne.Candidates) == 0 || ne.Candidates[0] != "persistent://public/demo/orders" {
+			t.Errorf("Resolve(%q): %v, want orders first among the near names", typed, err)
+		}
+	}
+}

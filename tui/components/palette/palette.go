@@ -3,10 +3,12 @@
 package palette
 
 import (
+	"slices"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/letterbox-dev/letterbox/client/naming"
 	"github.com/letterbox-dev/letterbox/tui/common"
 	"github.com/letterbox-dev/letterbox/tui/components/input"
 )
@@ -65,6 +67,16 @@ func (m *Model) SetWidth(w int) { m.width = w; m.in.SetWidth(w - 2) }
 func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	if k, ok := msg.(tea.KeyPressMsg); ok {
 		switch k.String() {
+		case "tab":
+			// Nothing completes what is typed, but a word comes close: tab takes it.
+			if done, words := m.near(); len(words) > 0 {
+				v := done + words[0]
+				if done == "" {
+					v += " " // a command: its arguments follow
+				}
+				m.in.SetValue(v)
+				return m, nil
+			}
 		case "esc":
 			m.in.Blur()
 			return m, func() tea.Msg { return CloseMsg{} }
@@ -86,6 +98,14 @@ func (m Model) Hints() string {
 	typed := strings.Fields(v)
 	if args := m.argHints(v); args != "" {
 		return args
+	}
+	if _, words := m.near(); len(words) > 0 {
+		var parts []string
+		for _, w := range words {
+			parts = append(parts, m.c.Styles.Key.Render(w))
+		}
+		return common.Trunc(m.c.Styles.Subtle.Render("did you mean ")+strings.Join(parts, "  ")+
+			m.c.Styles.Subtle.Render(" · tab takes the first"), m.width)
 	}
 	var parts []string
 	for _, c := range m.cmds {
@@ -109,6 +129,58 @@ func (m Model) Hints() string {
 }
 
 func (m Model) View() string { return common.Pad(m.in.View(), m.width, false) }
+
+// near is, when nothing completes the word being typed, the words within two edits of it that
+// could stand at its place (a command, a topic, a subscription…), nearest first; done is what
+// precedes the word.
+func (m Model) near() (done string, words []string) {
+	v := m.in.Value()
+	if strings.TrimSpace(v) == "" || strings.HasSuffix(v, " ") {
+		return "", nil
+	}
+	cur := v
+	var candidates []string
+	if i := strings.LastIndexByte(v, ' '); i >= 0 {
+		done, cur = v[:i+1], v[i+1:]
+		for _, c := range m.completions {
+			if w, ok := strings.CutPrefix(c, done); ok && w != "" {
+				w, _, _ = strings.Cut(w, " ")
+				candidates = append(candidates, w)
+			}
+		}
+	} else {
+		for _, c := range m.cmds {
+			candidates = append(candidates, c.Name)
+		}
+	}
+	for _, c := range candidates {
+		if strings.HasPrefix(c, cur) {
+			return "", nil // it completes: tab does the usual
+		}
+	}
+	return done, Nearest(cur, candidates)
+}
+
+// Nearest are the candidates nearest to typed, if within two edits (naming.Distance, ignoring
+// case): those that tie, by name; none when typed is empty. ":dql" means :dlq, not :q.
+func Nearest(typed string, candidates []string) []string {
+	if typed == "" {
+		return nil
+	}
+	best := 3
+	var out []string
+	for _, c := range candidates {
+		d := naming.Distance(strings.ToLower(typed), strings.ToLower(c))
+		switch {
+		case d < best:
+			best, out = d, []string{c}
+		case d == best && !slices.Contains(out, c):
+			out = append(out, c)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
 
 // argHints lists the completions of what is typed past the command (the word being typed), or
 // "" when none: "orders  orders-DLQ  orders-RETRY" after ":topic ord".
