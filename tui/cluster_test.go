@@ -7,8 +7,6 @@ import (
 	"testing"
 	"time"
 
-	tea "charm.land/bubbletea/v2"
-
 	"github.com/letterbox-dev/letterbox/client"
 	"github.com/letterbox-dev/letterbox/internal/clustertest"
 	"github.com/letterbox-dev/letterbox/tui/common"
@@ -45,19 +43,7 @@ func TestTopicsScreenAcrossTheCluster(t *testing.T) {
 		backlog[topic] = 101 + i
 	}
 
-	src, err := data.NewAdmin(data.AdminOptions{AdminURL: c.AdminURL(), ServiceURL: c.ServiceURL(), Token: token})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(src.Close)
-	app, err := New(ctx, Options{Source: src, ThemesDir: t.TempDir(), Clock: common.FixedClock{T: time.Now()},
-		Getenv: func(string) string { return "" }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := &harness{t: t, app: app}
-	h.send(tea.WindowSizeMsg{Width: 160, Height: 48})
-	h.run(app.Init())
+	h, _ := newClusterHarness(t, ctx, data.AdminOptions{AdminURL: c.AdminURL(), ServiceURL: c.ServiceURL(), Token: token}, 160, 48)
 	for refresh := range 3 {
 		s := h.plain()
 		for topic, n := range backlog {

@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	tea "charm.land/bubbletea/v2"
 	"github.com/apache/pulsar-client-go/pulsar"
 
 	"github.com/letterbox-dev/letterbox/internal/brokertest"
@@ -58,19 +57,8 @@ func TestCustomNamedDLQ(t *testing.T) {
 		return err == nil && st.MsgInCounter == 1
 	})
 
-	src, err := data.NewAdmin(data.AdminOptions{AdminURL: env.AdminURL(), ServiceURL: env.ServiceURL()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(src.Close)
-	app, err := New(ctx, Options{Source: src, ThemesDir: t.TempDir(), Clock: common.FixedClock{T: time.Now()},
-		Getenv: func(string) string { return "" }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := &harness{t: t, app: app, patience: 30 * time.Second, streamWait: 20 * time.Second}
-	h.send(tea.WindowSizeMsg{Width: 160, Height: 48})
-	h.run(app.Init())
+	h, _ := newClusterHarness(t, ctx, data.AdminOptions{AdminURL: env.AdminURL(), ServiceURL: env.ServiceURL()}, 160, 48)
+	h.patience, h.streamWait = 30*time.Second, 20*time.Second
 
 	screen := h.plain()
 	if !badged(screen, "orders-dlq", "DLQ") {

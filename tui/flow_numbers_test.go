@@ -9,12 +9,9 @@ import (
 	"testing"
 	"time"
 
-	tea "charm.land/bubbletea/v2"
-
 	"github.com/letterbox-dev/letterbox/client"
 	"github.com/letterbox-dev/letterbox/client/naming"
 	"github.com/letterbox-dev/letterbox/internal/brokertest"
-	"github.com/letterbox-dev/letterbox/tui/common"
 	"github.com/letterbox-dev/letterbox/tui/data"
 	"github.com/letterbox-dev/letterbox/tui/pages/flow"
 	"github.com/letterbox-dev/letterbox/tui/pages/replay"
@@ -84,18 +81,7 @@ func TestFlowNumbersAreTrue(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	src, err := data.NewAdmin(data.AdminOptions{AdminURL: w.URL(), ServiceURL: b.ServiceURL()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(src.Close)
-	app, err := New(ctx, Options{Source: src, ThemesDir: t.TempDir(), Clock: common.FixedClock{T: time.Now()},
-		Getenv: func(string) string { return "" }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := &harness{t: t, app: app}
-	h.send(tea.WindowSizeMsg{Width: 160, Height: 48})
+	h, src := newClusterHarness(t, ctx, data.AdminOptions{AdminURL: w.URL(), ServiceURL: b.ServiceURL()}, 160, 48)
 	var f *data.Flow
 	// Acks and the DLQ's receipts settle within moments; poll the screen until backlogs do.
 	deadline := time.Now().Add(20 * time.Second)

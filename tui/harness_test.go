@@ -10,6 +10,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/letterbox-dev/letterbox/tui/common"
+	"github.com/letterbox-dev/letterbox/tui/data"
 	"github.com/letterbox-dev/letterbox/tui/data/datatest"
 	"github.com/letterbox-dev/letterbox/tui/tuitest"
 )
@@ -132,3 +133,23 @@ func keyMsg(k string) tea.KeyPressMsg {
 
 // plain is the current screen without styles.
 func (h *harness) plain() string { return tuitest.Plain(h.app.Render()) }
+
+// newClusterHarness is a harness on the cluster opts names (a real broker), at w×h on the wall
+// clock, started; with the source it reads.
+func newClusterHarness(t *testing.T, ctx context.Context, opts data.AdminOptions, w, h int) (*harness, *data.Admin) {
+	t.Helper()
+	src, err := data.NewAdmin(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(src.Close)
+	app, err := New(ctx, Options{Source: src, ThemesDir: t.TempDir(), Clock: common.FixedClock{T: time.Now()},
+		Getenv: func(string) string { return "" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := &harness{t: t, app: app}
+	hs.send(tea.WindowSizeMsg{Width: w, Height: h})
+	hs.run(app.Init())
+	return hs, src
+}

@@ -1,7 +1,9 @@
 package replay
 
 import (
+	"bytes"
 	"errors"
+	"maps"
 	"time"
 
 	"github.com/letterbox-dev/letterbox/client"
@@ -97,6 +99,25 @@ type Edit struct {
 	Payload    []byte
 	Key        string
 	Properties map[string]string
+}
+
+// StartEdit is a letter as an edited resend starts from: its payload, key and properties, less
+// the bookkeeping and the replay's own (REPLAYED_FROM, REPLAY_COUNT), which the engine sets
+// anew on what it republishes.
+func StartEdit(payload []byte, key string, properties map[string]string) Edit {
+	props := map[string]string{}
+	for k, v := range properties {
+		if !IsBookkeeping(k) && k != PropertyReplayedFrom && k != PropertyReplayCount {
+			props[k] = v
+		}
+	}
+	return Edit{Payload: bytes.Clone(payload), Key: key, Properties: props}
+}
+
+// Changes reports whether e changes anything of from (StartEdit of the letter): its payload,
+// key or properties. The history calls a resend "edited" only then.
+func (e Edit) Changes(from Edit) bool {
+	return !bytes.Equal(e.Payload, from.Payload) || e.Key != from.Key || !maps.Equal(e.Properties, from.Properties)
 }
 
 // Progress counts what a run did so far.

@@ -71,28 +71,14 @@ func (p propertyList) apply(props map[string]string, unset []string) {
 	}
 }
 
-// bookkeeping are the properties the DLQ and retry flows write, which a replay drops
-// (docs/dead-letters.md), and those the replay writes itself.
-var bookkeeping = []string{client.PropertyRealTopic, client.PropertyOriginMessageID, client.PropertyOriginMessageIDOld,
-	client.PropertyReconsumeTimes, client.PropertyDelayTime, client.PropertyRetryTopic,
-	replay.PropertyReplayedFrom, replay.PropertyReplayCount}
-
 // startEdit is the letter as a resend starts from: its payload, key and properties without
 // the bookkeeping.
 func startEdit(m *client.Message) replay.Edit {
-	props := maps.Clone(m.Properties)
-	if props == nil {
-		props = map[string]string{}
-	}
-	maps.DeleteFunc(props, func(k, _ string) bool { return slices.Contains(bookkeeping, k) })
-	return replay.Edit{Payload: bytes.Clone(m.Payload), Key: m.Key, Properties: props}
+	return replay.StartEdit(m.Payload, m.Key, m.Properties)
 }
 
 // edits reports whether ed changes anything of the letter m.
-func edits(m *client.Message, ed replay.Edit) bool {
-	start := startEdit(m)
-	return !bytes.Equal(ed.Payload, start.Payload) || ed.Key != start.Key || !maps.Equal(ed.Properties, start.Properties)
-}
+func edits(m *client.Message, ed replay.Edit) bool { return ed.Changes(startEdit(m)) }
 
 // readLetter reads the letter id of t's DLQ without consuming (a non-durable reader from its
 // entry), and checks that t's subscription still holds it. An entry that is a batch of several

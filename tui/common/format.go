@@ -34,6 +34,22 @@ func Plural(n int, what string) string {
 	return fmt.Sprintf("%d %ss", n, what)
 }
 
+// Agree is the word that agrees with n: one for 1, many otherwise ("was", "were").
+func Agree(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// Counted says a count with its noun: "1 letter", "12.3k letters" (Count's form).
+func Counted(v int64, what string) string {
+	if v == 1 {
+		return "1 " + what
+	}
+	return Count(v) + " " + what + "s"
+}
+
 // Count formats a count compactly: 118, 2340, 12.3k, 1.2M.
 func Count(v int64) string {
 	switch {

@@ -50,7 +50,8 @@ type ReplayRequest struct {
 	Until *client.MessageID
 }
 
-// Describe is the selection in words, for the screens and the history.
+// Describe is the selection in words (the marked ids, the search), for the screens and the
+// history; the limit is one of the run's controls, said with them.
 func (r ReplayRequest) Describe() string {
 	var parts []string
 	switch n := len(r.IDs); {
@@ -60,9 +61,6 @@ func (r ReplayRequest) Describe() string {
 		parts = append(parts, fmt.Sprintf("%d marked ids", n))
 	}
 	parts = append(parts, r.Filters...)
-	if r.Limit > 0 {
-		parts = append(parts, fmt.Sprintf("at most %d", r.Limit))
-	}
 	if len(parts) == 0 {
 		return "all"
 	}

@@ -126,6 +126,16 @@ func (m *Model) clamp() {
 	}
 }
 
+// width is column i's width: as wide as its title, the sort arrow included, so that a header
+// is never cut (BACKLOG↓ in a column of 7).
+func (m Model) colWidth(i int) int {
+	need := ansi.StringWidth(m.cols[i].Title)
+	if i == m.SortCol {
+		need++
+	}
+	return max(m.cols[i].Width, need)
+}
+
 // layout returns the visible columns' indexes and widths.
 func (m Model) layout() ([]int, []int) {
 	visible := make([]bool, len(m.cols))
@@ -142,7 +152,7 @@ func (m Model) layout() ([]int, []int) {
 			if c.Flex {
 				flex = i
 			} else {
-				fixed += c.Width
+				fixed += m.colWidth(i)
 			}
 		}
 		rest := m.width - fixed - (n - 1)
@@ -152,7 +162,7 @@ func (m Model) layout() ([]int, []int) {
 				if !visible[i] {
 					continue
 				}
-				w := c.Width
+				w := m.colWidth(i)
 				if c.Flex {
 					w = max(1, rest)
 					if c.Max > 0 {
@@ -176,7 +186,7 @@ func (m Model) layout() ([]int, []int) {
 			var idx, ws []int
 			for i, c := range m.cols {
 				if visible[i] {
-					w := c.Width
+					w := m.colWidth(i)
 					if c.Flex {
 						w = rest
 					}

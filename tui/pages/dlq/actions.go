@@ -98,10 +98,10 @@ func (p *Page) purgeCount(v string) tea.Cmd {
 		}
 	}
 	all := n == 0 || n >= backlog
-	q := fmt.Sprintf("Skip the first %d letters of %s's backlog? They are acknowledged, gone for any replay.", n, p.sub)
+	q := fmt.Sprintf("Skip the first %s of %s's backlog? Acknowledged, they are gone for any replay.", common.Plural(int(n), "letter"), p.sub)
 	want := "y"
 	if all {
-		q = fmt.Sprintf("Purge the whole backlog of %s (%s letters)? Every letter is acknowledged, gone for any replay.", p.sub, common.Count(backlog))
+		q = fmt.Sprintf("Purge the whole backlog of %s (%s)? Every letter is acknowledged, gone for any replay.", p.sub, common.Counted(backlog, "letter"))
 		n = 0
 	}
 	if all || n > TypeToConfirm {
@@ -120,7 +120,7 @@ func (p *Page) purgeCount(v string) tea.Cmd {
 			if n == 0 {
 				return "purged the backlog of " + sub, nil
 			}
-			return fmt.Sprintf("skipped the first %d letters of %s", n, sub), nil
+			return fmt.Sprintf("skipped the first %s of %s", common.Plural(int(n), "letter"), sub), nil
 		})
 	}})
 	return nil

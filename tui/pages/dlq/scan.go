@@ -147,7 +147,7 @@ func (p *Page) scanDone(m ScanDoneMsg) tea.Cmd {
 		if m.Result != nil {
 			read = m.Result.Read
 		}
-		return status(fmt.Sprintf("scan cancelled after %s letters", common.Count(read)))
+		return status("scan cancelled after " + common.Counted(read, "letter"))
 	case m.Err != nil:
 		return errorCmd("scan", m.Err)
 	}

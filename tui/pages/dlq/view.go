@@ -78,7 +78,7 @@ func (p *Page) View() string {
 		lines = append(lines, st.Subtle.Render(p.emptyText()))
 		lines = append(lines, make([]string, max(0, p.h-len(lines)-p.historyLines()))...)
 	case len(p.shown) == 0 && p.local != nil:
-		lines = append(lines, st.Subtle.Render(common.Trunc(fmt.Sprintf("none of the %d letters shown matches: enter searches the whole DLQ", len(p.list.msgs)), p.w)))
+		lines = append(lines, st.Subtle.Render(common.Trunc("none of the "+common.Plural(len(p.list.msgs), "letter")+" shown matches: enter searches the whole DLQ", p.w)))
 		lines = append(lines, make([]string, max(0, p.h-len(lines)-p.historyLines()))...)
 	default:
 		lines = append(lines, p.tbl.View())
@@ -147,7 +147,8 @@ func (p *Page) promptProblem() string {
 	case p.inMsg != "":
 		return st.Paint(&st.Error, common.Trunc(p.inMsg, p.w))
 	case p.prompt == promptFilter && p.local != nil:
-		return st.Paint(&st.Subtle, common.Trunc(fmt.Sprintf("%d of the %d letters shown match · enter searches the whole DLQ · esc cancels", len(p.shown), len(p.list.msgs)), p.w))
+		return st.Paint(&st.Subtle, common.Trunc(fmt.Sprintf("%d of the %s shown %s · enter searches the whole DLQ · esc cancels", len(p.shown),
+			common.Plural(len(p.list.msgs), "letter"), common.Agree(len(p.shown), "matches", "match")), p.w))
 	case p.prompt == promptFilter:
 		return st.Paint(&st.Subtle, common.Trunc("filters the letters shown as you type · enter searches the whole DLQ · conditions join with and · esc cancels", p.w))
 	case p.prompt == promptFrom:
@@ -194,9 +195,9 @@ func (p *Page) stateLine() string {
 	case p.list.src == srcResults && p.scan.result != nil:
 		res := p.scan.result
 		pages := max(1, (len(res.Matches)+PageSize-1)/PageSize)
-		what := fmt.Sprintf("all %s letters", common.Count(res.Read))
+		what := "all " + common.Counted(res.Read, "letter")
 		if p.scan.filter != "" {
-			what = fmt.Sprintf("/%s · %s of %s letters", p.scan.filter, common.Count(int64(len(res.Matches))), common.Count(res.Read))
+			what = fmt.Sprintf("/%s · %s of %s", p.scan.filter, common.Count(int64(len(res.Matches))), common.Counted(res.Read, "letter"))
 		}
 		parts = append(parts, fmt.Sprintf("%s (scan of %s) · page %d of %d", what, p.scan.at.Format("15:04:05"), p.list.page+1, pages))
 	case p.list.src == srcBrowse:
@@ -230,9 +231,9 @@ func (p *Page) progressLine() string {
 		done := int(pr.Fraction * width)
 		parts[0] += fmt.Sprintf(" %s%s %3.0f%%", strings.Repeat("█", done), strings.Repeat("░", width-done), 100*pr.Fraction)
 	}
-	read := fmt.Sprintf("%s letters read", common.Count(pr.Read))
+	read := common.Counted(pr.Read, "letter") + " read"
 	if p.scan.filter != "" {
-		read = fmt.Sprintf("%s found in %s letters", common.Count(pr.Matched), common.Count(pr.Read))
+		read = fmt.Sprintf("%s found in %s", common.Count(pr.Matched), common.Counted(pr.Read, "letter"))
 	}
 	parts = append(parts, read)
 	if pr.Rate > 0 {
@@ -247,9 +248,9 @@ func (p *Page) progressLine() string {
 func (p *Page) countsLine() string {
 	res := p.scan.result
 	s := res.Stats
-	what := fmt.Sprintf("counts of %s letters", common.Count(s.Letters))
+	what := "counts of " + common.Counted(s.Letters, "letter")
 	if p.scan.filter != "" {
-		what = fmt.Sprintf("counts of %s letters matching /%s (of %s)", common.Count(s.Letters), p.scan.filter, common.Count(res.Read))
+		what = fmt.Sprintf("counts of %s matching /%s (of %s)", common.Counted(s.Letters, "letter"), p.scan.filter, common.Count(res.Read))
 	}
 	if s.Letters > 0 {
 		loc := p.c.Clock.Now().Location()

@@ -260,7 +260,7 @@ func (p *Page) journey(f *data.Flow, h int) string {
 		case i == 0:
 			lines = append(lines, row("●", &st.Text, s.Topic, s.ID, s.What))
 			if !sawRetry && d.Reconsumes > 0 {
-				lines = append(lines, row("↓", &st.Retry, f.Retry.Topic, fmt.Sprintf("%d hops", d.Reconsumes), "retried (consumed from the retry topic; RECONSUMETIMES on the dead letter)"))
+				lines = append(lines, row("↓", &st.Retry, f.Retry.Topic, common.Plural(d.Reconsumes, "hop"), "retried (consumed from the retry topic; RECONSUMETIMES on the dead letter)"))
 			}
 		case s.Topic == f.Retry.Topic:
 			lines = append(lines, row("↓", &st.Retry, s.Topic, s.ID, fmt.Sprintf("hop %d, %s %s", s.Hop, s.What, since(now, s.At))))

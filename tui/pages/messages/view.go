@@ -171,7 +171,7 @@ func (p *Page) stateLine() string {
 		default:
 			parts = append(parts, st.Warn.Render("⏸ paused")+" (F follows)")
 		}
-		parts = append(parts, fmt.Sprintf("%d messages", len(p.msgs)))
+		parts = append(parts, common.Plural(len(p.msgs), "message"))
 		if p.dropped > 0 {
 			parts = append(parts, fmt.Sprintf("%d older dropped (keeps the last %d)", p.dropped, TailLimit))
 		}

@@ -42,7 +42,6 @@ func newOptions(c *common.Common, req data.ReplayRequest) options {
 	mk := func(label, placeholder, value string, replayOnly bool) field {
 		in := input.New(c, "", placeholder)
 		in.SetValue(value)
-		in.SetWidth(40)
 		return field{label: label, in: in, replayOnly: replayOnly}
 	}
 	num := func(v float64) string {
@@ -71,6 +70,17 @@ func newOptions(c *common.Common, req data.ReplayRequest) options {
 		mk("new run", "no: resume an interrupted run of the same replay", newRun, true),
 	}}
 }
+
+// setWidth gives the fields the width of a line after their labels, so that a hint such as
+// "(-1: no guard)" is never cut where the screen has room for it.
+func (o *options) setWidth(w int) {
+	for i := range o.fields {
+		o.fields[i].in.SetWidth(max(20, w-labelWidth))
+	}
+}
+
+// labelWidth is what a field's label takes on its line (optionsView).
+const labelWidth = 14
 
 // openForm shows the form, its first field that applies in focus.
 func (o *options) openForm() {
@@ -113,6 +123,7 @@ func (p *Page) optionsKey(msg tea.KeyPressMsg) tea.Cmd {
 	switch {
 	case msg.String() == "esc":
 		p.opts = newOptions(p.c, p.req)
+		p.opts.setWidth(p.w)
 		return nil
 	case key.Matches(msg, keyNextField):
 		p.opts.setFocus(vis[(pos+1)%len(vis)])
@@ -214,7 +225,7 @@ func (p *Page) controls() string {
 		parts = append(parts, fmt.Sprintf("at most %s msg/s", strconv.FormatFloat(p.req.Rate, 'f', -1, 64)))
 	}
 	if p.req.Limit > 0 {
-		parts = append(parts, fmt.Sprintf("at most %d letters", p.req.Limit))
+		parts = append(parts, "at most "+common.Plural(int(p.req.Limit), "letter"))
 	}
 	switch {
 	case p.req.MaxReplays < 0 && !p.req.Discard:

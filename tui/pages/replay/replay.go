@@ -425,6 +425,9 @@ func (p *Page) entry(pr replay.Progress, result string) data.HistoryEntry {
 		action = replay.ActionDiscard
 	}
 	sel := p.req.Describe()
+	if p.req.Limit > 0 {
+		sel += fmt.Sprintf(" · at most %d", p.req.Limit)
+	}
 	if p.req.Destination != "" {
 		sel += " → " + data.ShortName(p.req.Destination, "")
 	}

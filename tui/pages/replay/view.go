@@ -15,7 +15,10 @@ import (
 	"github.com/letterbox-dev/letterbox/tui/data"
 )
 
-func (p *Page) SetSize(w, h int) { p.w, p.h = w, h }
+func (p *Page) SetSize(w, h int) {
+	p.w, p.h = w, h
+	p.opts.setWidth(w)
+}
 
 func (p *Page) View() string {
 	st := p.c.Styles
@@ -41,7 +44,7 @@ func (p *Page) View() string {
 		if u := p.req.Until; u != nil && u.Entry >= 0 {
 			through = fmt.Sprintf(" up to %d:%d", u.Ledger, u.Entry)
 		}
-		lines = append(lines, st.Title.Render("Preview")+st.Subtle.Render(fmt.Sprintf(" · dry run over %d dead letters%s, nothing changed", p.preview.Considered, through)), "")
+		lines = append(lines, st.Title.Render("Preview")+st.Subtle.Render(fmt.Sprintf(" · dry run over %s%s, nothing changed", common.Plural(int(p.preview.Considered), "dead letter"), through)), "")
 		lines = append(lines, p.counts(p.preview.Progress, true)...)
 		lines = append(lines, "")
 		if !p.req.Discard {
@@ -93,10 +96,10 @@ func (p *Page) question() []string {
 	wrap := func(s string) []string { return strings.Split(lipgloss.NewStyle().Width(max(10, p.w)).Render(s), "\n") }
 	n := p.preview.WouldMove
 	if !p.req.Discard {
-		q := fmt.Sprintf("Move %d dead letters back now? Each is acknowledged in the DLQ only once its destination has it; letters that arrive from now on stay.  y yes · n no", n)
+		q := fmt.Sprintf("Move %s back now? Each is acknowledged in the DLQ only once its destination has it; letters that arrive from now on stay.  y yes · n no", common.Plural(int(n), "dead letter"))
 		return paint(st, &st.Warn, wrap(q))
 	}
-	q := fmt.Sprintf("Discard %d dead letters of %s? They are acknowledged on %s, one by one, and gone for any replay; the others stay.", n,
+	q := fmt.Sprintf("Discard %s of %s? They are acknowledged on %s, one by one, and gone for any replay; the others stay.", common.Plural(int(n), "dead letter"),
 		data.ShortName(p.req.DLQ, ""), p.req.Subscription)
 	out := paint(st, &st.Warn, wrap(q))
 	if p.mustType() {
@@ -213,7 +216,7 @@ func (p *Page) summary(ns string) []string {
 		out = append(out, "")
 	}
 	if s.Arrived > 0 {
-		out = append(out, st.Paint(&st.Text, common.Trunc(fmt.Sprintf("%d dead letters arrived after the preview and were left in the DLQ", s.Arrived), p.w)))
+		out = append(out, st.Paint(&st.Text, common.Trunc(fmt.Sprintf("%s arrived after the preview and %s left in the DLQ", common.Plural(int(s.Arrived), "dead letter"), common.Agree(int(s.Arrived), "was", "were")), p.w)))
 	}
 	switch {
 	case p.after == nil:

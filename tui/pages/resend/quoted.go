@@ -49,10 +49,8 @@ func (p *Page) setText(f int, v string, block bool) {
 func propertyLines(props map[string]string) (string, bool) {
 	var names []string
 	quoted := false
+	props = replay.StartEdit(nil, "", props).Properties // what a resend keeps
 	for _, k := range slices.Sorted(maps.Keys(props)) {
-		if replay.IsBookkeeping(k) || k == replay.PropertyReplayedFrom || k == replay.PropertyReplayCount {
-			continue
-		}
 		names = append(names, k)
 		quoted = quoted || termtext.Line(k) != k || termtext.Line(props[k]) != props[k]
 	}

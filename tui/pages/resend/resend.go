@@ -311,9 +311,13 @@ func (p *Page) record() tea.Cmd {
 	if !ok {
 		return nil
 	}
-	_, to, _ := p.edit()
+	ed, to, _ := p.edit()
+	sel := "id " + p.letter.ID
+	if ed != nil && ed.Changes(replay.StartEdit(p.letter.Payload, p.letter.Key, p.letter.Properties)) {
+		sel += " edited" // as letterbox dlq resend says: only when the form changed the letter
+	}
 	e := data.HistoryEntry{When: p.c.Clock.Now().UTC(), Action: replay.ActionResend, DLQ: data.ParseTopic(p.dlq).String(),
-		Subscription: p.sub, Selection: "id " + p.letter.ID + " edited → " + data.ShortName(to, ""),
+		Subscription: p.sub, Selection: sel + " → " + data.ShortName(to, ""),
 		Moved: p.sum.Moved, Failed: p.sum.Failed, Result: "complete", Elapsed: p.sum.Elapsed, Run: p.sum.Run, By: "tui"}
 	if p.stage == Failed {
 		e.Result = "error: " + p.problem

@@ -52,7 +52,7 @@ func (p *Page) View() string {
 	}
 	d := p.detail
 	if d.Partitions > 0 {
-		head += st.Subtle.Render(fmt.Sprintf(" · %d partitions", d.Partitions))
+		head += st.Subtle.Render(" · " + common.Plural(d.Partitions, "partition"))
 	}
 	s := d.Stats
 	stats := fmt.Sprintf("in %s/s · out %s/s · backlog %s · storage %s · %s · %s",
