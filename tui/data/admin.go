@@ -353,11 +353,14 @@ func (a *Admin) TopicDetail(ctx context.Context, topic string) (*TopicDetail, er
 		return nil, err
 	}
 	var ts admin.TopicStats
+	var perPartition map[string]admin.TopicStats
 	if parts > 0 {
+		// Per partition too: a consumer of a partitioned topic is one per partition it reads,
+		// which the sum lists under the same name, once for each.
 		var ps admin.PartitionedTopicStats
-		ps, err = a.topicAdmin(ctx).PartitionedStats(ctx, topic, false)
-		err = atPath(topicPath(topic)+"/partitioned-stats?perPartition=false", err)
-		ts = ps.TopicStats
+		ps, err = a.topicAdmin(ctx).PartitionedStats(ctx, topic, true)
+		err = atPath(topicPath(topic)+"/partitioned-stats?perPartition=true", err)
+		ts, perPartition = ps.TopicStats, ps.Partitions
 	} else {
 		ts, err = a.topicAdmin(ctx).Stats(ctx, topic)
 		err = atPath(topicPath(topic)+"/stats", err)
@@ -374,14 +377,12 @@ func (a *Admin) TopicDetail(ctx context.Context, topic string) (*TopicDetail, er
 		ss := ts.Subscriptions[name]
 		s := Subscription{Name: name, Type: ss.Type, Backlog: ss.MsgBacklog, RateOut: ss.MsgRateOut,
 			RateRedeliver: ss.MsgRateRedeliver, Unacked: ss.UnackedMessages}
-		for _, c := range ss.Consumers {
+		for _, c := range consumersOf(topic, parts, name, ss, perPartition) {
 			consumers++
 			if c.SchemaType != "" {
 				d.SchemaTypesReported = true
 			}
-			s.Consumers = append(s.Consumers, Consumer{Name: c.ConsumerName, Address: c.Address,
-				Permits: int(c.AvailablePermits), Unacked: int(c.UnackedMessages), RateOut: c.MsgRateOut,
-				ConnectedSince: c.ConnectedSince, SchemaType: c.SchemaType})
+			s.Consumers = append(s.Consumers, c)
 		}
 		d.Subscriptions = append(d.Subscriptions, s)
 	}
@@ -392,6 +393,29 @@ func (a *Admin) TopicDetail(ctx context.Context, topic string) (*TopicDetail, er
 		d.Producers = append(d.Producers, Producer{Name: p.ProducerName, Address: p.Address, RateIn: p.MsgRateIn})
 	}
 	return d, nil
+}
+
+// consumersOf lists subscription sub's consumers: of each partition of a partitioned topic,
+// with its index, when the stats hold them per partition; else as the stats list them.
+func consumersOf(topic string, parts int, sub string, ss admin.SubscriptionStats, perPartition map[string]admin.TopicStats) []Consumer {
+	consumer := func(c admin.ConsumerStats, partition int) Consumer {
+		return Consumer{Name: c.ConsumerName, Address: c.Address, Permits: int(c.AvailablePermits),
+			Unacked: int(c.UnackedMessages), RateOut: c.MsgRateOut, ConnectedSince: c.ConnectedSince,
+			SchemaType: c.SchemaType, Partition: partition}
+	}
+	var out []Consumer
+	if parts > 0 && len(perPartition) > 0 {
+		for i := range parts {
+			for _, c := range perPartition[naming.PartitionName(topic, i)].Subscriptions[sub].Consumers {
+				out = append(out, consumer(c, i))
+			}
+		}
+		return out
+	}
+	for _, c := range ss.Consumers {
+		out = append(out, consumer(c, -1))
+	}
+	return out
 }
 
 func (a *Admin) Schema(ctx context.Context, topic string) (*SchemaInfo, error) {

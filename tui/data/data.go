@@ -137,6 +137,9 @@ type Consumer struct {
 	// SchemaType is the schema the consumer subscribed with (JSON, AVRO, AUTO_CONSUME, …), or ""
 	// when the broker does not report it.
 	SchemaType string
+	// Partition is the partition of a partitioned topic this consumer reads (-1: the topic is
+	// not partitioned, or the stats do not say).
+	Partition int
 }
 
 // Producer is one producer of a topic.

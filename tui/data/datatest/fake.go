@@ -204,10 +204,11 @@ func NewFake() *Fake {
 	row("public/demo/orders", 0, data.Stats{RateIn: 42.5, RateOut: 40.1, Backlog: 118, Storage: 3_481_600, Subscriptions: 2, Producers: 2, Consumers: 3})
 	row("public/demo/orders-billing-RETRY", 0, data.Stats{RateIn: 3.2, RateOut: 3.1, Backlog: 7, Storage: 91_204, Subscriptions: 1, Producers: 1, Consumers: 1})
 	row("public/demo/orders-billing-DLQ", 0, data.Stats{RateIn: 0.4, Backlog: 36, Storage: 40_960, Subscriptions: 1, Producers: 1})
-	row("public/demo/payments", 3, data.Stats{RateIn: 120, RateOut: 119.5, Backlog: 12, Storage: 12_582_912, Subscriptions: 1, Producers: 3, Consumers: 3})
-	row("public/demo/payments-partition-0", 0, data.Stats{RateIn: 40, RateOut: 39.9, Backlog: 4, Storage: 4_194_304, Subscriptions: 1, Producers: 1, Consumers: 1})
-	row("public/demo/payments-partition-1", 0, data.Stats{RateIn: 41, RateOut: 40.8, Backlog: 5, Storage: 4_194_304, Subscriptions: 1, Producers: 1, Consumers: 1})
-	row("public/demo/payments-partition-2", 0, data.Stats{RateIn: 39, RateOut: 38.8, Backlog: 3, Storage: 4_194_304, Subscriptions: 1, Producers: 1, Consumers: 1})
+	// The Key_Shared group of three reads every partition: three consumers on each.
+	row("public/demo/payments", 3, data.Stats{RateIn: 120, RateOut: 119.5, Backlog: 12, Storage: 12_582_912, Subscriptions: 1, Producers: 3, Consumers: 9})
+	row("public/demo/payments-partition-0", 0, data.Stats{RateIn: 40, RateOut: 39.9, Backlog: 4, Storage: 4_194_304, Subscriptions: 1, Producers: 1, Consumers: 3})
+	row("public/demo/payments-partition-1", 0, data.Stats{RateIn: 41, RateOut: 40.8, Backlog: 5, Storage: 4_194_304, Subscriptions: 1, Producers: 1, Consumers: 3})
+	row("public/demo/payments-partition-2", 0, data.Stats{RateIn: 39, RateOut: 38.8, Backlog: 3, Storage: 4_194_304, Subscriptions: 1, Producers: 1, Consumers: 3})
 	row("public/demo/audit", 0, data.Stats{RateIn: 0, Storage: 1_024, Subscriptions: 0})
 	row("public/default/events", 0, data.Stats{RateIn: 5, RateOut: 5, Storage: 204_800, Subscriptions: 1, Producers: 1, Consumers: 1})
 	row("acme/billing/invoices", 0, data.Stats{RateIn: 1.5, RateOut: 0, Backlog: 2_340, Storage: 2_097_152, Subscriptions: 1, Producers: 1})
@@ -231,11 +232,14 @@ func NewFake() *Fake {
 	payments := "persistent://public/demo/payments"
 	f.Details[payments] = &data.TopicDetail{
 		Name: payments, Partitions: 3, Stats: f.Rows[3].Stats, SchemaTypesReported: false,
-		Subscriptions: []data.Subscription{{Name: "ledger", Type: "Key_Shared", Backlog: 12, RateOut: 119.5, Consumers: []data.Consumer{
-			{Name: "ledger-0", Address: "/10.0.0.7:40001", Permits: 500, RateOut: 40},
-			{Name: "ledger-1", Address: "/10.0.0.8:40001", Permits: 500, RateOut: 40},
-			{Name: "ledger-2", Address: "/10.0.0.9:40001", Permits: 500, RateOut: 39.5},
-		}}},
+		Subscriptions: []data.Subscription{{Name: "ledger", Type: "Key_Shared", Backlog: 12, RateOut: 119.5}},
+	}
+	// A Key_Shared group of three reads every partition: each consumer is one per partition.
+	for part := range 3 {
+		for i, addr := range []string{"/10.0.0.7:40001", "/10.0.0.8:40001", "/10.0.0.9:40001"} {
+			f.Details[payments].Subscriptions[0].Consumers = append(f.Details[payments].Subscriptions[0].Consumers,
+				data.Consumer{Name: fmt.Sprintf("ledger-%d", i), Address: addr, Permits: 500, RateOut: 13.3, Partition: part})
+		}
 	}
 	dlq := "persistent://public/demo/orders-billing-DLQ"
 	f.Details[dlq] = &data.TopicDetail{Name: dlq, Stats: f.Rows[2].Stats, SchemaTypesReported: true,

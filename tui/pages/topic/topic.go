@@ -5,9 +5,11 @@ package topic
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -263,19 +265,28 @@ func (p *Page) setDetail(d *data.TopicDetail) {
 	}
 	p.subs.SetRows(rows)
 
-	// Consumers of every subscription, each with the schema type it subscribed with.
+	// Consumers of every subscription, each with the schema type it subscribed with; on a
+	// partitioned topic a consumer is one per partition it reads, each on a row of its own.
+	parted := d.Partitions > 0
 	schemaW := 6
 	var crows []table.Row
 	p.consSub = p.consSub[:0]
 	changed := map[string]bool{}
 	for _, s := range d.Subscriptions {
-		for _, c := range s.Consumers {
+		cs := s.Consumers
+		if parted { // a consumer's partitions together
+			cs = slices.Clone(cs)
+			slices.SortStableFunc(cs, func(a, b data.Consumer) int {
+				return cmp.Or(strings.Compare(a.Name, b.Name), cmp.Compare(a.Partition, b.Partition))
+			})
+		}
+		for _, c := range cs {
 			typ := c.SchemaType
 			style := &st.Accent
 			if typ == "" {
 				typ, style = NotReported, &st.Subtle
 			}
-			id := s.Name + "/" + c.Name
+			id := s.Name + "/" + c.Name + "/" + fmt.Sprint(c.Partition)
 			if prev, ok := p.prevTypes[id]; ok && prev != c.SchemaType {
 				changed[id] = true
 			}
@@ -284,15 +295,24 @@ func (p *Page) setDetail(d *data.TopicDetail) {
 				typ, style = typ+" (changed)", &st.Warn
 			}
 			schemaW = max(schemaW, len(typ))
-			crows = append(crows, table.Row{
+			row := table.Row{
 				Cells:  []string{c.Name, s.Name, strings.TrimPrefix(c.Address, "/"), fmt.Sprint(c.Permits), fmt.Sprint(c.Unacked), common.Rate(c.RateOut), typ},
 				Styles: []*lipgloss.Style{nil, &st.Subtle, &st.Subtle, nil, nil, nil, style},
-			})
+			}
+			if parted {
+				part := "?"
+				if c.Partition >= 0 {
+					part = fmt.Sprint(c.Partition)
+				}
+				row.Cells = slices.Insert(row.Cells, 2, part)
+				row.Styles = slices.Insert(row.Styles, 2, &st.Subtle)
+			}
+			crows = append(crows, row)
 			p.consSub = append(p.consSub, s.Name)
 		}
 	}
 	p.changed = changed
-	p.cons.SetColumns([]table.Column{
+	cols := []table.Column{
 		{Title: "CONSUMER", Flex: true, Min: 10},
 		{Title: "SUBSCRIPTION", Width: 12, Droppable: true},
 		{Title: "ADDRESS", Width: 16, Droppable: true},
@@ -300,7 +320,11 @@ func (p *Page) setDetail(d *data.TopicDetail) {
 		{Title: "UNACKED", Width: 7, Right: true},
 		{Title: "OUT/s", Width: 6, Right: true},
 		{Title: "SCHEMA", Width: min(schemaW, 34)},
-	})
+	}
+	if parted {
+		cols = slices.Insert(cols, 2, table.Column{Title: "PARTITION", Width: 9, Right: true})
+	}
+	p.cons.SetColumns(cols)
 	p.cons.SetRows(crows)
 	p.SetSize(p.w, p.h)
 }
