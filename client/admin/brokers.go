@@ -112,3 +112,11 @@ func (c *Client) BrokerURL(id string) string {
 	}
 	return c.base.Scheme + "://" + id
 }
+
+// RuntimeConfiguration is the configuration the broker runs with, key → value as text, with
+// upstream's keys (GET brokers/configuration/runtime). Upstream answers superusers only.
+func (c *Client) RuntimeConfiguration(ctx context.Context) (map[string]string, error) {
+	var out map[string]string
+	_, err := c.call(ctx, request{method: "GET", path: path("brokers", "configuration", "runtime")}, &out)
+	return out, err
+}

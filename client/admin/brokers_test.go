@@ -67,3 +67,13 @@ func TestActiveBrokers(t *testing.T) {
 		t.Errorf("active brokers = %v, want [%s]", got, want)
 	}
 }
+
+func TestRuntimeConfiguration(t *testing.T) {
+	t.Parallel()
+	_, c := start(t)
+	conf, err := c.RuntimeConfiguration(ctx(t))
+	must(t, err)
+	if conf["acknowledgmentAtBatchIndexLevelEnabled"] != "true" {
+		t.Errorf("acknowledgmentAtBatchIndexLevelEnabled = %q in %d keys", conf["acknowledgmentAtBatchIndexLevelEnabled"], len(conf))
+	}
+}

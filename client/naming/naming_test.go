@@ -2,6 +2,7 @@ package naming
 
 import (
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -119,6 +120,18 @@ func TestAutoCreatePurpose(t *testing.T) {
 	} {
 		if got := AutoCreatePurpose(c.name, c.declared, c.derived); got != c.want {
 			t.Errorf("AutoCreatePurpose(%q, %q, %v) = %q, want %q", c.name, c.declared, c.derived, got, c.want)
+		}
+	}
+}
+
+func TestOwnNames(t *testing.T) {
+	a, b := OwnReader("scan"), OwnReader("scan")
+	if !IsOwn(a) || !strings.HasPrefix(a, "letterbox-scan-") || a == b {
+		t.Errorf("OwnReader: %q, %q", a, b)
+	}
+	for _, name := range []string{"billing", "billing-audit", "reader-abcde", "letterbo-x", ""} {
+		if IsOwn(name) {
+			t.Errorf("IsOwn(%q)", name)
 		}
 	}
 }

@@ -34,13 +34,16 @@ type HistoryEntry struct {
 	DLQ          string `json:"dlq"`
 	Subscription string `json:"subscription"`
 	Selection    string `json:"selection"` // in words: "all", "3 marked ids", "reason=…"
-	Moved        int64  `json:"moved"`
-	Discarded    int64  `json:"discarded,omitempty"`
-	Skipped      int64  `json:"skipped"`
-	Failed       int64  `json:"failed"`
-	Guarded      int64  `json:"guarded,omitempty"`
-	// Arrived counts dead letters that arrived after the preview and were left.
+	// The counts are letters: each message of a batch one.
+	Moved     int64 `json:"moved"`
+	Discarded int64 `json:"discarded,omitempty"`
+	Skipped   int64 `json:"skipped"`
+	Failed    int64 `json:"failed"`
+	Guarded   int64 `json:"guarded,omitempty"`
+	// Arrived counts dead letters that arrived after the preview and were left; LeftOut the
+	// letters up to the preview's last one that the selection (a limit, listed ids) left.
 	Arrived int64 `json:"arrived,omitempty"`
+	LeftOut int64 `json:"left_out,omitempty"`
 	// Result: "complete", "cancelled", "incomplete", or "error: …".
 	Result  string        `json:"result"`
 	Elapsed time.Duration `json:"elapsed_ns"`

@@ -2,19 +2,28 @@ package replay
 
 import (
 	"context"
+	"sync"
 	"testing"
 	"time"
 )
 
-// fakeClock advances only when the limiter sleeps, or when the test says.
+// fakeClock advances only when the limiter sleeps, or when the test says. A run's reader
+// sleeps on it while its completer reads it.
 type fakeClock struct {
+	mu     sync.Mutex
 	now    time.Time
 	sleeps []time.Duration
 }
 
-func (c *fakeClock) Now() time.Time { return c.now }
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
 
 func (c *fakeClock) Sleep(ctx context.Context, d time.Duration) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	c.sleeps = append(c.sleeps, d)
 	c.now = c.now.Add(d)
 	return ctx.Err()

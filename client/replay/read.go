@@ -26,7 +26,7 @@ func (e *engine) read(ctx context.Context, last client.MessageID, items chan<- i
 	selected := e.st.Moved // a resumed run's limit counts what it moved before
 	found := map[client.MessageID]bool{}
 	var rl limiter
-	rl.init(e.opts.Rate, e.opts.clock)
+	rl.init(e.opts.Rate, e.clock)
 	var prev client.MessageID
 	seen := false
 	reachedEnd := false
@@ -35,10 +35,8 @@ func (e *engine) read(ctx context.Context, last client.MessageID, items chan<- i
 		if e.crashed.Load() || ctx.Err() != nil {
 			return false, nil
 		}
-		if sel.Limit > 0 && selected >= sel.Limit {
-			return true, nil
-		}
-		if len(sel.IDs) > 0 && len(found) == len(sel.IDs) {
+		if (sel.Limit > 0 && selected >= sel.Limit) || (len(sel.IDs) > 0 && len(found) == len(sel.IDs)) {
+			e.lastRead, e.stoppedAt = prev, seen
 			return true, nil
 		}
 		m, err := e.receive(ctx)

@@ -35,6 +35,8 @@ import (
 	"time"
 
 	"github.com/letterbox-dev/letterbox/client"
+	"github.com/letterbox-dev/letterbox/client/naming"
+	"github.com/letterbox-dev/letterbox/client/triage"
 )
 
 // Run replays opts.DLQ until it reaches the DLQ's last message as it was at the start, the
@@ -65,11 +67,15 @@ func Run(ctx context.Context, cl *client.Client, opts Options) (Summary, error) 
 	if opts.Edit != nil {
 		opts.New = true
 	}
-	e := &engine{cl: cl, opts: opts, producers: map[string]*producerEntry{}, started: time.Now(), freed: make(chan struct{}, 1),
+	e := &engine{cl: cl, opts: opts, producers: map[string]*producerEntry{}, clock: opts.clock, freed: make(chan struct{}, 1),
 		held: held{left: map[client.MessageID]int{}}, origins: map[string]string{}, lastSeq: -1}
 	if opts.Selection.usesDecode() {
 		e.decoder = cl.NewPayloadDecoder()
 	}
+	if e.clock == nil {
+		e.clock = wallClock{}
+	}
+	e.started = e.clock.Now()
 	polled, cancel := context.WithCancel(context.Background())
 	cancel()
 	e.polled = polled
@@ -96,7 +102,12 @@ type engine struct {
 	cl      *client.Client
 	opts    Options
 	cons    *client.Consumer
+	clock   clock // the rate limit's, the rate's and the ETA's
 	started time.Time
+	// The reader's: the last letter it read, and whether it stopped there because the
+	// selection was done (its limit, every listed id), leaving the letters after it.
+	lastRead  client.MessageID
+	stoppedAt bool
 
 	statePath string
 	// st: the reader appends Ledgers, the completer sets counts and marks; every write
@@ -152,7 +163,7 @@ func (e *engine) run(ctx context.Context) (Summary, error) {
 		Type:                client.Exclusive,
 		InitialPosition:     client.Earliest,
 		EnableBatchIndexAck: true,
-		Name:                "letterbox-replay",
+		Name:                naming.OwnPrefix + "replay", // never counted as the DLQ's consumer
 		// As much prefetched as may be on its way (sendWindow): with the default 1000 the
 		// reader waited for the broker's next delivery every few hundred letters, each
 		// FLOW a round trip behind the receipts that free the window (replay at 1 KiB:
@@ -228,11 +239,8 @@ func (e *engine) run(ctx context.Context) (Summary, error) {
 	}
 	e.sum.Complete = complete && runErr == nil && flushErr == nil && ctx.Err() == nil
 	if e.sum.Complete {
-		// What the subscription still holds beyond what this run left behind arrived after
-		// its last message. Best effort: the count is for the report.
-		if coming, err := e.stillToCome(ctx); err == nil {
-			e.sum.Arrived = coming
-		}
+		// Best effort: the counts are for the report.
+		e.sum.Arrived, e.sum.LeftOut = e.countLeft(ctx, last)
 	}
 	e.snapshot()
 	if e.republishes() {
@@ -245,4 +253,33 @@ func (e *engine) run(ctx context.Context) (Summary, error) {
 		runErr = ctx.Err()
 	}
 	return e.sum, errors.Join(runErr, flushErr)
+}
+
+// countLeft counts what a complete run left in the DLQ without considering it: the letters
+// after until (arrived since the preview, or the start), and, when the selection was done
+// before until, the letters between the last one read and until (left out). Both are read with
+// a non-durable reader, as the subscription sees them when the admin API says what it
+// acknowledged. A count that cannot be read is 0.
+func (e *engine) countLeft(ctx context.Context, until client.MessageID) (arrived, leftOut int64) {
+	count := func(after client.MessageID, upTo map[int32]client.MessageID) int64 {
+		o := triage.ScanOptions{Topic: e.opts.DLQ, Admin: e.opts.Admin, NoIndex: true, Until: upTo,
+			After: map[int32]client.MessageID{after.Partition: after}}
+		if e.opts.Admin != nil {
+			o.Subscription = e.opts.Subscription
+		}
+		res, err := triage.Scan(ctx, e.cl, o)
+		if err != nil {
+			return 0
+		}
+		return res.Read
+	}
+	if until.Entry >= 0 {
+		arrived = count(until, nil)
+	} else {
+		arrived = count(client.EarliestMessageID(), nil) // the DLQ was empty
+	}
+	if e.stoppedAt && until.Entry >= 0 && entryCompare(e.lastRead, until) <= 0 && !atEnd(e.lastRead, until) {
+		leftOut = count(e.lastRead, map[int32]client.MessageID{until.Partition: until})
+	}
+	return arrived, leftOut
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/letterbox-dev/letterbox/client"
+	"github.com/letterbox-dev/letterbox/client/admin"
 	"github.com/letterbox-dev/letterbox/client/deadletter"
 )
 
@@ -70,9 +71,15 @@ type Options struct {
 	// namespace enables it), which the summary reports as exactly once.
 	Deduplication bool
 
-	// Total is the expected number of messages to consider (the subscription's backlog),
-	// for the ETA; 0 when unknown.
-	Total int64
+	// Total is the expected number of letters to consider (the subscription's backlog in
+	// letters), and Selected how many of them the preview selected; both for the ETA, 0 when
+	// unknown.
+	Total    int64
+	Selected int64
+	// Admin, when set, lets the summary count the letters a run left (Summary.Arrived,
+	// LeftOut) as the subscription sees them, what it acknowledged left out; without it they
+	// are the DLQ's messages in those spans.
+	Admin *admin.Client
 	// IdleTimeout is how long without a message before the DLQ's last one makes the run ask
 	// the broker whether anything is still to come: if the subscription's backlog is only
 	// what this run holds (skipped, or on its way), the rest was acknowledged earlier and the
@@ -133,11 +140,16 @@ type Progress struct {
 	// Total is Options.Total.
 	Total   int64         `json:"total,omitempty"`
 	Elapsed time.Duration `json:"elapsed_ns"`
-	// Rate is messages considered per second; ETA is the time left at that rate when Total
-	// is known.
+	// Rate is letters acted on per second: moved, discarded (in a dry run, found movable),
+	// never those only looked at. ETA is the time the rest takes at that rate: the letters
+	// the preview selected (Options.Selected) not yet acted on, else as many of the letters
+	// still to consider (Options.Total) as the run has acted on so far.
 	Rate float64       `json:"rate"`
 	ETA  time.Duration `json:"eta_ns,omitempty"`
 }
+
+// Acted counts the letters the run acted on: moved, discarded, or in a dry run found movable.
+func (p Progress) Acted() int64 { return p.Moved + p.Discarded + p.WouldMove }
 
 // Event reports one message considered.
 type Event struct {
@@ -165,9 +177,13 @@ type Summary struct {
 	// ExactlyOnce: Options.Deduplication; otherwise a resumed run is at least once.
 	ExactlyOnce bool
 	StateFile   string
-	// Arrived counts the DLQ's entries past the run's last message when it ended: dead letters
-	// that arrived after the preview (Options.Until) or the start, left for a later run.
+	// Arrived counts the letters past the run's last message (Until) when it ended: dead
+	// letters that arrived after the preview (Options.Until) or the start, left for a later
+	// run. LeftOut counts the letters up to Until that the run never considered because its
+	// selection was done (its limit reached, every listed id found). Neither counts what the
+	// run considered and left (Skipped, Failed).
 	Arrived int64
+	LeftOut int64
 	// Until is the last message the run was to take: what a run after this one as a preview
 	// passes as Options.Until to move exactly what it showed.
 	Until client.MessageID

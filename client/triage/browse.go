@@ -3,6 +3,7 @@ package triage
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -71,10 +72,11 @@ type BrowsePage struct {
 }
 
 // Browse reads up to n messages of topic (a non-partitioned topic or one partition) from
-// from, with a non-durable reader, without waiting for messages published after it started.
-// ad, when set, places From.Latest (the newest n entries); without it Latest reads from the
-// earliest.
-func Browse(ctx context.Context, cl *client.Client, ad *admin.Client, topic string, from From, n int) (*BrowsePage, error) {
+// from, with a non-durable reader, without waiting for messages published after it started,
+// leaving out what view hides (a subscription's acknowledged letters; nil: nothing). ad, when
+// set, places From.Latest (the newest n entries); without it Latest reads from the earliest.
+// From.Earliest of a subscription's letters is just after its mark-delete position.
+func Browse(ctx context.Context, cl *client.Client, ad *admin.Client, topic string, view *View, from From, n int) (*BrowsePage, error) {
 	if from.Latest && ad != nil {
 		last, err := ad.LastMessageID(ctx, topic)
 		if err != nil {
@@ -91,8 +93,12 @@ func Browse(ctx context.Context, cl *client.Client, ad *admin.Client, topic stri
 			from = From{Earliest: true}
 		}
 	}
-	opts := client.ReaderOptions{Topic: topic, StartMessageID: client.EarliestMessageID(), Name: "letterbox-browse",
-		ReceiverQueueSize: max(n, 10)}
+	part := int32(naming.PartitionIndex(topic))
+	opts := client.ReaderOptions{Topic: topic, StartMessageID: client.EarliestMessageID(),
+		SubscriptionName: naming.OwnReader("browse"), Name: naming.OwnPrefix + "browse", ReceiverQueueSize: max(n, 10)}
+	if c := view.Cursor(part); c != nil && !view.IncludeAcknowledged && !from.HasID && from.Time.IsZero() {
+		opts.StartMessageID = c.Start(part)
+	}
 	if from.HasID {
 		opts.StartMessageID, opts.StartMessageIDInclusive = from.ID, !from.After
 	}
@@ -143,6 +149,11 @@ func Browse(ctx context.Context, cl *client.Client, ad *admin.Client, topic stri
 		}
 		if c == 0 && (m.ID.BatchIndex < 0 || m.ID.BatchIndex >= m.ID.BatchSize-1) {
 			done[m.ID.Partition] = true
+		}
+		pos := PositionOf(m.ID)
+		pos.Partition = part
+		if view.Hides(pos) {
+			continue
 		}
 		page.Messages = append(page.Messages, m)
 	}
@@ -208,9 +219,10 @@ func entriesOf(st admin.InternalStats, i int) int64 {
 
 // Fetch reads the messages at ps back through the admin API (one request per entry, four at
 // a time), in the order of ps. topic is the scanned topic; positions with a partition are
-// read from that partition. A position that no longer exists (acknowledged and deleted since)
-// is left out.
-func Fetch(ctx context.Context, ad *admin.Client, topic string, ps []Position) ([]admin.Message, error) {
+// read from that partition. A position that no longer exists (acknowledged and deleted since),
+// or that view hides (acknowledged since, and still retained), is left out.
+func Fetch(ctx context.Context, ad *admin.Client, topic string, view *View, ps []Position) ([]admin.Message, error) {
+	ps = slices.DeleteFunc(slices.Clone(ps), view.Hides)
 	type entryKey struct {
 		p    int32
 		l, e int64

@@ -58,8 +58,19 @@ func (p Position) String() string {
 type ScanOptions struct {
 	// Topic is the DLQ (or any topic) to read.
 	Topic string
+	// Subscription, when set, restricts the scan to the letters it has not acknowledged (read
+	// from just after its mark-delete position, skipping what it acknowledged since, batch
+	// indexes included where the broker says: View); it needs Admin. "" reads every retained
+	// letter.
+	Subscription string
+	// IncludeAcknowledged reads the letters Subscription acknowledged too, while they are
+	// retained; Result.View tells them apart and Result.Acknowledged counts those selected.
+	IncludeAcknowledged bool
 	// Filter selects the letters that Stats count, Matches lists and Visit sees (nil: all).
 	Filter *expr.Expr
+	// After, when set, is where to start, by partition: the letters after that message only
+	// (after its whole entry when it has no batch index).
+	After map[int32]client.MessageID
 	// Until is the last message to read, by partition (-1 for a non-partitioned topic); nil
 	// asks the broker for the last message at the start of the scan.
 	Until map[int32]client.MessageID
@@ -67,14 +78,15 @@ type ScanOptions struct {
 	NoIndex bool
 	// Names, when set, notes the property names of every letter read, selected or not.
 	Names *deadletter.PropertyNames
-	// Visit, when set, is called with each selected letter, payload included; an error ends
-	// the scan with it.
-	Visit func(m *client.Message, l *deadletter.Letter) error
+	// Visit, when set, is called with each selected letter, payload included, and whether the
+	// subscription acknowledged it (IncludeAcknowledged); an error ends the scan with it.
+	Visit func(m *client.Message, l *deadletter.Letter, acked bool) error
 	// Progress, when set, is called every ProgressEvery (default 100 ms) and once at the end,
 	// from the scanning goroutine.
 	Progress      func(Progress)
 	ProgressEvery time.Duration
-	// Admin, when set, is asked how many entries the topic holds, for the progress total.
+	// Admin, when set, is asked how many entries the topic holds, for the progress total, and
+	// the subscriptions of the letters' origins; a scan of a Subscription needs it.
 	Admin *admin.Client
 	// Now is the clock (default time.Now).
 	Now func() time.Time
@@ -101,8 +113,16 @@ type Progress struct {
 // Result is what a scan found.
 type Result struct {
 	Topic string
-	// Stats count the selected letters.
-	Stats Stats
+	// View is what the scan read: a subscription's letters, or every retained letter. With
+	// IncludeAcknowledged, View.Acked tells the letters the subscription acknowledged.
+	View *View
+	// Stats count the selected letters; Acknowledged how many of them the subscription had
+	// acknowledged (IncludeAcknowledged only).
+	Stats        Stats
+	Acknowledged int64
+	// Approx, when set, says why the counts may be off: the broker does not say which letters
+	// of batches acknowledged in part are gone, and such a batch counted whole.
+	Approx string
 	// Matches are the positions of the selected letters, in the order read.
 	Matches []Position
 	Read    int64
@@ -131,9 +151,15 @@ func Scan(ctx context.Context, cl *client.Client, o ScanOptions) (*Result, error
 	}
 	start := o.Now()
 	res := &Result{Topic: o.Topic}
-	r, err := cl.CreateReader(ctx, client.ReaderOptions{Topic: o.Topic, StartMessageID: client.EarliestMessageID(),
+	view, err := ReadView(ctx, o.Admin, o.Topic, o.Subscription, o.IncludeAcknowledged)
+	if err != nil {
+		return res, fmt.Errorf("scan %s: %w", o.Topic, err)
+	}
+	res.View = view
+	r, err := cl.CreateReader(ctx, client.ReaderOptions{Topic: o.Topic, StartMessageID: startOf(view, o.After),
+		SubscriptionName: naming.OwnReader("scan"), Name: naming.OwnPrefix + "scan",
 		// Large letters are prefetched only as many as 32 MiB holds.
-		Name: "letterbox-scan", ReceiverQueueSize: 2000, ReceiverQueueBytes: 32 << 20})
+		ReceiverQueueSize: 2000, ReceiverQueueBytes: 32 << 20})
 	if err != nil {
 		return res, gone(fmt.Errorf("scan %s: %w", o.Topic, err))
 	}
@@ -152,14 +178,34 @@ func Scan(ctx context.Context, cl *client.Client, o ScanOptions) (*Result, error
 		s.done[p] = id.Entry < 0
 	}
 	if o.Admin != nil && o.Progress != nil {
-		s.total = totalEntries(ctx, o.Admin, o.Topic)
+		s.total = totalEntries(ctx, o.Admin, o.Topic, view)
 	}
 	err = s.run(ctx, r)
 	res.Stats = s.t.Stats()
 	res.Elapsed = o.Now().Sub(start)
 	res.Complete = err == nil
+	if s.batchesUnknown && ReadBatchAcks(ctx, o.Admin) != BatchAcksLost {
+		res.Approx = "the broker does not say which letters of a batch acknowledged in part are gone: such batches count whole"
+	}
 	s.report(true)
 	return res, err
+}
+
+// startOf is where a scan of view starts: after the mark-delete position of a non-partitioned
+// topic's subscription, or after a message asked for (the later of the two), else at the
+// earliest message (a partitioned topic's reader starts every partition at one id, so its
+// acknowledged letters are skipped as they come).
+func startOf(view *View, after map[int32]client.MessageID) client.MessageID {
+	start := client.EarliestMessageID()
+	if id, ok := after[-1]; ok && len(after) == 1 {
+		start = id
+	}
+	if c := view.Cursor(-1); c != nil && !view.IncludeAcknowledged {
+		if md := c.Start(-1); start == client.EarliestMessageID() || entryCompare(md, start) > 0 {
+			start = md
+		}
+	}
+	return start
 }
 
 // lastIDs asks for the last message of each partition.
@@ -185,17 +231,20 @@ func gone(err error) error {
 }
 
 type scanner struct {
-	ctx      context.Context
-	o        ScanOptions
-	subs     map[string][]string    // the subscriptions of each origin, when o.Admin tells
-	decoder  *client.PayloadDecoder // "payload decodes" of o.Filter; nil when it has none
-	res      *Result
-	t        *Tally
-	start    time.Time
-	total    int64
-	done     map[int32]bool
-	lastPos  Position
-	reported time.Time
+	ctx context.Context
+	o   ScanOptions
+	// batchesUnknown: a batch was counted whole that the subscription may have acknowledged
+	// in part, and the broker does not say (View.BatchesKnown).
+	batchesUnknown bool
+	subs           map[string][]string    // the subscriptions of each origin, when o.Admin tells
+	decoder        *client.PayloadDecoder // "payload decodes" of o.Filter; nil when it has none
+	res            *Result
+	t              *Tally
+	start          time.Time
+	total          int64
+	done           map[int32]bool
+	lastPos        Position
+	reported       time.Time
 }
 
 func (s *scanner) pending() bool {
@@ -250,7 +299,17 @@ func (s *scanner) take(m *client.Message) error {
 	} else if c == 0 && (m.ID.BatchIndex < 0 || m.ID.BatchIndex >= m.ID.BatchSize-1) {
 		s.done[p] = true // the last message of the last entry
 	}
+	if after, ok := s.o.After[p]; ok && atOrBefore(m.ID, after) {
+		return nil
+	}
 	pos := PositionOf(m.ID)
+	view := s.res.View
+	if view.Hides(pos) {
+		return nil
+	}
+	if m.ID.BatchSize > 1 && !view.BatchesKnown() && view.Cursor(p) != nil {
+		s.batchesUnknown = true
+	}
 	if pos.Ledger != s.lastPos.Ledger || pos.Entry != s.lastPos.Entry || pos.Partition != s.lastPos.Partition || s.res.Entries == 0 {
 		s.res.Entries++
 	}
@@ -277,11 +336,15 @@ func (s *scanner) take(m *client.Message) error {
 		}
 	}
 	s.t.Add(m.Key, m.PublishTime, &l)
+	acked := view.IncludeAcknowledged && view.Acked(pos)
+	if acked {
+		s.res.Acknowledged++
+	}
 	if !s.o.NoIndex {
 		s.res.Matches = append(s.res.Matches, pos)
 	}
 	if s.o.Visit != nil {
-		if err := s.o.Visit(m, &l); err != nil {
+		if err := s.o.Visit(m, &l, acked); err != nil {
 			return err
 		}
 	}
@@ -298,6 +361,15 @@ func (s *scanner) subscriptions(origin string) []string {
 		s.subs[origin] = subs
 	}
 	return subs
+}
+
+// atOrBefore reports whether id is after's message or comes before it; an after without a
+// batch index stands for its whole entry.
+func atOrBefore(id, after client.MessageID) bool {
+	if after.BatchIndex < 0 {
+		return entryCompare(id, after) <= 0
+	}
+	return id.Compare(after) <= 0
 }
 
 // entryCompare orders two ids of one partition by entry, ignoring batch indexes.
@@ -340,9 +412,16 @@ func (s *scanner) report(final bool) {
 	s.o.Progress(p)
 }
 
-// totalEntries is how many entries the topic's ledgers hold (summed over partitions), or 0
-// when the admin API does not tell.
-func totalEntries(ctx context.Context, ad *admin.Client, topic string) int64 {
+// totalEntries is how many entries a scan of view reads, or 0 when the admin API does not
+// tell: a subscription's backlog in entries, or what the topic's ledgers hold (summed over
+// partitions).
+func totalEntries(ctx context.Context, ad *admin.Client, topic string, view *View) int64 {
+	if view.Subscription != "" && !view.IncludeAcknowledged {
+		if b, err := ReadBacklog(ctx, ad, topic, view.Subscription); err == nil {
+			return b.Entries
+		}
+		return 0
+	}
 	parts, err := ad.Partitions(ctx, topic)
 	if err != nil {
 		return 0

@@ -190,7 +190,7 @@ func search(t *testing.T, env *pulsartest.Broker, cl *client.Client, dlq string,
 	}
 	const page = 30
 	read := func(i int) []string {
-		msgs, err := triage.Fetch(ctx, env.Admin(), dlq, res.Matches[i:min(i+page, len(res.Matches))])
+		msgs, err := triage.Fetch(ctx, env.Admin(), dlq, nil, res.Matches[i:min(i+page, len(res.Matches))])
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -4,7 +4,8 @@
 // broker.conf key), the admin API's *web.Server. Tests that need none of that start their
 // broker with pulsartest, which is built on Launch here. Also the polls tests wait with
 // (WaitFor, WaitForNil) instead of sleeping, a listener that never answers (SilentListener),
-// and letterbox clients of a test's broker (NewClient).
+// letterbox clients of a test's broker (NewClient), and DLQs filled as the official Go client's
+// dead-letter router fills them (RouteDeadLetters).
 //
 // Test code only: no package of the binary imports it. The packages it imports (broker,
 // broker/web, client, client/admin) cannot use it in their own internal tests, which would be

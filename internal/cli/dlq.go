@@ -215,6 +215,32 @@ func openDLQ(ctx context.Context, cf *clientFlags, cmd, arg string, stderr io.Wr
 	return ad, cl, topic, ExitOK
 }
 
+// readSubscription settles whose letters a read of topic shows: given, which topic must have,
+// else its main subscription (triage.MainSubscription); "" when it has none, which is said on
+// stderr (every retained letter is read then). Failures are reported, with the exit code.
+func readSubscription(ctx context.Context, ad *admin.Client, cmd, topic, given string, includeAcked bool, stderr io.Writer) (string, int) {
+	st, err := triage.TopicStats(ctx, ad, topic)
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", cmd, err)
+		return "", ExitFailure
+	}
+	if given != "" {
+		if _, ok := st.Subscriptions[given]; !ok {
+			return "", usageError(stderr, cmd, fmt.Errorf("%s has no subscription %q (it has: %s)",
+				topic, given, strings.Join(triage.Subscriptions(st, false), ", ")))
+		}
+		return given, ExitOK
+	}
+	sub := triage.MainSubscription(st)
+	switch {
+	case sub == "":
+		fmt.Fprintf(stderr, "%s: %s has no durable subscription: every letter it retains is read, whoever acknowledged it\n", cmd, termtext.Line(shortTopic(topic)))
+	case includeAcked:
+		fmt.Fprintf(stderr, "%s: letters of %s, those %s acknowledged included\n", cmd, termtext.Line(shortTopic(topic)), termtext.Line(sub))
+	}
+	return sub, ExitOK
+}
+
 // scanFailed reports why a scan of topic ended before its end and returns ExitFailure.
 func scanFailed(ctx context.Context, stderr io.Writer, cmd, topic string, err error) int {
 	switch {

@@ -26,7 +26,16 @@ type target struct {
 }
 
 // backlog is the subscription's backlog in t.stats.
-func (t *target) backlog() int64 { return t.stats.Subscriptions[t.sub].MsgBacklog }
+func (t *target) backlog() triage.Backlog { return triage.BacklogOf(t.stats, t.sub) }
+
+// letters is the subscription's backlog in letters where the broker counts them, else in
+// entries (a lower bound), for an ETA.
+func (t *target) letters() int64 {
+	if b := t.backlog(); b.LettersKnown {
+		return b.Letters
+	}
+	return t.backlog().Entries
+}
 
 // openTarget connects, finds the DLQ arg names, refuses a topic that holds no letters unless
 // notADLQ (--not-a-dlq), and finds the durable subscription to act through (sub, else the
@@ -66,7 +75,7 @@ func openTarget(ctx context.Context, cf *clientFlags, cmd, arg, sub string, notA
 
 // refresh reads the DLQ's stats again.
 func (t *target) refresh(ctx context.Context) error {
-	st, err := t.ad.Stats(ctx, t.topic)
+	st, err := triage.TopicStats(ctx, t.ad, t.topic)
 	if err != nil {
 		return fmt.Errorf("DLQ %s: %w", t.topic, err)
 	}

@@ -10,8 +10,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/letterbox-dev/letterbox/client"
 	"github.com/letterbox-dev/letterbox/client/replay"
 	"github.com/letterbox-dev/letterbox/client/termtext"
+	"github.com/letterbox-dev/letterbox/client/triage"
 )
 
 // discardFlags are the flags of "letterbox dlq discard".
@@ -44,12 +46,18 @@ var dlqDiscard = dlqSub{cmd: "letterbox dlq discard", flags: []string{"subscript
 Acknowledges the letters of DLQ that the flags select on its subscription, one by one, so that
 nothing else moves: they are gone for good. A selection is required, and never wider than
 written: a blank --filter, an empty --ids or an empty item in one is refused (exit 2); every
-letter is said with --all (or purge). First a preview reads the DLQ without consuming and
-counts what will go; then the command asks (on a terminal: "y", or the DLQ's name for more than
-100 letters; --yes answers for a script; without a terminal and --yes it does nothing, exit 2);
-then it takes what the preview saw — letters that died meanwhile are left and counted as
-arrived. Exit 0 when everything selected was discarded (or nothing was confirmed), 1 when
-something failed.
+letter is said with --all (or purge). First a preview reads the letters the subscription has
+not acknowledged, without consuming, and counts what will go (letters: each message of a batch
+one); then the command asks (on a terminal: "y", or the DLQ's name for more than 100 letters;
+--yes answers for a script; without a terminal and --yes it does nothing, exit 2); then it
+takes what the preview saw. The summary counts the letters up to the preview's last one that a
+--limit or --ids selection left out, and apart from them the letters that died since the
+preview (arrived), which are left. Taking some letters of a batch is refused (exit 2, nothing
+acknowledged) on a broker that acknowledges whole entries only
+(acknowledgmentAtBatchIndexLevelEnabled=false): they would come back; where the broker does
+not say, the question warns. Afterwards the subscription's cursor is read back: a letter the
+broker did not keep acknowledged is reported as failed, never as discarded. Exit 0 when
+everything selected was discarded (or nothing was confirmed), 1 when something failed.
 
 Flags:
 `}
@@ -67,6 +75,7 @@ type discardSummary struct {
 	Skipped      int64   `json:"skipped"`
 	Failed       int64   `json:"failed"`
 	Arrived      int64   `json:"arrived"`
+	LeftOut      int64   `json:"left_out"`
 	Until        string  `json:"until"`
 	Complete     bool    `json:"complete"`
 	OK           bool    `json:"ok"`
@@ -114,7 +123,9 @@ func runDLQDiscard(ctx context.Context, cf *clientFlags, in stdin, args []string
 		return scanFailed(ctx, stderr, cmd, t.topic, err)
 	}
 	p.notes(cmd, t.sub, stderr)
-	warnUnseen(stderr, cmd, sel.names)
+	if !p.cut {
+		warnUnseen(stderr, cmd, sel.names)
+	}
 	n := int64(len(p.letters))
 	sum := discardSummary{Summary: true, DryRun: f.dryRun, DLQ: t.topic, Subscription: t.sub, Selection: sel.words(),
 		Selected: n, Until: positionOf(p.until), OK: true, Complete: true}
@@ -134,9 +145,17 @@ func runDLQDiscard(ctx context.Context, cf *clientFlags, in stdin, args []string
 			shortTopic(t.topic), termtext.Line(t.sub), termtext.Line(sel.words())))
 	}
 
-	q := question{cmd: cmd, text: fmt.Sprintf("discard %d letters of %s via %s (%s)?", n, shortTopic(t.topic), termtext.Line(t.sub), sel.words())}
+	q := question{cmd: cmd, text: fmt.Sprintf("discard %s of %s via %s (%s)?", plural(n, "letter"), shortTopic(t.topic), termtext.Line(t.sub), sel.words())}
 	if n > bigAction {
 		q.name = localName(t.topic)
+	}
+	if split := p.split(); len(split) > 0 {
+		switch triage.ReadBatchAcks(ctx, t.ad) {
+		case triage.BatchAcksLost:
+			return batchesOff(cmd, split, stderr, "Select whole batches (--ids LEDGER:ENTRY takes every letter of one), or have the broker keep batch-index acknowledgements.")
+		case triage.BatchAcksUnknown:
+			q.text = batchesUnknownNote(split) + ".\n" + q.text
+		}
 	}
 	if ok, code := in.confirm(q, f.yes, stderr); !ok {
 		return code
@@ -144,10 +163,14 @@ func runDLQDiscard(ctx context.Context, cf *clientFlags, in stdin, args []string
 
 	started = time.Now()
 	opts := replay.Options{DLQ: t.topic, Subscription: t.sub, Discard: true, Selection: sel.engine(), Until: &p.until,
-		Total: t.backlog()}
+		Total: t.letters(), Selected: n, Admin: t.ad}
 	bar := !f.json && isTerminal(stderr)
 	var last time.Time
+	var taken []client.MessageID
 	res, err := runEngine(ctx, t.cl, opts, func(ev replay.Event) {
+		if ev.Action == replay.Discarded {
+			taken = append(taken, ev.ID)
+		}
 		switch {
 		case f.json:
 			json.NewEncoder(stdout).Encode(jsonEvent{ID: positionOf(ev.ID), Key: ev.Key, Action: string(ev.Action), Reason: ev.Reason})
@@ -161,29 +184,46 @@ func runDLQDiscard(ctx context.Context, cf *clientFlags, in stdin, args []string
 	if bar && !last.IsZero() {
 		io.WriteString(stderr, "\r\033[K")
 	}
-	sum.Discarded, sum.Skipped, sum.Failed, sum.Arrived = res.Discarded, res.Skipped, res.Failed, res.Arrived
+	// What the broker kept: a letter it does not show acknowledged comes back, and is not
+	// reported as discarded.
+	var kept string
+	if len(taken) > 0 {
+		dropped, unknown, kerr := notKept(ctx, t, taken)
+		if kerr == nil {
+			res.Discarded -= dropped
+			res.Failed += dropped
+			kept = keptWords(dropped, unknown, t.sub)
+		}
+	}
+	sum.Discarded, sum.Skipped, sum.Failed, sum.Arrived, sum.LeftOut = res.Discarded, res.Skipped, res.Failed, res.Arrived, res.LeftOut
 	sum.Complete, sum.OK, sum.Seconds = res.Complete, res.OK() && err == nil, res.Elapsed.Seconds()
 	if f.json {
 		json.NewEncoder(stdout).Encode(sum)
 	} else {
-		fmt.Fprintf(stdout, "discarded %d of %d selected from %s via %s", res.Discarded, n, shortTopic(t.topic), termtext.Line(t.sub))
+		fmt.Fprintf(stdout, "discarded %d of %d selected from %s via %s", res.Discarded, n, shortTopic(t.topic), t.sub)
 		if res.Failed > 0 {
 			fmt.Fprintf(stdout, "; %d failed and stay", res.Failed)
 		}
-		if res.Arrived > 0 {
+		if res.Complete {
+			if res.LeftOut > 0 {
+				fmt.Fprintf(stdout, "; %d left out up to %s (the selection was done before them)", res.LeftOut, positionOf(p.until))
+			}
 			fmt.Fprintf(stdout, "; %d arrived since the preview and were left", res.Arrived)
 		}
 		io.WriteString(stdout, "\n")
 	}
+	if kept != "" {
+		fmt.Fprintf(stderr, "%s: %s\n", cmd, kept)
+	}
 	cf.record(cmd, replay.HistoryEntry{When: started, Action: replay.ActionDiscard, DLQ: t.topic, Subscription: t.sub,
 		Selection: sel.words(), Discarded: res.Discarded, Skipped: res.Skipped, Failed: res.Failed, Arrived: res.Arrived,
-		Result: replay.Result(res, err), Elapsed: time.Since(started)}, stderr)
+		LeftOut: res.LeftOut, Result: replay.Result(res, err), Elapsed: time.Since(started)}, stderr)
 	switch {
 	case err != nil && ctx.Err() != nil:
 		fmt.Fprintf(stderr, "%s: interrupted after %d discarded; the rest stays\n", cmd, res.Discarded)
 		return ExitFailure
 	case err != nil:
-		printError(stderr, cmd, err)
+		fmt.Fprintf(stderr, "%s: %v\n", cmd, err)
 		return ExitFailure
 	case !sum.OK:
 		return ExitFailure

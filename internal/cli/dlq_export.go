@@ -18,27 +18,37 @@ import (
 
 // exportFlags are the flags of "letterbox dlq export".
 type exportFlags struct {
+	subscription            string
 	filters                 filterList
+	includeAcked            bool
 	format, output, payload string
 }
 
 func (f *exportFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.subscription, "subscription", "", "export the letters subscription `S` has not acknowledged (default: the DLQ's main subscription)")
 	fs.Var(&f.filters, "filter", filterHelp)
+	fs.BoolVar(&f.includeAcked, "include-acknowledged", false, "export the letters the subscription acknowledged too, while the DLQ retains them (marked acknowledged)")
 	fs.StringVar(&f.format, "format", "jsonl", "write `jsonl|csv`: one JSON object a line, or CSV with a header row")
 	fs.StringVar(&f.output, "output", "", "write to `FILE` (created, or replaced once the export is complete) instead of stdout")
 	fs.StringVar(&f.payload, "payload", payloadAuto, "write payloads as `text|base64|auto` (auto: text when valid UTF-8, else base64)")
 }
 
-var dlqExport = dlqSub{cmd: "letterbox dlq export", flags: []string{"filter", "format", "output", "payload"}, usage: `Usage: letterbox dlq export DLQ [--filter EXPR]... [--format jsonl|csv] [--output FILE]
-                            [--payload text|base64|auto] [client flags]
+var dlqExport = dlqSub{cmd: "letterbox dlq export", flags: []string{"subscription", "filter", "include-acknowledged", "format", "output", "payload"},
+	usage: `Usage: letterbox dlq export DLQ [--subscription S] [--filter EXPR]... [--include-acknowledged]
+                            [--format jsonl|csv] [--output FILE] [--payload text|base64|auto]
+                            [client flags]
 
-Writes the letters of DLQ the filters select, from its first retained letter to the last one
-it held when the command started, in the order stored. Each letter: id, key, ordering_key,
+Writes the letters of DLQ the filters select that its subscription has not acknowledged, up to
+the last one the DLQ held when the command started, in the order stored; nothing is consumed.
+The subscription is --subscription, else the DLQ's main one (as dlq stats chooses it); a DLQ
+without one has every retained letter written. --include-acknowledged writes the letters the
+subscription acknowledged too, while they are retained. Each letter: id, key, ordering_key,
 publish_time and event_time (RFC 3339, UTC, milliseconds; event_time "" when unset),
 producer_name, properties (a JSON object; in CSV a JSON-encoded column), payload_encoding
 ("text" or "base64") and payload, then what the properties say: origin,
 origin_subscription, origin_message_id, reason and reconsume_times (null or empty when
-absent). With the default --payload auto, decoding gives back the exact payload.
+absent), and acknowledged (true for a letter the subscription acknowledged). With the default
+--payload auto, decoding gives back the exact payload.
 
 Flags:
 `}
@@ -84,18 +94,22 @@ func runDLQExport(ctx context.Context, cf *clientFlags, _ stdin, args []string, 
 	if err != nil {
 		return fail(err)
 	}
+	sub, code := readSubscription(ctx, ad, dlqExport.cmd, topic, f.subscription, f.includeAcked, stderr)
+	if code != ExitOK {
+		return code
+	}
 	var n int64
-	opts := triage.ScanOptions{Topic: topic, Filter: filter, NoIndex: true, Admin: ad,
-		Names: deadletter.NewPropertyNames(filter.Properties()),
-		Visit: func(m *client.Message, l *deadletter.Letter) error {
+	opts := triage.ScanOptions{Topic: topic, Subscription: sub, IncludeAcknowledged: f.includeAcked, Filter: filter,
+		NoIndex: true, Admin: ad, Names: deadletter.NewPropertyNames(filter.Properties()),
+		Visit: func(m *client.Message, l *deadletter.Letter, acked bool) error {
 			n++
-			return lw.write(newLetterRecord(m, l, f.payload))
+			return lw.write(newLetterRecord(m, l, acked, f.payload))
 		}}
 	// A bar redrawn on a terminal that also shows the letters would tear them apart.
 	if f.output != "" || !isTerminal(stdout) {
 		opts.Progress = scanProgress(stderr)
 	}
-	_, err = triage.Scan(ctx, cl, opts)
+	res, err := triage.Scan(ctx, cl, opts)
 	warnUnseen(stderr, dlqExport.cmd, opts.Names)
 	if err == nil {
 		err = lw.flush()
@@ -116,6 +130,9 @@ func runDLQExport(ctx context.Context, cf *clientFlags, _ stdin, args []string, 
 			return fail(err)
 		}
 		fmt.Fprintf(stderr, "%s: %d letters written to %s\n", dlqExport.cmd, n, out.path)
+	}
+	if res.Approx != "" {
+		fmt.Fprintf(stderr, "%s: ≈ %s\n", dlqExport.cmd, res.Approx)
 	}
 	return ExitOK
 }

@@ -47,17 +47,20 @@ type letterRecord struct {
 	// absent (it died by redelivery alone). A reader's redelivery count is always 0, so it
 	// is not exported.
 	ReconsumeTimes *int `json:"reconsume_times"`
+	// Acknowledged: the subscription exported acknowledged the letter, and the DLQ still
+	// retains it (--include-acknowledged; false otherwise).
+	Acknowledged bool `json:"acknowledged"`
 }
 
 // csvHeader names the CSV columns, in the order of letterRecord's fields.
 var csvHeader = []string{"id", "key", "ordering_key", "publish_time", "event_time", "producer_name", "properties",
-	"payload_encoding", "payload", "origin", "origin_subscription", "origin_message_id", "reason", "reconsume_times"}
+	"payload_encoding", "payload", "origin", "origin_subscription", "origin_message_id", "reason", "reconsume_times", "acknowledged"}
 
-func newLetterRecord(m *client.Message, l *deadletter.Letter, mode string) *letterRecord {
+func newLetterRecord(m *client.Message, l *deadletter.Letter, acked bool, mode string) *letterRecord {
 	r := &letterRecord{ID: triage.PositionOf(m.ID).String(), Key: m.Key, OrderingKey: m.OrderingKey,
 		PublishTime: utcMilli(m.PublishTime), EventTime: utcMilli(m.EventTime), ProducerName: m.ProducerName,
 		Properties: m.Properties, Origin: l.Origin, OriginSubscription: l.Subscription, OriginMessageID: l.OriginID,
-		Reason: l.Reason}
+		Reason: l.Reason, Acknowledged: acked}
 	if r.Properties == nil {
 		r.Properties = map[string]string{} // {} whether or not the letter has properties
 	}
@@ -126,7 +129,8 @@ func (c csvWriter) write(r *letterRecord) error {
 		reconsumes = strconv.Itoa(*r.ReconsumeTimes)
 	}
 	return c.w.Write([]string{r.ID, r.Key, r.OrderingKey, r.PublishTime, r.EventTime, r.ProducerName, strings.TrimSuffix(props.String(), "\n"),
-		r.PayloadEncoding, r.Payload, r.Origin, r.OriginSubscription, r.OriginMessageID, r.Reason, reconsumes})
+		r.PayloadEncoding, r.Payload, r.Origin, r.OriginSubscription, r.OriginMessageID, r.Reason, reconsumes,
+		strconv.FormatBool(r.Acknowledged)})
 }
 
 func (c csvWriter) flush() error {

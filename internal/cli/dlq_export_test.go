@@ -186,7 +186,7 @@ func csvRow(r letterRecord) []string {
 		reconsumes = strconv.Itoa(*r.ReconsumeTimes)
 	}
 	return []string{r.ID, r.Key, r.OrderingKey, r.PublishTime, r.EventTime, r.ProducerName, "",
-		r.PayloadEncoding, r.Payload, r.Origin, r.OriginSubscription, r.OriginMessageID, r.Reason, reconsumes}
+		r.PayloadEncoding, r.Payload, r.Origin, r.OriginSubscription, r.OriginMessageID, r.Reason, reconsumes, strconv.FormatBool(r.Acknowledged)}
 }
 
 func mustGetwd(t *testing.T) string {

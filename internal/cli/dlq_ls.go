@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -32,19 +31,33 @@ func (f *lsFlags) register(fs *flag.FlagSet) {
 var dlqLs = dlqSub{cmd: "letterbox dlq ls", flags: []string{"json", "retry"}, usage: `Usage: letterbox dlq ls [NAMESPACE] [flags] [client flags]
 
 Lists the dead-letter topics of NAMESPACE (tenant/ns), or of every namespace of the cluster,
-sorted by name: backlog (summed over the DLQ's subscriptions), rate in, the topic and the
-subscription its letters died on, its subscriptions, and what the verdict rests on (the
-topic's purpose property, its name, or its newest message; docs/dead-letters.md). A
-partitioned topic is one line.
+sorted by name: the subscription whose letters it counts (its only durable one, normally the
+initial one its dead-letter router made; among several, the one with the largest backlog), the
+letters that subscription has not acknowledged (each message of a batch one; "≈ N entries"
+where the broker counts no letters: a real cluster counts entries, and a batch is one), rate
+in, the topic and the subscription its letters died on, its subscriptions, and what the
+verdict rests on (the topic's purpose property, its name, or its newest message;
+docs/dead-letters.md). A partitioned topic is one line. With --json, one object per DLQ:
+topic, kind, partitions, subscription, letters (null where the broker counts none),
+backlog_entries (that subscription's backlog in entries), backlog (entries, summed over the
+subscriptions), rate_in, origin, origin_subscription, subscriptions, basis.
 
 Flags:
 `}
 
 // lsRow is one letter topic of the listing, and one line of --json.
 type lsRow struct {
-	Topic              string   `json:"topic"`
-	Kind               string   `json:"kind"` // "dead letter" or "retry"
-	Partitions         int      `json:"partitions"`
+	Topic      string `json:"topic"`
+	Kind       string `json:"kind"` // "dead letter" or "retry"
+	Partitions int    `json:"partitions"`
+	// Subscription is the one whose letters are counted ("" without one): the DLQ's main
+	// subscription (triage.MainSubscription).
+	Subscription string `json:"subscription"`
+	// Letters are the letters Subscription has not acknowledged, each message of a batch one;
+	// null where the broker does not count them (BacklogEntries is then all there is).
+	Letters        *int64 `json:"letters"`
+	BacklogEntries int64  `json:"backlog_entries"`
+	// Backlog is the entries of every subscription's backlog, summed, as the field always was.
 	Backlog            int64    `json:"backlog"`
 	RateIn             float64  `json:"rate_in"` // messages a second
 	Origin             string   `json:"origin"`
@@ -208,9 +221,16 @@ func letterTopics(ctx context.Context, ad *admin.Client, finder *triage.Finder, 
 		}
 		r := lsRow{Topic: t.Name, Kind: v.Kind.String(), Partitions: t.Partitions, RateIn: st.MsgRateIn,
 			Origin: v.Origin, OriginSubscription: v.Subscription, Basis: v.By.String(),
-			Subscriptions: slices.Sorted(maps.Keys(st.Subscriptions))}
-		for _, s := range st.Subscriptions {
-			r.Backlog += s.MsgBacklog
+			Subscriptions: triage.Subscriptions(st, false), Subscription: triage.MainSubscription(st)}
+		for _, name := range r.Subscriptions {
+			r.Backlog += st.Subscriptions[name].MsgBacklog
+		}
+		if r.Subscription != "" {
+			b := triage.BacklogOf(st, r.Subscription)
+			r.BacklogEntries = b.Entries
+			if b.LettersKnown {
+				r.Letters = &b.Letters
+			}
 		}
 		if r.Subscriptions == nil {
 			r.Subscriptions = []string{} // [] in JSON, as for a topic with subscriptions
@@ -233,9 +253,9 @@ func topicStats(ctx context.Context, ad *admin.Client, t triage.Topic) (admin.To
 // --retry, where a line may be either).
 func writeLsTable(w io.Writer, rows []lsRow, kind bool) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	head := "NAME\tBACKLOG\tRATE IN\tORIGIN\tORIGIN SUB\tSUBSCRIPTIONS\tBY"
+	head := "NAME\tLETTERS\tOF\tRATE IN\tORIGIN\tORIGIN SUB\tSUBSCRIPTIONS\tBY"
 	if kind {
-		head = "NAME\tKIND\tBACKLOG\tRATE IN\tORIGIN\tORIGIN SUB\tSUBSCRIPTIONS\tBY"
+		head = "NAME\tKIND\tLETTERS\tOF\tRATE IN\tORIGIN\tORIGIN SUB\tSUBSCRIPTIONS\tBY"
 	}
 	fmt.Fprintln(tw, head)
 	for _, r := range rows {
@@ -247,7 +267,8 @@ func writeLsTable(w io.Writer, rows []lsRow, kind bool) {
 		if kind {
 			cells = append(cells, r.Kind)
 		}
-		cells = append(cells, strconv.FormatInt(r.Backlog, 10), strconv.FormatFloat(r.RateIn, 'f', 1, 64),
+		cells = append(cells, lettersCell(r.Letters, r.BacklogEntries, r.Subscription), orDash(termtext.Line(r.Subscription)),
+			strconv.FormatFloat(r.RateIn, 'f', 1, 64),
 			orDash(shortTopic(r.Origin)), orDash(termtext.Line(r.OriginSubscription)), orDash(termtext.Line(strings.Join(r.Subscriptions, ","))), r.Basis)
 		fmt.Fprintln(tw, strings.Join(cells, "\t"))
 	}

@@ -60,11 +60,13 @@ func TestDLQLs(t *testing.T) {
 		t.Fatalf("ls --json: code %d, stderr %q", code, errOut)
 	}
 	rows := lsLines(t, out)
+	// The official router batched its two letters: one entry, two letters.
+	four, two := int64(4), int64(2)
 	want := []lsRow{
-		{Topic: dlqNS + "orders-audit-DLQ", Kind: "dead letter", Partitions: 2, Backlog: 4, Origin: dlqNS + "orders",
-			OriginSubscription: "audit", Subscriptions: []string{"audit-keep"}, Basis: "name"},
-		{Topic: dlqNS + "orders-dlq", Kind: "dead letter", Backlog: keep["billing-keep"], Origin: dlqNS + "orders",
-			OriginSubscription: "billing", Subscriptions: []string{"billing-keep"}, Basis: "newest message"},
+		{Topic: dlqNS + "orders-audit-DLQ", Kind: "dead letter", Partitions: 2, Subscription: "audit-keep", Letters: &four,
+			BacklogEntries: 4, Backlog: 4, Origin: dlqNS + "orders", OriginSubscription: "audit", Subscriptions: []string{"audit-keep"}, Basis: "name"},
+		{Topic: dlqNS + "orders-dlq", Kind: "dead letter", Subscription: "billing-keep", Letters: &two, BacklogEntries: keep["billing-keep"],
+			Backlog: keep["billing-keep"], Origin: dlqNS + "orders", OriginSubscription: "billing", Subscriptions: []string{"billing-keep"}, Basis: "newest message"},
 		{Topic: "persistent://public/other/pay-ledger-DLQ", Kind: "dead letter", Origin: "persistent://public/other/pay",
 			OriginSubscription: "ledger", Subscriptions: []string{}, Basis: "name"},
 	}
@@ -82,7 +84,7 @@ func TestDLQLs(t *testing.T) {
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	if code != ExitOK || len(lines) != 3 || !strings.HasPrefix(lines[0], "NAME ") ||
 		!strings.HasPrefix(lines[1], "orders-audit-DLQ (2 partitions)  ") ||
-		!regexp.MustCompile(`^orders-dlq +\d+ +\d+\.\d +orders +billing +billing-keep +newest message$`).MatchString(lines[2]) {
+		!regexp.MustCompile(`^orders-dlq +2 +billing-keep +\d+\.\d +orders +billing +billing-keep +newest message$`).MatchString(lines[2]) {
 		t.Errorf("ls public/default: code %d, stderr %q, table:\n%s", code, errOut, out)
 	}
 	if code, out, _ := runDLQCmd(t, ctx, env, "ls"); code != ExitOK || !strings.Contains(out, "public/other/pay-ledger-DLQ") {
@@ -96,7 +98,7 @@ func TestDLQLs(t *testing.T) {
 
 	// A partitioned DLQ is scanned whole.
 	code, out, errOut = runDLQCmd(t, ctx, env, "stats", "orders-audit-DLQ", "--json")
-	if code != ExitOK || !strings.Contains(out, `"read":4,"selected":4,"complete":true`) {
+	if code != ExitOK || !strings.Contains(out, `"read":4,"selected":4,`) || !strings.Contains(out, `"complete":true`) {
 		t.Errorf("stats of a partitioned DLQ: code %d, stderr %q, output %s", code, errOut, out)
 	}
 }
@@ -142,7 +144,15 @@ func withoutRates(rows []lsRow) []lsRow {
 }
 
 func sameRow(a, b lsRow) bool {
-	return fmt.Sprintf("%+v", a) == fmt.Sprintf("%+v", b)
+	letters := func(r lsRow) string {
+		if r.Letters == nil {
+			return "null"
+		}
+		return fmt.Sprint(*r.Letters)
+	}
+	same := letters(a) == letters(b)
+	a.Letters, b.Letters = nil, nil
+	return same && fmt.Sprintf("%+v", a) == fmt.Sprintf("%+v", b)
 }
 
 func topicsOf(rows []lsRow) []string {

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -16,11 +17,13 @@ import (
 	"github.com/letterbox-dev/letterbox/client/triage"
 )
 
-// The preview of an action on selected letters: a scan of the DLQ with the filter, without
-// consuming (triage.Scan), restricted as the engine will restrict the run — to the listed ids,
-// to letters the subscription has not acknowledged, to the first --limit — so that what the
-// question counts is what the action takes. Its Until, the DLQ's last message when the
-// preview was made, bounds the run: what dies while the question waits is left.
+// The preview of an action on selected letters: a read of the letters the action's
+// subscription has not acknowledged (triage.Scan of its view), without consuming, restricted as
+// the engine will restrict the run — to the listed ids, the filter, the first --limit — so that
+// what the question counts is what the action takes. Its Until, the DLQ's last message when the
+// preview was made, bounds the run: what dies while the question waits is left. It also notes
+// the batches the selection takes only part of, which a broker that acknowledges whole entries
+// only cannot discard (dlq_batches.go).
 
 // selection is the selection flags of an action, parsed.
 type selection struct {
@@ -96,28 +99,89 @@ type previewLetter struct {
 // preview is what the action will take, read without consuming.
 type preview struct {
 	letters []previewLetter
-	until   client.MessageID // the last message the action takes
-	// acked counts retained letters the filter selects that the subscription acknowledged
-	// already; cursorKnown is false when the admin API did not say (acked is then 0).
-	acked       int64
-	cursorKnown bool
-	missing     []client.MessageID // listed ids the preview did not find
+	until   client.MessageID   // the last message the action takes
+	missing []client.MessageID // listed ids the preview did not find
+	// batches are the selected letters' batches, in read order: how many letters of each the
+	// subscription has not acknowledged, and how many of those are selected.
+	batches []batchShare
+	// approx says why the preview may count letters the subscription acknowledged already.
+	approx string
+	// cut says the read stopped at the limit, before the last letter the action could take.
+	cut bool
 }
 
-// makePreview scans t's DLQ up to until (nil: its last message now) and restricts what the
-// filter selects as the run will.
+// batchShare is one batch (an entry of several letters) the selection takes letters of.
+type batchShare struct {
+	entry    triage.Entry
+	letters  int64 // not acknowledged
+	selected int64
+}
+
+// errPreviewDone ends a preview's read once the limit is reached and its last batch is read.
+var errPreviewDone = errors.New("preview done")
+
+// makePreview reads t's subscription's letters up to until (nil: the DLQ's last message now)
+// and selects as the run will.
 func makePreview(ctx context.Context, t *target, s selection, until *client.MessageID, stderr io.Writer) (*preview, error) {
-	var found []previewLetter
-	res, err := triage.Scan(ctx, t.cl, triage.ScanOptions{Topic: t.topic, Filter: s.filter, NoIndex: true, Admin: t.ad, Names: s.names,
-		Progress: scanProgress(stderr),
-		Visit: func(m *client.Message, l *deadletter.Letter) error {
-			found = append(found, previewLetter{pos: triage.PositionOf(m.ID), key: m.Key, reason: l.Reason})
+	p := &preview{}
+	seen := make([]bool, len(s.ids))
+	var last *batchShare // the batch of the letter read last
+	var decoder *client.PayloadDecoder
+	if s.filter.UsesDecode() {
+		decoder = t.cl.NewPayloadDecoder()
+	}
+	visit := func(m *client.Message, l *deadletter.Letter, _ bool) error {
+		pos := triage.PositionOf(m.ID)
+		e := triage.Entry{Ledger: pos.Ledger, Entry: pos.Entry}
+		full := s.limit > 0 && int64(len(p.letters)) >= s.limit
+		if last == nil || last.entry != e {
+			if full {
+				return errPreviewDone // the last selected letter's batch is read whole
+			}
+			p.batches = append(p.batches, batchShare{entry: e})
+			last = &p.batches[len(p.batches)-1]
+		}
+		last.letters++
+		if full {
 			return nil
-		}})
-	if err != nil {
+		}
+		if len(s.ids) > 0 {
+			i := slices.IndexFunc(s.ids, func(id client.MessageID) bool { return names(id, pos) })
+			if i < 0 {
+				return nil
+			}
+			seen[i] = true
+		}
+		if s.filter != nil {
+			subject := expr.FromClient(m)
+			if decoder != nil {
+				subject.Decode = func() error { return decoder.DecodeLetter(ctx, m) }
+			}
+			ok, err := s.filter.Eval(&subject, l)
+			if err != nil {
+				// As the run will: a letter whose selection cannot be told is not guessed at.
+				return fmt.Errorf("letter %s: %w", pos, err)
+			}
+			if !ok {
+				return nil
+			}
+		}
+		last.selected++
+		p.letters = append(p.letters, previewLetter{pos: pos, key: m.Key, reason: l.Reason})
+		return nil
+	}
+	o := triage.ScanOptions{Topic: t.topic, Subscription: t.sub, Admin: t.ad, NoIndex: true, Names: s.names,
+		Progress: scanProgress(stderr), Visit: visit}
+	if until != nil {
+		o.Until = map[int32]client.MessageID{until.Partition: *until}
+	}
+	res, err := triage.Scan(ctx, t.cl, o)
+	if err != nil && !errors.Is(err, errPreviewDone) {
 		return nil, err
 	}
-	p := &preview{}
+	// A read the limit ended early did not see every letter's property names.
+	p.cut = errors.Is(err, errPreviewDone)
+	p.approx = res.Approx
 	if until != nil {
 		p.until = *until
 	} else {
@@ -126,29 +190,7 @@ func makePreview(ctx context.Context, t *target, s selection, until *client.Mess
 			p.until = id
 		}
 	}
-	cur := readCursor(ctx, t.ad, t.topic, t.sub)
-	p.cursorKnown = cur.known
-	seen := make([]bool, len(s.ids))
-	for _, l := range found {
-		if after(l.pos, p.until) {
-			break
-		}
-		if len(s.ids) > 0 {
-			i := slices.IndexFunc(s.ids, func(id client.MessageID) bool { return names(id, l.pos) })
-			if i < 0 {
-				continue
-			}
-			seen[i] = true
-		}
-		if cur.acked(l.pos) {
-			p.acked++
-			continue
-		}
-		if s.limit > 0 && int64(len(p.letters)) >= s.limit {
-			continue
-		}
-		p.letters = append(p.letters, l)
-	}
+	p.batches = slices.DeleteFunc(p.batches, func(b batchShare) bool { return b.selected == 0 })
 	for i, id := range s.ids {
 		if !seen[i] {
 			p.missing = append(p.missing, id)
@@ -157,27 +199,25 @@ func makePreview(ctx context.Context, t *target, s selection, until *client.Mess
 	return p, nil
 }
 
-// after reports whether p comes after until, the last message an action takes.
-func after(p triage.Position, until client.MessageID) bool {
-	switch {
-	case p.Ledger != until.Ledger:
-		return p.Ledger > until.Ledger
-	case p.Entry != until.Entry:
-		return p.Entry > until.Entry
+// split are the batches the selection takes some letters of, not all.
+func (p *preview) split() []batchShare {
+	var out []batchShare
+	for _, b := range p.batches {
+		if b.letters > 1 && b.selected < b.letters {
+			out = append(out, b)
+		}
 	}
-	return until.BatchIndex >= 0 && p.Batch > until.BatchIndex
+	return out
 }
 
-// notes writes what the preview could not take: listed ids it did not find, and letters
-// the subscription acknowledged already.
+// notes writes what the preview could not take: listed ids it did not find, and why its count
+// may be off.
 func (p *preview) notes(cmd, sub string, stderr io.Writer) {
 	for _, id := range p.missing {
-		fmt.Fprintf(stderr, "%s: %s: no such letter up to %s (acknowledged and gone, or never there)\n", cmd, positionOf(id), positionOf(p.until))
+		fmt.Fprintf(stderr, "%s: %s: no letter of %s up to %s (acknowledged already, gone, or never there)\n",
+			cmd, positionOf(id), termtext.Line(sub), positionOf(p.until))
 	}
-	if p.acked > 0 {
-		fmt.Fprintf(stderr, "%s: %d selected letters are retained but acknowledged on %s already: left alone\n", cmd, p.acked, termtext.Line(sub))
-	}
-	if !p.cursorKnown {
-		fmt.Fprintf(stderr, "%s: the admin API does not show %s's cursor: the count may include letters it acknowledged already\n", cmd, termtext.Line(sub))
+	if p.approx != "" {
+		fmt.Fprintf(stderr, "%s: ≈ %s\n", cmd, p.approx)
 	}
 }

@@ -10,8 +10,10 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/letterbox-dev/letterbox/client"
 	"github.com/letterbox-dev/letterbox/client/replay"
 	"github.com/letterbox-dev/letterbox/client/termtext"
+	"github.com/letterbox-dev/letterbox/client/triage"
 )
 
 // purgeFlags are the flags of "letterbox dlq purge".
@@ -23,7 +25,7 @@ type purgeFlags struct {
 
 func (f *purgeFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.subscription, "subscription", "", "purge subscription `S` (default: the DLQ's only durable one)")
-	fs.Int64Var(&f.count, "count", 0, "skip only the first `N` letters of the backlog (default: all of it)")
+	fs.Int64Var(&f.count, "count", 0, "acknowledge only the first `N` letters of the backlog (default: all of it)")
 	fs.BoolVar(&f.notADLQ, "not-a-dlq", false, notADLQHelp)
 	fs.BoolVar(&f.yes, "yes", false, "do not ask")
 	fs.BoolVar(&f.json, "json", false, "write the outcome as one JSON object to stdout")
@@ -32,11 +34,19 @@ func (f *purgeFlags) register(fs *flag.FlagSet) {
 var dlqPurge = dlqSub{cmd: "letterbox dlq purge", flags: []string{"subscription", "count", "not-a-dlq", "yes", "json"},
 	usage: `Usage: letterbox dlq purge DLQ [--subscription S] [--count N] [--yes] [--json] [client flags]
 
-Throws away dead letters for good, through the admin API: without --count, the subscription's
-whole backlog (letters that arrive meanwhile included); with --count N, the first N letters of
-it. The command asks first, on a terminal: purging everything, or more than 100 letters, wants
-the DLQ's name typed (orders-billing-DLQ), fewer a "y"; --yes answers for a script; without a
-terminal and --yes it does nothing (exit 2). It reports the backlog before and after.
+Throws away dead letters for good: without --count, the subscription's whole backlog (letters
+that arrive meanwhile included), through the admin API; with --count N, the first N letters
+of it — letters, each message of a batch one — acknowledged one by one as discard does (the
+admin API's skip counts entries, a batch being one). Taking part of a batch is refused
+(exit 2, nothing acknowledged) on a broker that acknowledges whole entries only
+(acknowledgmentAtBatchIndexLevelEnabled=false), with the counts that end on whole batches.
+The command asks first, on a terminal: purging everything, or more than 100 letters, wants
+the DLQ's name typed (orders-billing-DLQ), fewer a "y"; --yes answers for a script; without
+a terminal and --yes it does nothing (exit 2). It reports the backlog before and after, in
+letters ("≈ N entries" where the broker counts none). With --json, one object: action
+("purge" or "skip"), dlq, subscription, count, letters_before and letters_after (null where
+the broker does not count letters), backlog_before and backlog_after (entries; -1 after when
+unknown), skipped (letters acknowledged by --count), ok, error, seconds.
 
 Flags:
 `}
@@ -47,8 +57,11 @@ type purgeResult struct {
 	DLQ           string  `json:"dlq"`
 	Subscription  string  `json:"subscription"`
 	Count         int64   `json:"count,omitempty"`
-	BacklogBefore int64   `json:"backlog_before"`
-	BacklogAfter  int64   `json:"backlog_after"` // -1 when the stats could not be read
+	LettersBefore *int64  `json:"letters_before"`
+	LettersAfter  *int64  `json:"letters_after"`
+	BacklogBefore int64   `json:"backlog_before"` // entries
+	BacklogAfter  int64   `json:"backlog_after"`  // entries; -1 when the stats could not be read
+	Skipped       int64   `json:"skipped,omitempty"`
 	OK            bool    `json:"ok"`
 	Error         string  `json:"error,omitempty"`
 	Seconds       float64 `json:"seconds"`
@@ -76,43 +89,100 @@ func runDLQPurge(ctx context.Context, cf *clientFlags, in stdin, args []string, 
 	}
 	defer t.cl.Close()
 
-	res := purgeResult{Action: replay.ActionPurge, DLQ: t.topic, Subscription: t.sub, Count: f.count, BacklogBefore: t.backlog()}
+	before := t.backlog()
+	res := purgeResult{Action: replay.ActionPurge, DLQ: t.topic, Subscription: t.sub, Count: f.count,
+		LettersBefore: lettersOf(before), BacklogBefore: before.Entries}
 	selection := "everything"
 	if f.count > 0 {
 		res.Action, selection = replay.ActionSkip, fmt.Sprintf("first %d", f.count)
 	}
-	if res.BacklogBefore == 0 {
-		res.OK = true
+	if before.Entries == 0 {
+		res.OK, res.LettersAfter = true, new(int64)
 		writePurge(res, f.json, stdout)
 		cf.record(cmd, replay.HistoryEntry{When: time.Now(), Action: res.Action, DLQ: t.topic, Subscription: t.sub,
 			Selection: selection, Result: replay.ResultNothingSelected}, stderr)
 		return ExitNothing // writePurge said so
 	}
-	q := question{cmd: cmd, name: localName(t.topic),
-		text: fmt.Sprintf("purge %s: acknowledge all %d letters on %s, and any that arrive meanwhile?", shortTopic(t.topic), res.BacklogBefore, termtext.Line(t.sub))}
 	if f.count > 0 {
-		q.text = fmt.Sprintf("skip the first %d of the %d letters of %s on %s?", f.count, res.BacklogBefore, shortTopic(t.topic), termtext.Line(t.sub))
-		if f.count <= bigAction {
-			q.name = ""
+		return skipLetters(ctx, cf, in, t, &f, res, stdout, stderr)
+	}
+	q := question{cmd: cmd, name: localName(t.topic),
+		text: fmt.Sprintf("purge %s: acknowledge all %s on %s, and any that arrive meanwhile?", shortTopic(t.topic), backlogWords(before), termtext.Line(t.sub))}
+	if ok, code := in.confirm(q, f.yes, stderr); !ok {
+		return code
+	}
+	started := time.Now()
+	err := t.ad.ClearBacklog(ctx, t.topic, t.sub)
+	if err != nil {
+		err = fmt.Errorf("%s %s on %s: %w", res.Action, t.topic, t.sub, err)
+	}
+	res.Skipped = 0
+	return finishPurge(ctx, cf, t, res, selection, started, err, f.json, stdout, stderr)
+}
+
+// skipLetters acknowledges the first f.count letters of t's subscription, as a discard of the
+// first N does: previewed, checked against what the broker does with part of a batch, asked
+// about, taken by the engine and read back.
+func skipLetters(ctx context.Context, cf *clientFlags, in stdin, t *target, f *purgeFlags, res purgeResult, stdout, stderr io.Writer) int {
+	cmd := dlqPurge.cmd
+	p, err := makePreview(ctx, t, selection{limit: f.count}, nil, stderr)
+	if err != nil {
+		return scanFailed(ctx, stderr, cmd, t.topic, err)
+	}
+	p.notes(cmd, t.sub, stderr)
+	n := int64(len(p.letters))
+	q := question{cmd: cmd, text: fmt.Sprintf("skip the first %d of the %s of %s on %s?", n, backlogWords(t.backlog()), shortTopic(t.topic), termtext.Line(t.sub))}
+	if n > bigAction {
+		q.name = localName(t.topic)
+	}
+	if split := p.split(); len(split) > 0 {
+		b := split[len(split)-1] // only the last batch can be cut
+		switch triage.ReadBatchAcks(ctx, t.ad) {
+		case triage.BatchAcksLost:
+			whole := n - b.selected
+			return batchesOff(cmd, split, stderr, fmt.Sprintf("The first %d letters end inside batch %s; "+
+				"--count %d stops before it, --count %d takes it whole.", n, b.entry, whole, whole+b.letters))
+		case triage.BatchAcksUnknown:
+			q.text = batchesUnknownNote(split) + ".\n" + q.text
 		}
 	}
 	if ok, code := in.confirm(q, f.yes, stderr); !ok {
 		return code
 	}
-
 	started := time.Now()
-	var err error
-	if f.count > 0 {
-		err = t.ad.SkipMessages(ctx, t.topic, t.sub, f.count)
-	} else {
-		err = t.ad.ClearBacklog(ctx, t.topic, t.sub)
+	opts := replay.Options{DLQ: t.topic, Subscription: t.sub, Discard: true, Selection: replay.Selection{Limit: f.count},
+		Until: &p.until, Total: t.letters(), Selected: n, Admin: t.ad}
+	var taken []client.MessageID
+	sum, err := runEngine(ctx, t.cl, opts, func(ev replay.Event) {
+		if ev.Action == replay.Discarded {
+			taken = append(taken, ev.ID)
+		}
+	})
+	if err == nil && !sum.OK() {
+		err = fmt.Errorf("%d of the first %d letters could not be acknowledged", sum.Failed, n)
 	}
-	if err != nil {
-		err = fmt.Errorf("%s %s on %s: %w", res.Action, t.topic, t.sub, err)
+	res.Skipped = sum.Discarded
+	if dropped, unknown, kerr := notKept(ctx, t, taken); kerr == nil && dropped+unknown > 0 {
+		res.Skipped -= dropped
+		fmt.Fprintf(stderr, "%s: %s\n", cmd, keptWords(dropped, unknown, t.sub))
+		if dropped > 0 && err == nil {
+			err = fmt.Errorf("the broker did not keep %s acknowledged", plural(dropped, "letter"))
+		}
 	}
+	return finishPurge(ctx, cf, t, res, fmt.Sprintf("first %d", f.count), started, err, f.json, stdout, stderr)
+}
+
+// finishPurge reads the backlog after a purge or skip, reports and records it.
+func finishPurge(ctx context.Context, cf *clientFlags, t *target, res purgeResult, selection string, started time.Time,
+	err error, asJSON bool, stdout, stderr io.Writer) int {
+	cmd := dlqPurge.cmd
 	res.BacklogAfter = -1 // unknown until the stats say
 	if serr := t.refresh(ctx); serr == nil {
-		res.BacklogAfter = t.backlog()
+		after := t.backlog()
+		res.BacklogAfter, res.LettersAfter = after.Entries, lettersOf(after)
+		if after.Entries == 0 {
+			res.LettersAfter = new(int64)
+		}
 	} else if err == nil {
 		fmt.Fprintf(stderr, "%s: backlog after: %v\n", cmd, serr)
 	}
@@ -120,10 +190,13 @@ func runDLQPurge(ctx context.Context, cf *clientFlags, in stdin, args []string, 
 	if err != nil {
 		res.Error = err.Error()
 	}
-	writePurge(res, f.json, stdout)
+	writePurge(res, asJSON, stdout)
+	discarded := res.Skipped
+	if res.Action == replay.ActionPurge && res.LettersBefore != nil && res.LettersAfter != nil {
+		discarded = max(*res.LettersBefore-*res.LettersAfter, 0)
+	}
 	cf.record(cmd, replay.HistoryEntry{When: started, Action: res.Action, DLQ: t.topic, Subscription: t.sub,
-		Selection: selection, Discarded: max(res.BacklogBefore-max(res.BacklogAfter, 0), 0),
-		Result: resultOf(ctx, err), Elapsed: time.Since(started)}, stderr)
+		Selection: selection, Discarded: discarded, Result: resultOf(ctx, err), Elapsed: time.Since(started)}, stderr)
 	if err != nil {
 		printError(stderr, cmd, err)
 		return ExitFailure
@@ -136,19 +209,36 @@ func writePurge(r purgeResult, asJSON bool, stdout io.Writer) {
 		json.NewEncoder(stdout).Encode(r)
 		return
 	}
-	name, sub := shortTopic(r.DLQ), termtext.Line(r.Subscription)
-	after := strconv.FormatInt(r.BacklogAfter, 10)
-	if r.BacklogAfter < 0 {
-		after = "unknown"
-	}
+	name := shortTopic(r.DLQ)
+	sub := termtext.Line(r.Subscription)
 	switch {
 	case r.BacklogBefore == 0:
 		fmt.Fprintf(stdout, "nothing to purge: %s has no backlog on %s\n", name, sub)
 	case !r.OK:
-		fmt.Fprintf(stdout, "%s of %s via %s failed; backlog %d before\n", r.Action, name, sub, r.BacklogBefore)
+		fmt.Fprintf(stdout, "%s of %s via %s failed; %s before\n", r.Action, name, sub, countBefore(r))
 	case r.Action == replay.ActionSkip:
-		fmt.Fprintf(stdout, "skipped the first %d letters of %s via %s: backlog %d → %s\n", r.Count, name, sub, r.BacklogBefore, after)
+		fmt.Fprintf(stdout, "skipped the first %d letters of %s via %s: %s\n", r.Skipped, name, sub, countChange(r))
 	default:
-		fmt.Fprintf(stdout, "purged %s via %s: backlog %d → %s\n", name, sub, r.BacklogBefore, after)
+		fmt.Fprintf(stdout, "purged %s via %s: %s\n", name, sub, countChange(r))
 	}
+}
+
+// countBefore is the backlog before, in letters where they are known.
+func countBefore(r purgeResult) string {
+	if r.LettersBefore != nil {
+		return plural(*r.LettersBefore, "letter")
+	}
+	return "≈ " + plural(r.BacklogBefore, "entry")
+}
+
+// countChange is the backlog before and after: "letters 5 → 3", else in entries.
+func countChange(r purgeResult) string {
+	if r.LettersBefore != nil && r.LettersAfter != nil {
+		return fmt.Sprintf("letters %d → %d", *r.LettersBefore, *r.LettersAfter)
+	}
+	after := strconv.FormatInt(r.BacklogAfter, 10)
+	if r.BacklogAfter < 0 {
+		after = "unknown"
+	}
+	return fmt.Sprintf("backlog ≈ %d → %s entries (the broker counts no letters)", r.BacklogBefore, after)
 }

@@ -26,7 +26,7 @@ func TestDLQPurge(t *testing.T) {
 		t.Errorf("no terminal: code %d, stderr %q", code, errOut)
 	}
 	code, out, errOut := purge("y\n", true, "--count", "2")
-	if code != ExitOK || out != "skipped the first 2 letters of orders-billing-DLQ via billing-keep: backlog 5 → 3\n" ||
+	if code != ExitOK || out != "skipped the first 2 letters of orders-billing-DLQ via billing-keep: letters 5 → 3\n" ||
 		!strings.Contains(errOut, "skip the first 2 of the 5 letters of orders-billing-DLQ on billing-keep? [y/N]") {
 		t.Errorf("--count 2: code %d, stdout %q, stderr %q", code, out, errOut)
 	}

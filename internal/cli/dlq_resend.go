@@ -15,6 +15,7 @@ import (
 	"github.com/letterbox-dev/letterbox/client/admin"
 	"github.com/letterbox-dev/letterbox/client/replay"
 	"github.com/letterbox-dev/letterbox/client/termtext"
+	"github.com/letterbox-dev/letterbox/client/triage"
 )
 
 // resendFlags are the flags of "letterbox dlq resend".
@@ -157,13 +158,24 @@ func runDLQResend(ctx context.Context, cf *clientFlags, in stdin, args []string,
 	}
 	edited := edits(m, ed)
 	showResend(stderr, m, ed, t, dest)
-	if ok, code := in.confirm(question{cmd: cmd, text: "resend this letter?"}, f.yes, stderr); !ok {
+	q := question{cmd: cmd, text: "resend this letter?"}
+	if m.ID.BatchSize > 1 {
+		// The letter leaves the DLQ by an acknowledgement of one letter of its batch.
+		split := []batchShare{{entry: triage.Entry{Ledger: m.ID.Ledger, Entry: m.ID.Entry}, letters: int64(m.ID.BatchSize), selected: 1}}
+		switch triage.ReadBatchAcks(ctx, t.ad) {
+		case triage.BatchAcksLost:
+			return batchesOff(cmd, split, stderr, "The letter would be resent and stay in the DLQ too.")
+		case triage.BatchAcksUnknown:
+			q.text = batchesUnknownNote(split) + ".\n" + q.text
+		}
+	}
+	if ok, code := in.confirm(q, f.yes, stderr); !ok {
 		return code
 	}
 
 	started := time.Now()
 	opts := replay.Options{DLQ: t.topic, Subscription: t.sub, Destination: dest, Edit: &ed, MaxReplays: -1,
-		Selection: replay.Selection{IDs: []client.MessageID{id}}, KnownTopics: known, Total: t.backlog(),
+		Selection: replay.Selection{IDs: []client.MessageID{id}}, KnownTopics: known, Total: t.letters(), Selected: 1,
 		Deduplication: strings.EqualFold(t.stats.DeduplicationStatus, "Enabled")}
 	res := resendResult{ID: positionOf(m.ID), DLQ: t.topic, Subscription: t.sub, Destination: dest, Action: "failed"}
 	sum, err := runEngine(ctx, t.cl, opts, func(ev replay.Event) {
@@ -174,6 +186,15 @@ func runDLQResend(ctx context.Context, cf *clientFlags, in stdin, args []string,
 			res.Reason = ev.Reason
 		}
 	})
+	if res.OK {
+		// Resent; acknowledged as the broker keeps it? A letter it does not keep comes back.
+		if dropped, unknown, kerr := notKept(ctx, t, []client.MessageID{m.ID}); kerr == nil && dropped+unknown > 0 {
+			fmt.Fprintf(stderr, "%s: %s\n", cmd, keptWords(dropped, unknown, t.sub))
+			if dropped > 0 {
+				res.OK, res.Reason = false, "resent, but the broker did not keep its acknowledgement: it is still in the DLQ"
+			}
+		}
+	}
 	switch {
 	case err != nil && ctx.Err() != nil:
 		res.Reason = "interrupted: the letter stays in the DLQ unless its resend was receipted"

@@ -85,7 +85,7 @@ func edits(m *client.Message, ed replay.Edit) bool { return ed.Changes(startEdit
 // letters must be named with its batch index: the engine would take every letter it names.
 func readLetter(ctx context.Context, t *target, id client.MessageID) (*client.Message, error) {
 	start := client.MessageID{Ledger: id.Ledger, Entry: id.Entry, Partition: -1, BatchIndex: -1}
-	page, err := triage.Browse(ctx, t.cl, nil, t.topic, triage.From{ID: start, HasID: true}, int(max(id.BatchIndex, 0))+1)
+	page, err := triage.Browse(ctx, t.cl, nil, t.topic, nil, triage.From{ID: start, HasID: true}, int(max(id.BatchIndex, 0))+1)
 	if err != nil {
 		return nil, err
 	}
@@ -103,7 +103,12 @@ func readLetter(ctx context.Context, t *target, id client.MessageID) (*client.Me
 	case id.BatchIndex < 0 && m.ID.BatchSize > 1:
 		return nil, usageErr{fmt.Errorf("%s is a batch of %d letters: name one, %d:%d:0:B (B from 0 to %d)",
 			name, m.ID.BatchSize, id.Ledger, id.Entry, m.ID.BatchSize-1)}
-	case readCursor(ctx, t.ad, t.topic, t.sub).acked(triage.PositionOf(m.ID)):
+	}
+	cur, err := triage.ReadCursor(ctx, t.ad, t.topic, t.sub)
+	if err != nil {
+		return nil, err
+	}
+	if cur.Acked(triage.PositionOf(m.ID)) {
 		return nil, noLetter{fmt.Errorf("%s was acknowledged on %s already", name, t.sub)}
 	}
 	return m, nil

@@ -14,34 +14,53 @@ import (
 
 // statsFlags are the flags of "letterbox dlq stats".
 type statsFlags struct {
-	filters filterList
-	json    bool
+	subscription string
+	filters      filterList
+	includeAcked bool
+	json         bool
 }
 
 func (f *statsFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.subscription, "subscription", "", "count the letters subscription `S` has not acknowledged (default: the DLQ's main subscription)")
 	fs.Var(&f.filters, "filter", filterHelp)
+	fs.BoolVar(&f.includeAcked, "include-acknowledged", false, "count the letters the subscription acknowledged too, while the DLQ retains them")
 	fs.BoolVar(&f.json, "json", false, "write the counts as one JSON object to stdout")
 }
 
-var dlqStats = dlqSub{cmd: "letterbox dlq stats", flags: []string{"filter", "json"}, usage: `Usage: letterbox dlq stats DLQ [--filter EXPR]... [--json] [client flags]
+var dlqStats = dlqSub{cmd: "letterbox dlq stats", flags: []string{"subscription", "filter", "include-acknowledged", "json"},
+	usage: `Usage: letterbox dlq stats DLQ [--subscription S] [--filter EXPR]... [--include-acknowledged] [--json]
+                           [client flags]
 
-Reads DLQ (orders-DLQ, tenant/ns/x or a full name) from its first retained letter to the
-last one it held when the command started, and counts the letters the filters select: by
-reason, by origin topic, by origin subscription, the top keys, per hour of publication and
-by RECONSUMETIMES. With --json, one object: the counts plus topic, filter, read, selected,
-complete and elapsed (seconds). On a terminal, stderr shows the progress.
+Reads the letters of DLQ (orders-DLQ, tenant/ns/x or a full name) that its subscription has
+not acknowledged, up to the last one the DLQ held when the command started, and counts those
+the filters select: by reason, by origin topic, by origin subscription, the top keys, per hour
+of publication and by RECONSUMETIMES. A letter is a message, each message of a batch one. The
+subscription is --subscription, else the DLQ's main one (its only durable subscription,
+normally the initial one its dead-letter router made; among several, the one with the largest
+backlog); a DLQ without one has every retained letter counted, and the output says so.
+--include-acknowledged counts the letters the subscription acknowledged too, while they are
+retained, and says how many. Nothing is consumed. With --json, one object: the counts plus
+topic, subscription (null for none), filter, read (letters read), selected (letters the
+filter selected; also letters), acknowledged (how many of them the subscription acknowledged),
+include_acknowledged, entries (the entries they came in), approx (why the counts may be off,
+when they may), complete and elapsed (seconds). On a terminal, stderr shows the progress.
 
 Flags:
 `}
 
 // statsJSON is the output of --json: triage.Stats plus what the scan was.
 type statsJSON struct {
-	Topic    string  `json:"topic"`
-	Filter   string  `json:"filter"`
-	Read     int64   `json:"read"`
-	Selected int64   `json:"selected"`
-	Complete bool    `json:"complete"`
-	Elapsed  float64 `json:"elapsed"` // seconds
+	Topic               string  `json:"topic"`
+	Subscription        *string `json:"subscription"`
+	Filter              string  `json:"filter"`
+	Read                int64   `json:"read"`
+	Selected            int64   `json:"selected"`
+	Acknowledged        int64   `json:"acknowledged"`
+	IncludeAcknowledged bool    `json:"include_acknowledged"`
+	Entries             int64   `json:"entries"`
+	Approx              string  `json:"approx,omitempty"`
+	Complete            bool    `json:"complete"`
+	Elapsed             float64 `json:"elapsed"` // seconds
 	triage.Stats
 	// These shadow Stats' fields of the same names: null rather than year 1 without letters.
 	First *time.Time `json:"first_published"`
@@ -66,9 +85,13 @@ func runDLQStats(ctx context.Context, cf *clientFlags, _ stdin, args []string, s
 		return code
 	}
 	defer cl.Close()
+	sub, code := readSubscription(ctx, ad, dlqStats.cmd, topic, f.subscription, f.includeAcked, stderr)
+	if code != ExitOK {
+		return code
+	}
 	names := deadletter.NewPropertyNames(filter.Properties())
-	res, err := triage.Scan(ctx, cl, triage.ScanOptions{Topic: topic, Filter: filter, NoIndex: true, Admin: ad,
-		Progress: scanProgress(stderr), Names: names})
+	res, err := triage.Scan(ctx, cl, triage.ScanOptions{Topic: topic, Subscription: sub, IncludeAcknowledged: f.includeAcked,
+		Filter: filter, NoIndex: true, Admin: ad, Progress: scanProgress(stderr), Names: names})
 	if err != nil && ctx.Err() == nil {
 		return scanFailed(ctx, stderr, dlqStats.cmd, topic, err)
 	}
@@ -76,7 +99,11 @@ func runDLQStats(ctx context.Context, cf *clientFlags, _ stdin, args []string, s
 	// Interrupted: what was counted so far is still worth showing, marked incomplete.
 	if f.json {
 		out := statsJSON{Topic: topic, Filter: filter.String(), Read: res.Read, Selected: res.Stats.Letters,
+			Acknowledged: res.Acknowledged, IncludeAcknowledged: f.includeAcked, Entries: res.Entries, Approx: res.Approx,
 			Complete: res.Complete, Elapsed: res.Elapsed.Seconds(), Stats: res.Stats}
+		if sub != "" {
+			out.Subscription = &sub
+		}
 		if res.Stats.Letters > 0 {
 			out.First, out.Last = &res.Stats.First, &res.Stats.Last
 		}

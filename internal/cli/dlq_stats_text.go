@@ -28,7 +28,18 @@ func writeStats(w io.Writer, res *triage.Result, filter string) {
 	if !res.Complete {
 		state = "interrupted: incomplete"
 	}
+	switch v := res.View; {
+	case v.Subscription == "":
+		fmt.Fprintf(w, "letters    every letter the DLQ retains (it has no durable subscription)\n")
+	case v.IncludeAcknowledged:
+		fmt.Fprintf(w, "letters    of subscription %s, the %d it acknowledged and the DLQ retains included\n", termtext.Line(v.Subscription), res.Acknowledged)
+	default:
+		fmt.Fprintf(w, "letters    those subscription %s has not acknowledged\n", termtext.Line(v.Subscription))
+	}
 	fmt.Fprintf(w, "read       %d letters in %s (%s)\n", res.Read, res.Elapsed.Round(time.Millisecond), state)
+	if res.Approx != "" {
+		fmt.Fprintf(w, "≈          %s\n", res.Approx)
+	}
 	if filter == "" {
 		fmt.Fprintf(w, "selected   %d (no filter)\n", s.Letters)
 	} else {

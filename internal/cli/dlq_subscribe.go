@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -77,10 +76,13 @@ func (o *optInt) Set(s string) error {
 
 // subscribeResult is the output of --json.
 type subscribeResult struct {
-	DLQ          string                   `json:"dlq"`
-	Subscription string                   `json:"subscription,omitempty"` // the one to create
-	Created      bool                     `json:"created"`
-	Backlog      int64                    `json:"backlog"` // the new subscription's
+	DLQ          string `json:"dlq"`
+	Subscription string `json:"subscription,omitempty"` // the one to create
+	Created      bool   `json:"created"`
+	Backlog      int64  `json:"backlog"` // the new subscription's, in entries
+	// Letters is the new subscription's backlog in letters; null where the broker does not
+	// count them.
+	Letters      *int64                   `json:"letters"`
 	Namespace    string                   `json:"namespace,omitempty"`
 	Retention    *admin.RetentionPolicies `json:"retention,omitempty"` // the one to set
 	RetentionSet bool                     `json:"retention_set"`
@@ -128,13 +130,7 @@ func runDLQSubscribe(ctx context.Context, cf *clientFlags, in stdin, args []stri
 	if err != nil {
 		return fail(fmt.Errorf("DLQ %s: %w", topic, err))
 	}
-	var durable []string
-	for name, s := range st.Subscriptions {
-		if s.IsDurable {
-			durable = append(durable, name)
-		}
-	}
-	slices.Sort(durable)
+	durable := triage.Subscriptions(st, true)
 
 	res := subscribeResult{DLQ: topic, OK: true}
 	retention := f.minutes.set || f.sizeMB.set
@@ -148,9 +144,9 @@ func runDLQSubscribe(ctx context.Context, cf *clientFlags, in stdin, args []stri
 			}
 			res.Subscription = suggestSubscription(ctx, ad, dt, known)
 		}
-		if s, ok := st.Subscriptions[res.Subscription]; ok {
-			return fail(fmt.Errorf("%s has a subscription %s already (backlog %d): nothing done; name another with --subscription",
-				shortTopic(topic), res.Subscription, s.MsgBacklog))
+		if _, ok := st.Subscriptions[res.Subscription]; ok {
+			return fail(fmt.Errorf("%s has a subscription %s already (%s): nothing done; name another with --subscription",
+				shortTopic(topic), res.Subscription, backlogWords(triage.BacklogOf(st, res.Subscription))))
 		}
 		ask := fmt.Sprintf("create the durable subscription %s on %s at its earliest retained letter", termtext.Line(res.Subscription), shortTopic(topic))
 		if len(durable) > 0 {
@@ -187,7 +183,8 @@ func runDLQSubscribe(ctx context.Context, cf *clientFlags, in stdin, args []stri
 			Selection: "earliest", Result: resultOf(ctx, err), Elapsed: time.Since(started)}, stderr)
 		if err == nil {
 			if st, err := topicStats(ctx, ad, dt); err == nil {
-				res.Backlog = st.Subscriptions[res.Subscription].MsgBacklog
+				b := triage.BacklogOf(st, res.Subscription)
+				res.Backlog, res.Letters = b.Entries, lettersOf(b)
 			}
 		}
 	}
@@ -265,9 +262,17 @@ func writeSubscribe(r subscribeResult, asJSON bool, stdout io.Writer) {
 		return
 	}
 	if r.Created {
-		fmt.Fprintf(stdout, "created subscription %s on %s at its earliest retained letter: backlog %d\n", termtext.Line(r.Subscription), shortTopic(r.DLQ), r.Backlog)
+		fmt.Fprintf(stdout, "created subscription %s on %s at its earliest retained letter: %s\n", termtext.Line(r.Subscription), shortTopic(r.DLQ),
+			backlogWords(triage.Backlog{Entries: r.Backlog, Letters: deref(r.Letters), LettersKnown: r.Letters != nil}))
 	}
 	if r.RetentionSet {
 		fmt.Fprintf(stdout, "set the retention of %s: %s\n", r.Namespace, retentionWords(r.Retention))
 	}
+}
+
+func deref(n *int64) int64 {
+	if n == nil {
+		return 0
+	}
+	return *n
 }

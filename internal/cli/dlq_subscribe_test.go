@@ -44,7 +44,7 @@ func TestDLQSubscribe(t *testing.T) {
 		t.Errorf("billing-replay: %+v, %v", s, err)
 	}
 	if code, _, errOut := subscribe("", false, "orders-billing-DLQ", "--yes"); code != ExitFailure ||
-		!strings.Contains(errOut, "has a subscription billing-replay already (backlog 4): nothing done") {
+		!strings.Contains(errOut, "has a subscription billing-replay already (4 letters): nothing done") {
 		t.Errorf("again: code %d, stderr %q", code, errOut)
 	}
 
@@ -64,7 +64,7 @@ func TestDLQSubscribe(t *testing.T) {
 	// A DLQ named by hand: its newest letter says which subscription its letters died on.
 	routeOfficial(t, env, dlqNS+"orders-dlq", []*pulsar.ProducerMessage{{Payload: []byte("x")}})
 	if code, out, errOut := subscribe("", false, "orders-dlq", "--yes"); code != ExitOK ||
-		out != "created subscription billing-replay on orders-dlq at its earliest retained letter: backlog 1\n" {
+		out != "created subscription billing-replay on orders-dlq at its earliest retained letter: 1 letter\n" {
 		t.Errorf("orders-dlq: code %d, stdout %q, stderr %q", code, out, errOut)
 	}
 	if err := env.Admin.CreateTopic(ctx, dlqNS+"misc", 0, nil); err != nil {

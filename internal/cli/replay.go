@@ -18,6 +18,7 @@ import (
 	"github.com/letterbox-dev/letterbox/client/admin"
 	"github.com/letterbox-dev/letterbox/client/replay"
 	"github.com/letterbox-dev/letterbox/client/termtext"
+	"github.com/letterbox-dev/letterbox/client/triage"
 )
 
 // replayFlags are the flags of "letterbox replay".
@@ -218,8 +219,9 @@ func runReplay(ctx context.Context, cf *clientFlags, in stdin, args []string, st
 type usageErr struct{ error }
 
 // prepareReplay fills in what the admin API knows: the subscription (the DLQ's only durable
-// one when not given), the backlog for the ETA, the namespace's topics to derive the origin
-// from the DLQ's name, and whether the broker deduplicates.
+// one when not given), the backlog in letters for the ETA, the namespace's topics to derive the
+// origin from the DLQ's name, whether the broker deduplicates, and the admin client that counts
+// the letters a run leaves.
 func prepareReplay(ctx context.Context, ad *admin.Client, opts *replay.Options) error {
 	tn, err := admin.ParseTopic(opts.DLQ)
 	if err != nil {
@@ -233,7 +235,11 @@ func prepareReplay(ctx context.Context, ad *admin.Client, opts *replay.Options) 
 	if opts.Subscription, err = chooseSubscription(st, opts.DLQ, opts.Subscription); err != nil {
 		return err
 	}
-	opts.Total = st.Subscriptions[opts.Subscription].MsgBacklog
+	opts.Admin = ad
+	opts.Total = triage.BacklogOf(st, opts.Subscription).Entries
+	if b := triage.BacklogOf(st, opts.Subscription); b.LettersKnown {
+		opts.Total = b.Letters
+	}
 	opts.Deduplication = strings.EqualFold(st.DeduplicationStatus, "Enabled")
 	opts.KnownTopics, err = namespaceTopics(ctx, ad, tn)
 	return err
@@ -263,13 +269,7 @@ func namespaceTopics(ctx context.Context, ad *admin.Client, tn admin.TopicName) 
 // chooseSubscription is the durable subscription of topic to act through: given, when topic
 // has it, else its only one. Several, or none, is the command line's to settle (usageErr).
 func chooseSubscription(st admin.TopicStats, topic, given string) (string, error) {
-	var durable []string
-	for name, s := range st.Subscriptions {
-		if s.IsDurable {
-			durable = append(durable, name)
-		}
-	}
-	slices.Sort(durable)
+	durable := triage.Subscriptions(st, true)
 	if given == "" {
 		if len(durable) != 1 {
 			return "", usageErr{fmt.Errorf("%s has %d durable subscriptions (%s): choose one with --subscription",

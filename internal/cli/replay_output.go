@@ -71,7 +71,8 @@ func drawBar(w io.Writer, p replay.Progress, dryRun bool) {
 	if p.ETA > 0 {
 		eta = " ETA " + p.ETA.Round(time.Second).String()
 	}
-	fmt.Fprintf(w, "\r\033[K%s%d considered, %s, skipped %d, failed %d, %.0f msg/s%s", bar, p.Considered, moved, p.Skipped, p.Failed, p.Rate, eta)
+	// The rate counts letters moved (in a dry run: found movable), not letters looked at.
+	fmt.Fprintf(w, "\r\033[K%s%d considered, %s, skipped %d, failed %d, %.1f letters/s%s", bar, p.Considered, moved, p.Skipped, p.Failed, p.Rate, eta)
 }
 
 // jsonSummary is the last line of --json output.
@@ -88,6 +89,7 @@ type jsonSummary struct {
 	Guarded      int64   `json:"guarded"`
 	Failed       int64   `json:"failed"`
 	Arrived      int64   `json:"arrived"`
+	LeftOut      int64   `json:"left_out"`
 	Until        string  `json:"until,omitempty"`
 	Complete     bool    `json:"complete"`
 	OK           bool    `json:"ok"`
@@ -107,10 +109,14 @@ func writeSummary(sum replay.Summary, rf *replayFlags, opts replay.Options, stdo
 	if opts.Until != nil {
 		until = positionOf(*opts.Until)
 	}
+	last := until // the run's last message, for the counts of what it left
+	if last == "" && sum.Until.Entry >= 0 {
+		last = positionOf(sum.Until)
+	}
 	if rf.json {
 		json.NewEncoder(stdout).Encode(jsonSummary{Summary: true, Run: sum.Run, Resumed: sum.Resumed, DryRun: sum.DryRun,
 			Subscription: opts.Subscription, Considered: sum.Considered, Moved: sum.Moved, WouldMove: sum.WouldMove,
-			Skipped: sum.Skipped, Guarded: sum.Guarded, Failed: sum.Failed, Arrived: sum.Arrived, Until: until,
+			Skipped: sum.Skipped, Guarded: sum.Guarded, Failed: sum.Failed, Arrived: sum.Arrived, LeftOut: sum.LeftOut, Until: until,
 			Complete: sum.Complete, OK: sum.OK(), Delivery: delivery, Seconds: sum.Elapsed.Seconds()})
 		return
 	}
@@ -127,8 +133,11 @@ func writeSummary(sum replay.Summary, rf *replayFlags, opts replay.Options, stdo
 		}
 		fmt.Fprintf(stdout, "run %s%s; delivery %s\n", sum.Run, resumed, delivery)
 	}
+	if sum.LeftOut > 0 {
+		fmt.Fprintf(stdout, "%d dead letters up to %s were left out: the selection was done before them\n", sum.LeftOut, orLast(last))
+	}
 	if sum.Arrived > 0 {
-		fmt.Fprintf(stdout, "%d dead letters arrived after %s and were left\n", sum.Arrived, until)
+		fmt.Fprintf(stdout, "%d dead letters arrived after %s and were left\n", sum.Arrived, orLast(last))
 	}
 	if sum.DryRun && until != "" && rf.until == "" {
 		fmt.Fprintf(stdout, "to move exactly these, run again without --dry-run and with --until %s\n", until)
@@ -143,7 +152,7 @@ func writeSummary(sum replay.Summary, rf *replayFlags, opts replay.Options, stdo
 func recordHistory(opts replay.Options, rf *replayFlags, cf *clientFlags, sum replay.Summary, err error, started time.Time, stderr io.Writer) {
 	cf.record("letterbox replay", replay.HistoryEntry{
 		When: started, Action: replay.ActionReplay, DLQ: opts.DLQ, Subscription: opts.Subscription, Selection: replaySelection(opts, rf),
-		Moved: sum.Moved, Skipped: sum.Skipped, Failed: sum.Failed, Guarded: sum.Guarded, Arrived: sum.Arrived,
+		Moved: sum.Moved, Skipped: sum.Skipped, Failed: sum.Failed, Guarded: sum.Guarded, Arrived: sum.Arrived, LeftOut: sum.LeftOut,
 		Result: replay.Result(sum, err), Elapsed: time.Since(started), Run: sum.Run,
 	}, stderr)
 }
@@ -162,4 +171,12 @@ func replaySelection(opts replay.Options, rf *replayFlags) string {
 		return "all"
 	}
 	return strings.Join(parts, ", ")
+}
+
+// orLast names the run's last message, or says it was the DLQ's last at the start.
+func orLast(until string) string {
+	if until == "" {
+		return "the DLQ's last message at the start"
+	}
+	return until
 }

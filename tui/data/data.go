@@ -63,16 +63,23 @@ func (k Kind) String() string {
 }
 
 // Stats are a topic's rates and sizes, summed over partitions for a partitioned topic.
+// letterbox's own readers (naming.IsOwn) are none of its subscriptions or consumers.
 type Stats struct {
 	RateIn, RateOut             float64 // msg/s
 	ThroughputIn, ThroughputOut float64 // bytes/s
-	Backlog                     int64   // messages, summed over subscriptions
-	InCounter                   int64   // messages published since the broker loaded the topic
-	BacklogSize                 int64   // bytes
-	Storage                     int64   // bytes
-	Subscriptions               int
-	Producers                   int
-	Consumers                   int
+	// Backlog is the messages of the subscriptions' backlogs, summed; entries where the broker
+	// counts no messages (BacklogEntriesOnly).
+	Backlog            int64
+	BacklogEntriesOnly bool
+	// Main is the backlog of the subscription a DLQ's counts are for (triage.MainSubscription:
+	// its only durable one, else the one with the largest backlog); Sub "" without one.
+	Main          Backlog
+	InCounter     int64 // messages published since the broker loaded the topic
+	BacklogSize   int64 // bytes
+	Storage       int64 // bytes
+	Subscriptions int
+	Producers     int
+	Consumers     int
 }
 
 // Verdict is what a topic is for, and where its letters come from: Kind, and for a DLQ or
@@ -115,11 +122,16 @@ type TopicDetail struct {
 	SchemaTypesReported bool
 }
 
-// Subscription is one subscription of a topic.
+// Subscription is one subscription of a topic. letterbox's own readers' are not listed.
 type Subscription struct {
-	Name          string
-	Type          string // Exclusive, Shared, Failover, Key_Shared
+	Name string
+	Type string // Exclusive, Shared, Failover, Key_Shared
+	// Backlog is in messages (letters: each message of a batch one) where the broker counts
+	// them, else in entries (EntriesOnly); Entries is always the entries.
 	Backlog       int64
+	EntriesOnly   bool
+	Entries       int64
+	NonDurable    bool // a reader's
 	RateOut       float64
 	RateRedeliver float64
 	Unacked       int64
@@ -168,6 +180,9 @@ type Message struct {
 	Payload     []byte
 	// ProducerName is the name of the producer that published it ("" when not known).
 	ProducerName string
+	// Acked: the subscription a read showed it for acknowledged it; it is shown only when
+	// acknowledged letters were asked for (View.IncludeAcked).
+	Acked bool
 	// Redeliveries is the broker's redelivery count; RedeliveriesKnown is false for peeked
 	// messages, where upstream carries none.
 	Redeliveries      int
@@ -212,4 +227,9 @@ type ProduceRequest struct {
 	Properties map[string]string
 	Payload    []byte
 	Delay      time.Duration // deliver after; 0 for now
+}
+
+// BacklogOf is the subscription's backlog as the screens show it.
+func (s Subscription) BacklogOf() Backlog {
+	return Backlog{Sub: s.Name, N: s.Backlog, EntriesOnly: s.EntriesOnly}
 }

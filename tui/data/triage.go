@@ -23,9 +23,18 @@ type (
 // ParseFrom reads where to start reading a topic: earliest, latest, a time or a message id.
 func ParseFrom(s string, now time.Time) (From, error) { return triage.ParseFrom(s, now) }
 
+// View is what of a topic a read shows: the letters subscription Sub has not acknowledged, with
+// IncludeAcked those it acknowledged too (Message.Acked marks them); Sub "": every retained
+// letter.
+type View struct {
+	Sub          string
+	IncludeAcked bool
+}
+
 // ScanRequest is a scan as the screens ask for it.
 type ScanRequest struct {
 	Topic  string
+	View   View
 	Filter *expr.Expr // nil: every letter
 }
 
@@ -42,14 +51,16 @@ type BrowsePage struct {
 // non-durable readers or the admin API, so nothing is acknowledged and no subscription is
 // created. Sources without it show the backlog a page at a time.
 type TriageSource interface {
-	// Scan reads req.Topic from its first retained message to the last message it held at
-	// the start, calling progress as it goes (from the scanning goroutine).
+	// Scan reads the letters of req.Topic that req.View shows, up to the last message it held
+	// at the start, calling progress as it goes (from the scanning goroutine).
 	Scan(ctx context.Context, req ScanRequest, progress func(ScanProgress)) (*ScanResult, error)
-	// Letters reads the messages at ps of topic back, in order (gone ones left out).
-	Letters(ctx context.Context, topic string, ps []Position) ([]Message, error)
-	// Browse reads up to n messages of topic from from; on a partitioned topic positions run
+	// Letters reads the messages at ps of topic back, in order: those gone, or that v hides
+	// (acknowledged since), left out.
+	Letters(ctx context.Context, topic string, v View, ps []Position) ([]Message, error)
+	// Browse reads up to n messages of topic that v shows from from (From.Earliest of a
+	// subscription's letters: its first not acknowledged); on a partitioned topic positions run
 	// through partition 0, then 1, and so on.
-	Browse(ctx context.Context, topic string, from From, n int) (*BrowsePage, error)
+	Browse(ctx context.Context, topic string, v View, from From, n int) (*BrowsePage, error)
 }
 
 var _ TriageSource = (*Admin)(nil)
@@ -62,20 +73,26 @@ func (a *Admin) Scan(ctx context.Context, req ScanRequest, progress func(ScanPro
 	if err := a.exists(ctx, ParseTopic(req.Topic).String()); err != nil {
 		return nil, err
 	}
-	return triage.Scan(ctx, cl, triage.ScanOptions{Topic: ParseTopic(req.Topic).String(), Filter: req.Filter,
-		Admin: a.ac, Progress: progress})
+	return triage.Scan(ctx, cl, triage.ScanOptions{Topic: ParseTopic(req.Topic).String(), Subscription: req.View.Sub,
+		IncludeAcknowledged: req.View.IncludeAcked, Filter: req.Filter, Admin: a.ac, Progress: progress})
 }
 
-func (a *Admin) Letters(ctx context.Context, topic string, ps []Position) ([]Message, error) {
-	msgs, err := triage.Fetch(ctx, a.ac, ParseTopic(topic).String(), ps)
+func (a *Admin) Letters(ctx context.Context, topic string, v View, ps []Position) ([]Message, error) {
+	topic = ParseTopic(topic).String()
+	view, err := triage.ReadView(ctx, a.ac, topic, v.Sub, v.IncludeAcked)
+	if err != nil {
+		return nil, err
+	}
+	msgs, err := triage.Fetch(ctx, a.ac, topic, view, ps)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]Message, len(msgs))
 	for i, am := range msgs {
+		pos := triage.Position{Ledger: am.ID.LedgerID, Entry: am.ID.EntryID, Partition: int32(am.ID.PartitionIndex),
+			Batch: int32(am.ID.BatchIndex)}
 		out[i] = fromAdmin(am, am.Topic, 0)
-		out[i].ID = triage.Position{Ledger: am.ID.LedgerID, Entry: am.ID.EntryID, Partition: int32(am.ID.PartitionIndex),
-			Batch: int32(am.ID.BatchIndex)}.String()
+		out[i].ID, out[i].Acked = pos.String(), view.Acked(pos)
 	}
 	return out, nil
 }
@@ -83,7 +100,7 @@ func (a *Admin) Letters(ctx context.Context, topic string, ps []Position) ([]Mes
 // Browse reads a page with triage.Browse. A partitioned topic is read one partition at a
 // time, the partition named by from.ID.Partition (also when from is not an id): its pages run
 // through partition 0's messages, then partition 1's, and Next and Prev cross over.
-func (a *Admin) Browse(ctx context.Context, topic string, from From, n int) (*BrowsePage, error) {
+func (a *Admin) Browse(ctx context.Context, topic string, v View, from From, n int) (*BrowsePage, error) {
 	cl, err := a.pulsarClient()
 	if err != nil {
 		return nil, err
@@ -97,12 +114,18 @@ func (a *Admin) Browse(ctx context.Context, topic string, from From, n int) (*Br
 		if err := a.exists(ctx, topic); err != nil {
 			return nil, err
 		}
-		return a.browseOne(ctx, cl, topic, -1, from, n)
+	}
+	view, err := triage.ReadView(ctx, a.ac, topic, v.Sub, v.IncludeAcked)
+	if err != nil {
+		return nil, err
+	}
+	if parts == 0 {
+		return a.browseOne(ctx, cl, topic, view, -1, from, n)
 	}
 	part := min(max(from.ID.Partition, 0), int32(parts-1))
 	for {
 		name := naming.PartitionName(topic, int(part))
-		bp, err := a.browseOne(ctx, cl, name, part, from, n)
+		bp, err := a.browseOne(ctx, cl, name, view, part, from, n)
 		if err != nil {
 			return nil, err
 		}
@@ -122,18 +145,21 @@ func (a *Admin) Browse(ctx context.Context, topic string, from From, n int) (*Br
 }
 
 // browseOne reads one page of a non-partitioned topic, or of partition part (name).
-func (a *Admin) browseOne(ctx context.Context, cl *client.Client, name string, part int32, from From, n int) (*BrowsePage, error) {
+func (a *Admin) browseOne(ctx context.Context, cl *client.Client, name string, view *triage.View, part int32, from From, n int) (*BrowsePage, error) {
 	if !from.HasID {
 		from.ID = client.MessageID{}
 	}
-	p, err := triage.Browse(ctx, cl, a.ac, name, from, n)
+	p, err := triage.Browse(ctx, cl, a.ac, name, view, from, n)
 	if err != nil {
 		return nil, err
 	}
 	out := &BrowsePage{Next: p.Next, More: p.More}
 	for _, m := range p.Messages {
 		dm := fromClient(m)
-		dm.ID = triage.PositionOf(m.ID).String()
+		pos := triage.PositionOf(m.ID)
+		dm.ID = pos.String()
+		pos.Partition = part
+		dm.Acked = view.Acked(pos)
 		out.Msgs = append(out.Msgs, dm)
 	}
 	if len(p.Messages) > 0 {

@@ -77,8 +77,8 @@ func (f *Fake) Scan(ctx context.Context, req data.ScanRequest, progress func(dat
 	return res, nil
 }
 
-// Letters finds the fake's messages at ps.
-func (f *Fake) Letters(ctx context.Context, topic string, ps []data.Position) ([]data.Message, error) {
+// Letters finds the fake's messages at ps (the fake acknowledges nothing: every view shows all).
+func (f *Fake) Letters(ctx context.Context, topic string, _ data.View, ps []data.Position) ([]data.Message, error) {
 	if err := f.fail(); err != nil {
 		return nil, err
 	}
@@ -96,7 +96,7 @@ func (f *Fake) Letters(ctx context.Context, topic string, ps []data.Position) ([
 }
 
 // Browse pages through the fake's messages of topic by index.
-func (f *Fake) Browse(ctx context.Context, topic string, from data.From, n int) (*data.BrowsePage, error) {
+func (f *Fake) Browse(ctx context.Context, topic string, _ data.View, from data.From, n int) (*data.BrowsePage, error) {
 	if err := f.fail(); err != nil {
 		return nil, err
 	}

@@ -85,7 +85,15 @@ type Page struct {
 
 	indexMode bool
 	index     []data.TopicRow
+
+	// includeAcked: the list and the scans show the letters the subscription acknowledged too
+	// (marked), while the DLQ retains them.
+	includeAcked bool
 }
+
+// view is what the screen's reads show: the subscription's letters (every retained letter
+// without one), those it acknowledged too with includeAcked.
+func (p *Page) view() data.View { return data.View{Sub: p.sub, IncludeAcked: p.includeAcked} }
 
 // New returns the screen of the DLQ topic read through sub ("" picks its first
 // subscription); an empty topic lists every DLQ.

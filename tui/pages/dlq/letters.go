@@ -143,9 +143,9 @@ func (p *Page) loadResults(i int) tea.Cmd {
 	lo := min(i*PageSize, len(res.Matches))
 	ps := res.Matches[lo:min(lo+PageSize, len(res.Matches))]
 	p.loading = true
-	t, run := p.topic, p.scan.run
+	t, run, v := p.topic, p.scan.run, p.view()
 	return common.Load(p.c, "read "+data.ShortName(t, "")+" back", func(ctx context.Context, _ data.Source) ([]data.Message, error) {
-		return ts.Letters(ctx, t, ps)
+		return ts.Letters(ctx, t, v, ps)
 	}, func(msgs []data.Message) tea.Msg { return ResultsMsg{Topic: t, Run: run, Page: i, Msgs: msgs} })
 }
 
@@ -156,9 +156,9 @@ func (p *Page) browse(from data.From) tea.Cmd {
 		return status("this cluster connection cannot read a topic from a position")
 	}
 	p.loading = true
-	t := p.topic
+	t, v := p.topic, p.view()
 	return common.Load(p.c, "read "+data.ShortName(t, ""), func(ctx context.Context, _ data.Source) (*data.BrowsePage, error) {
-		return ts.Browse(ctx, t, from, PageSize)
+		return ts.Browse(ctx, t, v, from, PageSize)
 	}, func(bp *data.BrowsePage) tea.Msg { return BrowsedMsg{Topic: t, At: from, Page: bp} })
 }
 

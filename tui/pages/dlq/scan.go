@@ -100,11 +100,11 @@ func (p *Page) runScan(filter *expr.Expr, counts bool) tea.Cmd {
 		p.scan.filter = filter.String()
 	}
 	p.scan.progress = data.ScanProgress{}
-	topic, run := p.topic, p.scan.run
+	topic, run, view := p.topic, p.scan.run, p.view()
 	ch := make(chan tea.Msg, 4)
 	go func() {
 		defer close(ch)
-		res, err := ts.Scan(ctx, data.ScanRequest{Topic: topic, Filter: filter}, func(pr data.ScanProgress) {
+		res, err := ts.Scan(ctx, data.ScanRequest{Topic: topic, View: view, Filter: filter}, func(pr data.ScanProgress) {
 			select { // a screen behind on progress skips some
 			case ch <- ScanProgressMsg{Topic: topic, Run: run, Progress: pr}:
 			default:

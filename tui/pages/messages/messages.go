@@ -144,7 +144,7 @@ func (p *Page) browse(from data.From) tea.Cmd {
 	p.loading = true
 	t := p.topic
 	return common.LoadFor(p.c, p, "read "+data.ShortName(t, ""), func(ctx context.Context, _ data.Source) (*data.BrowsePage, error) {
-		return ts.Browse(ctx, t, from, PageSize)
+		return ts.Browse(ctx, t, data.View{}, from, PageSize)
 	}, func(bp *data.BrowsePage) tea.Msg { return BrowsedMsg{Topic: t, At: from, Page: bp} })
 }
 

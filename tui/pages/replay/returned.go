@@ -65,7 +65,7 @@ func (p *Page) readReturns() tea.Cmd {
 		out := ReturnedMsg{Run: run}
 		from, read := data.From{Time: since}, 0
 		for {
-			pg, err := ts.Browse(ctx, dlq, from, 500)
+			pg, err := ts.Browse(ctx, dlq, data.View{}, from, 500)
 			if err != nil {
 				return returnsFailed{run: run} // the next refresh counts again
 			}
