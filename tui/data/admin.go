@@ -3,10 +3,8 @@ package data
 import (
 	"context"
 	"fmt"
-	"maps"
 	"net/http"
 	"net/url"
-	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -285,6 +283,10 @@ func (a *Admin) fillStats(ctx context.Context, rows []TopicRow) {
 			p.RateOut += r.RateOut
 			p.InCounter += r.InCounter
 			p.Backlog += r.Backlog
+			p.BacklogEntriesOnly = p.BacklogEntriesOnly || r.BacklogEntriesOnly
+			if r.Main.Sub != "" {
+				p.Main = Backlog{Sub: r.Main.Sub, N: p.Main.N + r.Main.N, EntriesOnly: p.Main.EntriesOnly || r.Main.EntriesOnly}
+			}
 			p.Storage += r.Storage
 			p.Producers += r.Producers
 			p.Consumers += r.Consumers
@@ -373,11 +375,15 @@ func (a *Admin) TopicDetail(ctx context.Context, topic string) (*TopicDetail, er
 		d.Verdict = v
 	}
 	consumers := 0
-	for _, name := range slices.Sorted(maps.Keys(ts.Subscriptions)) {
+	for _, name := range triage.Subscriptions(ts, false) {
 		ss := ts.Subscriptions[name]
-		s := Subscription{Name: name, Type: ss.Type, Backlog: ss.MsgBacklog, RateOut: ss.MsgRateOut,
-			RateRedeliver: ss.MsgRateRedeliver, Unacked: ss.UnackedMessages}
+		b := backlogOf(ts, name)
+		s := Subscription{Name: name, Type: ss.Type, Backlog: b.N, EntriesOnly: b.EntriesOnly, Entries: ss.MsgBacklog,
+			NonDurable: !ss.IsDurable, RateOut: ss.MsgRateOut, RateRedeliver: ss.MsgRateRedeliver, Unacked: ss.UnackedMessages}
 		for _, c := range consumersOf(topic, parts, name, ss, perPartition) {
+			if naming.IsOwn(c.Name) {
+				continue // a replay's, or a reader's: not the application's
+			}
 			consumers++
 			if c.SchemaType != "" {
 				d.SchemaTypesReported = true

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/letterbox-dev/letterbox/client"
+	"github.com/letterbox-dev/letterbox/client/naming"
 )
 
 // binary holds the binary-protocol side of Admin: Tail and Produce, through letterbox's own
@@ -100,7 +101,7 @@ func (a *Admin) Tail(ctx context.Context, topic string) (<-chan TailEvent, func(
 		return nil, nil, err
 	}
 	r, err := c.CreateReader(ctx, client.ReaderOptions{Topic: topic, StartMessageID: client.LatestMessageID(),
-		Name: "letterbox-tail", ReceiverQueueSize: 100})
+		SubscriptionName: naming.OwnReader("tail"), Name: naming.OwnPrefix + "tail", ReceiverQueueSize: 100})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/letterbox-dev/letterbox/client/admin"
 	"github.com/letterbox-dev/letterbox/client/naming"
+	"github.com/letterbox-dev/letterbox/client/triage"
 )
 
 // Peek reads GET …/subscription/{sub}/position/{n} (client/admin's PeekAt), one entry per
@@ -67,8 +68,14 @@ func (a *Admin) Peek(ctx context.Context, topic, sub string, from, n int) ([]Mes
 }
 
 // peekTopic peeks a non-partitioned topic (or one partition) from position from; positions in
-// the result are shifted by offset.
+// the result are shifted by offset. A peek of a batch returns every message of it, those the
+// subscription acknowledged included; where the broker says which (batchDeletedIndexes), they
+// are left out, as the subscription will not deliver them.
 func (a *Admin) peekTopic(ctx context.Context, topic, sub string, from, n, offset int) ([]Message, error) {
+	cur, err := triage.ReadCursor(ctx, a.topicAdmin(ctx), topic, sub)
+	if err != nil {
+		cur = nil // the peek shows what the broker returns
+	}
 	var out []Message
 	for pos := from; len(out) < n; pos++ {
 		msgs, err := a.topicAdmin(ctx).PeekAt(ctx, topic, sub, pos)
@@ -84,6 +91,10 @@ func (a *Admin) peekTopic(ctx context.Context, topic, sub string, from, n, offse
 			return out, err
 		}
 		for _, am := range msgs {
+			if cur != nil && am.ID.BatchIndex >= 0 && cur.Acked(triage.Position{Ledger: am.ID.LedgerID, Entry: am.ID.EntryID,
+				Partition: -1, Batch: int32(am.ID.BatchIndex)}) {
+				continue
+			}
 			out = append(out, fromAdmin(am, topic, offset+pos))
 		}
 	}

@@ -1,18 +1,44 @@
 package data
 
-import "github.com/letterbox-dev/letterbox/client/admin"
+import (
+	"github.com/letterbox-dev/letterbox/client/admin"
+	"github.com/letterbox-dev/letterbox/client/naming"
+	"github.com/letterbox-dev/letterbox/client/triage"
+)
 
 // statsOf is what the screens show of a topic's stats (client/admin's, as upstream's
-// TopicStats spells them).
+// TopicStats spells them). letterbox's own readers' subscriptions and consumers
+// (naming.IsOwn) are left out: a scan is no subscription of the topic, and its backlog no
+// growth. Backlogs are in messages where the broker counts them (msgBacklogMessages), else in
+// entries, and say so.
 func statsOf(ts admin.TopicStats) Stats {
 	s := Stats{RateIn: ts.MsgRateIn, RateOut: ts.MsgRateOut, ThroughputIn: ts.MsgThroughputIn,
 		ThroughputOut: ts.MsgThroughputOut, InCounter: ts.MsgInCounter, Storage: ts.StorageSize, BacklogSize: ts.BacklogSize,
-		Subscriptions: len(ts.Subscriptions), Producers: len(ts.Publishers)}
-	for _, sub := range ts.Subscriptions {
-		s.Backlog += sub.MsgBacklog
-		s.Consumers += len(sub.Consumers)
+		Producers: len(ts.Publishers)}
+	for _, name := range triage.Subscriptions(ts, false) {
+		b := backlogOf(ts, name)
+		s.Backlog += b.N
+		s.BacklogEntriesOnly = s.BacklogEntriesOnly || b.EntriesOnly
+		s.Subscriptions++
+		for _, c := range ts.Subscriptions[name].Consumers {
+			if !naming.IsOwn(c.ConsumerName) {
+				s.Consumers++
+			}
+		}
+	}
+	if main := triage.MainSubscription(ts); main != "" {
+		s.Main = backlogOf(ts, main)
 	}
 	return s
+}
+
+// backlogOf is sub's backlog in ts as the screens count it.
+func backlogOf(ts admin.TopicStats, sub string) Backlog {
+	b := triage.BacklogOf(ts, sub)
+	if b.LettersKnown {
+		return Backlog{Sub: sub, N: b.Letters}
+	}
+	return Backlog{Sub: sub, N: b.Entries, EntriesOnly: true}
 }
 
 // statsByTopic is statsOf of every topic of a broker-stats/topics answer.
