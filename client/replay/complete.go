@@ -7,14 +7,20 @@ package replay
 // leaves in the DLQ sit between those it moved, which a cumulative acknowledgement would take
 // with it.
 
-import "time"
+import (
+	"time"
+
+	"github.com/letterbox-dev/letterbox/client"
+)
 
 // complete takes items in read order, waits for their receipts, acknowledges what moved,
 // counts, reports and records progress.
 func (e *engine) complete(items <-chan item, stateErr chan<- error) {
 	lastSave := time.Now()
+	defer e.batch.close(&e.sum)
 	for it := range items {
 		e.completeOne(it, stateErr, &lastSave)
+		e.batch.add(it, &e.sum)
 		e.inflight.Add(-1)
 		if it.bytes > 0 {
 			e.inflightBytes.Add(-it.bytes)
@@ -129,4 +135,35 @@ func (e *engine) saveState() error {
 	st.Failed += e.sum.Failed
 	st.Guarded += e.sum.Guarded
 	return st.save(e.statePath)
+}
+
+// batchShare follows the batch (an entry of several letters) the completer is in, to count the
+// batches a run takes only part of (Summary.SplitBatches): acknowledged letter by letter, on a
+// broker that keeps no batch-index acknowledgements they come back with the rest of it.
+type batchShare struct {
+	entry             client.MessageID
+	size              int32
+	considered, acted int32
+}
+
+// add counts it, closing the previous batch when it is of another entry.
+func (b *batchShare) add(it item, sum *Summary) {
+	if e := entryOf(it.m.ID); e != b.entry {
+		b.close(sum)
+		*b = batchShare{entry: e, size: it.m.ID.BatchSize}
+	}
+	b.considered++
+	switch it.action {
+	case Moved, Discarded, WouldMove, WouldDiscard:
+		b.acted++
+	}
+}
+
+// close counts the batch just left: taken in part when some of its letters were acted on and
+// not all of it (some letters skipped or failed, or not read before the run was done).
+func (b *batchShare) close(sum *Summary) {
+	if b.size > 1 && b.acted > 0 && (b.acted < b.considered || b.considered < b.size) {
+		sum.SplitBatches++
+	}
+	*b = batchShare{}
 }

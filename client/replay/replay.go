@@ -124,8 +124,9 @@ type engine struct {
 	// polled is an ended context: Receive with it takes a queued message or returns at once.
 	polled context.Context
 
-	sum     Summary // owned by the completer while it runs
-	lastSeq int64   // the highest sequence id moved; the completer's
+	sum     Summary    // owned by the completer while it runs
+	lastSeq int64      // the highest sequence id moved; the completer's
+	batch   batchShare // the completer's: the batch it is in
 
 	crashed atomic.Bool
 
@@ -273,9 +274,12 @@ func (e *engine) countLeft(ctx context.Context, until client.MessageID) (arrived
 		}
 		return res.Read
 	}
-	if until.Entry >= 0 {
+	switch {
+	case e.opts.DryRun:
+		// A preview is the moment everything after it arrives after: nothing did yet.
+	case until.Entry >= 0:
 		arrived = count(until, nil)
-	} else {
+	default:
 		arrived = count(client.EarliestMessageID(), nil) // the DLQ was empty
 	}
 	if e.stoppedAt && until.Entry >= 0 && entryCompare(e.lastRead, until) <= 0 && !atEnd(e.lastRead, until) {

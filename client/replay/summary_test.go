@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"testing"
@@ -98,5 +99,51 @@ func TestRateCountsLettersMoved(t *testing.T) {
 	}
 	if checked != 5 {
 		t.Errorf("%d events checked, want 5", checked)
+	}
+}
+
+// A run that would take part of a batch says so (SplitBatches), and CheckWholeBatches refuses
+// it, reading only: for a broker that acknowledges whole entries only.
+func TestSplitBatches(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, false)
+	ctx := brokertest.Ctx(t, time.Minute)
+	p, err := e.cl.CreateProducer(ctx, client.ProducerOptions{Topic: dlq, InitialSubscriptionName: dsub,
+		TopicPurpose: client.TopicPurposeDeadLetter, BatchingMaxMessages: 10, BatchingMaxPublishDelay: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var futs []*client.SendFuture
+	for i := range 30 {
+		futs = append(futs, p.SendAsync(ctx, deadLetter(origin, i, map[string]string{"pick": fmt.Sprint(i == 3 || i == 5)})))
+	}
+	for _, f := range futs {
+		if _, err := f.Wait(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p.Close()
+	f, err := ParseFilter("property.pick=true")
+	if err != nil {
+		t.Fatal(err)
+	}
+	part := Options{DLQ: dlq, Subscription: dsub, Discard: true, StateDir: e.state, Selection: Selection{Filters: []Filter{f}}}
+	dry := part
+	dry.DryRun = true
+	sum, _, err := collect(ctx, e.cl, dry)
+	if err != nil || sum.WouldMove != 2 || sum.SplitBatches != 1 {
+		t.Fatalf("two letters of the first batch: would discard %d, %d batches split (%v); want 2, 1", sum.WouldMove, sum.SplitBatches, err)
+	}
+	var pe *PartOfBatchError
+	if err := CheckWholeBatches(ctx, e.cl, part); !errors.As(err, &pe) || pe.Batches != 1 {
+		t.Errorf("CheckWholeBatches: %v", err)
+	}
+	whole := part
+	whole.Selection = Selection{Limit: 10}
+	if err := CheckWholeBatches(ctx, e.cl, whole); err != nil {
+		t.Errorf("the first batch whole: %v", err)
+	}
+	if b := e.backlog(t, dlq, dsub); b != 3 {
+		t.Errorf("backlog %d entries after the checks, want the 3 untouched", b)
 	}
 }

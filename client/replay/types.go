@@ -2,7 +2,9 @@ package replay
 
 import (
 	"bytes"
+	"context"
 	"errors"
+	"fmt"
 	"maps"
 	"time"
 
@@ -184,6 +186,12 @@ type Summary struct {
 	// run considered and left (Skipped, Failed).
 	Arrived int64
 	LeftOut int64
+	// SplitBatches counts the batches (entries of several letters) the run acted on only in
+	// part, as delivered: some letters moved or discarded (in a dry run: would be), others
+	// skipped, failed, or not read before the selection was done. A broker that keeps no
+	// batch-index acknowledgements (upstream's default) delivers such a batch again whole, the
+	// letters acted on included: see CheckWholeBatches.
+	SplitBatches int64
 	// Until is the last message the run was to take: what a run after this one as a preview
 	// passes as Options.Until to move exactly what it showed.
 	Until client.MessageID
@@ -199,3 +207,31 @@ var (
 	// ErrPartitionedDLQ: the DLQ is partitioned, which DLQs never are.
 	ErrPartitionedDLQ = errors.New("replay: partitioned DLQ topics are not supported")
 )
+
+// PartOfBatchError refuses a run that would take part of a batch on a broker that acknowledges
+// whole entries only.
+type PartOfBatchError struct {
+	Batches int64 // taken in part
+}
+
+func (e *PartOfBatchError) Error() string {
+	return fmt.Sprintf("refused, nothing acknowledged: the selection takes part of %d %s, and this broker acknowledges "+
+		"whole entries only (acknowledgmentAtBatchIndexLevelEnabled=false): the letters taken would come back at the next "+
+		"redelivery; select whole batches, or have the broker keep batch-index acknowledgements",
+		e.Batches, map[bool]string{true: "batch", false: "batches"}[e.Batches == 1])
+}
+
+// CheckWholeBatches refuses (*PartOfBatchError) a run of opts that would take part of a batch:
+// for a broker that acknowledges whole entries only. It runs opts as a dry run, which reads
+// without acknowledging anything.
+func CheckWholeBatches(ctx context.Context, cl *client.Client, opts Options) error {
+	opts.DryRun, opts.Events = true, nil
+	sum, err := Run(ctx, cl, opts)
+	if err != nil {
+		return err
+	}
+	if sum.SplitBatches > 0 {
+		return &PartOfBatchError{Batches: sum.SplitBatches}
+	}
+	return nil
+}

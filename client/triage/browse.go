@@ -3,6 +3,7 @@ package triage
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"sync"
@@ -78,24 +79,52 @@ type BrowsePage struct {
 // From.Earliest of a subscription's letters is just after its mark-delete position.
 func Browse(ctx context.Context, cl *client.Client, ad *admin.Client, topic string, view *View, from From, n int) (*BrowsePage, error) {
 	if from.Latest && ad != nil {
-		last, err := ad.LastMessageID(ctx, topic)
+		return browseLatest(ctx, cl, ad, topic, view, n)
+	}
+	return browse(ctx, cl, topic, view, from, n)
+}
+
+// browseLatest reads the newest n messages view shows. Entries are counted back from the last
+// one (the admin API's ledgers) and read forward, a window twice as long each time, until it
+// holds n messages or starts at the earliest: an entry may be a batch of many messages, or hold
+// only messages the view hides.
+func browseLatest(ctx context.Context, cl *client.Client, ad *admin.Client, topic string, view *View, n int) (*BrowsePage, error) {
+	last, err := ad.LastMessageID(ctx, topic)
+	if err != nil {
+		return nil, fmt.Errorf("browse %s: %w", topic, err)
+	}
+	if last.EntryID < 0 {
+		return &BrowsePage{}, nil
+	}
+	id := client.MessageID{Ledger: last.LedgerID, Entry: last.EntryID, Partition: -1, BatchIndex: -1}
+	for back := 0; ; back = max(2*back, 1) {
+		from, _, err := Back(ctx, ad, topic, id, back)
 		if err != nil {
-			return nil, fmt.Errorf("browse %s: %w", topic, err)
-		}
-		if last.EntryID < 0 {
-			return &BrowsePage{}, nil
-		}
-		id := client.MessageID{Ledger: last.LedgerID, Entry: last.EntryID, Partition: -1, BatchIndex: -1}
-		if from, _, err = Back(ctx, ad, topic, id, n-1); err != nil {
 			return nil, err
 		}
 		if !from.HasID {
 			from = From{Earliest: true}
 		}
+		page, err := browse(ctx, cl, topic, view, from, math.MaxInt32)
+		if err != nil {
+			return nil, err
+		}
+		if len(page.Messages) >= n || from.Earliest || back >= n {
+			page.Messages = page.Messages[max(len(page.Messages)-n, 0):]
+			page.More, page.Next = false, From{}
+			if k := len(page.Messages); k > 0 {
+				page.Next = From{ID: page.Messages[k-1].ID, HasID: true, After: true}
+			}
+			return page, nil
+		}
 	}
+}
+
+// browse reads up to n messages view shows from from.
+func browse(ctx context.Context, cl *client.Client, topic string, view *View, from From, n int) (*BrowsePage, error) {
 	part := int32(naming.PartitionIndex(topic))
 	opts := client.ReaderOptions{Topic: topic, StartMessageID: client.EarliestMessageID(),
-		SubscriptionName: naming.OwnReader("browse"), Name: naming.OwnPrefix + "browse", ReceiverQueueSize: max(n, 10)}
+		SubscriptionName: naming.OwnReader("browse"), Name: naming.OwnPrefix + "browse", ReceiverQueueSize: min(max(n, 10), 2000)}
 	if c := view.Cursor(part); c != nil && !view.IncludeAcknowledged && !from.HasID && from.Time.IsZero() {
 		opts.StartMessageID = c.Start(part)
 	}

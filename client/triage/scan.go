@@ -257,6 +257,17 @@ func (s *scanner) pending() bool {
 }
 
 func (s *scanner) run(ctx context.Context, r *client.Reader) error {
+	// A reader that starts at the end (a subscription that acknowledged everything, a count of
+	// what arrived after a message when nothing did) has nothing to wait for.
+	if s.pending() {
+		more, err := r.HasNext(ctx)
+		if err != nil {
+			return gone(fmt.Errorf("scan %s: %w", s.o.Topic, err))
+		}
+		if !more {
+			return nil
+		}
+	}
 	for s.pending() {
 		nctx, cancel := context.WithTimeout(ctx, s.o.Idle)
 		m, err := r.Next(nctx)

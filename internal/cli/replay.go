@@ -174,6 +174,17 @@ func runReplay(ctx context.Context, cf *clientFlags, in stdin, args []string, st
 	if ok, code := confirmEveryLetter(in, opts, rf.yes, stderr); !ok {
 		return code
 	}
+	if !opts.DryRun && triage.ReadBatchAcks(ctx, ad) == triage.BatchAcksLost {
+		// Letters moved out of a batch the broker cannot acknowledge in part would be moved
+		// and come back: refused before anything is sent.
+		var pe *replay.PartOfBatchError
+		if err := replay.CheckWholeBatches(ctx, cl, opts); errors.As(err, &pe) {
+			fmt.Fprintf(stderr, "letterbox replay: %v\n", err)
+			return ExitUsage
+		} else if err != nil {
+			return fail(err)
+		}
+	}
 	if opts.DryRun && opts.Until == nil {
 		// The dry run stops at the DLQ's last message now and says which it is, so that the
 		// real run can be told to move exactly what was shown (--until).
