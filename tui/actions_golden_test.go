@@ -27,6 +27,7 @@ var actionScreens = []struct {
 	{name: "discard-done", line: "dlq public/demo/orders-billing-DLQ", keys: []string{"space", "space", "X", "enter", "y"}},
 	{name: "purge-ask", line: "dlq public/demo/orders-billing-DLQ", keys: []string{"P"}},
 	{name: "purge-confirm", line: "dlq public/demo/orders-billing-DLQ", keys: []string{"P", "enter"}},
+	{name: "purge-skip-confirm", line: "dlq public/demo/orders-billing-DLQ", keys: []string{"P", "text:10", "enter"}},
 	{name: "purge-done", line: "dlq public/demo/orders-billing-DLQ", keys: []string{"P", "enter", "text:orders-billing-DLQ", "enter"}},
 	{name: "purge-wrong-name", line: "dlq public/demo/orders-billing-DLQ", keys: []string{"P", "enter", "text:orders", "enter"}},
 	{name: "resend-form", line: "dlq public/demo/orders-billing-DLQ", keys: []string{"j", "E"}},

@@ -64,9 +64,9 @@ func (c *movingClock) Tick(d time.Duration, fn func(time.Time) tea.Msg) tea.Cmd 
 	return nil
 }
 
-// What is on screen says how old it is once two refreshes have failed to bring anything new,
-// and an error stays on the status line through a key that does nothing, until news replaces
-// it.
+// What is on screen says how old it is only once a refresh has gone unanswered for a whole
+// period — never while the broker answers, however old what is shown — and an error stays on
+// the status line through a key that does nothing, until news replaces it.
 func TestDataAgeAndHeldErrors(t *testing.T) {
 	clk := &movingClock{t: datatest.FakeEpoch}
 	src := datatest.NewFake()
@@ -83,14 +83,33 @@ func TestDataAgeAndHeldErrors(t *testing.T) {
 		t.Fatalf("fresh data carries an age:\n%s", header())
 	}
 
-	clk.add(3 * time.Second) // one refresh missed: still current enough
+	clk.add(5 * time.Second) // nothing asked since: what is shown is all there is to show
 	if strings.Contains(header(), "as of") {
-		t.Fatalf("data one refresh old carries an age:\n%s", header())
+		t.Fatalf("data nobody asked to refresh carries an age:\n%s", header())
 	}
-	clk.add(2 * time.Second)
-	if want := "as of " + datatest.FakeEpoch.Format("15:04:05"); !strings.Contains(header(), want) {
-		t.Fatalf("data two refreshes old: want %q in the header:\n%s", want, header())
+	read := clk.Now()
+	h.send(common.RefreshMsg{}) // the cluster answers at once
+	clk.add(3 * time.Second)
+	if strings.Contains(header(), "as of") {
+		t.Fatalf("answered data carries an age:\n%s", header())
 	}
+
+	src.Lock()
+	src.Err = context.DeadlineExceeded // the cluster stops answering
+	src.Unlock()
+	h.send(common.RefreshMsg{})
+	clk.add(time.Second)
+	h.send(common.RefreshMsg{})
+	if strings.Contains(header(), "as of") {
+		t.Fatalf("a refresh unanswered for less than a period carries an age:\n%s", header())
+	}
+	clk.add(time.Second)
+	if want := "as of " + read.Format("15:04:05"); !strings.Contains(header(), want) {
+		t.Fatalf("a refresh unanswered for a period: want %q in the header:\n%s", want, header())
+	}
+	src.Lock()
+	src.Err = nil
+	src.Unlock()
 	h.send(common.RefreshMsg{Forced: true}) // the cluster answers: the age goes
 	if strings.Contains(header(), "as of") {
 		t.Fatalf("refreshed data carries an age:\n%s", header())

@@ -48,9 +48,13 @@ type App struct {
 	help        help.Model
 	helpOpen    bool
 	status      statusLine // status.go
-	// freshAt is when each page last received data from the cluster: the header says how old
-	// what is on screen is once that is more than two refreshes ago.
+	// freshAt is when each page last received data from the cluster, and askedAt when it was
+	// first asked to refresh since (zero: nothing asked unanswered): the header says how old
+	// what is on screen is only once a refresh has gone unanswered for a whole period, the
+	// broker not answering (or failing), never while it answers, however long a page shows
+	// what it read.
 	freshAt map[common.Page]time.Time
+	askedAt map[common.Page]time.Time
 	// opened is what each screen on the stack was opened on (navKey), to return to it.
 	opened   map[common.Page]string
 	conn     connState
@@ -98,8 +102,8 @@ func (a *App) askQuit() tea.Cmd {
 
 // NewApp builds the app on c, starting on the topics screen of namespace ns ("" = all).
 func NewApp(c *common.Common, ns string, refresh time.Duration) *App {
-	a := &App{c: c, refresh: refresh, freshAt: map[common.Page]time.Time{}, opened: map[common.Page]string{},
-		pending: map[*waiting.Page]pendingOpen{}}
+	a := &App{c: c, refresh: refresh, freshAt: map[common.Page]time.Time{}, askedAt: map[common.Page]time.Time{},
+		opened: map[common.Page]string{}, pending: map[*waiting.Page]pendingOpen{}}
 	a.root = topics.New(c, ns)
 	a.stack = []common.Page{a.root}
 	a.palette = palette.New(c, commands)
@@ -162,6 +166,7 @@ func (a *App) update(msg tea.Msg) tea.Cmd {
 		return nil
 	case refreshTickMsg:
 		a.expire()
+		a.asked()
 		return tea.Batch(a.toActive(common.RefreshMsg{}), a.tick())
 	case statusExpiredMsg:
 		if msg.seq == a.status.seq {
@@ -224,6 +229,7 @@ func (a *App) update(msg tea.Msg) tea.Cmd {
 	case ownedMsg:
 		return a.reported(msg.page, msg.msg)
 	case common.RefreshMsg:
+		a.asked()
 		return a.toActive(msg)
 	case contextOpenedMsg:
 		return a.contextOpened(msg)
@@ -243,6 +249,7 @@ func (a *App) fresh() tea.Cmd {
 	a.conn = connUp
 	// Only the screen on top reloads, so what just arrived is its.
 	a.freshAt[a.active()] = a.c.Clock.Now()
+	delete(a.askedAt, a.active())
 	return cmd
 }
 
@@ -299,6 +306,25 @@ func (a *App) quit() tea.Cmd {
 		p.Close()
 	}
 	return tea.Quit
+}
+
+// asked notes that the screen on top is asked to refresh, unless an earlier ask is still
+// unanswered.
+func (a *App) asked() {
+	if _, waiting := a.askedAt[a.active()]; !waiting {
+		a.askedAt[a.active()] = a.c.Clock.Now()
+	}
+}
+
+// staleSince is when what the screen on top shows was read, when a refresh has gone
+// unanswered for a whole period since; ok is false while the broker answers.
+func (a *App) staleSince() (at time.Time, ok bool) {
+	at, fresh := a.freshAt[a.active()]
+	asked, waiting := a.askedAt[a.active()]
+	if !fresh || !waiting || a.refresh <= 0 {
+		return time.Time{}, false
+	}
+	return at, a.c.Clock.Now().Sub(asked) >= a.refresh
 }
 
 func (a *App) toActive(msg tea.Msg) tea.Cmd {
@@ -390,6 +416,7 @@ func (a *App) pop() {
 	}
 	a.active().Close()
 	delete(a.freshAt, a.active())
+	delete(a.askedAt, a.active())
 	delete(a.opened, a.active())
 	if w, ok := a.active().(*waiting.Page); ok {
 		delete(a.pending, w)

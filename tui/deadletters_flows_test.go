@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"cmp"
 	"strings"
 	"testing"
 	"time"
@@ -93,6 +94,8 @@ func TestFlowReplayCancelAndHistory(t *testing.T) {
 type async struct {
 	h    *harness
 	msgs chan tea.Msg
+	// patience is how long pump waits for its condition (default 10 s).
+	patience time.Duration
 }
 
 func newAsync(h *harness) *async { return &async{h: h, msgs: make(chan tea.Msg, 64)} }
@@ -122,7 +125,7 @@ func (a *async) go_(cmd tea.Cmd) {
 
 func (a *async) pump(t *testing.T, done func() bool) {
 	t.Helper()
-	deadline := time.After(10 * time.Second)
+	deadline := time.After(cmp.Or(a.patience, 10*time.Second))
 	for !done() {
 		select {
 		case msg := <-a.msgs:

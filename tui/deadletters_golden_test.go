@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/letterbox-dev/letterbox/tui/data/datatest"
 	"github.com/letterbox-dev/letterbox/tui/tuitest"
 )
 
@@ -14,6 +15,7 @@ var deadLetterScreens = []struct {
 	keys       []string
 	hold       bool // the fake replay stops after 2 messages (a run in progress)
 	scanHold   bool // the fake scan stops half way
+	setup      func(f *datatest.Fake)
 }{
 	{name: "flow-index", line: "flow"},
 	{name: "flow", line: "flow public/demo/orders billing"},
@@ -35,6 +37,27 @@ var deadLetterScreens = []struct {
 	{name: "dlq-open-letter", line: "dlq public/demo/orders-billing-DLQ", keys: []string{"/", "text:key=order-991", "enter", "enter"}},
 	{name: "messages-read-earliest", line: "peek public/demo/orders billing", keys: []string{"o", "text:earliest", "enter"}},
 	{name: "dlq-browse", line: "dlq public/demo/orders-billing-DLQ", keys: []string{"o", "text:-50m", "enter"}},
+	// A cluster that counts entries, not letters: "≈" and entries until the letters are counted.
+	{name: "dlq-entries-only", line: "dlq public/demo/orders-billing-DLQ", setup: entriesOnly},
+	{name: "dlq-entries-counted", line: "dlq public/demo/orders-billing-DLQ", keys: []string{"c", "c"}, setup: entriesOnly},
+	{name: "dlq-acknowledged-shown", line: "dlq public/demo/orders-billing-DLQ", keys: []string{"i"}, setup: someAcked},
+}
+
+// entriesOnly makes the fake's DLQ subscription count entries only, as upstream's broker does:
+// its 4 letters in 3 entries.
+func entriesOnly(f *datatest.Fake) {
+	f.Lock()
+	defer f.Unlock()
+	d := f.Details["persistent://public/demo/orders-billing-DLQ"]
+	d.Subscriptions[0].Backlog, d.Subscriptions[0].EntriesOnly, d.Subscriptions[0].Entries = 3, true, 3
+}
+
+// someAcked marks two of the DLQ's letters acknowledged by its subscription, still retained.
+func someAcked(f *datatest.Fake) {
+	f.Lock()
+	defer f.Unlock()
+	dead := f.Messages["persistent://public/demo/orders-billing-DLQ"]
+	dead[0].Acked, dead[2].Acked = true, true
 }
 
 func TestGoldenDeadLetterScreens(t *testing.T) {
@@ -52,6 +75,9 @@ func TestGoldenDeadLetterScreens(t *testing.T) {
 					hold := make(chan struct{})
 					h.src.ScanHold = hold
 					t.Cleanup(func() { close(hold) })
+				}
+				if sc.setup != nil {
+					sc.setup(h.src)
 				}
 				h.command(sc.line)
 				h.keys(sc.keys...)

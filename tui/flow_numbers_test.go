@@ -153,7 +153,7 @@ func TestFlowNumbersAreTrue(t *testing.T) {
 	})
 	s = h.plain()
 	for _, want := range []string{"Replay complete in", fmt.Sprintf("moved %d · skipped 0 · failed 0", permanent),
-		"now: DLQ backlog on work-audit 0 (was 10)", fmt.Sprintf("(+%d since the run started)", permanent)} {
+		"now: DLQ backlog on work-audit: 0 letters (was 10)", fmt.Sprintf("(+%d since the run started)", permanent)} {
 		if !strings.Contains(s, want) {
 			t.Errorf("the replay screen lacks %q:\n%s", want, s)
 		}

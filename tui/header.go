@@ -25,8 +25,8 @@ func (a *App) header() string {
 	default:
 		state = st.Subtle.Render("○ connecting")
 	}
-	if at, ok := a.freshAt[a.active()]; ok && a.refresh > 0 && a.c.Clock.Now().Sub(at) > 2*a.refresh {
-		// What is on screen missed two refreshes: say how old it is.
+	if at, stale := a.staleSince(); stale {
+		// The broker has not answered a refresh for a whole period: say how old the screen is.
 		state = st.Warn.Render("as of "+at.Format("15:04:05")) + " " + state
 	}
 	// Where the data comes from: the admin URL, and where applications connect when letterbox

@@ -18,10 +18,10 @@ func TestTUIActEndToEnd(t *testing.T) {
 	tm.keys(":")
 	tm.literal("dlq public/demo/orders-billing-DLQ")
 	tm.keys("Enter")
-	backlog := regexp.MustCompile(`via billing-audit · backlog ([0-9]+)`)
+	backlog := regexp.MustCompile(`via billing-audit · ([0-9]+) letters`)
 	tm.waitFor("dead letters in the DLQ", 45*time.Second, func(s string) bool {
 		m := backlog.FindStringSubmatch(s)
-		return m != nil && atoi(m[1]) >= 3 && strings.Contains(s, "backlog positions 1–")
+		return m != nil && atoi(m[1]) >= 3 && strings.Contains(s, "letters 1–")
 	})
 
 	// Discard the first letter: marked, previewed, confirmed.

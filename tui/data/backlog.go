@@ -14,10 +14,11 @@ type Backlog struct {
 	EntriesOnly bool // N counts entries: the broker counts no letters (upstream)
 }
 
-// Cell is b for a table column of width w: "36", "12,000", or "≈120 ent" for entries.
+// Cell is b for a table column of width w (0: any): "36", "12,000", or "≈120 ent" for
+// entries.
 func (b Backlog) Cell(w int) string {
 	if b.EntriesOnly {
-		return "≈" + grouped(b.N, w-4) + " ent"
+		return "≈" + grouped(b.N, max(w-5, 0)) + " ent"
 	}
 	return grouped(b.N, w)
 }
@@ -27,8 +28,14 @@ func (b Backlog) Words() string {
 	if b.EntriesOnly {
 		return fmt.Sprintf("≈ %s %s (the broker counts entries, not letters)", grouped(b.N, 0), plural(b.N, "entry", "entries"))
 	}
-	return grouped(b.N, 0) + " " + plural(b.N, "letter", "letters")
+	return Letters(b.N)
 }
+
+// Letters is n letters in a sentence, exact: "1 letter", "12,000 letters".
+func Letters(n int64) string { return grouped(n, 0) + " " + plural(n, "letter", "letters") }
+
+// Grouped writes n with thousands separators: 12,000.
+func Grouped(n int64) string { return grouped(n, 0) }
 
 // grouped writes n with thousands separators when that fits in w characters (w ≤ 0: always),
 // else without, else abbreviated (12.3M): an exact number wherever there is room for one.

@@ -108,6 +108,16 @@ type TopicRow struct {
 	Stats
 }
 
+// Letters is the row's backlog as its screens count it: for a DLQ, its main subscription's
+// letters (Stats.Main); for another topic, or a DLQ whose stats name no subscription, every
+// subscription's summed.
+func (r TopicRow) Letters() Backlog {
+	if r.Kind == KindDLQ && r.Main.Sub != "" {
+		return r.Main
+	}
+	return Backlog{N: r.Backlog, EntriesOnly: r.BacklogEntriesOnly}
+}
+
 // TopicDetail is the topic screen's data.
 type TopicDetail struct {
 	Name string

@@ -151,7 +151,11 @@ func LoadFlow(ctx context.Context, src Source, topic, sub, letters string, now t
 		}
 		n.Exists, n.Detail = true, d
 		if n == &f.DLQ && len(d.Subscriptions) > 0 {
-			n.Sub = d.Subscriptions[0].Name
+			// The DLQ's main subscription: its only durable one, normally the initial one.
+			n.Sub = d.Stats.Main.Sub
+			if n.Sub == "" {
+				n.Sub = d.Subscriptions[0].Name
+			}
 		}
 		for _, s := range d.Subscriptions {
 			if s.Name == n.Sub {
@@ -181,7 +185,7 @@ func LoadFlow(ctx context.Context, src Source, topic, sub, letters string, now t
 		}
 	}
 	if peek && f.DLQ.SubKnown && f.DLQ.SubBacklog > 0 {
-		msgs, err := src.Peek(ctx, f.DLQ.Topic, f.DLQ.Sub, 1, FlowPeek)
+		msgs, err := latestLetters(ctx, src, f.DLQ.Topic, f.DLQ.Sub)
 		if err != nil {
 			return nil, err
 		}
@@ -193,7 +197,7 @@ func LoadFlow(ctx context.Context, src Source, topic, sub, letters string, now t
 				bucket(d.Reconsumes).Dead++
 			}
 		}
-		// Newest first; the peek reads oldest first.
+		// Newest first: the reads go oldest first.
 		slices.Reverse(f.Latest)
 		sort.SliceStable(f.Latest, func(i, j int) bool { return f.Latest[i].PublishTime.After(f.Latest[j].PublishTime) })
 	}
@@ -209,6 +213,20 @@ func LoadFlow(ctx context.Context, src Source, topic, sub, letters string, now t
 		}
 	}
 	return f, nil
+}
+
+// latestLetters are the newest FlowPeek letters sub has not acknowledged on dlq, oldest first:
+// read from the DLQ's end where src reads topics from a position (a peek of the backlog gives
+// its oldest), else the backlog's first.
+func latestLetters(ctx context.Context, src Source, dlq, sub string) ([]Message, error) {
+	if ts, ok := src.(TriageSource); ok {
+		page, err := ts.Browse(ctx, dlq, View{Sub: sub}, From{Latest: true}, FlowPeek)
+		if err != nil {
+			return nil, err
+		}
+		return page.Msgs, nil
+	}
+	return src.Peek(ctx, dlq, sub, 1, FlowPeek)
 }
 
 // FlowRef names one flow: a topic and the subscription whose retry or DLQ topic exists.

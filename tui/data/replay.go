@@ -10,6 +10,7 @@ import (
 	"github.com/letterbox-dev/letterbox/client"
 	"github.com/letterbox-dev/letterbox/client/admin"
 	"github.com/letterbox-dev/letterbox/client/replay"
+	"github.com/letterbox-dev/letterbox/client/triage"
 )
 
 // ReplayEvent and ReplaySummary are the replay engine's own: one message considered, and
@@ -34,8 +35,10 @@ type ReplayRequest struct {
 	Limit   int64
 	Rate    float64 // msg/s, 0 for no limit
 	DryRun  bool
-	// Total is the subscription's backlog, for the ETA.
-	Total int64
+	// Total is the subscription's backlog in letters, and Selected the letters the preview
+	// selected (0: unknown), for the ETA.
+	Total    int64
+	Selected int64
 	// Discard acknowledges the selected letters instead of moving them.
 	Discard bool
 	// Destination, when set, receives every selected letter instead of its origin.
@@ -70,7 +73,7 @@ func (r ReplayRequest) Describe() string {
 // Options turns the request into the engine's options (without Events).
 func (r ReplayRequest) Options() (replay.Options, error) {
 	o := replay.Options{DLQ: ParseTopic(r.DLQ).String(), Subscription: r.Subscription, Rate: r.Rate,
-		DryRun: r.DryRun, Total: r.Total, Discard: r.Discard, Destination: r.Destination, Edit: r.Edit,
+		DryRun: r.DryRun, Total: r.Total, Selected: r.Selected, Discard: r.Discard, Destination: r.Destination, Edit: r.Edit,
 		MaxReplays: r.MaxReplays, New: r.New, Until: r.Until}
 	if r.Destination != "" {
 		o.Destination = ParseTopic(r.Destination).String()
@@ -147,6 +150,15 @@ func (a *Admin) Replay(ctx context.Context, req ReplayRequest, events chan<- Rep
 			opts.KnownTopics = append(opts.KnownTopics, r.Name)
 		}
 	}
+	opts.Admin = a.ac
+	if !opts.DryRun && triage.ReadBatchAcks(ctx, a.ac) == triage.BatchAcksLost {
+		// Letters taken out of a batch the broker cannot acknowledge in part would come back:
+		// refused before anything is acknowledged.
+		if err := replay.CheckWholeBatches(ctx, cl, opts); err != nil {
+			close(events)
+			return ReplaySummary{}, err
+		}
+	}
 	return replay.Run(ctx, cl, opts)
 }
 
@@ -177,14 +189,33 @@ func (a *Admin) RecordReplay(e HistoryEntry) error {
 	return replay.AppendHistory(p, e)
 }
 
-// Purge drops the first n letters of sub's backlog (n ≤ 0: all of it), as the admin API's
-// skip and clear-backlog do.
+// Purge drops sub's whole backlog (n ≤ 0: the admin API's clear-backlog), or its first n
+// letters, each message of a batch one: acknowledged by id through the replay engine as a
+// discard of the first n (the admin API's skip counts entries, a batch being one), refused on a
+// broker that cannot acknowledge part of the batch the n-th letter ends in.
 func (a *Admin) Purge(ctx context.Context, dlq, sub string, n int64) error {
 	dlq = ParseTopic(dlq).String()
 	if n <= 0 {
 		return a.topicAdmin(ctx).ClearBacklog(ctx, dlq, sub)
 	}
-	return a.topicAdmin(ctx).SkipMessages(ctx, dlq, sub, n)
+	cl, err := a.pulsarClient()
+	if err != nil {
+		return err
+	}
+	opts := replay.Options{DLQ: dlq, Subscription: sub, Discard: true, Selection: replay.Selection{Limit: n}, Selected: n, Admin: a.ac}
+	if triage.ReadBatchAcks(ctx, a.ac) == triage.BatchAcksLost {
+		if err := replay.CheckWholeBatches(ctx, cl, opts); err != nil {
+			return err
+		}
+	}
+	sum, err := replay.Run(ctx, cl, opts)
+	switch {
+	case err != nil:
+		return err
+	case !sum.OK():
+		return fmt.Errorf("%d of the first %d letters were not acknowledged", sum.Failed, n)
+	}
+	return nil
 }
 
 // CreateSubscription creates a durable subscription on dlq at its earliest retained letter.

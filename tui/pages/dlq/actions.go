@@ -97,11 +97,13 @@ func (p *Page) purgeCount(v string) tea.Cmd {
 			return status(fmt.Sprintf("purge: want a number of letters (empty: the whole backlog), not %q", v))
 		}
 	}
-	all := n == 0 || n >= backlog
-	q := fmt.Sprintf("Skip the first %s of %s's backlog? Acknowledged, they are gone for any replay.", common.Plural(int(n), "letter"), p.sub)
+	// Only a count of letters says that n takes them all; entries say nothing of it.
+	all := n == 0 || (!backlog.EntriesOnly && n >= backlog.N)
+	q := fmt.Sprintf("Skip the first %s of %s's backlog (%s)? %s acknowledged one by one, batch members "+
+		"included, gone for any replay.", data.Letters(n), p.sub, backlog.Words(), common.Agree(int(n), "It is", "They are"))
 	want := "y"
 	if all {
-		q = fmt.Sprintf("Purge the whole backlog of %s (%s)? Every letter is acknowledged, gone for any replay.", p.sub, common.Counted(backlog, "letter"))
+		q = fmt.Sprintf("Purge the whole backlog of %s (%s)? Every letter is acknowledged, gone for any replay.", p.sub, backlog.Words())
 		n = 0
 	}
 	if all || n > TypeToConfirm {
@@ -300,15 +302,16 @@ func (p *Page) act(action, selection string, fn func(context.Context, data.DeadL
 	}, func(m ActedMsg) tea.Msg { return m })
 }
 
-// backlog is the backlog of the subscription the screen reads through.
-func (p *Page) backlog() int64 {
+// backlog is the backlog of the subscription the screen reads through: letters where the
+// broker counts them, else its entries, marked so.
+func (p *Page) backlog() data.Backlog {
 	if p.detail == nil {
-		return 0
+		return data.Backlog{}
 	}
 	for _, s := range p.detail.Subscriptions {
 		if s.Name == p.sub {
-			return s.Backlog
+			return s.BacklogOf()
 		}
 	}
-	return 0
+	return data.Backlog{}
 }

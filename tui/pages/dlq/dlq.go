@@ -79,9 +79,11 @@ type Page struct {
 	inErr   *expr.SyntaxError // the expression being typed does not parse
 	inMsg   string            // another problem with what is typed
 	tbl     table.Model
-	loading bool
-	loadErr error // the DLQ could not be read
-	w, h    int
+	loading bool // letters are being read
+	// stateLoading: the DLQ's stats and state are being read (loadState)
+	stateLoading bool
+	loadErr      error // the DLQ could not be read
+	w, h         int
 
 	indexMode bool
 	index     []data.TopicRow
@@ -89,6 +91,9 @@ type Page struct {
 	// includeAcked: the list and the scans show the letters the subscription acknowledged too
 	// (marked), while the DLQ retains them.
 	includeAcked bool
+	// stale: the DLQ's letters changed since the counts and the search results were read (an
+	// action here or elsewhere): they are read again as soon as no scan runs.
+	stale bool
 }
 
 // view is what the screen's reads show: the subscription's letters (every retained letter
@@ -119,7 +124,7 @@ func (p *Page) Init() tea.Cmd {
 }
 
 func (p *Page) loadState() tea.Cmd {
-	p.loading = true
+	p.stateLoading = true
 	t := p.topic
 	return common.LoadFor(p.c, p, "DLQ "+data.ShortName(t, ""), func(ctx context.Context, s data.Source) (StateMsg, error) {
 		return readState(ctx, s, t)
@@ -164,7 +169,7 @@ func (p *Page) Capturing() bool { return p.prompt != promptNone }
 
 // Streaming: a running scan reports as it goes.
 func (p *Page) Streaming() bool { return p.scan.running }
-func (p *Page) Busy() bool      { return p.loading || p.scan.running }
+func (p *Page) Busy() bool      { return p.loading || p.stateLoading || p.scan.running }
 
 // Close stops a scan that is still running.
 func (p *Page) Close() { p.scan.stop() }
@@ -184,6 +189,7 @@ var (
 	keyCounts   = key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "counts"))
 	keyScan     = key.NewBinding(key.WithKeys("C"), key.WithHelp("C", "count again"))
 	keyFrom     = key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "open at…"))
+	keyAcked    = key.NewBinding(key.WithKeys("i"), key.WithHelp("i", "show acknowledged letters too"))
 )
 
 func (p *Page) Update(msg tea.Msg) (common.Page, tea.Cmd) {
@@ -198,17 +204,23 @@ func (p *Page) Update(msg tea.Msg) (common.Page, tea.Cmd) {
 		if p.indexMode || msg.Topic != p.topic {
 			return p, nil
 		}
-		p.loading, p.loadErr = false, nil
+		p.stateLoading, p.loadErr = false, nil
 		first := p.detail == nil
+		sub, before := p.sub, p.backlog()
 		p.setState(msg)
 		if first && p.sub == "" && p.list.src == srcBacklog {
 			// Nothing to peek through: read what the DLQ retains instead.
 			p.list.src = srcBrowse
 			return p, p.browse(data.From{Earliest: true})
 		}
-		if p.list.src == srcBacklog && (first || msg.Detail.Stats.Backlog != p.backlogBefore()) {
-			return p, p.loadBacklog(p.list.from)
+		// The subscription's letters changed: what was counted or searched is read again.
+		changed := !first && sub == p.sub && p.backlog() != before
+		p.stale = p.stale || changed
+		var cmds []tea.Cmd
+		if p.list.src == srcBacklog && (first || changed) {
+			cmds = append(cmds, p.loadBacklog(p.list.from))
 		}
+		return p, tea.Batch(append(cmds, p.catchUp())...)
 	case BacklogMsg, ResultsMsg, BrowsedMsg:
 		p.loading = false
 		p.takeLetters(msg)
@@ -220,20 +232,21 @@ func (p *Page) Update(msg tea.Msg) (common.Page, tea.Cmd) {
 		return p, p.scanDone(msg)
 	case ActedMsg:
 		if msg.Topic == p.topic {
-			p.marked = map[string]bool{}
+			p.marked, p.stale = map[string]bool{}, true
 			return p, tea.Batch(status(msg.Status), p.loadState(), p.reload())
 		}
 	case common.ChangedMsg:
 		if msg.Topic == data.ParseTopic(p.topic).String() && !p.indexMode {
 			// Marked letters were moved or discarded: the marks were for them. A search's
-			// positions name letters that may be gone: its page is read again.
-			p.marked = map[string]bool{}
+			// positions name letters that may be gone: its page is read again, and the counts
+			// and the search with the state that follows.
+			p.marked, p.stale = map[string]bool{}, true
 			return p, tea.Batch(p.loadState(), p.reload())
 		}
 	case common.ErrorMsg:
 		p.loading = false
 		if msg.Owner == p {
-			p.loadErr = msg.Err
+			p.stateLoading, p.loadErr = false, msg.Err
 		}
 	case common.RefreshMsg:
 		if p.indexMode {
@@ -242,7 +255,9 @@ func (p *Page) Update(msg tea.Msg) (common.Page, tea.Cmd) {
 		if msg.Forced {
 			return p, tea.Batch(p.loadState(), p.reload())
 		}
-		if !p.loading {
+		// The state is read at every refresh unless its last reading is still on its way: a
+		// page of letters being read does not hold it back.
+		if !p.stateLoading {
 			return p, p.loadState()
 		}
 	case common.MouseMsg:
@@ -394,13 +409,48 @@ func (p *Page) key(msg tea.KeyPressMsg) tea.Cmd {
 					break
 				}
 			}
-			p.marked = map[string]bool{}
-			if p.list.src == srcBacklog {
-				return p.loadBacklog(1)
-			}
+			return tea.Batch(status("the letters of "+p.sub), p.rebase())
 		}
+		return status("the DLQ has one subscription or none: no other letters to show")
+	case key.Matches(msg, keyAcked):
+		if p.sub == "" {
+			return status("no subscription: every retained letter is shown already")
+		}
+		p.includeAcked = !p.includeAcked
+		if p.includeAcked {
+			return tea.Batch(status("the letters "+p.sub+" acknowledged are shown too, marked ✓, while the DLQ retains them"), p.rebase())
+		}
+		return tea.Batch(status("the letters of "+p.sub+" only"), p.rebase())
 	}
 	return nil
+}
+
+// rebase starts over on what the screen reads (another subscription, or the acknowledged
+// letters shown or not): counts, search and marks were of the other, and go; the list is read
+// from its first letter.
+func (p *Page) rebase() tea.Cmd {
+	p.scan.stop()
+	p.scan.result, p.counts.shown, p.stale = nil, false, false
+	p.filter, p.expr = "", nil
+	p.marked = map[string]bool{}
+	p.tbl.Top()
+	if p.includeAcked {
+		p.list.src = srcBrowse
+		return p.browse(data.From{Earliest: true})
+	}
+	p.list.src = srcBacklog
+	p.list.resetPages()
+	return p.loadBacklog(1)
+}
+
+// catchUp reads the counts and the search results again once they are stale and no scan runs,
+// as they were shown: counts, or the search's letters.
+func (p *Page) catchUp() tea.Cmd {
+	if !p.stale || p.scan.running || p.scan.result == nil {
+		return nil
+	}
+	p.stale = false
+	return p.runScan(p.expr, p.counts.shown)
 }
 
 // back undoes the last thing: the counts, then a search or a browse (back to the backlog),
@@ -413,10 +463,11 @@ func (p *Page) back() tea.Cmd {
 	case p.counts.shown:
 		p.counts.shown = false
 		return nil
-	case p.list.src != srcBacklog && p.sub != "":
+	case p.list.src != srcBacklog && p.sub != "" && !p.includeAcked:
 		p.filter, p.expr = "", nil
 		p.scan.result = nil
 		p.list.src = srcBacklog
+		p.list.resetPages()
 		return p.loadBacklog(1)
 	case len(p.marked) > 0:
 		p.marked = map[string]bool{}
@@ -457,14 +508,7 @@ func (p *Page) selection() (req data.ReplayRequest, ok bool) {
 	if p.sub == "" {
 		return req, false
 	}
-	req = data.ReplayRequest{DLQ: p.topic, Subscription: p.sub}
-	if p.detail != nil {
-		for _, s := range p.detail.Subscriptions {
-			if s.Name == p.sub {
-				req.Total = s.Backlog
-			}
-		}
-	}
+	req = data.ReplayRequest{DLQ: p.topic, Subscription: p.sub, Total: p.backlog().N}
 	switch {
 	case len(p.marked) > 0:
 		for _, d := range p.list.msgs {
@@ -492,20 +536,9 @@ func containsID(ids []string, id string) bool {
 	return false
 }
 
-func (p *Page) backlogBefore() int64 {
-	if n := len(p.backlogs); n >= 2 {
-		return p.backlogs[n-2]
-	}
-	return -1
-}
-
 func (p *Page) setState(m StateMsg) {
 	p.detail, p.retention, p.history = m.Detail, m.Retention, m.History
 	p.origin, p.originSub = m.Origin, m.OriginSub
-	p.backlogs = append(p.backlogs, m.Detail.Stats.Backlog)
-	if len(p.backlogs) > 5 {
-		p.backlogs = p.backlogs[1:]
-	}
 	p.redeliver = append(p.redeliver, m.Redeliver)
 	if len(p.redeliver) > 2 {
 		p.redeliver = p.redeliver[1:]
@@ -515,10 +548,19 @@ func (p *Page) setState(m StateMsg) {
 		found = found || s.Name == p.sub
 	}
 	if !found {
-		p.sub = ""
-		if len(m.Detail.Subscriptions) > 0 {
+		// The DLQ's main subscription (its only durable one, normally the initial one), else
+		// its first.
+		p.sub = m.Detail.Stats.Main.Sub
+		if p.sub == "" && len(m.Detail.Subscriptions) > 0 {
 			p.sub = m.Detail.Subscriptions[0].Name
 		}
+		p.backlogs = nil // a series of another subscription's backlog says nothing of this one's
+	}
+	// Growth is judged on the letters of the subscription shown, never on letterbox's own
+	// readers (data leaves them out) nor on a sum over subscriptions.
+	p.backlogs = append(p.backlogs, p.backlog().N)
+	if len(p.backlogs) > 5 {
+		p.backlogs = p.backlogs[1:]
 	}
 }
 

@@ -22,7 +22,7 @@ type IndexMsg struct {
 var indexColumns = []table.Column{
 	{Title: "DLQ", Flex: true, Min: 20},
 	{Title: "ORIGIN", Width: 28, Droppable: true},
-	{Title: "BACKLOG", Width: 7, Right: true},
+	{Title: "LETTERS", Width: 9, Right: true},
 	{Title: "IN/s", Width: 6, Right: true},
 	{Title: "SUBS", Width: 4, Right: true},
 }
@@ -78,7 +78,8 @@ func (p *Page) setIndex() {
 	p.tbl.SetRowFunc(len(rows), func(i int) table.Row {
 		r := rows[i]
 		bl := &st.Text
-		if r.Backlog > 0 {
+		letters := r.Letters()
+		if letters.N > 0 {
 			bl = &st.DLQ
 		}
 		subs := fmt.Sprint(r.Subscriptions)
@@ -93,7 +94,7 @@ func (p *Page) setIndex() {
 				origin += " / " + r.OriginSub
 			}
 		}
-		return table.Row{Cells: []string{data.ShortName(r.Name, ""), origin, common.Count(r.Backlog), common.Rate(r.RateIn), subs},
+		return table.Row{Cells: []string{data.ShortName(r.Name, ""), origin, letters.Cell(9), common.Rate(r.RateIn), subs},
 			Styles: []*lipgloss.Style{&st.DLQ, &st.Subtle, bl, nil, ss}}
 	})
 }

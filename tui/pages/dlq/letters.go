@@ -27,15 +27,25 @@ const (
 type letters struct {
 	src  int
 	msgs []data.DeadLetter
-	// srcBacklog: the backlog position of the first letter, and whether more follow.
-	from int
-	more bool
+	// srcBacklog: the backlog position (an entry's) of the first letter, and whether more
+	// follow; before counts the letters of the pages before it, and froms and befores are those
+	// pages' own, to page back.
+	from    int
+	more    bool
+	before  int64
+	froms   []int
+	befores []int64
 	// srcResults: the page of the scan's matches shown.
 	page int
 	// srcBrowse: where this page started, and its neighbours.
 	at               data.From
 	next, prev       data.From
 	hasNext, hasPrev bool
+}
+
+// resetPages puts the backlog's list back on its first page.
+func (l *letters) resetPages() {
+	l.from, l.before, l.froms, l.befores = 1, 0, nil, nil
 }
 
 // BacklogMsg carries one page of the subscription's backlog.
@@ -170,7 +180,8 @@ func (p *Page) takeLetters(msg tea.Msg) {
 		if m.Topic != p.topic || m.Sub != p.sub || p.list.src != srcBacklog {
 			return
 		}
-		p.list.from, p.list.more = m.From, len(m.Msgs) == PageSize
+		// A peek reads whole entries: a page holds at least PageSize letters when more follow.
+		p.list.from, p.list.more = m.From, len(m.Msgs) >= PageSize
 		msgs = m.Msgs
 	case ResultsMsg:
 		if m.Topic != p.topic || m.Run != p.scan.run || p.list.src != srcResults {
@@ -218,9 +229,14 @@ func (p *Page) nextPage() tea.Cmd {
 			return p.browse(p.list.next)
 		}
 	default:
-		if p.list.more {
+		if p.list.more && len(p.list.msgs) > 0 {
+			// The next page starts at the entry after the last one shown: a page of letters of
+			// batches spans fewer entries than it holds letters.
+			l := &p.list
+			l.froms, l.befores = append(l.froms, l.from), append(l.befores, l.before)
+			l.before += int64(len(l.msgs))
 			p.tbl.Top()
-			return p.loadBacklog(p.list.from + PageSize)
+			return p.loadBacklog(l.msgs[len(l.msgs)-1].Position + 1)
 		}
 	}
 	return status("this is the last page")
@@ -239,9 +255,12 @@ func (p *Page) prevPage() tea.Cmd {
 			return p.browse(p.list.prev)
 		}
 	default:
-		if p.list.from > 1 {
+		if l := &p.list; len(l.froms) > 0 {
+			from := l.froms[len(l.froms)-1]
+			l.before = l.befores[len(l.befores)-1]
+			l.froms, l.befores = l.froms[:len(l.froms)-1], l.befores[:len(l.befores)-1]
 			p.tbl.Top()
-			return p.loadBacklog(max(1, p.list.from-PageSize))
+			return p.loadBacklog(from)
 		}
 	}
 	return status("this is the first page")
@@ -290,6 +309,10 @@ func (p *Page) setRows() {
 		}
 		cells := []string{mark, common.Age(now, d.PublishTime), d.Key, origin, or(d.OriginID, "-"), rcn(d.Reconsumes), replayed}
 		styles := []*lipgloss.Style{&st.Marked, &st.Subtle, nil, nil, &st.Subtle, &st.Retry, &st.Warn}
+		if d.Acked && mark == "" {
+			// Acknowledged by the subscription, shown because asked for (i): marked apart.
+			cells[0], styles[0] = "✓", &st.Subtle
+		}
 		if wide {
 			cells, styles = append(cells, d.PublishTime.UTC().Format("2006-01-02 15:04:05Z")), append(styles, &st.Subtle)
 		}

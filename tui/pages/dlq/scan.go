@@ -3,7 +3,6 @@ package dlq
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 	"time"
 
@@ -154,7 +153,10 @@ func (p *Page) scanDone(m ScanDoneMsg) tea.Cmd {
 	p.scan.result, p.scan.at = m.Result, p.c.Clock.Now()
 	p.counts.set(p.c.Styles, m.Result, p.c.Clock.Now().Location())
 	p.counts.shown = p.scan.counts
-	p.list.src, p.list.page = srcResults, 0
+	// The page of the last result is of letters that may have gone: never shown beside the
+	// new counts.
+	p.list.src, p.list.page, p.list.msgs = srcResults, 0, nil
+	p.setRows()
 	p.tbl.Top()
 	return p.loadResults(0)
 }
@@ -175,7 +177,7 @@ func (p *Page) openPrompt(kind int) {
 		p.in.SetPrompt("open at: ", "earliest, latest, 2026-11-30 08:00, -2h, or a message id 12:34")
 		p.in.SetValue("")
 	case promptPurge:
-		p.in.SetPrompt("purge how many from the head of the backlog? ", fmt.Sprintf("enter: all %s", common.Count(p.backlog())))
+		p.in.SetPrompt("purge how many letters from the head of the backlog? ", "enter: all "+p.backlog().Words())
 		p.in.SetValue("")
 	case promptSubscribe:
 		p.in.SetPrompt("create subscription (earliest): ", "a name")

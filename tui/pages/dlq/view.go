@@ -88,22 +88,20 @@ func (p *Page) View() string {
 	return common.Lines(strings.Join(lines, "\n"), p.w, p.h)
 }
 
-// headline is what follows the title: the subscription, its backlog, and the origin.
+// headline is what follows the title: the subscription, the letters it has not acknowledged,
+// and the origin.
 func (p *Page) headline() string {
 	var s string
 	if p.sub != "" {
-		var backlog int64
-		for _, sb := range p.detail.Subscriptions {
-			if sb.Name == p.sub {
-				backlog = sb.Backlog
-			}
+		s = fmt.Sprintf(" · via %s · %s", termtext.Line(p.sub), p.lettersWords())
+		if p.includeAcked {
+			s += " · acknowledged shown (i)"
 		}
-		s = fmt.Sprintf(" · via %s · backlog %s", termtext.Line(p.sub), common.Count(backlog))
 		if n := len(p.detail.Subscriptions); n > 1 {
 			s += fmt.Sprintf(" (u: %d subscriptions)", n)
 		}
 	} else {
-		s = " · no subscription"
+		s = " · no subscription: every retained letter"
 	}
 	if p.origin != "" { // from the newest letter, when the DLQ's name does not say
 		s += " · from " + termtext.Line(data.ShortName(p.origin, data.ParseTopic(p.topic).NamespaceName()))
@@ -112,6 +110,23 @@ func (p *Page) headline() string {
 		}
 	}
 	return s
+}
+
+// lettersWords is the subscription's letters in words: the broker's count, or where it counts
+// only entries, the count of the last scan of all its letters (as of then), else the entries,
+// marked "≈", and how to count the letters.
+func (p *Page) lettersWords() string {
+	b := p.backlog()
+	if !b.EntriesOnly {
+		return b.Words()
+	}
+	if res := p.scan.result; res != nil && p.scan.filter == "" && res.Complete && !p.includeAcked {
+		if res.Approx != "" {
+			return fmt.Sprintf("≈ %s letters (counted %s: %s)", data.Grouped(res.Stats.Letters), p.scan.at.Format("15:04:05"), res.Approx)
+		}
+		return fmt.Sprintf("%s letters (counted %s)", data.Grouped(res.Stats.Letters), p.scan.at.Format("15:04:05"))
+	}
+	return b.Words() + " · c counts the letters"
 }
 
 func (p *Page) emptyText() string {
@@ -195,9 +210,9 @@ func (p *Page) stateLine() string {
 	case p.list.src == srcResults && p.scan.result != nil:
 		res := p.scan.result
 		pages := max(1, (len(res.Matches)+PageSize-1)/PageSize)
-		what := "all " + common.Counted(res.Read, "letter")
+		what := "all " + data.Letters(res.Read)
 		if p.scan.filter != "" {
-			what = fmt.Sprintf("/%s · %s of %s", p.scan.filter, common.Count(int64(len(res.Matches))), common.Counted(res.Read, "letter"))
+			what = fmt.Sprintf("/%s · %s of %s", p.scan.filter, data.Grouped(int64(len(res.Matches))), data.Letters(res.Read))
 		}
 		parts = append(parts, fmt.Sprintf("%s (scan of %s) · page %d of %d", what, p.scan.at.Format("15:04:05"), p.list.page+1, pages))
 	case p.list.src == srcBrowse:
@@ -209,7 +224,17 @@ func (p *Page) stateLine() string {
 			parts = append(parts, "] next")
 		}
 	case len(p.list.msgs) > 0:
-		parts = append(parts, fmt.Sprintf("backlog positions %d–%d", p.list.from, p.list.from+len(p.list.msgs)-1))
+		l := p.list
+		parts = append(parts, fmt.Sprintf("letters %d–%d of the backlog", l.before+1, l.before+int64(len(l.msgs))))
+		if l.before > 0 {
+			parts = append(parts, "[ previous")
+		}
+		if l.more {
+			parts = append(parts, "] next")
+		}
+	}
+	if p.includeAcked {
+		parts = append(parts, "✓ acknowledged, still retained")
 	}
 	if n := len(p.marked); n > 0 {
 		parts = append(parts, fmt.Sprintf("%d marked", n))
@@ -248,9 +273,15 @@ func (p *Page) progressLine() string {
 func (p *Page) countsLine() string {
 	res := p.scan.result
 	s := res.Stats
-	what := "counts of " + common.Counted(s.Letters, "letter")
+	what := "counts of " + data.Letters(s.Letters)
 	if p.scan.filter != "" {
-		what = fmt.Sprintf("counts of %s matching /%s (of %s)", common.Counted(s.Letters, "letter"), p.scan.filter, common.Count(res.Read))
+		what = fmt.Sprintf("counts of %s matching /%s (of %s)", data.Letters(s.Letters), p.scan.filter, data.Grouped(res.Read))
+	}
+	if res.Acknowledged > 0 {
+		what += fmt.Sprintf(", %s acknowledged", data.Grouped(res.Acknowledged))
+	}
+	if res.Approx != "" {
+		what = "≈ " + what
 	}
 	if s.Letters > 0 {
 		loc := p.c.Clock.Now().Location()
@@ -381,7 +412,8 @@ func (p *Page) FullHelp() []common.HelpSection {
 		withDesc(keyCounts, "counts of the whole DLQ (again: the letters)"), withDesc(keyScan, "count the whole DLQ again"),
 		withDesc(keyFrom, "read the DLQ from earliest, latest, a time or an id"),
 		withDesc(keyReplay, "replay marked / searched / all"), withDesc(keyFlow, "the flow its letters died in"),
-		withDesc(k.Enter, "open the letter (on counts: search it)"), keyNextPage, keyPrevPage, keySub,
+		withDesc(k.Enter, "open the letter (on counts: search it)"), keyNextPage, keyPrevPage,
+		withDesc(keySub, "the next subscription's letters"), withDesc(keyAcked, "show the letters it acknowledged too (✓), or not"),
 		withDesc(k.Back, "cancel scan, close counts, end search, clear marks, back")}},
 		{Title: "Acting on dead letters (each asks first)", Keys: []key.Binding{
 			withDesc(keyDiscard, "discard marked / searched"), withDesc(keyPurge, "purge or skip the backlog's head"),

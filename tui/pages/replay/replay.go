@@ -63,14 +63,14 @@ type DoneMsg struct {
 type RereadMsg struct {
 	common.Fresh
 	Run     int
-	Backlog int64
+	Backlog data.Backlog     // the DLQ subscription's
 	Origins map[string]int64 // messages published, by origin topic
 }
 
 // BeforeMsg is the origins' and the DLQ's counts read before a run, to tell what it changed.
 type BeforeMsg struct {
 	Run     int
-	Backlog int64
+	Backlog data.Backlog
 	Origins map[string]int64
 }
 
@@ -154,6 +154,8 @@ func (p *Page) start(dry bool) tea.Cmd {
 	req.DryRun = dry
 	if dry {
 		req.Until = nil // the preview reads up to the DLQ's last letter now, and says which
+	} else {
+		req.Selected = p.preview.WouldMove // the ETA is of the letters the preview selected
 	}
 	var ctx context.Context
 	if dry {
@@ -198,7 +200,7 @@ func listen(run int, ch <-chan data.ReplayEvent) tea.Cmd {
 }
 
 // read reads the DLQ subscription's backlog and the destinations' published counts.
-func (p *Page) read(msg func(int64, map[string]int64) tea.Msg) tea.Cmd {
+func (p *Page) read(msg func(data.Backlog, map[string]int64) tea.Msg) tea.Cmd {
 	dlq, sub := p.req.DLQ, p.req.Subscription
 	dests := slices.Sorted(maps.Keys(p.previewDests))
 	return common.Load(p.c, "re-read "+data.ShortName(dlq, ""), func(ctx context.Context, s data.Source) (tea.Msg, error) {
@@ -206,10 +208,10 @@ func (p *Page) read(msg func(int64, map[string]int64) tea.Msg) tea.Cmd {
 		if err != nil {
 			return nil, err
 		}
-		var backlog int64
+		var backlog data.Backlog
 		for _, ss := range d.Subscriptions {
 			if ss.Name == sub {
-				backlog = ss.Backlog
+				backlog = ss.BacklogOf()
 			}
 		}
 		origins := map[string]int64{}
@@ -261,7 +263,7 @@ func (p *Page) confirmed() tea.Cmd {
 	p.stage, p.before = Starting, nil
 	p.previewDests = maps.Clone(p.dests)
 	run := p.run
-	return p.read(func(b int64, o map[string]int64) tea.Msg { return BeforeMsg{Run: run, Backlog: b, Origins: o} })
+	return p.read(func(b data.Backlog, o map[string]int64) tea.Msg { return BeforeMsg{Run: run, Backlog: b, Origins: o} })
 }
 
 // typedKey takes the DLQ's name typed to confirm a large discard: enter with the right name
@@ -410,7 +412,7 @@ func (p *Page) done(m DoneMsg) tea.Cmd {
 			})
 		}
 	}
-	cmds = append(cmds, p.read(func(b int64, o map[string]int64) tea.Msg { return RereadMsg{Run: run, Backlog: b, Origins: o} }),
+	cmds = append(cmds, p.read(func(b data.Backlog, o map[string]int64) tea.Msg { return RereadMsg{Run: run, Backlog: b, Origins: o} }),
 		p.readReturns())
 	if m.Summary.Moved+m.Summary.Discarded > 0 {
 		dlq := p.req.DLQ
@@ -433,7 +435,7 @@ func (p *Page) entry(pr replay.Progress, result string) data.HistoryEntry {
 	}
 	return data.HistoryEntry{When: p.started.UTC(), Action: action, DLQ: data.ParseTopic(p.req.DLQ).String(),
 		Subscription: p.req.Subscription, Selection: sel, Moved: pr.Moved, Discarded: pr.Discarded, Skipped: pr.Skipped,
-		Failed: pr.Failed, Guarded: pr.Guarded, Arrived: p.sum.Arrived, Result: result, Elapsed: pr.Elapsed, By: "tui"}
+		Failed: pr.Failed, Guarded: pr.Guarded, Arrived: p.sum.Arrived, LeftOut: p.sum.LeftOut, Result: result, Elapsed: pr.Elapsed, By: "tui"}
 }
 
 func (p *Page) key(msg tea.KeyPressMsg) tea.Cmd {

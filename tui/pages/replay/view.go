@@ -138,7 +138,9 @@ func (p *Page) bar(pr replay.Progress, total int64) string {
 	if total > 0 {
 		of = fmt.Sprintf(" %d/%d · %d%%", pr.Considered, total, int(frac*100))
 	}
-	info := fmt.Sprintf("rate %.1f msg/s · elapsed %s", pr.Rate, dur(pr.Elapsed))
+	// The rate counts letters moved (discarded; in a preview, found movable), never letters
+	// only looked at.
+	info := fmt.Sprintf("rate %.1f letters/s · elapsed %s", pr.Rate, dur(pr.Elapsed))
 	if pr.ETA > 0 {
 		info += " · ETA " + dur(pr.ETA)
 	}
@@ -215,6 +217,9 @@ func (p *Page) summary(ns string) []string {
 		out = append(out, p.breakdown(p.dests, ns)...)
 		out = append(out, "")
 	}
+	if s.LeftOut > 0 {
+		out = append(out, st.Paint(&st.Text, common.Trunc(fmt.Sprintf("%d dead letters up to the preview's last were left out: the selection was done before them", s.LeftOut), p.w)))
+	}
 	if s.Arrived > 0 {
 		out = append(out, st.Paint(&st.Text, common.Trunc(fmt.Sprintf("%s arrived after the preview and %s left in the DLQ", common.Plural(int(s.Arrived), "dead letter"), common.Agree(int(s.Arrived), "was", "were")), p.w)))
 	}
@@ -222,9 +227,9 @@ func (p *Page) summary(ns string) []string {
 	case p.after == nil:
 		out = append(out, st.Paint(&st.Subtle, "reading the DLQ and the origin again…"))
 	default:
-		line := fmt.Sprintf("now: DLQ backlog on %s %d", p.req.Subscription, p.after.Backlog)
+		line := fmt.Sprintf("now: DLQ backlog on %s: %s", termtext.Line(p.req.Subscription), p.after.Backlog.Words())
 		if p.before != nil {
-			line += fmt.Sprintf(" (was %d)", p.before.Backlog)
+			line += fmt.Sprintf(" (was %s)", data.Grouped(p.before.Backlog.N))
 		}
 		out = append(out, st.Paint(&st.Text, common.Trunc(line, p.w)))
 		for _, t := range slices.Sorted(maps.Keys(p.after.Origins)) {

@@ -71,7 +71,7 @@ func New(c *common.Common, topic string) *Page {
 	p.subs = table.New(c, []table.Column{
 		{Title: "SUBSCRIPTION", Flex: true, Min: 14},
 		{Title: "TYPE", Width: 10},
-		{Title: "BACKLOG", Width: 7, Right: true},
+		{Title: "BACKLOG", Width: 9, Right: true},
 		{Title: "OUT/s", Width: 7, Right: true},
 		{Title: "REDLV/s", Width: 7, Right: true, Droppable: true},
 		{Title: "UNACKED", Width: 7, Right: true},
@@ -258,7 +258,7 @@ func (p *Page) setDetail(d *data.TopicDetail) {
 			rd = &st.Warn
 		}
 		rows = append(rows, table.Row{
-			Cells: []string{s.Name, s.Type, common.Count(s.Backlog), common.Rate(s.RateOut), common.Rate(s.RateRedeliver),
+			Cells: []string{s.Name, s.Type, s.BacklogOf().Cell(9), common.Rate(s.RateOut), common.Rate(s.RateRedeliver),
 				common.Count(s.Unacked), fmt.Sprint(len(s.Consumers))},
 			Styles: []*lipgloss.Style{nil, &st.Subtle, bl, nil, rd},
 		})

@@ -56,7 +56,7 @@ func (p *Page) View() string {
 	}
 	s := d.Stats
 	stats := fmt.Sprintf("in %s/s · out %s/s · backlog %s · storage %s · %s · %s",
-		common.Rate(s.RateIn), common.Rate(s.RateOut), common.Count(s.Backlog), common.Bytes(s.Storage),
+		common.Rate(s.RateIn), common.Rate(s.RateOut), data.Backlog{N: s.Backlog, EntriesOnly: s.BacklogEntriesOnly}.Cell(0), common.Bytes(s.Storage),
 		common.Plural(s.Producers, "producer"), common.Plural(s.Consumers, "consumer"))
 	lines := []string{head, st.Text.Render(common.Trunc(stats, p.w))}
 

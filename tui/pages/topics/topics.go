@@ -70,7 +70,7 @@ func New(c *common.Common, ns string) *Page {
 		{Title: "TYPE", Width: 5},
 		{Title: "IN/s", Width: 7, Right: true},
 		{Title: "OUT/s", Width: 7, Right: true},
-		{Title: "BACKLOG", Width: 7, Right: true},
+		{Title: "BACKLOG", Width: 9, Right: true},
 		{Title: "STORAGE", Width: 9, Right: true, Droppable: true},
 		{Title: "SUBS", Width: 4, Right: true},
 		{Title: "PROD", Width: 4, Right: true, Droppable: true},
@@ -413,7 +413,7 @@ func (p *Page) tableRow(i int) table.Row {
 	cells := []string{name, r.Kind.String()}
 	switch {
 	case r.StatsKnown:
-		cells = append(cells, common.Rate(r.RateIn), common.Rate(r.RateOut), common.Count(r.Backlog),
+		cells = append(cells, common.Rate(r.RateIn), common.Rate(r.RateOut), r.Letters().Cell(9),
 			common.Bytes(r.Storage), itoa(r.Subscriptions), itoa(r.Producers), itoa(r.Consumers))
 	case r.StatsStale:
 		cells = append(cells, "?", "?", "?", "?", "?", "?", "?") // its broker never answered
@@ -433,7 +433,7 @@ func (p *Page) tableRow(i int) table.Row {
 	if r.Kind == data.KindTopic {
 		styles[0] = nil
 	}
-	if r.Backlog > 0 && r.Kind == data.KindDLQ {
+	if r.Letters().N > 0 && r.Kind == data.KindDLQ {
 		styles[4] = &st.DLQ
 	} else if r.Backlog > 1000 {
 		styles[4] = &st.Warn
