@@ -156,6 +156,7 @@ func (p *Page) start(dry bool) tea.Cmd {
 		req.Until = nil // the preview reads up to the DLQ's last letter now, and says which
 	} else {
 		req.Selected = p.preview.WouldMove // the ETA is of the letters the preview selected
+		p.recorded = false                 // a run again (ctrl+r, enter) is recorded too
 	}
 	var ctx context.Context
 	if dry {
