@@ -311,7 +311,7 @@ func (a *App) quit() tea.Cmd {
 // asked notes that the screen on top is asked to refresh, unless an earlier ask is still
 // unanswered.
 func (a *App) asked() {
-	if _, waiting := a.askedAt[a.active()]; !waiting {
+	if _, unanswered := a.askedAt[a.active()]; !unanswered {
 		a.askedAt[a.active()] = a.c.Clock.Now()
 	}
 }
@@ -320,8 +320,8 @@ func (a *App) asked() {
 // unanswered for a whole period since; ok is false while the broker answers.
 func (a *App) staleSince() (at time.Time, ok bool) {
 	at, fresh := a.freshAt[a.active()]
-	asked, waiting := a.askedAt[a.active()]
-	if !fresh || !waiting || a.refresh <= 0 {
+	asked, unanswered := a.askedAt[a.active()]
+	if !fresh || !unanswered || a.refresh <= 0 {
 		return time.Time{}, false
 	}
 	return at, a.c.Clock.Now().Sub(asked) >= a.refresh
