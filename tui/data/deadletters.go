@@ -54,8 +54,9 @@ type DeadLetterSource interface {
 	// newest first; RecordReplay adds one, whatever its action.
 	History(ctx context.Context, dlq string, limit int) ([]HistoryEntry, error)
 	RecordReplay(e HistoryEntry) error
-	// Purge drops the first n letters of sub's backlog (n ≤ 0: all of it).
-	Purge(ctx context.Context, dlq, sub string, n int64) error
+	// Purge drops the first n letters of sub's backlog (n ≤ 0: all of it) and says how many
+	// letters went (-1: the cluster does not count them).
+	Purge(ctx context.Context, dlq, sub string, n int64) (int64, error)
 	// CreateSubscription creates a durable subscription on dlq at its earliest retained
 	// letter, so that nothing that arrives from then on is lost.
 	CreateSubscription(ctx context.Context, dlq, sub string) error

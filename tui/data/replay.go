@@ -193,29 +193,34 @@ func (a *Admin) RecordReplay(e HistoryEntry) error {
 // letters, each message of a batch one: acknowledged by id through the replay engine as a
 // discard of the first n (the admin API's skip counts entries, a batch being one), refused on a
 // broker that cannot acknowledge part of the batch the n-th letter ends in.
-func (a *Admin) Purge(ctx context.Context, dlq, sub string, n int64) error {
+func (a *Admin) Purge(ctx context.Context, dlq, sub string, n int64) (int64, error) {
 	dlq = ParseTopic(dlq).String()
 	if n <= 0 {
-		return a.topicAdmin(ctx).ClearBacklog(ctx, dlq, sub)
+		// What went is the backlog it had: letters where the cluster counts them.
+		var letters int64 = -1
+		if b, err := triage.ReadBacklog(ctx, a.ac, dlq, sub); err == nil && b.LettersKnown {
+			letters = b.Letters
+		}
+		return letters, a.topicAdmin(ctx).ClearBacklog(ctx, dlq, sub)
 	}
 	cl, err := a.pulsarClient()
 	if err != nil {
-		return err
+		return 0, err
 	}
 	opts := replay.Options{DLQ: dlq, Subscription: sub, Discard: true, Selection: replay.Selection{Limit: n}, Selected: n, Admin: a.ac}
 	if triage.ReadBatchAcks(ctx, a.ac) == triage.BatchAcksLost {
 		if err := replay.CheckWholeBatches(ctx, cl, opts); err != nil {
-			return err
+			return 0, err
 		}
 	}
 	sum, err := replay.Run(ctx, cl, opts)
 	switch {
 	case err != nil:
-		return err
+		return sum.Discarded, err
 	case !sum.OK():
-		return fmt.Errorf("%d of the first %d letters were not acknowledged", sum.Failed, n)
+		return sum.Discarded, fmt.Errorf("%d of the first %d letters were not acknowledged", sum.Failed, n)
 	}
-	return nil
+	return sum.Discarded, nil
 }
 
 // CreateSubscription creates a durable subscription on dlq at its earliest retained letter.

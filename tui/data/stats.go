@@ -7,9 +7,9 @@ import (
 )
 
 // statsOf is what the screens show of a topic's stats (client/admin's, as upstream's
-// TopicStats spells them). letterbox's own readers' subscriptions and consumers
-// (naming.IsOwn) are left out: a scan is no subscription of the topic, and its backlog no
-// growth. Backlogs are in messages where the broker counts them (msgBacklogMessages), else in
+// TopicStats spells them). letterbox's own readers' subscriptions, consumers and rates out
+// (naming.IsOwn) are left out: a scan is no subscription of the topic, its backlog no growth,
+// and what it reads no consumption. Backlogs are in messages where the broker counts them (msgBacklogMessages), else in
 // entries, and say so.
 func statsOf(ts admin.TopicStats) Stats {
 	s := Stats{RateIn: ts.MsgRateIn, RateOut: ts.MsgRateOut, ThroughputIn: ts.MsgThroughputIn,
@@ -24,6 +24,13 @@ func statsOf(ts admin.TopicStats) Stats {
 			if !naming.IsOwn(c.ConsumerName) {
 				s.Consumers++
 			}
+		}
+	}
+	// The topic's rates out count what letterbox's own readers took too: not the topic's.
+	for name, ss := range ts.Subscriptions {
+		if naming.IsOwn(name) {
+			s.RateOut = max(s.RateOut-ss.MsgRateOut, 0)
+			s.ThroughputOut = max(s.ThroughputOut-ss.MsgThroughputOut, 0)
 		}
 	}
 	if main := triage.MainSubscription(ts); main != "" {

@@ -196,7 +196,7 @@ func (f *Fake) Replay(ctx context.Context, req data.ReplayRequest, events chan<-
 }
 
 // dropBacklog takes n letters (all when n ≤ 0) off the head of dlq's backlog.
-func (f *Fake) dropBacklog(dlq string, n int64) {
+func (f *Fake) dropBacklog(dlq string, n int64) (dropped int64) {
 	msgs := f.Messages[dlq]
 	all := n <= 0
 	f.Messages[dlq] = msgs[min(int(max(n, 0)), len(msgs)):]
@@ -205,28 +205,30 @@ func (f *Fake) dropBacklog(dlq string, n int64) {
 	}
 	if d := f.Details[dlq]; d != nil {
 		for i := range d.Subscriptions {
+			before := d.Subscriptions[i].Backlog
 			if all {
 				d.Subscriptions[i].Backlog = 0
 			} else {
 				d.Subscriptions[i].Backlog = max(0, d.Subscriptions[i].Backlog-n)
 			}
+			dropped = max(dropped, before-d.Subscriptions[i].Backlog)
 		}
 		d.Stats.Backlog = 0
 		for _, s := range d.Subscriptions {
 			d.Stats.Backlog += s.Backlog
 		}
 	}
+	return dropped
 }
 
-// Purge drops letters off the fake DLQ's backlog.
-func (f *Fake) Purge(ctx context.Context, dlq, sub string, n int64) error {
+// Purge drops letters off the fake DLQ's backlog, and says how many went.
+func (f *Fake) Purge(ctx context.Context, dlq, sub string, n int64) (int64, error) {
 	if err := f.fail(); err != nil {
-		return err
+		return 0, err
 	}
 	f.Lock()
 	defer f.Unlock()
-	f.dropBacklog(data.ParseTopic(dlq).String(), n)
-	return nil
+	return f.dropBacklog(data.ParseTopic(dlq).String(), n), nil
 }
 
 // CreateSubscription adds a subscription to the fake DLQ.

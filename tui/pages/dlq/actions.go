@@ -115,14 +115,17 @@ func (p *Page) purgeCount(v string) tea.Cmd {
 		action, sel = replay.ActionPurge, "everything"
 	}
 	p.ask(confirmation{question: q, want: want, do: func() tea.Cmd {
-		return p.act(action, sel, func(ctx context.Context, ds data.DeadLetterSource) (string, error) {
-			if err := ds.Purge(ctx, topic, sub, n); err != nil {
-				return "", err
+		return p.act(action, sel, func(ctx context.Context, ds data.DeadLetterSource) (string, int64, error) {
+			went, err := ds.Purge(ctx, topic, sub, n)
+			switch {
+			case err != nil:
+				return "", went, err
+			case n == 0 && went >= 0:
+				return fmt.Sprintf("purged the backlog of %s: %s", sub, data.Backlog{N: went}.Words()), went, nil
+			case n == 0:
+				return "purged the backlog of " + sub, went, nil
 			}
-			if n == 0 {
-				return "purged the backlog of " + sub, nil
-			}
-			return fmt.Sprintf("skipped the first %s of %s", common.Plural(int(n), "letter"), sub), nil
+			return fmt.Sprintf("skipped the first %s of %s", data.Letters(went), sub), went, nil
 		})
 	}})
 	return nil
@@ -155,11 +158,11 @@ func (p *Page) subscribeName(name string) tea.Cmd {
 	topic := p.topic
 	p.ask(confirmation{question: fmt.Sprintf("Create subscription %s on %s at its earliest retained letter? From then on it keeps every dead letter until acknowledged.",
 		name, data.ShortName(topic, "")), want: "y", do: func() tea.Cmd {
-		return p.act(replay.ActionSubscribe, name, func(ctx context.Context, ds data.DeadLetterSource) (string, error) {
+		return p.act(replay.ActionSubscribe, name, func(ctx context.Context, ds data.DeadLetterSource) (string, int64, error) {
 			if err := ds.CreateSubscription(ctx, topic, name); err != nil {
-				return "", err
+				return "", 0, err
 			}
-			return "created subscription " + name + " at the earliest retained letter", nil
+			return "created subscription " + name + " at the earliest retained letter", 0, nil
 		})
 	}})
 	return nil
@@ -184,11 +187,11 @@ func (p *Page) retentionValue(v string) tea.Cmd {
 	what := retentionText(r)
 	p.ask(confirmation{question: fmt.Sprintf("Set the retention of namespace %s to %s? It applies to every topic of %s.", ns, what, ns),
 		want: "y", do: func() tea.Cmd {
-			return p.act(replay.ActionRetention, what, func(ctx context.Context, ds data.DeadLetterSource) (string, error) {
+			return p.act(replay.ActionRetention, what, func(ctx context.Context, ds data.DeadLetterSource) (string, int64, error) {
 				if err := ds.SetRetention(ctx, ns, r); err != nil {
-					return "", err
+					return "", 0, err
 				}
-				return "retention of " + ns + " set to " + what, nil
+				return "retention of " + ns + " set to " + what, 0, nil
 			})
 		}})
 	return nil
@@ -276,19 +279,20 @@ func (p *Page) resend() tea.Cmd {
 
 // act runs an admin action, records it in the history and reports it; an error (a refused
 // permission among them) says what was refused and leaves the screen as it was.
-func (p *Page) act(action, selection string, fn func(context.Context, data.DeadLetterSource) (string, error)) tea.Cmd {
+// fn says what it did and how many letters went (for the history; -1: not known).
+func (p *Page) act(action, selection string, fn func(context.Context, data.DeadLetterSource) (string, int64, error)) tea.Cmd {
 	ds, ok := p.c.Source.(data.DeadLetterSource)
 	if !ok {
 		return status("this cluster connection cannot act on dead letters")
 	}
 	topic, sub, started := p.topic, p.sub, p.c.Clock.Now()
 	return common.Load(p.c, action, func(ctx context.Context, _ data.Source) (ActedMsg, error) {
-		said, err := fn(ctx, ds)
+		said, went, err := fn(ctx, ds)
 		if action == replay.ActionSubscribe {
 			sub = selection // the subscription it creates
 		}
 		e := data.HistoryEntry{When: started.UTC(), Action: action, DLQ: data.ParseTopic(topic).String(), Subscription: sub,
-			Selection: selection, Result: "complete", Elapsed: time.Since(started), By: "tui"}
+			Selection: selection, Discarded: max(went, 0), Result: "complete", Elapsed: time.Since(started), By: "tui"}
 		if err != nil {
 			e.Result = "error: " + err.Error()
 		}

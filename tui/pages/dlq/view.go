@@ -364,6 +364,10 @@ func counted(e data.HistoryEntry) string {
 		return fmt.Sprintf("discarded %d · skipped %d · failed %d", e.Discarded, e.Skipped, e.Failed)
 	case replay.ActionReplay, replay.ActionResend:
 		return fmt.Sprintf("moved %d · skipped %d · failed %d", e.Moved, e.Skipped, e.Failed)
+	case replay.ActionPurge, replay.ActionSkip:
+		if e.Discarded > 0 {
+			return fmt.Sprintf("%s letters acknowledged", data.Grouped(e.Discarded))
+		}
 	}
 	return "done"
 }
