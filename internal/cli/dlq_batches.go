@@ -18,6 +18,22 @@ import (
 // decides: refused when the broker says it drops such acknowledgements, asked about with a
 // warning when it does not say; and after the action, what the broker kept is read back.
 
+// askAboutBatches settles an action that takes part of the batches split before it asks q:
+// refused (ok false, with the exit code) where the broker acknowledges whole entries only, fix
+// saying what to do instead; with a warning before the question where the broker does not say.
+func askAboutBatches(ctx context.Context, t *target, cmd string, split []batchShare, fix string, q *question, stderr io.Writer) (code int, ok bool) {
+	if len(split) == 0 {
+		return ExitOK, true
+	}
+	switch triage.ReadBatchAcks(ctx, t.ad) {
+	case triage.BatchAcksLost:
+		return batchesOff(cmd, split, stderr, fix), false
+	case triage.BatchAcksUnknown:
+		q.text = batchesUnknownNote(split) + ".\n" + q.text
+	}
+	return ExitOK, true
+}
+
 // batchesOff is the refusal of an action that would take part of a batch the broker cannot
 // acknowledge in part: it says which batches, and how to take whole ones.
 func batchesOff(cmd string, split []batchShare, stderr io.Writer, fix string) int {

@@ -13,7 +13,6 @@ import (
 	"github.com/letterbox-dev/letterbox/client"
 	"github.com/letterbox-dev/letterbox/client/replay"
 	"github.com/letterbox-dev/letterbox/client/termtext"
-	"github.com/letterbox-dev/letterbox/client/triage"
 )
 
 // discardFlags are the flags of "letterbox dlq discard".
@@ -149,13 +148,9 @@ func runDLQDiscard(ctx context.Context, cf *clientFlags, in stdin, args []string
 	if n > bigAction {
 		q.name = localName(t.topic)
 	}
-	if split := p.split(); len(split) > 0 {
-		switch triage.ReadBatchAcks(ctx, t.ad) {
-		case triage.BatchAcksLost:
-			return batchesOff(cmd, split, stderr, "Select whole batches (--ids LEDGER:ENTRY takes every letter of one), or have the broker keep batch-index acknowledgements.")
-		case triage.BatchAcksUnknown:
-			q.text = batchesUnknownNote(split) + ".\n" + q.text
-		}
+	if code, ok := askAboutBatches(ctx, t, cmd, p.split(), "Select whole batches (--ids LEDGER:ENTRY takes every letter "+
+		"of one), or have the broker keep batch-index acknowledgements.", &q, stderr); !ok {
+		return code
 	}
 	if ok, code := in.confirm(q, f.yes, stderr); !ok {
 		return code

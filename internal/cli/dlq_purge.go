@@ -13,7 +13,6 @@ import (
 	"github.com/letterbox-dev/letterbox/client"
 	"github.com/letterbox-dev/letterbox/client/replay"
 	"github.com/letterbox-dev/letterbox/client/termtext"
-	"github.com/letterbox-dev/letterbox/client/triage"
 )
 
 // purgeFlags are the flags of "letterbox dlq purge".
@@ -137,13 +136,11 @@ func skipLetters(ctx context.Context, cf *clientFlags, in stdin, t *target, f *p
 	}
 	if split := p.split(); len(split) > 0 {
 		b := split[len(split)-1] // only the last batch can be cut
-		switch triage.ReadBatchAcks(ctx, t.ad) {
-		case triage.BatchAcksLost:
-			whole := n - b.selected
-			return batchesOff(cmd, split, stderr, fmt.Sprintf("The first %d letters end inside batch %s; "+
-				"--count %d stops before it, --count %d takes it whole.", n, b.entry, whole, whole+b.letters))
-		case triage.BatchAcksUnknown:
-			q.text = batchesUnknownNote(split) + ".\n" + q.text
+		whole := n - b.selected
+		fix := fmt.Sprintf("The first %d letters end inside batch %s; --count %d stops before it, --count %d takes it whole.",
+			n, b.entry, whole, whole+b.letters)
+		if code, ok := askAboutBatches(ctx, t, cmd, split, fix, &q, stderr); !ok {
+			return code
 		}
 	}
 	if ok, code := in.confirm(q, f.yes, stderr); !ok {

@@ -162,11 +162,8 @@ func runDLQResend(ctx context.Context, cf *clientFlags, in stdin, args []string,
 	if m.ID.BatchSize > 1 {
 		// The letter leaves the DLQ by an acknowledgement of one letter of its batch.
 		split := []batchShare{{entry: triage.Entry{Ledger: m.ID.Ledger, Entry: m.ID.Entry}, letters: int64(m.ID.BatchSize), selected: 1}}
-		switch triage.ReadBatchAcks(ctx, t.ad) {
-		case triage.BatchAcksLost:
-			return batchesOff(cmd, split, stderr, "The letter would be resent and stay in the DLQ too.")
-		case triage.BatchAcksUnknown:
-			q.text = batchesUnknownNote(split) + ".\n" + q.text
+		if code, ok := askAboutBatches(ctx, t, cmd, split, "The letter would be resent and stay in the DLQ too.", &q, stderr); !ok {
+			return code
 		}
 	}
 	if ok, code := in.confirm(q, f.yes, stderr); !ok {
