@@ -12,6 +12,7 @@ package dlq
 
 import (
 	"context"
+	"slices"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -401,17 +402,19 @@ func (p *Page) key(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, keyPrevPage):
 		return p.prevPage()
 	case key.Matches(msg, keySub):
-		if p.detail != nil && len(p.detail.Subscriptions) > 1 {
-			subs := p.detail.Subscriptions
-			for i, s := range subs {
-				if s.Name == p.sub {
-					p.sub = subs[(i+1)%len(subs)].Name
-					break
-				}
+		// A DLQ's letters are kept by its durable subscriptions; a reader's is not one.
+		var subs []string
+		for _, s := range p.detail.Subscriptions {
+			if !s.NonDurable {
+				subs = append(subs, s.Name)
 			}
+		}
+		if len(subs) > 1 {
+			i := slices.Index(subs, p.sub)
+			p.sub = subs[(i+1)%len(subs)]
 			return tea.Batch(status("the letters of "+p.sub), p.rebase())
 		}
-		return status("the DLQ has one subscription or none: no other letters to show")
+		return status("the DLQ has one durable subscription or none: no other letters to show")
 	case key.Matches(msg, keyAcked):
 		if p.sub == "" {
 			return status("no subscription: every retained letter is shown already")
@@ -551,8 +554,10 @@ func (p *Page) setState(m StateMsg) {
 		// The DLQ's main subscription (its only durable one, normally the initial one), else
 		// its first.
 		p.sub = m.Detail.Stats.Main.Sub
-		if p.sub == "" && len(m.Detail.Subscriptions) > 0 {
-			p.sub = m.Detail.Subscriptions[0].Name
+		for _, s := range m.Detail.Subscriptions {
+			if p.sub == "" && !s.NonDurable {
+				p.sub = s.Name
+			}
 		}
 		p.backlogs = nil // a series of another subscription's backlog says nothing of this one's
 	}
