@@ -404,7 +404,7 @@ func (p *Page) key(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, keySub):
 		// A DLQ's letters are kept by its durable subscriptions; a reader's is not one.
 		var subs []string
-		for _, s := range p.detail.Subscriptions {
+		for _, s := range p.subscriptions() {
 			if !s.NonDurable {
 				subs = append(subs, s.Name)
 			}
@@ -537,6 +537,14 @@ func containsID(ids []string, id string) bool {
 		}
 	}
 	return false
+}
+
+// subscriptions are the DLQ's, none before its detail came.
+func (p *Page) subscriptions() []data.Subscription {
+	if p.detail == nil {
+		return nil
+	}
+	return p.detail.Subscriptions
 }
 
 func (p *Page) setState(m StateMsg) {
