@@ -225,3 +225,32 @@ func TestDLQDiscardLeftOutAndArrived(t *testing.T) {
 		t.Errorf("history: %+v", got)
 	}
 }
+
+// TestDLQLimitSeesNotEveryName: a preview that stops at --limit has not read every letter, so
+// a property only later letters carry is not said to be carried by none.
+func TestDLQLimitSeesNotEveryName(t *testing.T) {
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	env := brokertest.Start(t)
+	ctx := brokertest.Ctx(t, time.Minute)
+	const dlq, sub = dlqNS + "orders-billing-DLQ", "billing-keep"
+	subscribeOrigin(t, ctx, env)
+	fillDLQ(t, ctx, env, dlq, sub, 6, func(i int) *client.Message {
+		m := orderLetter(i, "declined")
+		m.Properties["region"] = "eu"
+		if i == 5 {
+			m.Properties["late"] = "1"
+		}
+		return m
+	})
+	code, out, errOut := runTyped(t, ctx, env, "", false, "dlq", "discard", dlq, "--filter", "property.region=eu or property.late=1",
+		"--limit", "1", "--dry-run")
+	if code != ExitOK || strings.Contains(errOut, "warning") {
+		t.Errorf("--limit 1: code %d, stdout %q, stderr %q; want 0 and no warning", code, out, errOut)
+	}
+	// Read to the end, the name no letter carries is still said.
+	code, out, errOut = runTyped(t, ctx, env, "", false, "dlq", "discard", dlq, "--filter", "property.region=eu or property.lat=1",
+		"--dry-run")
+	if code != ExitOK || !strings.Contains(errOut, "warning: no letter has property lat;") {
+		t.Errorf("whole read: code %d, stdout %q, stderr %q; want 0 and the warning", code, out, errOut)
+	}
+}
