@@ -36,7 +36,7 @@ var actionScreens = []struct {
 	{name: "replay-controls", line: "dlq public/demo/orders-billing-DLQ", keys: []string{"R", "O"}},
 	{name: "subscribe-confirm", line: "dlq acme/billing/invoices-archiver-DLQ", keys: []string{"A", "enter"}},
 	{name: "subscribe-done", line: "dlq acme/billing/invoices-archiver-DLQ", keys: []string{"A", "enter", "y"}},
-	{name: "read-only", line: "dlq public/demo/orders-billing-DLQ", keys: []string{"space", "X"}, readOnly: true},
+	{name: "read-only", line: "dlq public/demo/orders-billing-DLQ", keys: []string{"space", "X", "enter"}, readOnly: true},
 	{name: "retention-confirm", line: "dlq acme/billing/invoices-archiver-DLQ", keys: []string{"T", "enter"}},
 	{name: "retention-done", line: "dlq acme/billing/invoices-archiver-DLQ", keys: []string{"T", "enter", "y"}},
 	{name: "discard-many-confirm", line: "dlq public/demo/orders-billing-DLQ", many: true,

@@ -348,14 +348,11 @@ func (a *App) toAll(msg tea.Msg) tea.Cmd {
 
 func (a *App) push(m common.NavigateMsg) tea.Cmd {
 	// Screens that change data do not open when the TUI is read-only, however they are asked
-	// for (a key, the palette).
+	// for (a key, the palette); the replay screen does, for its preview (the exact count of
+	// what a replay or discard would take), and refuses the act.
 	switch m.Page {
 	case common.PageProduce:
 		if refuse := a.c.Refuse("producing"); refuse != nil {
-			return refuse
-		}
-	case common.PageReplay:
-		if refuse := a.c.Refuse("replay"); refuse != nil {
 			return refuse
 		}
 	case common.PageResend:

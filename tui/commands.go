@@ -124,10 +124,7 @@ func (a *App) run(line string) tea.Cmd {
 		if arg(1) == "" {
 			return status("usage: :replay DLQ [SUBSCRIPTION] [FILTER…] (or R on the dead letters screen)", true)
 		}
-		if refuse := a.c.Refuse("replay"); refuse != nil {
-			return refuse
-		}
-		return a.replayCommand(f[1:])
+		return a.replayCommand(f[1:]) // a read-only session previews; the screen refuses the run
 	case "context":
 		return a.contextCommand(f[1:])
 	case "help":

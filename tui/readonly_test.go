@@ -17,8 +17,9 @@ import (
 )
 
 // TestReadOnlyChangesNothing: with the TUI read-only, every action key and command on a real
-// broker answers with the reason, and afterwards no subscription was created and every backlog
-// and message counter is as it was.
+// broker answers with the reason — discard and replay after their preview, whose counts a
+// read-only session keeps — and afterwards no subscription was created and every backlog and
+// message counter is as it was.
 func TestReadOnlyChangesNothing(t *testing.T) {
 	env := pulsartest.Start(t)
 	ctx := brokertest.Ctx(t, 60*time.Second)
@@ -76,18 +77,37 @@ func TestReadOnlyChangesNothing(t *testing.T) {
 	}
 	h.command("dlq " + dlq)
 	h.keys("space") // a letter marked: discard would have a selection
-	for _, k := range []string{"X", "P", "E", "A", "T", "R"} {
+	for _, k := range []string{"P", "E", "A", "T"} {
 		h.keys(k)
 		if screen := h.plain(); !strings.Contains(screen, "read-only (--readonly):") || !strings.Contains(screen, "Dead letters") {
 			t.Errorf("key %s: no read-only reason on the dead letters screen:\n%s", k, screen)
 		}
 		h.send(common.StatusMsg(""))
 	}
-	for _, line := range []string{"produce " + dlq, "replay " + dlq + " billing-audit"} {
-		h.command(line)
-		if screen := h.plain(); !strings.Contains(screen, "read-only (--readonly):") {
-			t.Errorf(":%s: no read-only reason:\n%s", line, screen)
+	// Discard and replay show their preview, its exact count included; enter, which would act,
+	// answers with the reason.
+	previewThenRefuse := func(what string, want string) {
+		t.Helper()
+		screen := h.plain()
+		if !strings.Contains(screen, "Preview") || !strings.Contains(screen, want) {
+			t.Errorf("%s: no preview:\n%s", what, screen)
 		}
+		h.keys("enter")
+		if screen := h.plain(); !strings.Contains(screen, "read-only (--readonly):") {
+			t.Errorf("%s: enter on the preview gives no read-only reason:\n%s", what, screen)
+		}
+		h.send(common.StatusMsg(""))
+		h.keys("esc")
+	}
+	h.keys("X")
+	previewThenRefuse("X", "to discard       1")
+	h.keys("R")
+	previewThenRefuse("R", "would move       1") // the letter marked
+	h.command("replay " + dlq + " billing-audit")
+	previewThenRefuse(":replay", "would move       5")
+	h.command("produce " + dlq)
+	if screen := h.plain(); !strings.Contains(screen, "read-only (--readonly):") {
+		t.Errorf(":produce: no read-only reason:\n%s", screen)
 	}
 	after := read()
 	if !slices.Equal(after.subs, before.subs) || !maps.Equal(after.backlogs, before.backlogs) || after.in != before.in {

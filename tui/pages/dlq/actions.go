@@ -59,11 +59,9 @@ func (p *Page) ask(c confirmation) {
 }
 
 // discard opens the discard's preview on the selection: the marked letters, else the search.
-// Everything is a purge (P), which asks for the DLQ's name.
+// Everything is a purge (P), which asks for the DLQ's name. A read-only session sees the
+// preview; the replay screen refuses the discard itself.
 func (p *Page) discard() tea.Cmd {
-	if refuse := p.c.Refuse("discard"); refuse != nil {
-		return refuse
-	}
 	req, ok := p.selection()
 	if !ok {
 		return status("no subscription: letters are discarded by acknowledging them on one (A adds one)")

@@ -493,11 +493,10 @@ func (p *Page) open(d *data.DeadLetter) tea.Cmd {
 func status(s string) tea.Cmd { return func() tea.Msg { return common.StatusMsg(s) } }
 
 // replay opens the replay screen on the selection: the marked dead letters, else the search
-// expression (the engine applies it to the whole DLQ), else every dead letter.
+// expression (the engine applies it to the whole DLQ), else every dead letter. A read-only
+// session opens it too: its preview is the exact count of what a replay would take; the
+// screen refuses the run itself.
 func (p *Page) replay() tea.Cmd {
-	if refuse := p.c.Refuse("replay"); refuse != nil {
-		return refuse
-	}
 	req, ok := p.selection()
 	if !ok {
 		return status("the DLQ has no subscription to replay through (A adds one)")
