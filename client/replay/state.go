@@ -56,9 +56,14 @@ type runState struct {
 	Done bool `json:"done,omitempty"`
 }
 
-// stateKey names the state file of a replay.
-func stateKey(dlq, sub, to, selection string) string {
-	h := sha256.Sum256([]byte(dlq + "\x00" + sub + "\x00" + to + "\x00" + selection))
+// stateKey names the state file of a replay on cluster ("" for runs of callers that name no
+// cluster, and of versions before runs were keyed by one).
+func stateKey(cluster, dlq, sub, to, selection string) string {
+	key := dlq + "\x00" + sub + "\x00" + to + "\x00" + selection
+	if cluster != "" {
+		key = "cluster\x00" + cluster + "\x00" + key
+	}
+	h := sha256.Sum256([]byte(key))
 	return hex.EncodeToString(h[:12])
 }
 
@@ -146,28 +151,75 @@ func sequenceID(n int, entry int64, batch int32) (int64, error) {
 	return int64(n)<<(seqEntryBits+seqBatchBits) | entry<<seqBatchBits | b, nil
 }
 
-// openState loads the replay's state, resuming an interrupted run, or starts a new one.
-func (e *engine) openState() error {
-	dir := e.opts.StateDir
+// statePath is the file that records the replay opts describes.
+func statePath(opts Options) (string, error) {
+	dir := opts.StateDir
 	if dir == "" {
 		var err error
 		if dir, err = DefaultStateDir(); err != nil {
-			return err
+			return "", err
 		}
+	}
+	// Run qualifies To and Destination before it opens the state; Pending sees them as typed.
+	to := opts.To
+	if to != "" {
+		to = qualify(to)
+	}
+	if opts.Destination != "" {
+		to = "\x00all:" + qualify(opts.Destination) // every letter there: another replay than --to's
+	}
+	key := stateKey(opts.Cluster, qualify(opts.DLQ), opts.Subscription, to, opts.Selection.canonical())
+	return filepath.Join(dir, key+".json"), nil
+}
+
+// resumable reports whether st is a run the next one resumes.
+func resumable(st runState, ok bool, opts Options) bool {
+	return ok && !opts.New && opts.Edit == nil && !st.Done && !st.Retired && st.Name != ""
+}
+
+// PendingRun is an interrupted run that the same replay resumes.
+type PendingRun struct {
+	Name    string
+	Started time.Time
+	// Moved, Skipped, Failed and Guarded are what it did before it was interrupted.
+	Moved, Skipped, Failed, Guarded int64
+}
+
+// Pending reports the interrupted run that Run(opts) would resume, so that a caller can say
+// so before it starts ("resuming run … of 08:04: 11 already moved"); ok is false when Run
+// would start a new run (nothing interrupted, opts.New, a dry run or a discard, which keep no
+// state).
+func Pending(opts Options) (PendingRun, bool, error) {
+	if opts.DryRun || opts.Discard {
+		return PendingRun{}, false, nil
+	}
+	path, err := statePath(opts)
+	if err != nil {
+		return PendingRun{}, false, err
+	}
+	st, ok, err := loadState(path)
+	if err != nil || !resumable(st, ok, opts) {
+		return PendingRun{}, false, err
+	}
+	return PendingRun{Name: st.Name, Started: st.Started, Moved: st.Moved, Skipped: st.Skipped, Failed: st.Failed,
+		Guarded: st.Guarded}, true, nil
+}
+
+// openState loads the replay's state, resuming an interrupted run, or starts a new one.
+func (e *engine) openState() error {
+	path, err := statePath(e.opts)
+	if err != nil {
+		return err
 	}
 	dlq := qualify(e.opts.DLQ)
 	sel := e.opts.Selection.canonical()
-	to := e.opts.To
-	if e.opts.Destination != "" {
-		to = "\x00all:" + e.opts.Destination // every letter there: another replay than --to's
-	}
-	e.statePath = filepath.Join(dir, stateKey(dlq, e.opts.Subscription, to, sel)+".json")
+	e.statePath = path
 	e.sum.StateFile = e.statePath
 	st, ok, err := loadState(e.statePath)
 	if err != nil && !e.opts.New {
 		return err
 	}
-	if ok && !e.opts.New && !st.Done && !st.Retired && st.Name != "" {
+	if resumable(st, ok, e.opts) {
 		e.st = st
 		e.sum.Resumed = true
 	} else {

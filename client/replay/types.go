@@ -40,6 +40,9 @@ type Options struct {
 	To string
 	// Destination, when set, is where every selected dead letter goes, whatever its origin.
 	Destination string
+	// Cluster keys the run's state, as the history is keyed (ClusterKey): a run interrupted on
+	// one cluster is not resumed on another that has a DLQ of the same name.
+	Cluster string
 	// Discard acknowledges the selected dead letters in the DLQ instead of republishing them:
 	// individual acknowledgements, so nothing else moves. The loop guard does not apply.
 	Discard bool

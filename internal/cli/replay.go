@@ -117,7 +117,8 @@ func runReplay(ctx context.Context, cf *clientFlags, in stdin, args []string, st
 		return usageError(stderr, "letterbox replay", errors.New("--to and --destination exclude each other (--destination takes every letter)"))
 	}
 	opts := replay.Options{DLQ: rf.dlq, Subscription: rf.subscription, To: rf.to, Destination: rf.destination,
-		Rate: rf.rate, DryRun: rf.dryRun, New: rf.fresh, MaxReplays: rf.maxReplays}
+		Rate: rf.rate, DryRun: rf.dryRun, New: rf.fresh, MaxReplays: rf.maxReplays,
+		Cluster: replay.ClusterKey(cf.context, cf.adminURL)}
 	if rf.until != "" {
 		id, err := client.ParseMessageID(rf.until)
 		if err != nil {
@@ -185,6 +186,7 @@ func runReplay(ctx context.Context, cf *clientFlags, in stdin, args []string, st
 			return fail(err)
 		}
 	}
+	sayResuming(opts, time.Now(), stderr)
 	if opts.DryRun && opts.Until == nil {
 		// The dry run stops at the DLQ's last message now and says which it is, so that the
 		// real run can be told to move exactly what was shown (--until).

@@ -140,6 +140,7 @@ func (a *Admin) Replay(ctx context.Context, req ReplayRequest, events chan<- Rep
 		return ReplaySummary{}, err
 	}
 	opts.Events = events
+	opts.Cluster = a.opts.Cluster
 	cl, err := a.pulsarClient()
 	if err != nil {
 		close(events)
