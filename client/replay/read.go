@@ -187,6 +187,10 @@ func (e *engine) decide(ctx context.Context, m *client.Message) item {
 		return it
 	}
 	it.dest = e.destination(m)
+	if r := e.crossTenant(it.dest); r != "" {
+		it.action, it.reason = Failed, r
+		return it
+	}
 	it.count = replayCount(m)
 	if e.opts.MaxReplays >= 0 && it.count >= e.opts.MaxReplays {
 		it.action, it.guarded = Skipped, true

@@ -40,6 +40,10 @@ type Options struct {
 	To string
 	// Destination, when set, is where every selected dead letter goes, whatever its origin.
 	Destination string
+	// AllowCrossTenant lets letters go to a destination in another tenant than the DLQ's.
+	// Without it such a letter fails and stays (a dry run reports it so): a letter's
+	// REAL_TOPIC is a stranger's word, and a replay publishes with the operator's credentials.
+	AllowCrossTenant bool
 	// Cluster keys the run's state, as the history is keyed (ClusterKey): a run interrupted on
 	// one cluster is not resumed on another that has a DLQ of the same name.
 	Cluster string

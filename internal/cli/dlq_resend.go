@@ -171,7 +171,8 @@ func runDLQResend(ctx context.Context, cf *clientFlags, in stdin, args []string,
 	}
 
 	started := time.Now()
-	opts := replay.Options{DLQ: t.topic, Subscription: t.sub, Destination: dest, Edit: &ed, MaxReplays: -1,
+	// The destination, another tenant's or not, is the one the preview named before it asked.
+	opts := replay.Options{DLQ: t.topic, Subscription: t.sub, Destination: dest, Edit: &ed, MaxReplays: -1, AllowCrossTenant: true,
 		Selection: replay.Selection{IDs: []client.MessageID{id}}, KnownTopics: known, Total: t.letters(), Selected: 1,
 		Deduplication: strings.EqualFold(t.stats.DeduplicationStatus, "Enabled")}
 	res := resendResult{ID: positionOf(m.ID), DLQ: t.topic, Subscription: t.sub, Destination: dest, Action: "failed"}

@@ -31,11 +31,11 @@ type replayFlags struct {
 	limit                    int64
 	maxReplays               int
 	dryRun, json, fresh, yes bool
-	notADLQ                  bool
+	notADLQ, crossTenant     bool
 }
 
 // replayFlagNames lists the replay flags in the order of the help.
-var replayFlagNames = []string{"dlq", "subscription", "to", "destination", "filter", "ids", "until", "rate", "limit", "max-replays", "not-a-dlq", "dry-run", "yes", "json", "new"}
+var replayFlagNames = []string{"dlq", "subscription", "to", "destination", "filter", "ids", "until", "rate", "limit", "max-replays", "not-a-dlq", "allow-cross-tenant", "dry-run", "yes", "json", "new"}
 
 func (r *replayFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&r.dlq, "dlq", "", "the dead-letter `TOPIC` to replay (required)")
@@ -50,6 +50,7 @@ func (r *replayFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&r.maxReplays, "max-replays", replay.DefaultMaxReplays, "skip messages already replayed `N` times (loop guard; negative: none)")
 	fs.BoolVar(&r.dryRun, "dry-run", false, "report what would move and where; move nothing")
 	fs.BoolVar(&r.notADLQ, "not-a-dlq", false, notADLQHelp)
+	fs.BoolVar(&r.crossTenant, "allow-cross-tenant", false, "let letters go to topics of another tenant than the DLQ's (without it they stay, reported as failed)")
 	fs.BoolVar(&r.yes, "yes", false, "do not ask before replaying every letter of a DLQ of more than 100 (asked on a terminal only)")
 	fs.BoolVar(&r.json, "json", false, "write one JSON object per message considered, then a summary, to stdout")
 	fs.BoolVar(&r.fresh, "new", false, "start a new run instead of resuming an interrupted one")
@@ -62,8 +63,13 @@ derives from, else --to), or every one to --destination, through the DLQ's subsc
 its only consumer. A dead letter is acknowledged only once its republish is receipted; what is
 not selected stays. --until ID stops at the DLQ's last message when a dry run was made (its
 summary prints the id): what died since stays, counted as arrived. Starting the same replay
-again after an interruption resumes it (exactly once where the broker deduplicates). Exit
-status 0 only when everything selected moved (or, with --dry-run, could). A read-only session
+again after an interruption resumes it, on the same cluster, and says so first (exactly once
+where the broker deduplicates). The summary lists the destinations with their counts (what
+would move where, with --dry-run). A letter bound for a topic of another tenant than the DLQ's
+stays, counted as failed, unless --allow-cross-tenant: its REAL_TOPIC is a stranger's word and
+the replay publishes with your credentials; --to or --destination in another tenant is refused
+(exit 2) without it. Exit status 0 only when everything selected moved (or, with --dry-run,
+could). A read-only session
 (--readonly, or a context with readonly = true) runs only --dry-run.
 
 Without --filter, --ids or --limit a replay takes every letter; on a terminal it asks first
@@ -117,7 +123,7 @@ func runReplay(ctx context.Context, cf *clientFlags, in stdin, args []string, st
 		return usageError(stderr, "letterbox replay", errors.New("--to and --destination exclude each other (--destination takes every letter)"))
 	}
 	opts := replay.Options{DLQ: rf.dlq, Subscription: rf.subscription, To: rf.to, Destination: rf.destination,
-		Rate: rf.rate, DryRun: rf.dryRun, New: rf.fresh, MaxReplays: rf.maxReplays,
+		Rate: rf.rate, DryRun: rf.dryRun, New: rf.fresh, MaxReplays: rf.maxReplays, AllowCrossTenant: rf.crossTenant,
 		Cluster: replay.ClusterKey(cf.context, cf.adminURL)}
 	if rf.until != "" {
 		id, err := client.ParseMessageID(rf.until)
@@ -172,6 +178,9 @@ func runReplay(ctx context.Context, cf *clientFlags, in stdin, args []string, st
 		}
 		return fail(err)
 	}
+	if err := refuseCrossTenant(opts); err != nil {
+		return usageError(stderr, "letterbox replay", err)
+	}
 	if ok, code := confirmEveryLetter(in, opts, rf.yes, stderr); !ok {
 		return code
 	}
@@ -199,14 +208,15 @@ func runReplay(ctx context.Context, cf *clientFlags, in stdin, args []string, st
 	events := make(chan replay.Event, 256)
 	opts.Events = events
 	shown := make(chan struct{})
+	var dests destinations
 	go func() {
 		defer close(shown)
-		showEvents(events, &rf, opts.DryRun, stdout, stderr)
+		dests = showEvents(events, &rf, opts.DryRun, stdout, stderr)
 	}()
 	started := time.Now()
 	sum, err := replay.Run(ctx, cl, opts)
 	<-shown
-	writeSummary(sum, &rf, opts, stdout)
+	writeSummary(sum, &rf, opts, dests, stdout)
 	warnUnseen(stderr, "letterbox replay", opts.Names)
 	if !opts.DryRun {
 		recordHistory(opts, &rf, cf, sum, err, started, stderr)

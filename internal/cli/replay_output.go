@@ -25,19 +25,22 @@ type jsonEvent struct {
 }
 
 // showEvents writes each event as JSON (--json), or draws a progress bar on a terminal, until
-// events is closed.
-func showEvents(events <-chan replay.Event, rf *replayFlags, dryRun bool, stdout, stderr io.Writer) {
+// events is closed, and counts the letters by destination.
+func showEvents(events <-chan replay.Event, rf *replayFlags, dryRun bool, stdout, stderr io.Writer) destinations {
+	dests := destinations{}
 	enc := json.NewEncoder(stdout)
 	bar := !rf.json && isTerminal(stderr)
 	var last time.Time
 	var lastEv replay.Event
 	drawn := false
 	for ev := range events {
+		dests.note(ev)
 		if rf.json {
 			enc.Encode(jsonEvent{ID: ev.IDString(), Key: ev.Key, Destination: ev.Destination, Action: string(ev.Action), Reason: ev.Reason})
 			continue
 		}
-		if ev.Action == replay.Failed || (ev.Reason != "" && !strings.HasPrefix(ev.Reason, "not selected")) {
+		crossTenant := strings.HasPrefix(ev.Reason, replay.CrossTenantReason) // listed with the destinations
+		if !crossTenant && (ev.Action == replay.Failed || (ev.Reason != "" && !strings.HasPrefix(ev.Reason, "not selected"))) {
 			if drawn {
 				io.WriteString(stderr, "\r\033[K")
 			}
@@ -54,6 +57,7 @@ func showEvents(events <-chan replay.Event, rf *replayFlags, dryRun bool, stdout
 		drawBar(stderr, lastEv.Progress, dryRun)
 		io.WriteString(stderr, "\n")
 	}
+	return dests
 }
 
 func drawBar(w io.Writer, p replay.Progress, dryRun bool) {
@@ -95,9 +99,13 @@ type jsonSummary struct {
 	OK           bool    `json:"ok"`
 	Delivery     string  `json:"delivery"`
 	Seconds      float64 `json:"seconds"`
+	// Destinations counts the letters moved (would move) by destination; CrossTenant those
+	// left for being bound to another tenant without --allow-cross-tenant.
+	Destinations map[string]int64 `json:"destinations,omitempty"`
+	CrossTenant  map[string]int64 `json:"cross_tenant_refused,omitempty"`
 }
 
-func writeSummary(sum replay.Summary, rf *replayFlags, opts replay.Options, stdout io.Writer) {
+func writeSummary(sum replay.Summary, rf *replayFlags, opts replay.Options, dests destinations, stdout io.Writer) {
 	delivery := "at least once (deduplication is off: a resumed run may publish some messages twice)"
 	if sum.ExactlyOnce {
 		delivery = "exactly once (the broker deduplicates)"
@@ -114,10 +122,12 @@ func writeSummary(sum replay.Summary, rf *replayFlags, opts replay.Options, stdo
 		last = positionOf(sum.Until)
 	}
 	if rf.json {
+		moved, crossTenant := dests.counts()
 		json.NewEncoder(stdout).Encode(jsonSummary{Summary: true, Run: sum.Run, Resumed: sum.Resumed, DryRun: sum.DryRun,
 			Subscription: opts.Subscription, Considered: sum.Considered, Moved: sum.Moved, WouldMove: sum.WouldMove,
 			Skipped: sum.Skipped, Guarded: sum.Guarded, Failed: sum.Failed, Arrived: sum.Arrived, LeftOut: sum.LeftOut, Until: until,
-			Complete: sum.Complete, OK: sum.OK(), Delivery: delivery, Seconds: sum.Elapsed.Seconds()})
+			Complete: sum.Complete, OK: sum.OK(), Delivery: delivery, Seconds: sum.Elapsed.Seconds(),
+			Destinations: moved, CrossTenant: crossTenant})
 		return
 	}
 	verb := "moved " + strconv.FormatInt(sum.Moved, 10)
@@ -126,6 +136,7 @@ func writeSummary(sum replay.Summary, rf *replayFlags, opts replay.Options, stdo
 	}
 	fmt.Fprintf(stdout, "%s of %d considered from %s (subscription %s); skipped %d (loop guard %d), failed %d, in %s\n",
 		verb, sum.Considered, termtext.Line(opts.DLQ), termtext.Line(opts.Subscription), sum.Skipped, sum.Guarded, sum.Failed, sum.Elapsed.Round(time.Millisecond))
+	dests.write(stdout, opts.DLQ, sum.DryRun)
 	if !sum.DryRun && sum.Run != "" {
 		resumed := ""
 		if sum.Resumed {

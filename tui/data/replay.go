@@ -43,6 +43,9 @@ type ReplayRequest struct {
 	Discard bool
 	// Destination, when set, receives every selected letter instead of its origin.
 	Destination string
+	// AllowCrossTenant lets letters go to another tenant's topics (the engine's option): set
+	// once a person confirmed the destinations the preview named.
+	AllowCrossTenant bool
 	// Edit replaces payload, key and properties of what is sent (a resend).
 	Edit *replay.Edit
 	// MaxReplays is the loop guard (0: the engine's default; negative: none).
@@ -74,7 +77,7 @@ func (r ReplayRequest) Describe() string {
 func (r ReplayRequest) Options() (replay.Options, error) {
 	o := replay.Options{DLQ: ParseTopic(r.DLQ).String(), Subscription: r.Subscription, Rate: r.Rate,
 		DryRun: r.DryRun, Total: r.Total, Selected: r.Selected, Discard: r.Discard, Destination: r.Destination, Edit: r.Edit,
-		MaxReplays: r.MaxReplays, New: r.New, Until: r.Until}
+		MaxReplays: r.MaxReplays, New: r.New, Until: r.Until, AllowCrossTenant: r.AllowCrossTenant}
 	if r.Destination != "" {
 		o.Destination = ParseTopic(r.Destination).String()
 	}

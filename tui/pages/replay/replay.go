@@ -102,6 +102,10 @@ type Page struct {
 	started     time.Time
 	returns     returns // the moved letters that came back to the DLQ (returned.go)
 	w, h        int
+
+	// crossTenant counts the letters left for being bound to another tenant's topic, by
+	// destination: the confirmation names them, and yes lets the run send them there.
+	crossTenant map[string]int64
 }
 
 // New returns the screen for req; Init starts the preview.
@@ -144,19 +148,33 @@ func (p *Page) start(dry bool) tea.Cmd {
 		p.stage, p.err = Failed, fmt.Errorf("no subscription: a replay reads the DLQ through its subscription (:replay DLQ SUB)")
 		return nil
 	}
-	if !dry && len(p.dests) > 0 {
-		p.previewDests = maps.Clone(p.dests)
+	var otherTenants int64 // letters for other tenants' topics the run was allowed to send
+	if !dry {
+		if len(p.dests) > 0 || len(p.crossTenant) > 0 {
+			p.previewDests = p.plannedDests()
+		}
+		if p.req.AllowCrossTenant {
+			for _, n := range p.crossTenant {
+				otherTenants += n
+			}
+		}
 	}
 	p.run++
 	p.prog, p.dests, p.why, p.recent, p.cancelled, p.err = replay.Progress{}, map[string]int64{}, map[string]int64{}, nil, false, nil
+	p.crossTenant = map[string]int64{}
 	p.eventsEnded, p.ended, p.returns = false, nil, returns{}
 	req := p.req
 	req.DryRun = dry
 	if dry {
 		req.Until = nil // the preview reads up to the DLQ's last letter now, and says which
+		// The preview names every letter bound for another tenant, whatever an earlier yes allowed.
+		req.AllowCrossTenant = false
 	} else {
 		req.Selected = p.preview.WouldMove // the ETA is of the letters the preview selected
-		p.recorded = false                 // a run again (ctrl+r, enter) is recorded too
+		if req.AllowCrossTenant {
+			req.Selected += otherTenants // and of those the question named
+		}
+		p.recorded = false // a run again (ctrl+r, enter) is recorded too
 	}
 	var ctx context.Context
 	if dry {
@@ -262,9 +280,24 @@ func (p *Page) Stage() Stage { return p.stage }
 // tell what the run changed; the run starts when they are read.
 func (p *Page) confirmed() tea.Cmd {
 	p.stage, p.before = Starting, nil
-	p.previewDests = maps.Clone(p.dests)
+	p.previewDests = p.plannedDests()
 	run := p.run
 	return p.read(func(b data.Backlog, o map[string]int64) tea.Msg { return BeforeMsg{Run: run, Backlog: b, Origins: o} })
+}
+
+// plannedDests is where the preview would move letters: with the letters for other tenants'
+// topics once the question that named them was answered yes.
+func (p *Page) plannedDests() map[string]int64 {
+	dests := maps.Clone(p.dests)
+	if dests == nil {
+		dests = map[string]int64{}
+	}
+	if p.req.AllowCrossTenant {
+		for d, n := range p.crossTenant {
+			dests[d] += n
+		}
+	}
+	return dests
 }
 
 // typedKey takes the DLQ's name typed to confirm a large discard: enter with the right name
@@ -370,6 +403,9 @@ func (p *Page) count(ev data.ReplayEvent) {
 		p.dests[ev.Destination]++
 	case replay.Skipped, replay.Failed:
 		p.why[string(ev.Action)+": "+ev.Reason]++
+		if ev.Action == replay.Failed && strings.HasPrefix(ev.Reason, replay.CrossTenantReason) {
+			p.crossTenant[ev.Destination]++
+		}
 	}
 	p.returns.noteMoved(ev)
 	p.recent = append(p.recent, ev)
@@ -462,7 +498,7 @@ func (p *Page) key(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		switch {
 		case key.Matches(msg, keyRun):
-			if p.preview.WouldMove == 0 {
+			if p.preview.WouldMove == 0 && len(p.crossTenant) == 0 {
 				return func() tea.Msg {
 					return common.StatusMsg("nothing to " + p.verb() + ": the preview selected no dead letter")
 				}
@@ -488,6 +524,8 @@ func (p *Page) key(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		switch {
 		case key.Matches(msg, keyYes):
+			// The question named the other tenants' topics: yes sends their letters there too.
+			p.req.AllowCrossTenant = len(p.crossTenant) > 0
 			// Read the DLQ and the destinations first, so the summary can tell what the run
 			// changed; the run starts when they are read.
 			return p.confirmed()

@@ -96,7 +96,19 @@ func (p *Page) question() []string {
 	wrap := func(s string) []string { return strings.Split(lipgloss.NewStyle().Width(max(10, p.w)).Render(s), "\n") }
 	n := p.preview.WouldMove
 	if !p.req.Discard {
+		var other int64
+		var names []string
+		for _, d := range slices.Sorted(maps.Keys(p.crossTenant)) {
+			other += p.crossTenant[d]
+			to, _ := replay.TenantOf(d)
+			names = append(names, fmt.Sprintf("%s (tenant %s)", termtext.Line(data.ShortName(d, "")), termtext.Line(to)))
+		}
 		q := fmt.Sprintf("Move %s back now? Each is acknowledged in the DLQ only once its destination has it; letters that arrive from now on stay.  y yes · n no", common.Plural(int(n), "dead letter"))
+		if other > 0 {
+			from, _ := replay.TenantOf(p.req.DLQ)
+			q = fmt.Sprintf("Move %s back now, %d of them to another tenant than the DLQ's (%s): %s? Each is acknowledged in the DLQ only once its destination has it; letters that arrive from now on stay.  y yes, to those topics too · n no",
+				common.Plural(int(n+other), "dead letter"), other, from, strings.Join(names, ", "))
+		}
 		return paint(st, &st.Warn, wrap(q))
 	}
 	q := fmt.Sprintf("Discard %s of %s? They are acknowledged on %s, one by one, and gone for any replay; the others stay.", common.Plural(int(n), "dead letter"),

@@ -287,7 +287,9 @@ func (p *Page) send() tea.Cmd {
 		return nil
 	}
 	p.stage = Sending
-	req := data.ReplayRequest{DLQ: p.dlq, Subscription: p.sub, IDs: []string{p.letter.ID}, Edit: ed, Destination: to, MaxReplays: -1}
+	// The destination, in another tenant or not, is the one the form shows and the user sends to.
+	req := data.ReplayRequest{DLQ: p.dlq, Subscription: p.sub, IDs: []string{p.letter.ID}, Edit: ed, Destination: to, MaxReplays: -1,
+		AllowCrossTenant: true}
 	ctx := p.c.Ctx
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(ctx, time.Minute)
