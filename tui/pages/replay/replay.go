@@ -285,6 +285,10 @@ func (p *Page) confirmed() tea.Cmd {
 	return p.read(func(b data.Backlog, o map[string]int64) tea.Msg { return BeforeMsg{Run: run, Backlog: b, Origins: o} })
 }
 
+// anySelected says whether the preview selected a letter: one it would move, or one bound for
+// another tenant's topic, which the question names and yes sends.
+func (p *Page) anySelected() bool { return p.preview.WouldMove > 0 || len(p.crossTenant) > 0 }
+
 // plannedDests is where the preview would move letters: with the letters for other tenants'
 // topics once the question that named them was answered yes.
 func (p *Page) plannedDests() map[string]int64 {
@@ -498,7 +502,7 @@ func (p *Page) key(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		switch {
 		case key.Matches(msg, keyRun):
-			if p.preview.WouldMove == 0 && len(p.crossTenant) == 0 {
+			if !p.anySelected() {
 				return func() tea.Msg {
 					return common.StatusMsg("nothing to " + p.verb() + ": the preview selected no dead letter")
 				}

@@ -56,7 +56,7 @@ func (p *Page) View() string {
 			lines = append(lines, p.optionsView()...)
 		case p.stage == Confirming:
 			lines = append(lines, p.question()...)
-		case p.preview.WouldMove > 0:
+		case p.anySelected():
 			lines = append(lines, st.Paint(&st.Accent, common.Trunc("enter runs it (asks first) · O sets rate, limit, destination… · ctrl+r previews again · esc leaves, nothing changed", p.w)))
 		default:
 			lines = append(lines, st.Paint(&st.Subtle, "nothing selected · O changes the controls · esc leaves"))
