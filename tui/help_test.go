@@ -13,11 +13,13 @@ import (
 )
 
 // helpScreens are the screens whose help has a golden view: how to reach each (a palette line,
-// then keys) and the key that opens the help there (f1 where letters type into a field).
+// then keys, with the cluster answering or not) and the key that opens the help there (f1
+// where letters type into a field).
 var helpScreens = []struct {
 	name, line string
 	keys       []string
 	open       string
+	down       bool
 }{
 	{name: "topics", open: "?"},
 	{name: "topic", line: "topic public/demo/orders", open: "?"},
@@ -30,6 +32,7 @@ var helpScreens = []struct {
 	{name: "dlq", line: "dlq public/demo/orders-billing-DLQ", open: "?"},
 	{name: "replay", line: "dlq public/demo/orders-billing-DLQ", keys: []string{"R"}, open: "?"},
 	{name: "resend", line: "dlq public/demo/orders-billing-DLQ", keys: []string{"E"}, open: "f1"},
+	{name: "waiting", line: "flow orders billing", open: "?", down: true},
 }
 
 // TestGoldenHelpScrolled: the help of every screen, scrolled to its end (G), at every size:
@@ -40,6 +43,11 @@ func TestGoldenHelpScrolled(t *testing.T) {
 			name := fmt.Sprintf("help-end-%s-%dx%d", sc.name, sz[0], sz[1])
 			t.Run(name, func(t *testing.T) {
 				h := newHarness(t, sz[0], sz[1], "dark")
+				if sc.down {
+					h.src.Lock()
+					h.src.Err = unreachable
+					h.src.Unlock()
+				}
 				if sc.line != "" {
 					h.command(sc.line)
 				}
