@@ -56,9 +56,13 @@ func TestTUIFollowsTheCluster(t *testing.T) {
 	tm.keys(":")
 	tm.literal("topic doomed")
 	tm.keys("Enter")
-	tm.waitFor("the doomed topic", 10*time.Second, func(s string) bool {
-		return strings.Contains(s, "public/default/doomed") && strings.Contains(s, "billing")
+	// An error in its place would leave the status line before the wait ends: stop on it.
+	screen := tm.waitFor("the doomed topic", 10*time.Second, func(s string) bool {
+		return strings.Contains(s, "public/default/doomed") && strings.Contains(s, "billing") || strings.Contains(s, "✗")
 	})
+	if strings.Contains(screen, "✗") {
+		t.Fatalf(":topic doomed failed:\n%s", screen)
+	}
 	req, _ := http.NewRequest(http.MethodDelete, au+"/admin/v2/persistent/public/default/doomed?force=true", nil)
 	resp, err := (&http.Client{Timeout: 10 * time.Second}).Do(req)
 	if err != nil {
