@@ -64,3 +64,18 @@ func TestWordsAgree(t *testing.T) {
 		}
 	}
 }
+
+// TestWordsAgreeAfterOneMoved: a replay of one letter counts it as one, and says so after the
+// run, where the counts read "none of the 1 moved letters".
+func TestWordsAgreeAfterOneMoved(t *testing.T) {
+	h := newHarness(t, 160, 48, "dark")
+	h.command("dlq public/demo/orders-billing-DLQ")
+	h.keys("space", "R", "enter", "y")
+	got := h.plain()
+	if !strings.Contains(got, "the moved letter has not returned to the DLQ") {
+		t.Errorf("after one letter moved:\n%s", got)
+	}
+	if strings.Contains(got, "1 moved letters") || strings.Contains(got, "1 dead letters") {
+		t.Errorf("one letter counted as many:\n%s", got)
+	}
+}

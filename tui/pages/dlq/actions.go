@@ -244,11 +244,11 @@ func retentionText(r data.Retention) string {
 	t := "unlimited time"
 	switch m := r.Minutes; {
 	case m >= 1440 && m%1440 == 0:
-		t = fmt.Sprintf("%d days", m/1440)
+		t = common.Plural(int(m/1440), "day")
 	case m >= 60 && m%60 == 0:
-		t = fmt.Sprintf("%d hours", m/60)
+		t = common.Plural(int(m/60), "hour")
 	case m >= 0:
-		t = fmt.Sprintf("%d minutes", m)
+		t = common.Plural(int(m), "minute")
 	}
 	s := "unlimited size"
 	if r.SizeMB >= 0 {

@@ -366,7 +366,7 @@ func shortProducer(name, ns string) string {
 // firstLine is the payload's first line, spaces squeezed, or what it is when not text.
 func firstLine(b []byte) string {
 	if !isText(b) {
-		return fmt.Sprintf("<%d bytes binary>", len(b))
+		return "<" + common.Plural(len(b), "byte") + " binary>"
 	}
 	line, _, _ := strings.Cut(string(b), "\n")
 	return strings.Join(strings.Fields(line), " ")

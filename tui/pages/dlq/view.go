@@ -309,7 +309,7 @@ func (p *Page) detailView() []string {
 	}
 	payload := termtext.Line(strings.Join(strings.Fields(string(d.Payload)), " "))
 	if !isText(d.Payload) {
-		payload = fmt.Sprintf("<%d bytes binary>", len(d.Payload))
+		payload = "<" + common.Plural(len(d.Payload), "byte") + " binary>"
 	}
 	return []string{
 		st.Paint(&st.DLQ, common.Trunc(" "+termtext.Line(r), p.w)),

@@ -10,6 +10,7 @@ import (
 
 	"github.com/hamba/avro/v2"
 
+	"github.com/letterbox-dev/letterbox/tui/common"
 	"github.com/letterbox-dev/letterbox/tui/data"
 )
 
@@ -141,7 +142,7 @@ func hexDump(b []byte) string {
 func (d decoder) preview(payload []byte) string {
 	text, form := d.decode(payload, DecodeAuto)
 	if form == "hex" {
-		return fmt.Sprintf("<%d bytes binary>", len(payload))
+		return "<" + common.Plural(len(payload), "byte") + " binary>"
 	}
 	if form == "json" || form == "avro→json" {
 		var buf bytes.Buffer

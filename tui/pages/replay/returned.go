@@ -100,11 +100,15 @@ func (p *Page) returnsLine() string {
 	case !r.known:
 		return st.Paint(&st.Subtle, "counting the moved letters that returned to the DLQ…")
 	case r.N == 0:
-		return st.Paint(&st.OK, common.Trunc(fmt.Sprintf("none of the %d moved letters has returned to the DLQ (counted at each refresh)", len(r.moved)), p.w))
+		what := fmt.Sprintf("none of the %d moved letters has", len(r.moved))
+		if len(r.moved) == 1 {
+			what = "the moved letter has not"
+		}
+		return st.Paint(&st.OK, common.Trunc(what+" returned to the DLQ (counted at each refresh)", p.w))
 	}
 	n := fmt.Sprint(r.N)
 	if r.AtLeast {
 		n = "at least " + n
 	}
-	return st.Paint(&st.Warn, common.Trunc(fmt.Sprintf("%s of %d moved letters returned to the DLQ since the run: they failed again (REPLAYED_FROM names them)", n, len(r.moved)), p.w))
+	return st.Paint(&st.Warn, common.Trunc(fmt.Sprintf("%s of %s returned to the DLQ since the run: %s failed again (REPLAYED_FROM names %s)", n, common.Plural(len(r.moved), "moved letter"), common.Agree(r.N, "it", "they"), common.Agree(r.N, "it", "them")), p.w))
 }

@@ -199,7 +199,7 @@ func (p *Page) breakdown(dests map[string]int64, ns string) []string {
 	slices.SortStableFunc(whys, func(a, b string) int { return int(p.why[b] - p.why[a]) })
 	for i, w := range whys {
 		if i == 4 {
-			out = append(out, st.Paint(&st.Subtle, fmt.Sprintf("   … %d more reasons", len(whys)-4)))
+			out = append(out, st.Paint(&st.Subtle, "   … "+common.Plural(len(whys)-4, "more reason")))
 			break
 		}
 		out = append(out, st.Paint(&st.Subtle, common.Trunc(fmt.Sprintf("   %6d %s", p.why[w], termtext.Line(w)), p.w)))
