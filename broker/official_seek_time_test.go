@@ -11,8 +11,8 @@ import (
 	"github.com/letterbox-dev/letterbox/broker/storage"
 )
 
-// Seek by time as upstream's resetCursor by timestamp: a seek to a time after the last message
-// leaves the cursor after it (its mark-delete position on the last message), so a reader that
+// Seek by time as upstream's resetCursor by timestamp: a seek to a time after the last message's
+// publish time leaves the cursor after it (its mark-delete position on the last message), so a reader that
 // sought to now has nothing next and receives only what is published later. As the official
 // client's TestReaderWithSeekByTime: readers from the earliest and from the latest message, on
 // partitioned and non-partitioned topics, in memory and durable.
@@ -38,6 +38,11 @@ func TestOfficialReaderSeekByTimeToNow(t *testing.T) {
 						from = pulsar.LatestMessageID()
 					}
 					r := createReader(t, c, pulsar.ReaderOptions{Topic: topic, StartMessageID: from})
+					// Publish and seek times are milliseconds, and a message published in the
+					// millisecond sought is not before it (upstream's isEntryPublishedEarlierThan
+					// is strict): the seek is to a millisecond after the last message's.
+					sent := time.Now().UnixMilli()
+					waitFor(t, time.Second, func() bool { return time.Now().UnixMilli() > sent })
 					if err := r.SeekByTime(time.Now()); err != nil {
 						t.Fatalf("seek by time: %v", err)
 					}
