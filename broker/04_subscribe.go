@@ -24,7 +24,7 @@ func (c *conn) handleSubscribe(cmd *pb.CommandSubscribe) error {
 		return nil
 	}
 	if !c.may(OpConsume, name, cmd.GetSubscription()) {
-		c.sendError(reqID, pb.ServerError_AuthorizationError, "Client is not authorized to subscribe")
+		c.sendError(reqID, pb.ServerError_AuthorizationError, c.subscribeRefusal(name, cmd.GetSubscription()))
 		return nil
 	}
 	if existing := c.consumer(cmd.GetConsumerId()); existing != nil {

@@ -52,6 +52,11 @@ func (c *conn) handleProducer(cmd *pb.CommandProducer) error {
 		c.sendError(reqID, serr.code, serr.msg)
 		return nil
 	}
+	// As upstream, a namespace that requires encryption refuses producers that do not encrypt.
+	if !cmd.GetEncrypted() && c.b.layers(name).EncryptionRequired() {
+		c.sendError(reqID, pb.ServerError_MetadataError, "Encryption is required in "+name.String())
+		return nil
+	}
 	p := &producer{
 		id:        cmd.GetProducerId(),
 		requestID: reqID,
@@ -69,14 +74,12 @@ func (c *conn) handleProducer(cmd *pb.CommandProducer) error {
 	if p.name == "" {
 		p.name = c.b.generatedProducerName()
 	}
-	if s := cmd.GetSchema(); s != nil {
-		ver, serr := c.b.schemas.add(name, s, c.b.schemaStrategy(name))
-		if serr != nil {
-			c.sendError(reqID, serr.code, serr.msg)
-			return nil
-		}
-		p.schemaVer = ver
+	ver, serr := c.b.clientSchema(name, cmd.GetSchema()) // schema.go
+	if serr != nil {
+		c.sendError(reqID, serr.code, serr.msg)
+		return nil
 	}
+	p.schemaVer = ver
 	// A producer without a schema gets no schema version, as upstream: the official Go client
 	// caches the version against the producer's (nil) schema and fails on a version it did
 	// not ask for.

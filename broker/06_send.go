@@ -87,7 +87,7 @@ func (c *conn) handleSend(cmd *pb.CommandSend, payload []byte) error {
 			c.sendReader.Detach()
 		}
 	}
-	p.topic.publish(p, cmd, meta, payload, hold)
+	p.topic.publish(p, cmd, meta, payload, hold, newSendCheck(md, payload))
 	return nil
 }
 

@@ -21,7 +21,7 @@ func (c *conn) handleGetOrCreateSchema(cmd *pb.CommandGetOrCreateSchema) error {
 		fail(serr.code, serr.msg)
 		return nil
 	}
-	ver, serr := c.b.schemas.add(name, cmd.GetSchema(), c.b.schemaStrategy(name))
+	ver, serr := c.b.clientSchema(name, cmd.GetSchema())
 	if serr != nil {
 		fail(serr.code, serr.msg)
 		return nil

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/letterbox-dev/letterbox/broker/policy"
@@ -35,6 +36,7 @@ var (
 	ErrInvalidArgument    = errors.New("invalid argument")    // 400
 	ErrNotAcceptable      = errors.New("not acceptable")      // 406: e.g. a partition count ≤ 0
 	ErrUnprocessable      = errors.New("unprocessable")       // 422: e.g. fewer partitions than before
+	ErrForbidden          = errors.New("forbidden")           // 403: e.g. a cluster that does not exist
 )
 
 // AdminError is an admin API failure: Kind is one of the Err* sentinels (errors.Is works), and
@@ -67,6 +69,9 @@ type adminState struct {
 	// topicPolicies are the topic-level policies by topic (a partitioned topic's base name),
 	// admin_topic_policies.go.
 	topicPolicies map[string]*policy.TopicPolicies
+	// version counts the changes to policies, so that topics know when to resolve theirs again
+	// (topic_limits.go); read without the lock.
+	version atomic.Uint64
 
 	samplerOnce sync.Once
 	rates       rateSamples

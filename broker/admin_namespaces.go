@@ -91,6 +91,7 @@ func (b *Broker) CreateNamespace(ns string, p *policy.Policies) error {
 	}
 	r.namespaces[ns] = true
 	a.policies[ns] = np
+	a.version.Add(1)
 	return nil
 }
 
@@ -105,6 +106,14 @@ func (b *Broker) checkPolicies(p *policy.Policies) error {
 	}
 	if p.MessageTTLInSeconds != nil && *p.MessageTTLInSeconds < 0 {
 		return adminErr(ErrPreconditionFailed, "Invalid value for message TTL, message TTL must >= 0")
+	}
+	if err := b.checkReplicationClusters(p.ReplicationClusters); err != nil {
+		return err
+	}
+	for _, c := range p.AllowedClusters {
+		if c != b.cfg.ClusterName {
+			return adminErr(ErrForbidden, "Invalid cluster id: %s", c)
+		}
 	}
 	return checkLimitPolicies(p) // admin_policies.go
 }
@@ -205,6 +214,7 @@ func (b *Broker) UpdateNamespacePolicies(ns string, fn func(*policy.Policies) er
 		return err
 	}
 	a.policies[ns] = p
+	a.version.Add(1)
 	return nil
 }
 
@@ -296,6 +306,7 @@ func (b *Broker) DeleteNamespace(ns string, force bool) error {
 	}
 	delete(r.namespaces, ns)
 	delete(a.policies, ns)
+	a.version.Add(1)
 	return nil
 }
 

@@ -2,6 +2,7 @@ package broker
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/letterbox-dev/letterbox/broker/policy"
 )
@@ -61,6 +62,10 @@ func checkLimitPolicies(p *policy.Policies) error {
 		{p.MaxConsumersPerSubscription, "maxConsumersPerSubscription must be 0 or more"},
 		{p.MaxConsumersPerTopic, "maxConsumersPerTopic must be 0 or more"},
 		{p.MaxProducersPerTopic, "maxProducersPerTopic must be 0 or more"},
+		{p.MaxSubscriptionsPerTopic, "maxSubscriptionsPerTopic must be 0 or more"},
+		{p.MaxUnackedMessagesPerConsumer, "maxUnackedMessagesPerConsumer must be 0 or more"},
+		{p.MaxUnackedMessagesPerSubscription, "maxUnackedMessagesPerSubscription must be 0 or more"},
+		{p.DeduplicationSnapshotIntervalSeconds, "interval must be 0 or more"},
 	} {
 		if l.v != nil && *l.v < 0 {
 			return adminErr(ErrPreconditionFailed, "%s", l.reason)
@@ -75,7 +80,84 @@ func checkLimitPolicies(p *policy.Policies) error {
 		}
 		p.BacklogQuotaMap[kind] = q
 	}
+	switch p.SubscriptionAuthMode {
+	case "", policy.SubscriptionAuthNone, policy.SubscriptionAuthPrefix:
+	default:
+		return adminErr(ErrInvalidArgument, "Invalid subscription auth mode %q: want %s or %s", p.SubscriptionAuthMode,
+			policy.SubscriptionAuthNone, policy.SubscriptionAuthPrefix)
+	}
+	if a := p.SchemaAutoUpdateCompatibilityStrategy; a != nil && *a == "" {
+		p.SchemaAutoUpdateCompatibilityStrategy = nil // as upstream's JSON reads an empty enum
+	} else if a != nil {
+		if _, ok := policy.SchemaAutoUpdateStrategies[*a]; !ok {
+			return adminErr(ErrInvalidArgument, "Invalid schema auto update compatibility strategy %q", *a)
+		}
+	}
+	if err := checkSubscriptionTypes(p.SubscriptionTypesEnabled); err != nil {
+		return err
+	}
+	return checkInactiveTopicPolicies(p.InactiveTopicPolicies)
+}
+
+// checkSubscriptionTypes refuses a name that is not a subscription type, as upstream's JSON
+// reader refuses a value its enum does not have.
+func checkSubscriptionTypes(types []string) error {
+	for _, t := range types {
+		if !slices.Contains(policy.SubscriptionTypes, t) {
+			return adminErr(ErrInvalidArgument, "Invalid subscription type %q: want %s", t, strings.Join(policy.SubscriptionTypes, ", "))
+		}
+	}
 	return nil
+}
+
+// checkInactiveTopicPolicies refuses a delete mode upstream does not have.
+func checkInactiveTopicPolicies(p *policy.InactiveTopicPolicies) error {
+	if p == nil {
+		return nil
+	}
+	switch p.InactiveTopicDeleteMode {
+	case policy.DeleteWhenNoSubscriptions, policy.DeleteWhenSubscriptionsCaughtUp:
+		return nil
+	}
+	return adminErr(ErrInvalidArgument, "Invalid inactiveTopicDeleteMode %q: want %s or %s", p.InactiveTopicDeleteMode,
+		policy.DeleteWhenNoSubscriptions, policy.DeleteWhenSubscriptionsCaughtUp)
+}
+
+// checkReplicationClusters refuses clusters other than the broker's own, with upstream's
+// answers: a single broker is its cluster's only member and replicates to no other. A list that
+// is set must not be empty (nil is unset).
+func (b *Broker) checkReplicationClusters(clusters []string) error {
+	if clusters != nil && len(clusters) == 0 {
+		return adminErr(ErrPreconditionFailed, "ClusterIds should not be null or empty")
+	}
+	if slices.Contains(clusters, "global") {
+		return adminErr(ErrPreconditionFailed, "Cannot specify global in the list of replication clusters")
+	}
+	for _, c := range clusters {
+		if c != b.cfg.ClusterName {
+			return adminErr(ErrForbidden, "Invalid cluster id: %s", c)
+		}
+	}
+	return nil
+}
+
+// SetNamespaceAllowedClusters sets the clusters namespace ns may use (PIP-321) with upstream's
+// checks: not "global", clusters that exist, and every cluster the namespace replicates to. On
+// a single broker that is its own cluster.
+func (b *Broker) SetNamespaceAllowedClusters(ns string, clusters []string) error {
+	return b.UpdateNamespacePolicies(ns, func(p *policy.Policies) error {
+		if slices.Contains(clusters, "global") {
+			return adminErr(ErrPreconditionFailed, "Cannot specify global in the list of allowed clusters")
+		}
+		for _, c := range p.ReplicationClusters {
+			if !slices.Contains(clusters, c) {
+				return adminErr(ErrInvalidArgument, "Allowed clusters do not contain the replication cluster %s. "+
+					"Please remove the replication cluster if the cluster is not allowed for this namespace", c)
+			}
+		}
+		p.AllowedClusters = slices.Compact(slices.Sorted(slices.Values(clusters)))
+		return nil
+	})
 }
 
 // layers returns the policies that apply to name: its topic-level policies (a partition's are
@@ -85,7 +167,7 @@ func checkLimitPolicies(p *policy.Policies) error {
 func (b *Broker) layers(name topicName) policy.Layers {
 	a, unlock := b.adminLocked()
 	defer unlock()
-	l := policy.Layers{Namespace: a.policies[name.namespace()], Defaults: &b.cfg.Defaults}
+	l := policy.Layers{Namespace: a.policies[name.namespace()], Defaults: &b.cfg.Defaults, Cluster: b.cfg.ClusterName}
 	if len(a.topicPolicies) > 0 { // most brokers have none: no name to build on every SEND
 		l.Topic = a.topicPolicies[name.base().String()]
 	}
@@ -96,7 +178,7 @@ func (b *Broker) layers(name topicName) policy.Layers {
 func (b *Broker) namespaceLayers(ns string) policy.Layers {
 	a, unlock := b.adminLocked()
 	defer unlock()
-	return policy.Layers{Namespace: a.policies[ns], Defaults: &b.cfg.Defaults}
+	return policy.Layers{Namespace: a.policies[ns], Defaults: &b.cfg.Defaults, Cluster: b.cfg.ClusterName}
 }
 
 // CompactionThreshold is the effective compaction threshold of a topic, in bytes of backlog

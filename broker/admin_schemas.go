@@ -160,7 +160,7 @@ func (b *Broker) CreateSchema(tname string, s SchemaInfo) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	ver, serr := b.schemas.add(name, ps, b.schemaStrategy(name))
+	ver, serr := b.schemas.add(name, ps, b.schemaStrategy(name), true)
 	if serr != nil {
 		if serr.code == pb.ServerError_IncompatibleSchema {
 			return 0, adminErr(ErrConflict, "%s", serr.msg) // upstream answers 409

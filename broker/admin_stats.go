@@ -121,6 +121,7 @@ func (b *Broker) subscriptionStats(s *subscription, opts StatsOptions, now time.
 		MsgBacklog:                       s.backlogEntries(),
 		MsgDelayed:                       int64(len(s.delayed)),
 		Type:                             s.subType.String(),
+		BlockedSubscriptionOnUnackedMsgs: s.unackedBlocked(), // unacked.go
 		LastConsumedTimestamp:            millis(s.lastConsumed),
 		LastAckedTimestamp:               millis(s.lastAck),
 		Consumers:                        []ConsumerStats{},
@@ -175,8 +176,7 @@ func (b *Broker) subscriptionStats(s *subscription, opts StatsOptions, now time.
 		if s.selector != nil {
 			c.KeyHashRangeArrays, c.KeyHashRanges = keyHashRanges(s.selector.rangesOf(cs))
 		}
-		limit := int64(b.cfg.MaxUnackedMessagesPerConsumer)
-		c.BlockedConsumerOnUnackedMsgs = s.shared() && limit > 0 && cs.unacked >= limit
+		c.BlockedConsumerOnUnackedMsgs = s.consumerBlocked(cs) // unacked.go
 		r := b.rateOf(cs, cs.counters(), now)
 		c.MsgRateOut, c.MsgThroughputOut, c.MsgRateRedeliver, c.MessageAckRate = r.msgs, r.bytes, r.redeliver, r.acks
 		if !b.cfg.CompatUpstream {

@@ -68,7 +68,7 @@ func (b *Broker) UpdateTopicPolicies(tname string, fn func(*policy.TopicPolicies
 	if err := fn(tp); err != nil {
 		return err
 	}
-	if err := checkTopicPolicies(tp); err != nil {
+	if err := b.checkTopicPolicies(tp); err != nil {
 		return err
 	}
 	var v any = tp
@@ -80,14 +80,16 @@ func (b *Broker) UpdateTopicPolicies(tname string, fn func(*policy.TopicPolicies
 	}
 	if v == nil {
 		delete(a.topicPolicies, name.String())
+		a.version.Add(1)
 	} else {
 		a.topicPolicies[name.String()] = tp
+		a.version.Add(1)
 	}
 	return nil
 }
 
 // checkTopicPolicies validates topic-level policies with upstream's reasons.
-func checkTopicPolicies(tp *policy.TopicPolicies) error {
+func (b *Broker) checkTopicPolicies(tp *policy.TopicPolicies) error {
 	for _, l := range []struct {
 		v      *int
 		reason string
@@ -97,6 +99,9 @@ func checkTopicPolicies(tp *policy.TopicPolicies) error {
 		{tp.MaxConsumerPerTopic, "maxConsumers must be 0 or more"},
 		{tp.MaxConsumersPerSubscription, "Invalid value for maxConsumersPerSubscription"},
 		{tp.MaxSubscriptionsPerTopic, "maxSubscriptionsPerTopic must be 0 or more"},
+		{tp.MaxUnackedMessagesOnConsumer, "maxUnackedNum must be 0 or more"},
+		{tp.MaxUnackedMessagesOnSubscription, "maxUnackedNum must be 0 or more"},
+		{tp.DeduplicationSnapshotIntervalSeconds, "interval must be 0 or more"},
 	} {
 		if l.v != nil && *l.v < 0 {
 			return adminErr(ErrPreconditionFailed, "%s", l.reason)
@@ -107,6 +112,18 @@ func checkTopicPolicies(tp *policy.TopicPolicies) error {
 	}
 	if s := tp.SchemaCompatibilityStrategy; s != nil && !validStrategy(*s) {
 		return adminErr(ErrInvalidArgument, "Invalid schema compatibility strategy %q", *s)
+	}
+	if n := tp.MaxMessageSize; n != nil && (*n < 0 || *n > b.cfg.MaxMessageSize) {
+		return adminErr(ErrPreconditionFailed, "topic-level maxMessageSize must be greater than or equal to 0 and must be smaller than that in the broker-level")
+	}
+	if err := checkSubscriptionTypes(tp.SubscriptionTypesEnabled); err != nil {
+		return err
+	}
+	if err := checkInactiveTopicPolicies(tp.InactiveTopicPolicies); err != nil {
+		return err
+	}
+	if err := b.checkReplicationClusters(tp.ReplicationClusters); err != nil {
+		return err
 	}
 	for kind, q := range tp.BackLogQuotaMap {
 		if err := checkBacklogQuota(kind, &q); err != nil {
@@ -127,6 +144,17 @@ type AppliedTopicPolicies struct {
 	policy.Layers
 	// AllowAutoSubscriptionCreation is the broker's, which the dynamic configuration may change.
 	AllowAutoSubscriptionCreation bool
+	// BrokerMaxMessageSize is the broker's maxMessageSize.
+	BrokerMaxMessageSize int
+}
+
+// MaxMessageSizeInEffect is the largest message a topic takes: its own limit when below the
+// broker's, else the broker's.
+func (a AppliedTopicPolicies) MaxMessageSizeInEffect() int {
+	if n := a.MaxMessageSize(a.BrokerMaxMessageSize); n > 0 {
+		return n
+	}
+	return a.BrokerMaxMessageSize
 }
 
 // AppliedTopicPolicies returns the policies that apply to a topic.
@@ -135,7 +163,8 @@ func (b *Broker) AppliedTopicPolicies(tname string) (AppliedTopicPolicies, error
 	if err != nil {
 		return AppliedTopicPolicies{}, err
 	}
-	return AppliedTopicPolicies{Layers: b.layers(name), AllowAutoSubscriptionCreation: b.dynamic().allowAutoSubscriptionCreation}, nil
+	return AppliedTopicPolicies{Layers: b.layers(name), AllowAutoSubscriptionCreation: b.dynamic().allowAutoSubscriptionCreation,
+		BrokerMaxMessageSize: b.cfg.MaxMessageSize}, nil
 }
 
 // forgetTopicPolicies drops a deleted topic's policies.
@@ -143,6 +172,7 @@ func (b *Broker) forgetTopicPolicies(full string) {
 	a, unlock := b.adminLocked()
 	_, ok := a.topicPolicies[full]
 	delete(a.topicPolicies, full)
+	a.version.Add(1)
 	unlock()
 	if !ok {
 		return

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/letterbox-dev/letterbox/broker/auth"
+	"github.com/letterbox-dev/letterbox/broker/policy"
 )
 
 // Security: authentication, authorization and TLS, built from Config by newSecurity. The
@@ -240,6 +241,9 @@ func (b *Broker) decide(tenant, ns, topic, subscription string, fn func(auth.Pol
 		}
 		if subscription != "" {
 			p.SubscriptionRoles = pol.AuthPolicies.SubscriptionAuthRoles[subscription]
+			if pol.SubscriptionAuthMode == policy.SubscriptionAuthPrefix {
+				p.PrefixSubscription = subscription
+			}
 		}
 	}
 	return fn(p)
@@ -255,6 +259,23 @@ func (c *conn) may(op Operation, name topicName, subscription string) bool {
 	c.log.Warn("not authorized", "role", c.auth.role, "operation", op.String(), "topic", name.String(),
 		"subscription", subscription)
 	return false
+}
+
+// subscribeRefusal is the message a refused SUBSCRIBE is answered with: upstream's own when the
+// namespace's subscription auth mode Prefix refused the subscription's name (checked, as
+// upstream, after the subscription's roles and before the role's permissions).
+func (c *conn) subscribeRefusal(name topicName, subscription string) string {
+	prefix := false
+	c.b.decide(name.Tenant, name.namespace(), "", subscription, func(p auth.Policy) bool {
+		prefix = (len(p.SubscriptionRoles) == 0 || slices.Contains(p.SubscriptionRoles, c.auth.role)) &&
+			auth.PrefixRefused(c.auth.role, p.PrefixSubscription)
+		return false
+	})
+	if prefix {
+		return fmt.Sprintf("Failed to create consumer - The subscription name needs to be prefixed by the authentication role, like %s-xxxx for topic: %s",
+			c.auth.role, name)
+	}
+	return "Client is not authorized to subscribe"
 }
 
 // mayProduce is the PRODUCER check. A producer naming an initial subscription (PIP-124) must

@@ -243,8 +243,14 @@ func (c *Config) validate() error {
 	if c.TTLDurationDefault < 0 {
 		return fmt.Errorf("broker: ttlDurationDefaultInSeconds %v: must not be negative", c.TTLDurationDefault)
 	}
+	if err := c.validatePolicyDefaults(); err != nil { // policies_conf.go
+		return err
+	}
 	return c.validateLimits() // limits.go
 }
+
+// now is the broker's clock (Config.Clock): what rates and snapshot intervals are measured by.
+func (b *Broker) now() time.Time { return b.cfg.Clock() }
 
 // Addr is the host:port the binary protocol listens on.
 func (b *Broker) Addr() string { return b.ln.Addr().String() }
@@ -305,7 +311,7 @@ func (b *Broker) Close() error {
 	b.wg.Wait()
 	b.closeStore.Do(func() {
 		// Connections and the flusher are gone: persist the final cursors, then close the logs.
-		b.flushCursors()
+		b.flushCursors(true)
 		b.topics.close()
 		if err := b.store.Close(); err != nil {
 			b.log.Error("closing storage", "err", err)

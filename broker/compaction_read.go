@@ -3,6 +3,7 @@ package broker
 import (
 	"math"
 	"sort"
+	"time"
 
 	"github.com/letterbox-dev/letterbox/broker/storage"
 	"github.com/letterbox-dev/letterbox/client/wire"
@@ -62,7 +63,7 @@ func (s *subscription) compactedViewFor() *compactedRecord {
 // means the active consumer can take nothing now. Once the view is exhausted the read position
 // moves past the horizon, and dispatch goes on with the log. Called with the topic's mutex
 // held.
-func (s *subscription) dispatchCompacted(view *compactedRecord, budget *int) bool {
+func (s *subscription) dispatchCompacted(view *compactedRecord, budget *int, now time.Time) bool {
 	from := s.readPos
 	if s.compactedEarliest {
 		// The whole view, whatever the cursor says: entries before the mark-delete position
@@ -78,7 +79,7 @@ func (s *subscription) dispatchCompacted(view *compactedRecord, budget *int) boo
 			continue
 		}
 		cs, stop := s.pick(e)
-		if stop {
+		if stop || s.rateSpent(now) {
 			return false
 		}
 		// The successor in the view's numbering: the log may no longer have this ledger, and
@@ -89,7 +90,7 @@ func (s *subscription) dispatchCompacted(view *compactedRecord, budget *int) boo
 		if s.readPos.Less(after(ce.Pos)) {
 			s.readPos = after(ce.Pos)
 		}
-		s.deliver(cs, e)
+		s.deliver(cs, e, now)
 		*budget--
 	}
 	if i == len(view.Entries) {

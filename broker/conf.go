@@ -118,11 +118,12 @@ var confKeys = map[string]confSetter{
 		}
 		return fmt.Errorf("%q: want non-partitioned or partitioned", v)
 	},
-	"defaultNumPartitions":          intKey(1, func(c *Config) *int { return &c.DefaultNumPartitions }),
-	"allowAutoSubscriptionCreation": boolKey(func(c *Config) *bool { return &c.AllowAutoSubscriptionCreation }),
-	"maxMessageSize":                intKey(1, func(c *Config) *int { return &c.MaxMessageSize }),
-	"delayedDeliveryEnabled":        boolKey(func(c *Config) *bool { return &c.DelayedDeliveryEnabled }),
-	"delayedDeliveryTickTimeMillis": durationKey(time.Millisecond, func(c *Config) *time.Duration { return &c.DelayedDeliveryTick }),
+	"defaultNumPartitions":                 intKey(1, func(c *Config) *int { return &c.DefaultNumPartitions }),
+	"allowAutoSubscriptionCreation":        boolKey(func(c *Config) *bool { return &c.AllowAutoSubscriptionCreation }),
+	"maxMessageSize":                       intKey(1, func(c *Config) *int { return &c.MaxMessageSize }),
+	"delayedDeliveryEnabled":               boolKey(func(c *Config) *bool { return &c.DelayedDeliveryEnabled }),
+	"delayedDeliveryTickTimeMillis":        durationKey(time.Millisecond, func(c *Config) *time.Duration { return &c.DelayedDeliveryTick }),
+	"isDelayedDeliveryDeliverAtTimeStrict": boolKey(func(c *Config) *bool { return &c.DelayedDeliveryDeliverAtTimeStrict }),
 	// Upstream disables keep-alive with 0; letterbox always keeps it, so 0 is refused rather
 	// than silently replaced.
 	"keepAliveIntervalSeconds":               durationKey(time.Second, func(c *Config) *time.Duration { return &c.KeepAliveInterval }),

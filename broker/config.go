@@ -2,6 +2,7 @@ package broker
 
 import (
 	"log/slog"
+	"slices"
 	"time"
 
 	"github.com/letterbox-dev/letterbox/broker/policy"
@@ -113,6 +114,20 @@ type Config struct {
 	// over their backlog quota are acted on (backlog_quota.go). Zero: upstream's default.
 	SubscriptionExpiryCheckInterval time.Duration
 	BacklogQuotaCheckInterval       time.Duration
+	// InactiveTopicsCheckInterval (brokerDeleteInactiveTopicsFrequencySeconds, 60 s) is how
+	// often inactive topics are looked for (inactive_topics.go).
+	InactiveTopicsCheckInterval time.Duration
+	// BrokerDeduplicationEntriesInterval is upstream's brokerDeduplicationEntriesInterval: a
+	// deduplicating topic stores its producers' sequence ids after that many entries (dedup.go),
+	// besides every deduplication snapshot interval.
+	BrokerDeduplicationEntriesInterval int
+	// DelayedDeliveryDeliverAtTimeStrict is upstream's isDelayedDeliveryDeliverAtTimeStrict:
+	// a delayed message is delivered no earlier than its deliver-at time; by default (false,
+	// as upstream) it may go up to a tick early (dispatch.go).
+	DelayedDeliveryDeliverAtTimeStrict bool
+	// Clock is the time the broker's rate limiters and snapshot intervals read (nil:
+	// time.Now); tests set a fake one to measure rates without waiting for them.
+	Clock func() time.Time
 
 	// The admin listener (broker/web). HTTPMaxRequestSize is upstream's httpMaxRequestSize, the
 	// largest request body accepted; upstream's default, -1, means letterbox's own limit of
@@ -193,19 +208,27 @@ func DefaultConfig() Config {
 		ManagedLedgerMaxUnackedRangesToPersist:              10000,
 		RetentionCheckInterval:                              120 * time.Second,
 		Defaults: policy.Defaults{
-			DelayedDeliveryEnabled:             true,
-			DelayedDeliveryTick:                time.Second,
-			MaxUnackedMessagesPerConsumer:      50000,
-			BacklogQuotaDefaultRetentionPolicy: policy.QuotaProducerRequestHold,
+			DelayedDeliveryEnabled:                               true,
+			DelayedDeliveryTick:                                  time.Second,
+			MaxUnackedMessagesPerConsumer:                        50000,
+			MaxUnackedMessagesPerSubscription:                    4 * 50000,
+			BacklogQuotaDefaultRetentionPolicy:                   policy.QuotaProducerRequestHold,
+			SubscribeRatePeriodPerConsumerInSecond:               30,
+			BrokerDeduplicationSnapshotIntervalSeconds:           120,
+			BrokerDeleteInactiveTopicsMode:                       policy.DeleteWhenNoSubscriptions,
+			BrokerDeleteInactiveTopicsMaxInactiveDurationSeconds: 60,
+			IsAllowAutoUpdateSchemaEnabled:                       true,
+			SubscriptionTypesEnabled:                             slices.Clone(policy.SubscriptionTypes),
 		},
-		HTTPMaxRequestSize:        -1,
-		MaxConcurrentHTTPRequests: 1024,
-		MaxHTTPServerConnections:  2048,
-		HTTPReadHeaderTimeout:     10 * time.Second,
-		HTTPReadTimeout:           30 * time.Second,
-		HTTPWriteTimeout:          time.Minute,
-		HTTPIdleTimeout:           2 * time.Minute,
-		Logger:                    slog.Default(),
+		BrokerDeduplicationEntriesInterval: 1000,
+		HTTPMaxRequestSize:                 -1,
+		MaxConcurrentHTTPRequests:          1024,
+		MaxHTTPServerConnections:           2048,
+		HTTPReadHeaderTimeout:              10 * time.Second,
+		HTTPReadTimeout:                    30 * time.Second,
+		HTTPWriteTimeout:                   time.Minute,
+		HTTPIdleTimeout:                    2 * time.Minute,
+		Logger:                             slog.Default(),
 	}
 }
 

@@ -57,7 +57,8 @@ type conn struct {
 	wmark   int
 	wclosed bool
 	wsignal chan struct{}
-	out     outQueue // bytes queued, for backpressure (backpressure.go)
+	out     outQueue     // bytes queued, for backpressure (backpressure.go)
+	pub     connThrottle // producers held by their publish rate (publish_rate.go)
 
 	done      chan struct{}
 	closeOnce sync.Once
@@ -84,6 +85,7 @@ func newConn(b *Broker, nc net.Conn) *conn {
 		consumers: make(map[uint64]*consumer),
 		wsignal:   make(chan struct{}, 1),
 		out:       outQueue{drainedC: make(chan struct{}, 1)},
+		pub:       connThrottle{resumeC: make(chan struct{}, 1)},
 		done:      make(chan struct{}),
 	}
 }
@@ -137,6 +139,9 @@ func (c *conn) readLoop() {
 	r := wire.NewPooledReader(c.nc, wire.MaxFrameSize(c.b.cfg.MaxMessageSize), c.b.bufs)
 	for {
 		if !c.awaitDrain() { // a client that does not read its answers is not read either
+			return
+		}
+		if !c.awaitUnthrottled() { // nor one whose producers are over their publish rate
 			return
 		}
 		f, err := r.Next()
@@ -457,7 +462,8 @@ func (c *conn) keepAlive() {
 			return
 		}
 		idle := time.Since(time.Unix(0, c.lastRecv.Load()))
-		if pinged && idle >= interval {
+		// A connection paused for its producers' publish rate has the answer waiting unread.
+		if pinged && idle >= interval && !c.throttled() {
 			c.close("keepalive: no response to PING")
 			return
 		}

@@ -20,6 +20,8 @@ type consumer struct {
 
 	permits int64 // messages the client can still take; may go negative after a batch
 	unacked int64 // messages delivered and not yet acknowledged
+	// blockedOnUnacked is set while it holds its maximum of unacknowledged messages (unacked.go).
+	blockedOnUnacked bool
 	// epoch is the consumer_epoch the client asked for (Java clients, to fence stale
 	// redeliveries); nil when it never sent one, and then MESSAGE carries none either.
 	epoch *uint64

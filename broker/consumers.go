@@ -26,6 +26,14 @@ func (t *topic) subscribe(req subscribeRequest) *serverError {
 	if t.closed {
 		return errorf(pb.ServerError_ServiceNotReady, "topic %s is closing", t.full)
 	}
+	// As upstream, the subscription type and the subscribe rate are checked first (topic_limits.go,
+	// subscribe_rate.go).
+	if msg := t.subscriptionTypeRefusal(cmd.GetSubType()); msg != "" {
+		return errorf(pb.ServerError_NotAllowedError, "%s", msg)
+	}
+	if !t.allowSubscribe(cs, t.b.now()) {
+		return errorf(pb.ServerError_NotAllowedError, "Subscribe limited by subscribe rate limit per consumer.")
+	}
 	durable := cmd.GetDurable() && t.name.Persistent
 	// Everything that can refuse the consumer is checked before anything changes: a refused
 	// consumer leaves no subscription behind, as upstream.
@@ -165,6 +173,7 @@ func (t *topic) detach(cs *consumer) {
 		return
 	}
 	cs.closed = true
+	t.lastActive = t.b.now() // inactive_topics.go
 	s.lastLeft = time.Now()
 	s.consumers = slices.DeleteFunc(s.consumers, func(c *consumer) bool { return c == cs })
 	if !s.durable && len(s.consumers) == 0 {
@@ -225,7 +234,7 @@ func (t *topic) consumerSchema(sch *pb.Schema) *serverError {
 		return errorf(pb.ServerError_IncompatibleSchema,
 			"Failed to add schema to an active topic with empty(BYTES) schema: new schema type %s", sch.GetType())
 	}
-	_, serr := t.b.schemas.add(t.name, sch, strategy)
+	_, serr := t.b.schemas.add(t.name, sch, strategy, t.b.layers(t.name).AllowAutoUpdateSchema())
 	return serr
 }
 

@@ -3,6 +3,7 @@ package broker
 import (
 	"encoding/json"
 	"sync"
+	"time"
 
 	"github.com/letterbox-dev/letterbox/broker/storage"
 	"github.com/letterbox-dev/letterbox/client/wire/pb"
@@ -19,7 +20,13 @@ import (
 // chunked message counts.
 //
 // persisted survives restarts: it is snapshotted with the cursors (BucketDedup, with the
-// position it covers) and, on open, the entries stored after that position are replayed.
+// position it covers) and, on open, the entries stored after that position are replayed. As
+// upstream's MessageDeduplication, a snapshot is taken every brokerDeduplicationEntriesInterval
+// entries and, when entries came since the last one, every deduplication snapshot interval
+// (the topic's deduplicationSnapshotInterval policy, else its namespace's, else
+// brokerDeduplicationSnapshotIntervalSeconds; 0: by entries only), and when the topic is
+// unloaded or the broker stops: the longer the interval, the more a restart after a crash
+// replays.
 
 type dedupState struct {
 	mu        sync.Mutex // a leaf lock: receipts run without the topic lock
@@ -27,6 +34,9 @@ type dedupState struct {
 	persisted map[string]int64
 	covered   storage.Position // every entry up to here is reflected in persisted
 	dirty     bool
+	// sinceSnapshot counts the entries stored since the last snapshot, taken at lastSnapshot.
+	sinceSnapshot int
+	lastSnapshot  time.Time
 }
 
 type dedupRecord struct {
@@ -43,7 +53,7 @@ func (t *topic) dedupFor() *dedupState {
 	if t.dedup != nil {
 		return t.dedup
 	}
-	d := &dedupState{pushed: map[string]int64{}, persisted: map[string]int64{}}
+	d := &dedupState{pushed: map[string]int64{}, persisted: map[string]int64{}, lastSnapshot: t.b.now()}
 	from := t.log.First()
 	if v, ok, err := t.b.store.Metadata().Get(storage.BucketDedup, t.full); err == nil && ok {
 		var rec dedupRecord
@@ -123,6 +133,7 @@ func (d *dedupState) stored(name string, seq int64, pos storage.Position) {
 		d.covered = pos
 	}
 	d.dirty = true
+	d.sinceSnapshot++
 }
 
 func (d *dedupState) failed(name string) {
@@ -135,16 +146,21 @@ func (d *dedupState) failed(name string) {
 	}
 }
 
-// snapshot returns the record to persist if anything changed.
-func (d *dedupState) snapshot() ([]byte, bool) {
+// snapshot returns the record to persist when anything changed and a snapshot is due: after
+// entries stored entries, interval after the last snapshot (0: never by time), or forced.
+// pending reports a change whose snapshot is not due yet.
+func (d *dedupState) snapshot(now time.Time, interval time.Duration, entries int, force bool) (v []byte, ok, pending bool) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if !d.dirty {
-		return nil, false
+		return nil, false, false
 	}
-	d.dirty = false
+	if !force && d.sinceSnapshot < entries && (interval <= 0 || now.Sub(d.lastSnapshot) < interval) {
+		return nil, false, true
+	}
+	d.dirty, d.sinceSnapshot, d.lastSnapshot = false, 0, now
 	v, err := json.Marshal(dedupRecord{Covered: [2]int64{d.covered.Ledger, d.covered.Entry}, Seqs: d.persisted})
-	return v, err == nil
+	return v, err == nil, false
 }
 
 // duplicateReceipt is the receipt for a SEND that was already stored.

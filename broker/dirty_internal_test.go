@@ -41,7 +41,7 @@ func TestCursorFlushVisitsChangedTopicsOnly(t *testing.T) {
 	for range 3 {
 		last = <-done
 	}
-	b.flushCursors()
+	b.flushCursors(false)
 	if left := b.dirty.take(); len(left) != 0 {
 		t.Fatalf("after a flush %d topics are still to visit", len(left))
 	}
@@ -55,7 +55,7 @@ func TestCursorFlushVisitsChangedTopicsOnly(t *testing.T) {
 	if quiet || !changed {
 		t.Fatalf("to visit: the quiet topic %v, the changed one %v", quiet, changed)
 	}
-	b.flushCursors()
+	b.flushCursors(false)
 	v, ok, err := b.store.Metadata().Get(storage.BucketCursors, cursorKey(topics[1], "s"))
 	var rec cursorRecord
 	if err == nil && ok {

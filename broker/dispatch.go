@@ -22,22 +22,39 @@ const (
 	maxReadBytes   = 5 << 20
 )
 
-// dispatch delivers entries to consumers with permits: replayed entries first, then new ones.
-// Called with the topic's mutex held.
+// dispatch delivers entries to consumers with permits: replayed entries first, then new ones,
+// within the topic's and the subscription's dispatch rates (dispatch_rate.go) and, on Shared
+// and Key_Shared subscriptions, the maximum of unacknowledged messages (unacked.go). Messages
+// with a deliver-at time wait for it on Shared and Key_Shared subscriptions while the topic's
+// delayed delivery policy is active; as upstream's delayed delivery tracker, one due within a
+// tick goes at once unless isDelayedDeliveryDeliverAtTimeStrict. Called with the topic's mutex
+// held.
 func (s *subscription) dispatch(now time.Time) {
+	s.retryAt = time.Time{}
 	if s.switching(now) { // failover.go
 		return
 	}
 	if len(s.consumers) == 0 {
 		return
 	}
-	if s.shared() {
-		s.releaseDue(now)
+	delayed := s.topic.limits().delayed
+	delayOK := s.shared() && delayed.Active
+	var tick time.Duration
+	if delayOK && !s.topic.b.cfg.DelayedDeliveryDeliverAtTimeStrict {
+		tick = time.Duration(max(delayed.TickTime, 0)) * time.Millisecond
 	}
-	defer s.updateDue()
+	switch {
+	case delayOK:
+		s.releaseDue(now, tick)
+	case len(s.delayed) > 0:
+		s.releaseDelayed()
+	}
+	defer s.updateDue(tick)
+	if s.dispatchThrottled(now) || s.unackedBlocked() {
+		return
+	}
 	budget := dispatchBatch
-	delayOK := s.shared() && s.topic.b.cfg.DelayedDeliveryEnabled
-	nowMs := now.UnixMilli()
+	nowMs := now.Add(tick).UnixMilli()
 
 	// Entries come with a hold on their buffer (storage.Holder): deliver hands it to the
 	// consumer's connection; every entry not delivered releases it.
@@ -61,6 +78,9 @@ func (s *subscription) dispatch(now time.Time) {
 			continue
 		}
 		cs, stop := s.pick(e)
+		if !stop && cs != nil && s.rateSpent(now) {
+			stop = true
+		}
 		if stop || cs == nil {
 			releaseHold(e.Hold)
 		}
@@ -72,18 +92,21 @@ func (s *subscription) dispatch(now time.Time) {
 			continue
 		}
 		s.replay = append(s.replay[:i], s.replay[i+1:]...)
-		s.deliver(cs, e)
+		s.deliver(cs, e, now)
 		budget--
 	}
 
 	// New entries.
+	if s.ackStateFull() {
+		return
+	}
 	for budget > 0 {
-		n := s.readSize(budget)
+		n := s.readSize(budget, now)
 		if n == 0 {
 			break // no consumer can take anything; FLOW dispatches again
 		}
 		if view := s.compactedViewFor(); view != nil {
-			if !s.dispatchCompacted(view, &budget) {
+			if !s.dispatchCompacted(view, &budget, now) {
 				return
 			}
 			continue
@@ -92,7 +115,7 @@ func (s *subscription) dispatch(now time.Time) {
 		if err != nil || len(entries) == 0 {
 			break
 		}
-		if !s.dispatchNew(entries, delayOK, nowMs, &budget) {
+		if !s.dispatchNew(entries, delayOK, nowMs, &budget, now) {
 			return
 		}
 	}
@@ -104,8 +127,9 @@ func (s *subscription) dispatch(now time.Time) {
 }
 
 // dispatchNew delivers entries read from the subscription's read position, releasing the hold
-// of each one it does not deliver; false means no consumer can take anything now.
-func (s *subscription) dispatchNew(entries []storage.Entry, delayOK bool, nowMs int64, budget *int) bool {
+// of each one it does not deliver; false means no consumer can take anything now. nowMs is the
+// time deliver-at times are compared with (a tick ahead of now).
+func (s *subscription) dispatchNew(entries []storage.Entry, delayOK bool, nowMs int64, budget *int, now time.Time) bool {
 	for k, e := range entries {
 		if s.isAcked(e.Pos) {
 			releaseHold(e.Hold)
@@ -119,6 +143,9 @@ func (s *subscription) dispatchNew(entries []storage.Entry, delayOK bool, nowMs 
 			continue
 		}
 		cs, stop := s.pick(e)
+		if !stop && cs != nil && s.rateSpent(now) {
+			stop = true
+		}
 		if stop {
 			for _, rest := range entries[k:] {
 				releaseHold(rest.Hold)
@@ -131,10 +158,33 @@ func (s *subscription) dispatchNew(entries []storage.Entry, delayOK bool, nowMs 
 			s.addReplay(e.Pos) // Key_Shared: its consumer has no permits yet
 			continue
 		}
-		s.deliver(cs, e)
+		s.deliver(cs, e, now)
 		*budget--
 	}
 	return true
+}
+
+// releaseDelayed moves every delayed entry to the replay set: delayed delivery was turned off,
+// so what waited goes now.
+func (s *subscription) releaseDelayed() {
+	for _, e := range s.delayed {
+		if !s.isAcked(e.pos) {
+			s.addReplay(e.pos)
+		}
+	}
+	s.delayed = s.delayed[:0]
+}
+
+// ackStateFull reports whether s may read no new entries because its acknowledgement holes are
+// more ranges than its cursor stores (managedLedgerMaxUnackedRangesToPersist) while the topic's
+// dispatcherPauseOnAckStatePersistent is on, as upstream: what is delivered again still goes,
+// and that is what closes the holes. Called with the topic's mutex held.
+func (s *subscription) ackStateFull() bool {
+	limit := s.topic.b.cfg.ManagedLedgerMaxUnackedRangesToPersist
+	if !s.topic.limits().pauseOnAckState || limit <= 0 || s.acked.len() <= int64(limit) {
+		return false // a set of n entries holds at most n ranges
+	}
+	return s.acked.ranges() > limit
 }
 
 // notifyEndOfTopic tells consumers of a terminated topic that they have everything, once. The
@@ -159,10 +209,11 @@ func (s *subscription) notifyEndOfTopic() {
 	}
 }
 
-func (s *subscription) updateDue() {
+// updateDue sets when the first delayed entry is due: a tick before its time.
+func (s *subscription) updateDue(tick time.Duration) {
 	s.nextDue = time.Time{}
 	if len(s.delayed) > 0 {
-		s.nextDue = time.UnixMilli(s.delayed[0].at)
+		s.nextDue = time.UnixMilli(s.delayed[0].at).Add(-tick)
 	}
 }
 
@@ -176,6 +227,9 @@ func (s *subscription) pick(e storage.Entry) (cs *consumer, stop bool) {
 		}
 		return s.active, false
 	case pb.CommandSubscribe_Shared:
+		if s.blockedOnUnacked { // at the subscription's maximum (unacked.go)
+			return nil, true
+		}
 		for range len(s.consumers) {
 			s.rr = (s.rr + 1) % len(s.consumers)
 			c := s.consumers[s.rr]
@@ -185,11 +239,11 @@ func (s *subscription) pick(e storage.Entry) (cs *consumer, stop bool) {
 		}
 		return nil, true
 	case pb.CommandSubscribe_Key_Shared:
-		if !s.anyPermits() {
+		if s.blockedOnUnacked || !s.anyPermits() {
 			return nil, true
 		}
 		c := s.selector.pick(e.Meta.Key)
-		if c == nil || c.permits <= 0 || c.conn.writeBlocked() {
+		if c == nil || !s.canTake(c) {
 			return nil, false
 		}
 		return c, false
@@ -197,10 +251,10 @@ func (s *subscription) pick(e storage.Entry) (cs *consumer, stop bool) {
 	return nil, true
 }
 
-// readSize is how many new entries to read: enough for the consumers' permits at the average
-// messages and bytes per entry delivered so far, at least one while any consumer has permits
-// (0: none has), at most budget.
-func (s *subscription) readSize(budget int) int {
+// readSize is how many new entries to read: enough for the consumers' permits (and the
+// dispatch rates' tokens) at the average messages and bytes per entry delivered so far, at
+// least one while any consumer has permits (0: none has), at most budget.
+func (s *subscription) readSize(budget int, now time.Time) int {
 	var permits int64
 	switch s.subType {
 	case pb.CommandSubscribe_Exclusive, pb.CommandSubscribe_Failover:
@@ -213,6 +267,9 @@ func (s *subscription) readSize(budget int) int {
 				permits += c.permits
 			}
 		}
+	}
+	if tokens := s.dispatchTokens(now); tokens >= 0 {
+		permits = min(permits, max(tokens, 1))
 	}
 	if permits == 0 {
 		return 0
@@ -240,14 +297,9 @@ func (a *movingAvg) add(v float64) {
 }
 
 // canTake reports whether c has permits and room in its connection's write queue
-// (backpressure.go) and, on a Shared subscription, is under the broker's
-// unacknowledged-messages limit per consumer.
+// (backpressure.go) and is not blocked on its unacknowledged messages (unacked.go).
 func (s *subscription) canTake(c *consumer) bool {
-	if c.permits <= 0 || c.conn.writeBlocked() {
-		return false
-	}
-	limit := int64(s.topic.b.cfg.MaxUnackedMessagesPerConsumer)
-	return s.subType != pb.CommandSubscribe_Shared || limit <= 0 || c.unacked < limit
+	return c.permits > 0 && !c.conn.writeBlocked() && !s.consumerBlocked(c)
 }
 
 func (s *subscription) anyPermits() bool {
@@ -259,11 +311,13 @@ func (s *subscription) anyPermits() bool {
 	return false
 }
 
-// deliver sends e to cs and records it as pending; cs's connection takes over e's hold.
-func (s *subscription) deliver(cs *consumer, e storage.Entry) {
+// deliver sends e to cs and records it as pending; cs's connection takes over e's hold. It
+// takes e from the dispatch rates and counts it against the unacknowledged limits.
+func (s *subscription) deliver(cs *consumer, e storage.Entry, now time.Time) {
 	n := int64(e.Meta.NumMessages)
+	s.chargeDispatch(n, int64(len(e.Data)), now)
+	s.countUnacked(cs, n)
 	cs.permits -= n
-	cs.unacked += n
 	cs.msgOut += n
 	cs.bytesOut += int64(len(e.Data))
 	cs.avgMsgsPerEntry.add(float64(n))

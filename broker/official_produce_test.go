@@ -213,7 +213,8 @@ func TestOfficialNonPersistent(t *testing.T) {
 func TestOfficialDeliverAfter(t *testing.T) {
 	t.Parallel()
 	const delay = 2 * time.Second
-	b := startBroker(t)
+	// Strict: by default, as upstream, a message may go up to a tick (1 s) early.
+	b := startBroker(t, func(c *broker.Config) { c.DelayedDeliveryDeliverAtTimeStrict = true })
 	c := newClient(t, b)
 	topic := topicName(t)
 	cons := subscribe(t, c, pulsar.ConsumerOptions{Topic: topic, SubscriptionName: "s", Type: pulsar.Shared})

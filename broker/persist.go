@@ -176,7 +176,7 @@ func (b *Broker) flushLoop() {
 		case <-b.stop:
 			return
 		case <-t.C:
-			b.guard("flushing cursors", b.flushCursors)
+			b.guard("flushing cursors", func() { b.flushCursors(false) })
 		case <-trim.C:
 			b.bufs.Trim()
 		}
@@ -184,9 +184,11 @@ func (b *Broker) flushLoop() {
 }
 
 // flushCursors writes every changed durable cursor, and removes deleted ones, in one
-// metadata transaction.
-func (b *Broker) flushCursors() {
+// metadata transaction; final (the broker stops) takes the deduplication snapshots that are
+// not due yet too.
+func (b *Broker) flushCursors(final bool) {
 	w := newStateWrites()
+	w.final = final
 	for _, t := range b.dirty.take() { // only the topics that changed (dirty.go)
 		t.locked(func() { w.gather(b, t, false) })
 	}
@@ -215,6 +217,7 @@ type stateWrites struct {
 	cursors map[string][]byte // cursorKey → encoded cursor
 	deleted []string          // cursorKeys of deleted subscriptions
 	dedup   map[string][]byte // topic → deduplication snapshot
+	final   bool              // the broker stops: take deduplication snapshots not yet due
 }
 
 func newStateWrites() *stateWrites {
@@ -242,8 +245,11 @@ func (w *stateWrites) gather(b *Broker, t *topic, all bool) {
 	}
 	t.deletedSubs = nil
 	if t.dedup != nil {
-		if v, ok := t.dedup.snapshot(); ok {
+		v, ok, pending := t.dedup.snapshot(b.now(), t.limits().dedupSnapshotInterval, b.cfg.BrokerDeduplicationEntriesInterval, all || w.final)
+		if ok {
 			w.dedup[t.full] = v
+		} else if pending {
+			t.markDirty() // not due yet: the next flush looks again (dedup.go)
 		}
 	}
 }

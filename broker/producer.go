@@ -3,6 +3,7 @@ package broker
 import (
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/letterbox-dev/letterbox/broker/storage"
@@ -29,6 +30,8 @@ type producer struct {
 	topicEpoch *uint64
 
 	msgIn, bytesIn int64 // published through this producer; guarded by the topic's mutex
+	// throttled is set while the producer's publish rate holds its connection (publish_rate.go).
+	throttled atomic.Bool
 }
 
 // receiptQueue releases a producer's receipts in the order of its SENDs.
@@ -196,8 +199,10 @@ func (t *topic) fence(q *producer) {
 
 // removeProducer unregisters p and hands the topic to the next queued exclusive producer.
 func (t *topic) removeProducer(p *producer) {
+	p.unthrottle()
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	t.lastActive = t.b.now() // inactive_topics.go
 	if _, ok := t.producers[p]; !ok {
 		for i, q := range t.waiting {
 			if q == p {
@@ -269,6 +274,7 @@ func (c *conn) forgetProducer(p *producer) {
 		delete(c.producers, p.id)
 	}
 	c.mu.Unlock()
+	p.unthrottle() // a producer closed while throttled holds its connection no more
 }
 
 // noteClosedByBroker remembers that the broker closed producer id, so that SENDs the client

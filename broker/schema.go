@@ -102,9 +102,10 @@ func sameSchema(a, b *pb.Schema) bool {
 
 // add returns the version of s on topic, adding it as the newest version if it is new and
 // compatible with the existing versions under strategy (the topic's, resolved by the caller with
-// schemaStrategy). AUTO_CONSUME and NONE are never stored: they describe a client, not data
-// (PIP-236).
-func (r *schemaRegistry) add(topic topicName, s *pb.Schema, strategy schemacompat.Strategy) ([]byte, *serverError) {
+// schemaStrategy) and new versions may be added (the namespace's isAllowAutoUpdateSchema, for
+// clients; the admin API always may). AUTO_CONSUME and NONE are never stored: they describe a
+// client, not data (PIP-236).
+func (r *schemaRegistry) add(topic topicName, s *pb.Schema, strategy schemacompat.Strategy, allowNew bool) ([]byte, *serverError) {
 	key := topic.base().String()
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -121,6 +122,9 @@ func (r *schemaRegistry) add(topic topicName, s *pb.Schema, strategy schemacompa
 	}
 	if i >= 0 {
 		return encodeSchemaVersion(i), nil
+	}
+	if !allowNew {
+		return nil, errorf(pb.ServerError_IncompatibleSchema, "Schema not found and schema auto updating is disabled.")
 	}
 	next := append(versions[:len(versions):len(versions)], schemaVersion{schema: proto.Clone(s).(*pb.Schema), created: time.Now()})
 	if err := r.persist(key, next); err != nil {
@@ -180,6 +184,24 @@ func (r *schemaRegistry) get(topic topicName, v []byte) (*pb.Schema, []byte, boo
 		i = int(n)
 	}
 	return versions[i].schema, encodeSchemaVersion(i), true
+}
+
+// clientSchema registers (or finds) the schema a producer or GET_OR_CREATE_SCHEMA brings, as
+// upstream's addSchema: under the topic's compatibility strategy, and adding a new version
+// only when its namespace allows schemas to be updated automatically (isAllowAutoUpdateSchema,
+// else isAllowAutoUpdateSchemaEnabled). A producer without a schema (s nil) is refused on a
+// topic with one when schema validation is enforced (the topic's schemaValidationEnforced, else
+// its namespace's or isSchemaValidationEnforced).
+func (b *Broker) clientSchema(name topicName, s *pb.Schema) ([]byte, *serverError) {
+	l := b.layers(name)
+	if s == nil {
+		if l.SchemaValidationEnforced() && b.schemas.has(name) {
+			return nil, errorf(pb.ServerError_IncompatibleSchema,
+				"Producers cannot connect or send message without a schema to topics with a schema if SchemaValidationEnforced is enabled")
+		}
+		return nil, nil
+	}
+	return b.schemas.add(name, s, b.schemaStrategy(name), l.AllowAutoUpdateSchema())
 }
 
 // schemaStrategy is a topic's compatibility strategy: its topic-level policy, else its

@@ -49,14 +49,16 @@ func (s *subscription) lastActive() time.Time {
 	return last
 }
 
-// policyLoop runs the periodic policy checks (backlog quotas, subscription expiry) until the
-// broker stops.
+// policyLoop runs the periodic policy checks (backlog quotas, subscription expiry, inactive
+// topics) until the broker stops.
 func (b *Broker) policyLoop() {
 	defer b.wg.Done()
 	quota := time.NewTicker(every(b.cfg.BacklogQuotaCheckInterval, defaultBacklogQuotaCheck))
 	defer quota.Stop()
 	expiry := time.NewTicker(every(b.cfg.SubscriptionExpiryCheckInterval, defaultSubscriptionExpiryCheck))
 	defer expiry.Stop()
+	inactive := time.NewTicker(every(b.cfg.InactiveTopicsCheckInterval, defaultInactiveTopicsCheck))
+	defer inactive.Stop()
 	for {
 		select {
 		case <-b.stop:
@@ -65,6 +67,8 @@ func (b *Broker) policyLoop() {
 			b.guard("checking backlog quotas", func() { b.checkBacklogQuotas(now) })
 		case now := <-expiry.C:
 			b.guard("expiring subscriptions", func() { b.expireSubscriptions(now) })
+		case <-inactive.C:
+			b.guard("deleting inactive topics", func() { b.deleteInactiveTopics(b.now()) })
 		}
 	}
 }

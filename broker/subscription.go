@@ -37,6 +37,13 @@ type subscription struct {
 	delayed    delayQueue
 	nextDue    time.Time // earliest delayed entry, zero if none
 
+	// rateLimit is its dispatch rate and retryAt when it may deliver again after throttling
+	// (dispatch_rate.go); blockedOnUnacked is set while its consumers hold its maximum of
+	// unacknowledged messages (unacked.go).
+	rateLimit        dispatchLimiter
+	retryAt          time.Time
+	blockedOnUnacked bool
+
 	consumers []*consumer // in subscription order
 	active    *consumer   // Exclusive/Failover: the one consumer dispatched to
 	switchAt  time.Time   // Failover: when a change of active consumer takes effect (failover.go)
@@ -357,19 +364,17 @@ func (s *subscription) delay(at int64, p storage.Position) {
 	heap.Push(&s.delayed, delayedEntry{at, p})
 }
 
-// releaseDue moves delayed entries that are due to the replay set and sets nextDue.
-func (s *subscription) releaseDue(now time.Time) {
-	ms := now.UnixMilli()
+// releaseDue moves delayed entries that are due (within tick of now) to the replay set and
+// sets nextDue.
+func (s *subscription) releaseDue(now time.Time, tick time.Duration) {
+	ms := now.Add(tick).UnixMilli()
 	for len(s.delayed) > 0 && s.delayed[0].at <= ms {
 		e := heap.Pop(&s.delayed).(delayedEntry)
 		if !s.isAcked(e.pos) {
 			s.addReplay(e.pos)
 		}
 	}
-	s.nextDue = time.Time{}
-	if len(s.delayed) > 0 {
-		s.nextDue = time.UnixMilli(s.delayed[0].at)
-	}
+	s.updateDue(tick)
 }
 
 // backlogEntries counts entries after the mark-delete position not yet acknowledged (upstream's

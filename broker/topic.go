@@ -38,8 +38,17 @@ type topic struct {
 	opened      time.Time         // when this broker opened the log: its current ledger's creation, as far as stats know
 	props       map[string]string // topic properties; PropertyTopicPurpose among them
 	stats       topicStats
-	// wake is the earliest time a delayed message becomes due; the dispatcher sleeps until then.
+	// wake is the earliest time a delayed message becomes due, a throttled subscription may
+	// deliver again or throttled producers may be let go; the dispatcher sleeps until then.
 	wake time.Time
+
+	lim            topicLimits      // its policies, resolved (topic_limits.go)
+	pub            publishLimiter   // its publish rate (publish_rate.go)
+	dispatchLimit  dispatchLimiter  // its dispatch rate (dispatch_rate.go)
+	inRate         publishRateMeter // its publish rate as measured, for relative dispatch rates
+	subscribeLimit subscribeLimiter // its subscribe rate (subscribe_rate.go)
+	// lastActive is when it was last seen with clients (inactive_topics.go).
+	lastActive time.Time
 }
 
 type topicStats struct {
@@ -103,7 +112,7 @@ func (t *topic) run() {
 		if wake.IsZero() {
 			timer.Reset(time.Hour)
 		} else {
-			timer.Reset(max(time.Until(wake), time.Millisecond))
+			timer.Reset(max(wake.Sub(t.b.now()), time.Millisecond))
 		}
 	}
 }
@@ -115,18 +124,26 @@ func (t *topic) dispatchRound() (wake time.Time) {
 	defer t.b.recoverPanic("dispatching "+t.full, nil)
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.dispatchAll(time.Now())
+	t.dispatchAll(t.b.now())
 	return t.wake
 }
 
 // dispatchAll runs every subscription's dispatcher. Called with t.mu held.
 func (t *topic) dispatchAll(now time.Time) {
 	t.wake = time.Time{}
+	wakeAt := func(at time.Time) {
+		if !at.IsZero() && (t.wake.IsZero() || at.Before(t.wake)) {
+			t.wake = at
+		}
+	}
+	if !t.pub.retryAt.IsZero() && !now.Before(t.pub.retryAt) {
+		t.releasePublishers(now) // publish_rate.go
+	}
+	wakeAt(t.pub.retryAt)
 	for _, s := range t.subs {
 		s.dispatch(now)
-		if !s.nextDue.IsZero() && (t.wake.IsZero() || s.nextDue.Before(t.wake)) {
-			t.wake = s.nextDue
-		}
+		wakeAt(s.nextDue)
+		wakeAt(s.retryAt)
 	}
 	if !t.name.Persistent {
 		// Non-persistent topics keep nothing: what no consumer could take now is dropped.
@@ -171,7 +188,7 @@ func (t *topic) trimLog(checkAge bool) {
 
 // publish stores one entry and sends the producer's receipt once it is stored. The log takes
 // over the hold of data's buffer (nil: not a pooled one).
-func (t *topic) publish(p *producer, send *pb.CommandSend, meta storage.Meta, data []byte, hold *wire.Buffer) {
+func (t *topic) publish(p *producer, send *pb.CommandSend, meta storage.Meta, data []byte, hold *wire.Buffer, check sendCheck) {
 	var h storage.Holder
 	if hold != nil {
 		h = hold
@@ -191,6 +208,12 @@ func (t *topic) publish(p *producer, send *pb.CommandSend, meta storage.Meta, da
 		t.holdProducers()
 		return
 	}
+	if code, msg := t.refuseSend(check); msg != "" { // topic_limits.go
+		releaseHold(h)
+		p.fail(send, code, msg)
+		return
+	}
+	t.chargePublish(p, int64(meta.NumMessages), len(data)) // publish_rate.go
 	t.stats.msgIn += int64(meta.NumMessages)
 	t.stats.bytesIn += int64(len(data))
 	p.msgIn += int64(meta.NumMessages)

@@ -1,6 +1,9 @@
 package auth
 
-import "slices"
+import (
+	"slices"
+	"strings"
+)
 
 // Action is a permission granted on a namespace or topic, under upstream's names.
 type Action string
@@ -21,6 +24,9 @@ type Policy struct {
 	// SubscriptionRoles is auth_policies.subscription_auth_roles for the subscription being
 	// used; when non-empty, only these roles may consume through it.
 	SubscriptionRoles []string
+	// PrefixSubscription is the subscription being used when the namespace's
+	// subscription_auth_mode is Prefix: its name must then start with the role.
+	PrefixSubscription string
 }
 
 // Authorizer decides as upstream's PulsarAuthorizationProvider: a superuser may do anything;
@@ -53,7 +59,8 @@ func (a *Authorizer) IsTenantAdmin(role string, p Policy) bool {
 
 // Can reports whether role may perform act on the resource p describes. For Consume,
 // p.SubscriptionRoles restricts who may use the subscription (upstream's
-// subscription_auth_roles); superusers and tenant admins are not restricted.
+// subscription_auth_roles), and p.PrefixSubscription must start with the role (upstream's
+// subscription_auth_mode Prefix); superusers and tenant admins are restricted by neither.
 func (a *Authorizer) Can(role string, act Action, p Policy) bool {
 	if a.IsTenantAdmin(role, p) {
 		return true
@@ -64,11 +71,20 @@ func (a *Authorizer) Can(role string, act Action, p Policy) bool {
 	if act == Consume && len(p.SubscriptionRoles) > 0 && !slices.Contains(p.SubscriptionRoles, role) {
 		return false
 	}
+	if act == Consume && PrefixRefused(role, p.PrefixSubscription) {
+		return false
+	}
 	return slices.Contains(p.NamespaceActions[role], string(act)) || slices.Contains(p.TopicActions[role], string(act))
+}
+
+// PrefixRefused reports whether subscription mode Prefix refuses role the subscription (""
+// for none, or not in Prefix mode).
+func PrefixRefused(role, subscription string) bool {
+	return subscription != "" && !strings.HasPrefix(subscription, role)
 }
 
 // CanLookup reports whether role may look the resource up: produce or consume, as upstream.
 func (a *Authorizer) CanLookup(role string, p Policy) bool {
-	p.SubscriptionRoles = nil
+	p.SubscriptionRoles, p.PrefixSubscription = nil, ""
 	return a.Can(role, Produce, p) || a.Can(role, Consume, p)
 }

@@ -46,6 +46,57 @@ type Defaults struct {
 	// delayedDeliveryTickTimeMillis.
 	DelayedDeliveryEnabled bool
 	DelayedDeliveryTick    time.Duration
-	// MaxUnackedMessagesPerConsumer is upstream's maxUnackedMessagesPerConsumer (0: no limit).
-	MaxUnackedMessagesPerConsumer int
+	// DelayedDeliveryMaxDelay is upstream's delayedDeliveryMaxDelayInMillis: how far ahead a
+	// producer may ask a message to be delivered (0: no limit).
+	DelayedDeliveryMaxDelay time.Duration
+	// MaxUnackedMessagesPerConsumer and MaxUnackedMessagesPerSubscription are upstream's keys
+	// of the same names: a consumer (of a Shared or Key_Shared subscription), or a whole
+	// subscription, given that many messages it has not acknowledged gets no more until it
+	// has acknowledged half of them (0: no limit).
+	MaxUnackedMessagesPerConsumer     int
+	MaxUnackedMessagesPerSubscription int
+
+	// MaxPublishRatePerTopicInMessages and MaxPublishRatePerTopicInBytes are upstream's keys
+	// of the same names: what a topic takes from its producers a second (0: no limit).
+	MaxPublishRatePerTopicInMessages int
+	MaxPublishRatePerTopicInBytes    int64
+	// DispatchThrottlingRatePerTopicInMsg, …InByte, DispatchThrottlingRatePerSubscriptionInMsg
+	// and …InByte are upstream's keys of the same names: what a topic, or each subscription,
+	// delivers a second (0: no limit); DispatchThrottlingRateRelativeToPublishRate
+	// (dispatchThrottlingRateRelativeToPublishRate) adds the topic's publish rate to them.
+	DispatchThrottlingRatePerTopicInMsg         int
+	DispatchThrottlingRatePerTopicInByte        int64
+	DispatchThrottlingRatePerSubscriptionInMsg  int
+	DispatchThrottlingRatePerSubscriptionInByte int64
+	DispatchThrottlingRateRelativeToPublishRate bool
+	// SubscribeThrottlingRatePerConsumer and SubscribeRatePeriodPerConsumerInSecond are
+	// upstream's keys of the same names: how often one consumer may subscribe (0: no limit).
+	SubscribeThrottlingRatePerConsumer     int
+	SubscribeRatePeriodPerConsumerInSecond int
+
+	// BrokerDeduplicationSnapshotIntervalSeconds is upstream's key of the same name: how
+	// often a deduplicating topic stores its producers' sequence ids when they changed (0:
+	// only every brokerDeduplicationEntriesInterval entries).
+	BrokerDeduplicationSnapshotIntervalSeconds int
+
+	// BrokerDeleteInactiveTopicsEnabled, BrokerDeleteInactiveTopicsMode and
+	// BrokerDeleteInactiveTopicsMaxInactiveDurationSeconds are upstream's keys of the same
+	// names: the inactive topic policy of topics whose namespace and topic set none.
+	BrokerDeleteInactiveTopicsEnabled                    bool
+	BrokerDeleteInactiveTopicsMode                       string
+	BrokerDeleteInactiveTopicsMaxInactiveDurationSeconds int
+
+	// IsSchemaValidationEnforced (isSchemaValidationEnforced) refuses producers without a
+	// schema on topics that have one; IsAllowAutoUpdateSchemaEnabled
+	// (isAllowAutoUpdateSchemaEnabled) lets producers and consumers register new schema
+	// versions.
+	IsSchemaValidationEnforced     bool
+	IsAllowAutoUpdateSchemaEnabled bool
+	// SubscriptionTypesEnabled is upstream's subscriptionTypesEnabled: the subscription types
+	// topics accept.
+	SubscriptionTypesEnabled []string
+	// DispatcherPauseOnAckStatePersistentEnabled is upstream's key of the same name: a
+	// subscription whose acknowledgement holes are more than its cursor can store stops
+	// getting messages until they close.
+	DispatcherPauseOnAckStatePersistentEnabled bool
 }

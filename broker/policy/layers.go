@@ -9,6 +9,8 @@ type Layers struct {
 	Topic     *TopicPolicies
 	Namespace *Policies
 	Defaults  *Defaults
+	// Cluster is the broker's cluster, whose entries namespaces' per-cluster rates hold.
+	Cluster string
 }
 
 // First returns the first of vals that is set, else def.
@@ -63,7 +65,7 @@ func (l Layers) MaxConsumersPerSubscription() int {
 
 // MaxSubscriptions is the limit on a topic's subscriptions (0: none).
 func (l Layers) MaxSubscriptions() int {
-	return First(l.Defaults.MaxSubscriptionsPerTopic, l.topic().MaxSubscriptionsPerTopic)
+	return First(l.Defaults.MaxSubscriptionsPerTopic, l.topic().MaxSubscriptionsPerTopic, l.ns().MaxSubscriptionsPerTopic)
 }
 
 // MaxTopics is the limit on a namespace's topics, partitions counted (0: none). A namespace's
@@ -140,13 +142,192 @@ func (l Layers) AutoSubscriptionCreation(broker bool) bool {
 }
 
 // SchemaCompatibilityStrategy is the strategy set on the topic, else on its namespace, else
-// UNDEFINED (which the schema registry reads as the broker's default).
+// the one its namespace's deprecated schema_auto_update_compatibility_strategy stands for,
+// else UNDEFINED (which the schema registry reads as the broker's default), as upstream.
 func (l Layers) SchemaCompatibilityStrategy() string {
 	if s := l.topic().SchemaCompatibilityStrategy; s != nil && *s != "" && *s != "UNDEFINED" {
 		return *s
 	}
-	if s := l.ns().SchemaCompatibilityStrategy; s != "" {
+	if s := l.ns().SchemaCompatibilityStrategy; s != "" && s != "UNDEFINED" {
 		return s
 	}
+	if a := l.ns().SchemaAutoUpdateCompatibilityStrategy; a != nil {
+		if s, ok := SchemaAutoUpdateStrategies[*a]; ok {
+			return s
+		}
+	}
 	return "UNDEFINED"
+}
+
+// clusterEntry returns the cluster's entry of a namespace's per-cluster map, or nil.
+func clusterEntry[V any](m map[string]V, cluster string) *V {
+	if v, ok := m[cluster]; ok {
+		return &v
+	}
+	return nil
+}
+
+// PublishRate is what a topic takes from its producers a second (≤ 0: no limit).
+func (l Layers) PublishRate() PublishRate {
+	if r := set(l.topic().PublishRate, clusterEntry(l.ns().PublishMaxMessageRate, l.Cluster)); r != nil {
+		return *r
+	}
+	return PublishRate{PublishThrottlingRateInMsg: l.Defaults.MaxPublishRatePerTopicInMessages,
+		PublishThrottlingRateInByte: l.Defaults.MaxPublishRatePerTopicInBytes}
+}
+
+// DispatchRate is what a topic delivers to all its subscriptions together.
+func (l Layers) DispatchRate() DispatchRate {
+	if r := set(l.topic().DispatchRate, clusterEntry(l.ns().TopicDispatchRate, l.Cluster)); r != nil {
+		return *r
+	}
+	return DispatchRate{DispatchThrottlingRateInMsg: l.Defaults.DispatchThrottlingRatePerTopicInMsg,
+		DispatchThrottlingRateInByte: l.Defaults.DispatchThrottlingRatePerTopicInByte,
+		RelativeToPublishRate:        l.Defaults.DispatchThrottlingRateRelativeToPublishRate, RatePeriodInSecond: 1}
+}
+
+// SubscriptionDispatchRate is what each subscription of a topic delivers.
+func (l Layers) SubscriptionDispatchRate() DispatchRate {
+	if r := set(l.topic().SubscriptionDispatchRate, clusterEntry(l.ns().SubscriptionDispatchRate, l.Cluster)); r != nil {
+		return *r
+	}
+	return DispatchRate{DispatchThrottlingRateInMsg: l.Defaults.DispatchThrottlingRatePerSubscriptionInMsg,
+		DispatchThrottlingRateInByte: l.Defaults.DispatchThrottlingRatePerSubscriptionInByte,
+		RelativeToPublishRate:        l.Defaults.DispatchThrottlingRateRelativeToPublishRate, RatePeriodInSecond: 1}
+}
+
+// SubscriptionDispatchRateOf is what subscription sub of a topic delivers: its own dispatch
+// rate (the topic's subscriptionPolicies), else SubscriptionDispatchRate.
+func (l Layers) SubscriptionDispatchRateOf(sub string) DispatchRate {
+	if r := l.topic().SubscriptionPolicies[sub].DispatchRate; r != nil {
+		return *r
+	}
+	return l.SubscriptionDispatchRate()
+}
+
+// SubscriptionDispatchRates are the dispatch rates single subscriptions of a topic set, by name.
+func (l Layers) SubscriptionDispatchRates() map[string]DispatchRate {
+	rates := map[string]DispatchRate{}
+	for sub, p := range l.topic().SubscriptionPolicies {
+		if p.DispatchRate != nil {
+			rates[sub] = *p.DispatchRate
+		}
+	}
+	return rates
+}
+
+// SubscribeRate is how often one consumer may subscribe to a topic.
+func (l Layers) SubscribeRate() SubscribeRate {
+	if r := set(l.topic().SubscribeRate, clusterEntry(l.ns().ClusterSubscribeRate, l.Cluster)); r != nil {
+		return *r
+	}
+	return SubscribeRate{SubscribeThrottlingRatePerConsumer: l.Defaults.SubscribeThrottlingRatePerConsumer,
+		RatePeriodInSecond: l.Defaults.SubscribeRatePeriodPerConsumerInSecond}
+}
+
+// MaxMessageSize is the topic's own limit on a message's size, in bytes, when it is below
+// broker, the broker's maxMessageSize (which the frame reader enforces); 0: none of its own.
+// Upstream has no namespace-level form.
+func (l Layers) MaxMessageSize(broker int) int {
+	if n := l.topic().MaxMessageSize; n != nil && *n > 0 && *n < broker {
+		return *n
+	}
+	return 0
+}
+
+// MaxUnackedPerConsumer is the limit on the messages a consumer holds unacknowledged (0: none).
+func (l Layers) MaxUnackedPerConsumer() int {
+	return First(l.Defaults.MaxUnackedMessagesPerConsumer, l.topic().MaxUnackedMessagesOnConsumer, l.ns().MaxUnackedMessagesPerConsumer)
+}
+
+// MaxUnackedPerSubscription is the limit on the messages a subscription's consumers hold
+// unacknowledged together (0: none).
+func (l Layers) MaxUnackedPerSubscription() int {
+	return First(l.Defaults.MaxUnackedMessagesPerSubscription, l.topic().MaxUnackedMessagesOnSubscription,
+		l.ns().MaxUnackedMessagesPerSubscription)
+}
+
+// DelayedDelivery is whether a topic holds messages until their deliver-at time, how finely,
+// and how far ahead they may be.
+func (l Layers) DelayedDelivery() DelayedDeliveryPolicies {
+	d := DelayedDeliveryPolicies{Active: l.Defaults.DelayedDeliveryEnabled, TickTime: l.Defaults.DelayedDeliveryTick.Milliseconds(),
+		MaxDeliveryDelayInMillis: l.Defaults.DelayedDeliveryMaxDelay.Milliseconds()}
+	if ns := l.ns().DelayedDeliveryPolicies; ns != nil {
+		d = *ns
+	}
+	tp := l.topic()
+	d.Active = First(d.Active, tp.DelayedDeliveryEnabled)
+	d.TickTime = First(d.TickTime, tp.DelayedDeliveryTickTimeMillis)
+	d.MaxDeliveryDelayInMillis = First(d.MaxDeliveryDelayInMillis, tp.DelayedDeliveryMaxDelayInMillis)
+	return d
+}
+
+// DeduplicationSnapshotInterval is how often, in seconds, a deduplicating topic stores its
+// producers' sequence ids (0: only by entry count).
+func (l Layers) DeduplicationSnapshotInterval() int {
+	return First(l.Defaults.BrokerDeduplicationSnapshotIntervalSeconds, l.topic().DeduplicationSnapshotIntervalSeconds,
+		l.ns().DeduplicationSnapshotIntervalSeconds)
+}
+
+// InactiveTopic is when a topic nobody uses is deleted.
+func (l Layers) InactiveTopic() InactiveTopicPolicies {
+	if p := set(l.topic().InactiveTopicPolicies, l.ns().InactiveTopicPolicies); p != nil {
+		return *p
+	}
+	return InactiveTopicPolicies{InactiveTopicDeleteMode: l.Defaults.BrokerDeleteInactiveTopicsMode,
+		MaxInactiveDurationSeconds: l.Defaults.BrokerDeleteInactiveTopicsMaxInactiveDurationSeconds,
+		DeleteWhileInactive:        l.Defaults.BrokerDeleteInactiveTopicsEnabled}
+}
+
+// SchemaValidationEnforced reports whether producers without a schema are refused on a topic
+// that has one: the topic's setting, else the namespace's or the broker's, either enforcing,
+// as upstream.
+func (l Layers) SchemaValidationEnforced() bool {
+	return First(l.ns().SchemaValidationEnforced || l.Defaults.IsSchemaValidationEnforced, l.topic().SchemaValidationEnforced)
+}
+
+// AllowAutoUpdateSchema reports whether producers and consumers may register new schema
+// versions (a namespace-level policy).
+func (l Layers) AllowAutoUpdateSchema() bool {
+	return First(l.Defaults.IsAllowAutoUpdateSchemaEnabled, l.ns().IsAllowAutoUpdateSchema)
+}
+
+// SubscriptionTypesEnabled are the subscription types a topic accepts.
+func (l Layers) SubscriptionTypesEnabled() []string {
+	if t := l.topic().SubscriptionTypesEnabled; len(t) > 0 {
+		return t
+	}
+	if t := l.ns().SubscriptionTypesEnabled; len(t) > 0 {
+		return t
+	}
+	return l.Defaults.SubscriptionTypesEnabled
+}
+
+// EncryptionRequired reports whether a topic's producers must encrypt (a namespace-level
+// policy).
+func (l Layers) EncryptionRequired() bool { return l.ns().EncryptionRequired }
+
+// SubscriptionAuthMode is None or Prefix (a namespace-level policy).
+func (l Layers) SubscriptionAuthMode() string {
+	if m := l.ns().SubscriptionAuthMode; m != "" {
+		return m
+	}
+	return SubscriptionAuthNone
+}
+
+// DispatcherPauseOnAckStatePersistent reports whether a subscription whose acknowledgement
+// holes are more than its cursor can store stops getting messages: the topic's setting, else
+// the namespace's or the broker's, either on.
+func (l Layers) DispatcherPauseOnAckStatePersistent() bool {
+	return First(l.ns().DispatcherPauseOnAckStatePersistentEnabled || l.Defaults.DispatcherPauseOnAckStatePersistentEnabled,
+		l.topic().DispatcherPauseOnAckStatePersistentEnabled)
+}
+
+// ReplicationClusters are the clusters a topic's messages go to: the topic's, else its
+// namespace's.
+func (l Layers) ReplicationClusters() []string {
+	if c := l.topic().ReplicationClusters; len(c) > 0 {
+		return c
+	}
+	return l.ns().ReplicationClusters
 }

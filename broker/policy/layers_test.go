@@ -80,3 +80,93 @@ func TestTopicPoliciesEmpty(t *testing.T) {
 		t.Error("a policy set to 0 is Empty")
 	}
 }
+
+// Namespaces keep their rates by cluster: a broker reads its own cluster's entry, else the
+// broker's rate; a topic's rate is over both.
+func TestLayersRatesByCluster(t *testing.T) {
+	d := &Defaults{MaxPublishRatePerTopicInMessages: 7, DispatchThrottlingRatePerSubscriptionInMsg: 9,
+		SubscribeThrottlingRatePerConsumer: 0, SubscribeRatePeriodPerConsumerInSecond: 30}
+	l := Layers{Defaults: d, Cluster: "here", Namespace: &Policies{
+		PublishMaxMessageRate:    map[string]PublishRate{"elsewhere": {PublishThrottlingRateInMsg: 1}},
+		SubscriptionDispatchRate: map[string]DispatchRate{"here": {DispatchThrottlingRateInMsg: 5, RatePeriodInSecond: 2}},
+		ClusterSubscribeRate:     map[string]SubscribeRate{"here": {SubscribeThrottlingRatePerConsumer: 3, RatePeriodInSecond: 10}},
+	}}
+	if got := l.PublishRate(); got != (PublishRate{PublishThrottlingRateInMsg: 7}) {
+		t.Errorf("publish rate with another cluster's entry only = %+v, want the broker's", got)
+	}
+	if got := l.SubscriptionDispatchRate(); got != (DispatchRate{DispatchThrottlingRateInMsg: 5, RatePeriodInSecond: 2}) {
+		t.Errorf("subscription dispatch rate = %+v, want the namespace's", got)
+	}
+	if got := l.SubscribeRate(); got != (SubscribeRate{SubscribeThrottlingRatePerConsumer: 3, RatePeriodInSecond: 10}) {
+		t.Errorf("subscribe rate = %+v, want the namespace's", got)
+	}
+	l.Topic = &TopicPolicies{PublishRate: &PublishRate{PublishThrottlingRateInByte: 100}}
+	if got := l.PublishRate(); got != (PublishRate{PublishThrottlingRateInByte: 100}) {
+		t.Errorf("publish rate = %+v, want the topic's", got)
+	}
+	if got := (Layers{Defaults: d}).SubscriptionDispatchRate(); got != (DispatchRate{DispatchThrottlingRateInMsg: 9, RatePeriodInSecond: 1}) {
+		t.Errorf("broker subscription dispatch rate = %+v", got)
+	}
+}
+
+// Delayed delivery is resolved field by field (upstream keeps three topic fields); schema
+// validation and the dispatcher pause are on when the namespace or the broker turns them on,
+// unless the topic says otherwise.
+func TestLayersDelayedDeliveryAndSwitches(t *testing.T) {
+	d := &Defaults{DelayedDeliveryEnabled: true, DelayedDeliveryTick: time.Second, IsSchemaValidationEnforced: true}
+	l := Layers{Defaults: d}
+	if got := l.DelayedDelivery(); got != (DelayedDeliveryPolicies{Active: true, TickTime: 1000}) {
+		t.Errorf("broker delayed delivery = %+v", got)
+	}
+	l.Namespace = &Policies{DelayedDeliveryPolicies: &DelayedDeliveryPolicies{Active: false, TickTime: 500, MaxDeliveryDelayInMillis: 60000},
+		DispatcherPauseOnAckStatePersistentEnabled: true}
+	l.Topic = &TopicPolicies{DelayedDeliveryTickTimeMillis: ptr(int64(100)), SchemaValidationEnforced: ptr(false)}
+	if got := l.DelayedDelivery(); got != (DelayedDeliveryPolicies{Active: false, TickTime: 100, MaxDeliveryDelayInMillis: 60000}) {
+		t.Errorf("delayed delivery = %+v, want the topic's tick over the namespace's policy", got)
+	}
+	if l.SchemaValidationEnforced() {
+		t.Error("schema validation enforced though the topic turned it off")
+	}
+	if !(Layers{Defaults: d}).SchemaValidationEnforced() {
+		t.Error("schema validation not enforced though the broker enforces it")
+	}
+	if !l.DispatcherPauseOnAckStatePersistent() {
+		t.Error("dispatcher pause off though the namespace turned it on")
+	}
+}
+
+// Subscription types: the topic's list, else the namespace's, else the broker's; an empty
+// list is none set.
+func TestLayersSubscriptionTypes(t *testing.T) {
+	l := Layers{Defaults: &Defaults{SubscriptionTypesEnabled: []string{"Exclusive", "Shared"}},
+		Namespace: &Policies{SubscriptionTypesEnabled: []string{}}}
+	if got := l.SubscriptionTypesEnabled(); len(got) != 2 {
+		t.Errorf("types = %v, want the broker's", got)
+	}
+	l.Namespace.SubscriptionTypesEnabled = []string{"Failover"}
+	if got := l.SubscriptionTypesEnabled(); len(got) != 1 || got[0] != "Failover" {
+		t.Errorf("types = %v, want the namespace's", got)
+	}
+	l.Topic = &TopicPolicies{SubscriptionTypesEnabled: []string{"Key_Shared"}}
+	if got := l.SubscriptionTypesEnabled(); len(got) != 1 || got[0] != "Key_Shared" {
+		t.Errorf("types = %v, want the topic's", got)
+	}
+}
+
+// A subscription's own dispatch rate is over the topic's subscription dispatch rate, which is
+// over the namespace's and the broker's.
+func TestLayersSubscriptionLevelDispatchRate(t *testing.T) {
+	l := Layers{Defaults: &Defaults{DispatchThrottlingRatePerSubscriptionInMsg: 9}, Topic: &TopicPolicies{
+		SubscriptionDispatchRate: &DispatchRate{DispatchThrottlingRateInMsg: 20, RatePeriodInSecond: 1},
+		SubscriptionPolicies:     map[string]SubscriptionPolicies{"slow": {DispatchRate: &DispatchRate{DispatchThrottlingRateInMsg: 2, RatePeriodInSecond: 1}}},
+	}}
+	if got := l.SubscriptionDispatchRateOf("slow").DispatchThrottlingRateInMsg; got != 2 {
+		t.Errorf("slow subscription's rate = %d, want its own 2", got)
+	}
+	if got := l.SubscriptionDispatchRateOf("other").DispatchThrottlingRateInMsg; got != 20 {
+		t.Errorf("other subscription's rate = %d, want the topic's 20", got)
+	}
+	if got := l.SubscriptionDispatchRates(); len(got) != 1 || got["slow"].DispatchThrottlingRateInMsg != 2 {
+		t.Errorf("subscription rates = %v", got)
+	}
+}

@@ -4,8 +4,10 @@ import "encoding/json"
 
 // Policies is upstream's namespace Policies JSON, the part this broker knows.
 type Policies struct {
-	AuthPolicies                     AuthPolicies                      `json:"auth_policies"`
-	ReplicationClusters              []string                          `json:"replication_clusters"`
+	AuthPolicies        AuthPolicies `json:"auth_policies"`
+	ReplicationClusters []string     `json:"replication_clusters"`
+	// AllowedClusters (PIP-321) are the clusters the namespace may use; empty: its tenant's.
+	AllowedClusters                  []string                          `json:"allowed_clusters"`
 	Bundles                          *BundlesData                      `json:"bundles,omitempty"`
 	RetentionPolicies                *RetentionPolicies                `json:"retention_policies,omitempty"`
 	DeduplicationEnabled             *bool                             `json:"deduplicationEnabled,omitempty"`
@@ -22,7 +24,30 @@ type Policies struct {
 	MaxConsumersPerSubscription       *int                    `json:"max_consumers_per_subscription,omitempty"`
 	MaxConsumersPerTopic              *int                    `json:"max_consumers_per_topic,omitempty"`
 	MaxProducersPerTopic              *int                    `json:"max_producers_per_topic,omitempty"`
+	MaxSubscriptionsPerTopic          *int                    `json:"max_subscriptions_per_topic,omitempty"`
+	MaxUnackedMessagesPerConsumer     *int                    `json:"max_unacked_messages_per_consumer,omitempty"`
+	MaxUnackedMessagesPerSubscription *int                    `json:"max_unacked_messages_per_subscription,omitempty"`
 	Properties                        map[string]string       `json:"properties"`
+
+	// Rates, by cluster name as upstream keeps them (a single broker reads its own cluster's).
+	// clusterDispatchRate is upstream's deprecated copy of topicDispatchRate, kept in step.
+	PublishMaxMessageRate    map[string]PublishRate   `json:"publishMaxMessageRate"`
+	TopicDispatchRate        map[string]DispatchRate  `json:"topicDispatchRate"`
+	ClusterDispatchRate      map[string]DispatchRate  `json:"clusterDispatchRate"`
+	SubscriptionDispatchRate map[string]DispatchRate  `json:"subscriptionDispatchRate"`
+	ClusterSubscribeRate     map[string]SubscribeRate `json:"clusterSubscribeRate"`
+
+	DelayedDeliveryPolicies              *DelayedDeliveryPolicies `json:"delayed_delivery_policies,omitempty"`
+	InactiveTopicPolicies                *InactiveTopicPolicies   `json:"inactive_topic_policies,omitempty"`
+	DeduplicationSnapshotIntervalSeconds *int                     `json:"deduplicationSnapshotIntervalSeconds,omitempty"`
+	EncryptionRequired                   bool                     `json:"encryption_required"`
+	SubscriptionAuthMode                 string                   `json:"subscription_auth_mode"`
+	// SubscriptionTypesEnabled is unset when empty, as upstream's.
+	SubscriptionTypesEnabled                   []string `json:"subscription_types_enabled"`
+	SchemaAutoUpdateCompatibilityStrategy      *string  `json:"schema_auto_update_compatibility_strategy"`
+	IsAllowAutoUpdateSchema                    *bool    `json:"is_allow_auto_update_schema,omitempty"`
+	SchemaValidationEnforced                   bool     `json:"schema_validation_enforced"`
+	DispatcherPauseOnAckStatePersistentEnabled bool     `json:"dispatcher_pause_on_ack_state_persistent_enabled"`
 }
 
 // AuthPolicies is upstream's auth_policies.
@@ -68,5 +93,26 @@ func (p *Policies) Clone() *Policies {
 	if out.Properties == nil {
 		out.Properties = map[string]string{}
 	}
+	mapOf(&out.PublishMaxMessageRate)
+	mapOf(&out.TopicDispatchRate)
+	mapOf(&out.ClusterDispatchRate)
+	mapOf(&out.SubscriptionDispatchRate)
+	mapOf(&out.ClusterSubscribeRate)
+	if out.SubscriptionTypesEnabled == nil {
+		out.SubscriptionTypesEnabled = []string{}
+	}
+	if out.AllowedClusters == nil {
+		out.AllowedClusters = []string{}
+	}
+	// Policies stored before these fields existed read as upstream's defaults.
+	if out.SubscriptionAuthMode == "" {
+		out.SubscriptionAuthMode = SubscriptionAuthNone
+	}
 	return out
+}
+
+func mapOf[V any](m *map[string]V) {
+	if *m == nil {
+		*m = map[string]V{}
+	}
 }

@@ -63,6 +63,36 @@ func (s *Server) namespacePolicyRoutes(rt *router) {
 		}))
 	})
 
+	// One property: GET answers its value (204 when there is none), PUT sets it, DELETE removes
+	// it and answers the value it had, as upstream.
+	rt.handle("GET "+ns+"/property/{key}", func(w http.ResponseWriter, r *http.Request) {
+		p, err := s.b.NamespacePolicies(nsName(r))
+		if err != nil {
+			writeAdminError(w, err)
+			return
+		}
+		writeOptional(w, p.Properties, r.PathValue("key"))
+	})
+	rt.handle("PUT "+ns+"/property/{key}/{value}", func(w http.ResponseWriter, r *http.Request) {
+		noContent(w, s.b.UpdateNamespacePolicies(nsName(r), func(p *policy.Policies) error {
+			p.Properties[r.PathValue("key")] = r.PathValue("value")
+			return nil
+		}))
+	})
+	rt.handle("DELETE "+ns+"/property/{key}", func(w http.ResponseWriter, r *http.Request) {
+		var old map[string]string
+		err := s.b.UpdateNamespacePolicies(nsName(r), func(p *policy.Policies) error {
+			old = maps.Clone(p.Properties)
+			delete(p.Properties, r.PathValue("key"))
+			return nil
+		})
+		if err != nil {
+			writeAdminError(w, err)
+			return
+		}
+		writeOptional(w, old, r.PathValue("key"))
+	})
+
 	// Backlog quotas, by ?backlogQuotaType= (destination_storage when absent, as upstream).
 	rt.handle("GET "+ns+"/backlogQuotaMap", func(w http.ResponseWriter, r *http.Request) {
 		p, err := s.b.NamespacePolicies(nsName(r))
@@ -112,6 +142,47 @@ func (s *Server) namespacePolicyRoutes(rt *router) {
 	rt.handle("DELETE "+ns+"/permissions/{subscription}/{role}", func(w http.ResponseWriter, r *http.Request) {
 		noContent(w, s.b.RevokeSubscriptionPermission(nsName(r), r.PathValue("subscription"), r.PathValue("role")))
 	})
+}
+
+// unsupportedNamespacePolicies are upstream's namespace policy endpoints (paths after the
+// namespace) that this broker cannot honour, with the reason it answers 405.
+var unsupportedNamespacePolicies = map[string]string{
+	"persistence":                reasonBookKeeper,
+	"persistence/bookieAffinity": reasonBookKeeper,
+	"offloadThreshold":           reasonTieredStorage,
+	"offloadThresholdInSeconds":  reasonTieredStorage,
+	"offloadDeletionLagMs":       reasonTieredStorage,
+	"offloadPolicies":            reasonTieredStorage,
+	"migration":                  reasonMigration,
+	"removeOffloadPolicies":      reasonTieredStorage,
+	"scanOffloadedLedgers":       reasonTieredStorage,
+	"replicatorDispatchRate":     reasonGeoReplication,
+	"entryFilters":               reasonPlugins,
+	"antiAffinity":               reasonOneBroker,
+	"resourcegroup":              reasonOneBroker,
+}
+
+func (s *Server) unsupportedNamespaceRoutes(rt *router) {
+	const ns = "/admin/v2/namespaces/{tenant}/{namespace}/"
+	refuse := func(reason string) http.HandlerFunc {
+		return func(w http.ResponseWriter, _ *http.Request) { writeError(w, http.StatusMethodNotAllowed, reason) }
+	}
+	for path, reason := range unsupportedNamespacePolicies {
+		for _, method := range []string{"GET", "POST", "PUT", "DELETE"} {
+			rt.handle(method+" "+ns+path, refuse(reason))
+		}
+	}
+	// Only POST: other methods of two segments after the namespace are a bundle's.
+	rt.handle("POST "+ns+"resourcegroup/{group}", refuse(reasonOneBroker))
+}
+
+// writeOptional answers props[key] as a JSON string, or 204 when there is none.
+func writeOptional(w http.ResponseWriter, props map[string]string, key string) {
+	if v, ok := props[key]; ok {
+		writeJSON(w, http.StatusOK, v)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
 }
 
 // quotaType is the request's backlogQuotaType, destination_storage when absent.

@@ -113,6 +113,43 @@ func (s *Server) namespaceRoutes(rt *router) {
 			return nil
 		}))
 	})
+	s.namespaceSchemaRoutes(rt)
+
+	// Replication clusters: a single broker's namespaces replicate to its own cluster only.
+	rt.handle("GET "+ns+"/replication", func(w http.ResponseWriter, r *http.Request) {
+		p, err := s.b.NamespacePolicies(nsName(r))
+		if err != nil {
+			writeAdminError(w, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, p.ReplicationClusters)
+	})
+	rt.handle("POST "+ns+"/replication", func(w http.ResponseWriter, r *http.Request) {
+		var clusters []string
+		if _, ok := decodeBody(w, r, &clusters, false); ok {
+			noContent(w, s.b.UpdateNamespacePolicies(nsName(r), func(p *policy.Policies) error {
+				p.ReplicationClusters = clusters
+				return nil
+			}))
+		}
+	})
+
+	// Allowed clusters (PIP-321): on a single broker, its own cluster.
+	rt.handle("GET "+ns+"/allowedClusters", func(w http.ResponseWriter, r *http.Request) {
+		p, err := s.b.NamespacePolicies(nsName(r))
+		if err != nil {
+			writeAdminError(w, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, p.AllowedClusters)
+	})
+	rt.handle("POST "+ns+"/allowedClusters", func(w http.ResponseWriter, r *http.Request) {
+		var clusters []string
+		if _, ok := decodeBody(w, r, &clusters, false); ok {
+			noContent(w, s.b.SetNamespaceAllowedClusters(nsName(r), clusters))
+		}
+	})
+
 	rt.handle("GET "+ns+"/permissions", func(w http.ResponseWriter, r *http.Request) {
 		p, err := s.b.NamespacePolicies(nsName(r))
 		if err != nil {
@@ -133,6 +170,66 @@ func (s *Server) namespaceRoutes(rt *router) {
 	})
 	rt.handle("DELETE "+ns+"/permissions/{role}", func(w http.ResponseWriter, r *http.Request) {
 		noContent(w, s.b.RevokeNamespacePermission(nsName(r), r.PathValue("role")))
+	})
+}
+
+// namespaceSchemaRoutes serves the namespace's schema policies besides its compatibility
+// strategy: isAllowAutoUpdateSchema (the broker's isAllowAutoUpdateSchemaEnabled while unset),
+// schemaValidationEnforced (with ?applied=true, the broker's isSchemaValidationEnforced counts
+// too) and the deprecated schemaAutoUpdateCompatibilityStrategy (set with PUT, as upstream).
+func (s *Server) namespaceSchemaRoutes(rt *router) {
+	const ns = "/admin/v2/namespaces/{tenant}/{namespace}"
+	withPolicies := func(w http.ResponseWriter, r *http.Request, answer func(*policy.Policies) any) {
+		p, err := s.b.NamespacePolicies(nsName(r))
+		if err != nil {
+			writeAdminError(w, err)
+			return
+		}
+		if v := answer(p); v != nil {
+			writeJSON(w, http.StatusOK, v)
+			return
+		}
+		w.WriteHeader(http.StatusNoContent)
+	}
+	rt.handle("GET "+ns+"/isAllowAutoUpdateSchema", func(w http.ResponseWriter, r *http.Request) {
+		withPolicies(w, r, func(p *policy.Policies) any {
+			return policy.First(s.b.Config().IsAllowAutoUpdateSchemaEnabled, p.IsAllowAutoUpdateSchema)
+		})
+	})
+	rt.handle("POST "+ns+"/isAllowAutoUpdateSchema", func(w http.ResponseWriter, r *http.Request) {
+		var on bool
+		if _, ok := decodeBody(w, r, &on, false); ok {
+			noContent(w, s.b.UpdateNamespacePolicies(nsName(r), func(p *policy.Policies) error {
+				p.IsAllowAutoUpdateSchema = &on
+				return nil
+			}))
+		}
+	})
+	rt.handle("GET "+ns+"/schemaValidationEnforced", func(w http.ResponseWriter, r *http.Request) {
+		applied, ok := queryBool(w, r, "applied")
+		if ok {
+			withPolicies(w, r, func(p *policy.Policies) any {
+				return p.SchemaValidationEnforced || (applied && s.b.Config().IsSchemaValidationEnforced)
+			})
+		}
+	})
+	nsSet(s, rt, ns+"/schemaValidationEnforced", func(p *policy.Policies) *bool { return &p.SchemaValidationEnforced })
+	rt.handle("GET "+ns+"/schemaAutoUpdateCompatibilityStrategy", func(w http.ResponseWriter, r *http.Request) {
+		withPolicies(w, r, func(p *policy.Policies) any { return nilIfNone(p.SchemaAutoUpdateCompatibilityStrategy) })
+	})
+	rt.handle("PUT "+ns+"/schemaAutoUpdateCompatibilityStrategy", func(w http.ResponseWriter, r *http.Request) {
+		body, ok := readBody(w, r)
+		if !ok {
+			return
+		}
+		var strategy string
+		if err := unmarshal(body, &strategy); err != nil {
+			strategy = string(body) // pulsar-admin sends the bare name
+		}
+		noContent(w, s.b.UpdateNamespacePolicies(nsName(r), func(p *policy.Policies) error {
+			p.SchemaAutoUpdateCompatibilityStrategy = &strategy
+			return nil
+		}))
 	})
 }
 

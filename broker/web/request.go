@@ -100,6 +100,7 @@ func writeAdminError(w http.ResponseWriter, err error) {
 		{broker.ErrInvalidArgument, http.StatusBadRequest},
 		{broker.ErrNotAcceptable, http.StatusNotAcceptable},
 		{broker.ErrUnprocessable, http.StatusUnprocessableEntity},
+		{broker.ErrForbidden, http.StatusForbidden},
 	} {
 		if errors.Is(err, m.kind) {
 			status = m.status

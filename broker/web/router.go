@@ -35,8 +35,11 @@ func (rt *router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusMethodNotAllowed, "HTTP 405 Method Not Allowed")
 		return
 	}
-	writeError(w, http.StatusNotFound, "HTTP 404 Not Found")
+	writeNotFound(w)
 }
+
+// writeNotFound answers a path nothing serves, in upstream's (Jersey's) words.
+func writeNotFound(w http.ResponseWriter) { writeError(w, http.StatusNotFound, "HTTP 404 Not Found") }
 
 // headerRecorder captures the status and headers a handler writes and discards the body.
 type headerRecorder struct {

@@ -11,6 +11,8 @@ func (s *Server) routes() http.Handler {
 	s.tenantRoutes(rt)
 	s.namespaceRoutes(rt)
 	s.namespacePolicyRoutes(rt)
+	s.namespaceDeliveryRoutes(rt)
+	s.unsupportedNamespaceRoutes(rt)
 	s.topicRoutes(rt)
 	s.unloadRoutes(rt)
 	s.topicPolicyRoutes(rt)

@@ -99,7 +99,7 @@ func TestTopicLevelPolicies(t *testing.T) {
 
 	// Policies this broker does not keep are refused with a reason, not stored.
 	_, err = topics.GetPersistence(tn)
-	if re, ok := err.(rest.Error); !ok || re.Code != 405 || !strings.Contains(re.Reason, "not supported") {
+	if re, ok := err.(rest.Error); !ok || re.Code != 405 || !strings.Contains(re.Reason, "BookKeeper") {
 		t.Errorf("persistence: %v, want 405", err)
 	}
 }

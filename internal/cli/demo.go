@@ -8,6 +8,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/letterbox-dev/letterbox/broker"
 	"github.com/letterbox-dev/letterbox/internal/demo"
 	"github.com/letterbox-dev/letterbox/tui/data"
 )
@@ -57,7 +58,11 @@ func runDemo(ctx context.Context, args []string, tf *tuiFlags, stdout, stderr io
 	}
 	defer closeLog()
 
-	eb, err := startEmbedded(nil, true, f.memory.limit(), log) // nil: an in-memory store
+	// The demo's services retry after 1 and 2 s. By upstream's default a delayed message due
+	// within a tick (1 s) goes at once, so its retries would not wait at all: its broker holds
+	// them until their time.
+	strictDelays := func(c *broker.Config) { c.DelayedDeliveryDeliverAtTimeStrict = true }
+	eb, err := startEmbedded(nil, true, f.memory.limit(), log, strictDelays) // nil: an in-memory store
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", name, err)
 		return ExitFailure

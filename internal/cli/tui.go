@@ -267,12 +267,16 @@ type embedded struct {
 // startEmbedded starts a broker on store (nil: in memory, within memoryLimit bytes) at
 // 127.0.0.1:6650 and its admin REST at 127.0.0.1:8080. With anyPort, a port in use is replaced
 // by a free one; without, only the admin port is (6650 is the one applications are pointed at).
-func startEmbedded(store storage.Store, anyPort bool, memoryLimit int64, log *slog.Logger) (*embedded, error) {
+// Each of tune changes the broker's configuration after those.
+func startEmbedded(store storage.Store, anyPort bool, memoryLimit int64, log *slog.Logger, tune ...func(*broker.Config)) (*embedded, error) {
 	cfg := broker.DefaultConfig()
 	cfg.Logger = log
 	cfg.MemoryLimit = memoryLimit
 	cfg.ListenAddr = defaultListen
 	cfg.Store = store
+	for _, f := range tune {
+		f(&cfg)
+	}
 	if anyPort && !portFree(defaultListen) {
 		cfg.ListenAddr = "127.0.0.1:0"
 	}
