@@ -80,6 +80,13 @@ func Run(ctx context.Context, cl *client.Client, opts Options) (Summary, error) 
 	cancel()
 	e.polled = polled
 	e.sum.DryRun = opts.DryRun
+	if opts.DryRun {
+		act := opts
+		act.DryRun = false
+		if run, ok, err := Pending(act); err == nil && ok {
+			e.sum.WouldResume = &run // a state that cannot be read is the run's to report
+		}
+	}
 	e.sum.ExactlyOnce = opts.Deduplication && !opts.DryRun
 	e.sum.Total = opts.Total
 	if !opts.DryRun && !opts.Discard {

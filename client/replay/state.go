@@ -185,6 +185,18 @@ type PendingRun struct {
 	Moved, Skipped, Failed, Guarded int64
 }
 
+// Describe says which run it is, started when (the time of day, with the date when that was
+// not the day of now), and what it did: "run letterbox-replay-… of 08:04: 11 already moved,
+// 0 skipped, 1 failed".
+func (r PendingRun) Describe(now time.Time) string {
+	started := r.Started.In(now.Location())
+	when := started.Format("15:04")
+	if y, m, d := started.Date(); y != now.Year() || m != now.Month() || d != now.Day() {
+		when = started.Format("2006-01-02 15:04")
+	}
+	return fmt.Sprintf("run %s of %s: %d already moved, %d skipped, %d failed", r.Name, when, r.Moved, r.Skipped, r.Failed)
+}
+
 // Pending reports the interrupted run that Run(opts) would resume, so that a caller can say
 // so before it starts ("resuming run … of 08:04: 11 already moved"); ok is false when Run
 // would start a new run (nothing interrupted, opts.New, a dry run or a discard, which keep no

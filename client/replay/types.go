@@ -202,6 +202,9 @@ type Summary struct {
 	// Until is the last message the run was to take: what a run after this one as a preview
 	// passes as Options.Until to move exactly what it showed.
 	Until client.MessageID
+	// WouldResume, in a dry run, is the interrupted run that the same replay without DryRun
+	// resumes (nil: it starts a new one), so that a preview can say so.
+	WouldResume *PendingRun
 }
 
 // OK reports whether everything selected moved (in a dry run: could move).

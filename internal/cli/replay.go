@@ -63,8 +63,8 @@ derives from, else --to), or every one to --destination, through the DLQ's subsc
 its only consumer. A dead letter is acknowledged only once its republish is receipted; what is
 not selected stays. --until ID stops at the DLQ's last message when a dry run was made (its
 summary prints the id): what died since stays, counted as arrived. Starting the same replay
-again after an interruption resumes it, on the same cluster, and says so first (exactly once
-where the broker deduplicates). The summary lists the destinations with their counts (what
+again after an interruption resumes it, on the same cluster, and says so first, as --dry-run
+says which run it would resume (exactly once where the broker deduplicates). The summary lists the destinations with their counts (what
 would move where, with --dry-run). A letter bound for a topic of another tenant than the DLQ's
 stays, counted as failed, unless --allow-cross-tenant: its REAL_TOPIC is a stranger's word and
 the replay publishes with your credentials; --to or --destination in another tenant is refused

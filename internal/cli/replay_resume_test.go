@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/letterbox-dev/letterbox/client"
-	"github.com/letterbox-dev/letterbox/client/replay"
 	"github.com/letterbox-dev/letterbox/internal/brokertest"
 )
 
@@ -34,6 +33,12 @@ func TestReplayResumeSaysSoPerCluster(t *testing.T) {
 	}
 	resuming := regexp.MustCompile(`letterbox replay: resuming run letterbox-replay-\S+ of \d\d:\d\d: [1-9]\d* already moved`)
 
+	// A dry run names the run the replay would resume, and resumes nothing.
+	code, _, errOut = runTyped(t, ctx, env, "", false, "replay", "--dlq", dlq, "--dry-run")
+	if code != ExitOK || !regexp.MustCompile(`without --dry-run, would resume run letterbox-replay-\S+ of \d\d:\d\d: [1-9]\d* already moved`).MatchString(errOut) {
+		t.Errorf("dry run: code %d, stderr %q", code, errOut)
+	}
+
 	// The same broker by another admin URL is another cluster to the history and to the runs:
 	// that replay starts afresh (and moves the rest).
 	var out, errBuf strings.Builder
@@ -50,17 +55,5 @@ func TestReplayResumeSaysSoPerCluster(t *testing.T) {
 	}
 	if b := backlog(t, ctx, env, dlq, sub); b != 0 {
 		t.Errorf("backlog %d after the resumed run", b)
-	}
-}
-
-func TestResumingLineDatesAnotherDay(t *testing.T) {
-	now := time.Date(2026, 3, 14, 9, 30, 0, 0, time.UTC)
-	run := replay.PendingRun{Name: "letterbox-replay-x", Started: time.Date(2026, 3, 14, 8, 4, 0, 0, time.UTC), Moved: 11, Skipped: 2}
-	if got, want := resumingLine(run, now), "letterbox replay: resuming run letterbox-replay-x of 08:04: 11 already moved, 2 skipped, 0 failed (--new starts afresh)"; got != want {
-		t.Errorf("same day:\n got %q\nwant %q", got, want)
-	}
-	run.Started = run.Started.AddDate(0, 0, -1)
-	if got := resumingLine(run, now); !strings.Contains(got, " of 2026-03-13 08:04: ") {
-		t.Errorf("the day before: %q", got)
 	}
 }

@@ -109,6 +109,10 @@ func (p *Page) question() []string {
 			q = fmt.Sprintf("Move %s back now, %d of them to another tenant than the DLQ's (%s): %s? Each is acknowledged in the DLQ only once its destination has it; letters that arrive from now on stay.  y yes, to those topics too · n no",
 				common.Plural(int(n+other), "dead letter"), other, from, strings.Join(names, ", "))
 		}
+		if r := p.preview.WouldResume; r != nil && !p.req.New {
+			// The run carries on where that one stopped: said, since it may be days old.
+			q = "Resuming " + r.Describe(p.c.Clock.Now()) + " (O: a new run instead). " + q
+		}
 		return paint(st, &st.Warn, wrap(q))
 	}
 	q := fmt.Sprintf("Discard %s of %s? They are acknowledged on %s, one by one, and gone for any replay; the others stay.", common.Plural(int(n), "dead letter"),
