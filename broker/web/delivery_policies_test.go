@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/apache/pulsar-client-go/pulsaradmin/pkg/admin"
@@ -234,5 +235,31 @@ func TestSubscriptionLevelDispatchRate(t *testing.T) {
 	must(t, e.adm.Subscriptions().Create(*tn, "dispatchRate", utils.Latest))
 	if resp, body := send(t, "DELETE", base+"/subscription/dispatchRate", "", nil); resp.StatusCode != http.StatusNoContent {
 		t.Errorf("delete subscription dispatchRate: HTTP %d %s", resp.StatusCode, body)
+	}
+}
+
+// The namespace policies a single broker cannot honour are refused 405 with their reason, by
+// every method, and store nothing.
+func TestNamespacePoliciesOutOfScope(t *testing.T) {
+	t.Parallel()
+	_, s := startServer(t)
+	base := s.URL() + "/admin/v2/namespaces/public/default/"
+	for path, reason := range map[string]string{
+		"persistence": "BookKeeper", "persistence/bookieAffinity": "BookKeeper",
+		"offloadPolicies": "Tiered storage", "offloadThresholdInSeconds": "Tiered storage",
+		"offloadDeletionLagMs": "Tiered storage", "scanOffloadedLedgers": "Tiered storage",
+		"replicatorDispatchRate": "Geo-replication", "entryFilters": "entry filters",
+		"antiAffinity": "brokers of a cluster", "migration": "migration",
+		"resourcegroup": "Resource groups", "resourcegroup/rg": "Resource groups",
+	} {
+		for _, method := range []string{"GET", "POST", "DELETE"} {
+			if path == "resourcegroup/rg" && method != "POST" {
+				continue // other methods of two segments are a bundle's
+			}
+			resp, body := do(t, method, base+path)
+			if resp.StatusCode != http.StatusMethodNotAllowed || !strings.Contains(body, reason) {
+				t.Errorf("%s %s = %d %s, want 405 naming %q", method, path, resp.StatusCode, body, reason)
+			}
+		}
 	}
 }

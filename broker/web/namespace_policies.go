@@ -159,7 +159,7 @@ var unsupportedNamespacePolicies = map[string]string{
 	"replicatorDispatchRate":     reasonGeoReplication,
 	"entryFilters":               reasonPlugins,
 	"antiAffinity":               reasonOneBroker,
-	"resourcegroup":              reasonOneBroker,
+	"resourcegroup":              reasonResourceGroups,
 }
 
 func (s *Server) unsupportedNamespaceRoutes(rt *router) {
@@ -173,7 +173,7 @@ func (s *Server) unsupportedNamespaceRoutes(rt *router) {
 		}
 	}
 	// Only POST: other methods of two segments after the namespace are a bundle's.
-	rt.handle("POST "+ns+"resourcegroup/{group}", refuse(reasonOneBroker))
+	rt.handle("POST "+ns+"resourcegroup/{group}", refuse(reasonResourceGroups))
 }
 
 // writeOptional answers props[key] as a JSON string, or 204 when there is none.
