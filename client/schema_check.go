@@ -71,6 +71,14 @@ func (d *PayloadDecoder) Decode(ctx context.Context, topic string, version []byt
 //
 // It answers as Decode does, never ErrNoSchema.
 func (d *PayloadDecoder) DecodeLetter(ctx context.Context, m *Message) error {
+	_, err := d.CheckLetter(ctx, m)
+	return err
+}
+
+// CheckLetter is DecodeLetter that also says whether a schema applied: schema is false when
+// neither the DLQ nor the origin has one for the letter, so that it decodes because there is
+// nothing to decode with.
+func (d *PayloadDecoder) CheckLetter(ctx context.Context, m *Message) (schema bool, err error) {
 	dlq := naming.BaseName(m.Topic)
 	origin := naming.BaseName(m.Properties[PropertyRealTopic])
 	topics := []string{dlq, origin}
@@ -82,13 +90,13 @@ func (d *PayloadDecoder) DecodeLetter(ctx context.Context, m *Message) error {
 			continue
 		}
 		if err := d.Decode(ctx, t, m.SchemaVersion, m.Payload); !errors.Is(err, ErrNoSchema) {
-			return err
+			return true, err
 		}
 	}
 	if m.SchemaVersion == nil {
-		return nil
+		return false, nil
 	}
-	return fmt.Errorf("%w: schema version %s is neither the DLQ's nor its origin's", ErrSchema, schemaVersionText(m.SchemaVersion))
+	return true, fmt.Errorf("%w: schema version %s is neither the DLQ's nor its origin's", ErrSchema, schemaVersionText(m.SchemaVersion))
 }
 
 // schemaVersionText is a schema version as the admin API numbers it (8 bytes, big endian).

@@ -15,7 +15,8 @@ import (
 //     decoding, a JSON field's presence or absence, a size bucket, a producer, a schema
 //     version, an hour) held by at least MinCauseShare of the letters and by fewer than
 //     CommonShare of them: a value nearly every letter has sets nothing apart; it is reported
-//     as common instead.
+//     as common instead. A payload that is JSON or decodes says nothing went wrong: never a
+//     cause.
 //  2. When letters carry a reason property, each reason held by enough letters is a group
 //     first, most letters first.
 //  3. Then, while groups are fewer than MaxCauses and enough letters are unexplained, the group
@@ -23,9 +24,10 @@ import (
 //     values of different facets, both) that covers the most unexplained letters while being rare
 //     among the letters already explained: the score is c²/|P|, c the unexplained letters P
 //     covers. A combination must score a tenth more than the best single value to be chosen.
-//  4. Each group's expression excludes the groups before it (… and not (…)), so groups are
-//     disjoint and their counts, with rest, add up to the selection; each count is what the
-//     expression selects.
+//  4. Each group's expression excludes the groups before it (… and not (…)) but those made of
+//     other values of its own facet, which no letter can share, so groups are disjoint and
+//     their counts, with rest, add up to the selection; each count is what the expression
+//     selects.
 type CauseSplit struct {
 	Letters int64   `json:"letters"`
 	Groups  []Cause `json:"groups"`
@@ -76,27 +78,34 @@ func (f *Facets) Causes() CauseSplit {
 	out.Common = common
 	rest := newBitset(f.n, true)
 	left := f.n
-	var chosen []string // the expressions of the groups so far
+	var chosen []group // the groups so far
 	used := map[string]bool{}
-	add := func(label, exprText string, p bitset, facets ...string) {
-		in := p.and(rest)
-		n := in.count()
-		group := Cause{Label: label, Expr: exprText, Letters: n}
-		if len(chosen) > 0 {
-			group.Expr = exprAnd(exprText, exprNot(exprOr(chosen...)))
+	add := func(g group) {
+		n := g.bits.andCount(rest)
+		// Exclude the groups before, but those that cannot overlap by construction: other
+		// values of the same facet (a letter has one value of each facet).
+		var before []string
+		for _, c := range chosen {
+			if !g.disjoint(c) {
+				before = append(before, c.expr)
+			}
 		}
-		out.Groups = append(out.Groups, group)
-		chosen = append(chosen, exprText)
-		rest = rest.andNot(p)
+		cause := Cause{Label: g.label, Expr: g.expr, Letters: n}
+		if len(before) > 0 {
+			cause.Expr = exprAnd(g.expr, exprNot(exprOr(before...)))
+		}
+		out.Groups = append(out.Groups, cause)
+		chosen = append(chosen, g)
+		rest = rest.andNot(g.bits)
 		left -= n
-		for _, fc := range facets {
+		for _, fc := range g.facets {
 			used[fc] = true
 		}
 	}
 	// Reasons first.
 	for _, c := range cands {
 		if c.facet == FacetReason && !c.absent && len(out.Groups) < MaxCauses && c.bits.andCount(rest) >= minGroup {
-			add(c.label, c.expr, c.bits, c.facet)
+			add(c.group())
 		}
 	}
 	for len(out.Groups) < MaxCauses && left >= minGroup {
@@ -104,24 +113,56 @@ func (f *Facets) Causes() CauseSplit {
 		if !ok {
 			break
 		}
-		add(best.label, best.expr, best.bits, best.facets...)
+		add(best)
 	}
-	out.Rest = Cause{Label: "rest", Letters: left, Expr: "true"}
-	if len(chosen) > 0 {
-		out.Rest.Expr = exprNot(exprOr(chosen...))
-	}
-	if left == 0 {
-		out.Rest.Expr = ""
+	// Rest is the selection when no group was found: its expression is then empty.
+	out.Rest = Cause{Label: "rest", Letters: left}
+	if left > 0 && len(chosen) > 0 {
+		all := make([]string, len(chosen))
+		for i, c := range chosen {
+			all[i] = c.expr
+		}
+		out.Rest.Expr = exprNot(exprOr(all...))
 	}
 	return out
 }
 
-// group is a choice of step 3.
+// group is a group chosen, or a choice of step 3.
 type group struct {
 	label, expr string
 	bits        bitset
 	facets      []string
-	score       float64
+	// values are the facet's values the group is made of when it is made of one facet's
+	// values (one, or two either of which), nil otherwise; "" stands for the letters without it.
+	values []string
+	score  float64
+}
+
+// group is the group of c's letters.
+func (c *candidate) group() group {
+	return group{label: c.label, expr: c.expr, bits: c.bits, facets: []string{c.facet}, values: []string{c.valueKey()}}
+}
+
+// valueKey is c's value, "" for the letters without the facet.
+func (c *candidate) valueKey() string {
+	if c.absent {
+		return ""
+	}
+	return "=" + c.value
+}
+
+// disjoint reports whether g and o cannot share a letter by construction: each is values of
+// one facet, the same, and they have no value in common.
+func (g group) disjoint(o group) bool {
+	if g.values == nil || o.values == nil || g.facets[0] != o.facets[0] {
+		return false
+	}
+	for _, v := range g.values {
+		if slices.Contains(o.values, v) {
+			return false
+		}
+	}
+	return true
 }
 
 func (f *Facets) bestGroup(cands []*candidate, rest bitset, used map[string]bool, minGroup int64) (group, bool) {
@@ -152,7 +193,8 @@ func (f *Facets) bestGroup(cands []*candidate, rest bitset, used map[string]bool
 	}
 	slices.SortStableFunc(singles, func(a, b scored) int { return cmp.Compare(b.score, a.score) })
 	top := singles[0]
-	best := group{label: top.c.label, expr: top.c.expr, bits: top.c.bits, facets: []string{top.c.facet}, score: top.score}
+	best := top.c.group()
+	best.score = top.score
 	bar := top.score * 1.1
 	pool := singles[:min(len(singles), pairsOf)]
 	for i, a := range pool {
@@ -164,7 +206,8 @@ func (f *Facets) bestGroup(cands []*candidate, rest bitset, used map[string]bool
 					continue
 				}
 				p = a.c.bits.or(b.c.bits)
-				g = group{label: orLabel(a.c, b.c), expr: exprOr(a.c.expr, b.c.expr), facets: []string{a.c.facet}}
+				g = group{label: orLabel(a.c, b.c), expr: exprOr(a.c.expr, b.c.expr), facets: []string{a.c.facet},
+					values: []string{a.c.valueKey(), b.c.valueKey()}}
 			} else {
 				p = a.c.bits.and(b.c.bits)
 				g = group{label: a.c.label + " and " + b.c.label, expr: exprAnd(a.c.expr, b.c.expr),
@@ -201,7 +244,7 @@ func (f *Facets) candidates(minGroup int64) ([]*candidate, []FacetValue) {
 		switch {
 		case c.n >= commonAt && c.n > 0:
 			common = append(common, FacetValue{Value: c.label, Absent: c.absent, Letters: c.n, Expr: c.expr})
-		case c.n >= minGroup:
+		case c.n >= minGroup && !healthy(c):
 			cands = append(cands, c)
 		}
 	}
@@ -260,6 +303,12 @@ func (f *Facets) candidates(minGroup int64) ([]*candidate, []FacetValue) {
 	}
 	slices.SortStableFunc(common, func(a, b FacetValue) int { return cmp.Compare(b.Letters, a.Letters) })
 	return cands, common
+}
+
+// healthy reports whether c is a value that says nothing went wrong with a letter, so that it
+// names no cause: a payload that is JSON, or that decodes with its schema.
+func healthy(c *candidate) bool {
+	return !c.absent && ((c.facet == FacetPayload && c.value == PayloadJSON) || (c.facet == FacetSchema && c.value == SchemaDecodes))
 }
 
 // failLabel is "does not decode: ERROR", with the most common decoder error.

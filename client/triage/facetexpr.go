@@ -32,8 +32,9 @@ func exprIs(facet, v string) string {
 	case FacetVersion:
 		return "version=" + v
 	case FacetPublished, FacetEvent:
+		field := strings.TrimSuffix(facet, ".hour")
 		if t, err := time.Parse(time.RFC3339, v); err == nil {
-			return facet + ">=" + v + " and " + facet + "<" + t.Add(time.Hour).Format(time.RFC3339)
+			return field + ">=" + v + " and " + field + "<" + t.Add(time.Hour).Format(time.RFC3339)
 		}
 	}
 	if isProperty(facet) {
@@ -116,8 +117,12 @@ func facetLabel(facet string) string {
 	switch facet {
 	case FacetSchema:
 		return ""
+	case FacetPayload, FacetSize:
+		return "payload"
 	case FacetVersion:
 		return "schema version"
+	case FacetPublished:
+		return "published"
 	case FacetEvent:
 		return "event time"
 	}
@@ -143,6 +148,8 @@ func valueLabel(facet, v string) string {
 			return "payload JSON"
 		}
 		return "payload not JSON"
+	case FacetSize:
+		return "payload " + v
 	case FacetSchema:
 		return v
 	case FacetPublished, FacetEvent:

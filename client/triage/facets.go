@@ -2,14 +2,16 @@ package triage
 
 import (
 	"cmp"
-	"encoding/binary"
+	"fmt"
 	"hash/maphash"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/letterbox-dev/letterbox/client"
 	"github.com/letterbox-dev/letterbox/client/deadletter"
+	"github.com/letterbox-dev/letterbox/client/expr"
 )
 
 // Facets count what a selection's letters have in common and what splits them, in the same
@@ -51,6 +53,8 @@ type Facets struct {
 	fieldIndex map[string]int
 	// properties is how many property facets there are.
 	properties int
+	// unschemed counts the letters that had no schema to decode with.
+	unschemed int64
 	// reasonKeys are the property names letters took their reason from.
 	reasonKeys map[string]int64
 }
@@ -65,17 +69,18 @@ const (
 	facetErrorCap      = 20
 )
 
-// Facet names that are not properties.
+// The facets, by the names `letterbox dlq stats --by` takes; property.NAME and json.NAME (a
+// top-level field of JSON payloads) complete them.
 const (
 	FacetKey       = "key"
 	FacetReason    = "reason"
-	FacetPayload   = "payload"
-	FacetSchema    = "schema"
-	FacetSize      = "size"
+	FacetPayload   = "payload.kind"
+	FacetSchema    = "payload.decodes"
+	FacetSize      = "payload.size"
 	FacetProducer  = "producer"
 	FacetVersion   = "schema.version"
-	FacetPublished = "published"
-	FacetEvent     = "event"
+	FacetPublished = "published.hour"
+	FacetEvent     = "event.hour"
 	facetProperty  = "property."
 	facetJSON      = "json."
 )
@@ -145,16 +150,20 @@ func (f *Facets) Add(m *client.Message, l *deadletter.Letter, d Decoded) {
 		kind = PayloadJSON
 	}
 	f.column(FacetPayload).set(f, i, kind)
-	if d.Checked {
-		if d.Err == "" {
-			f.column(FacetSchema).set(f, i, SchemaDecodes)
+	// Without a schema a payload decodes, as "payload decodes" says: the facet agrees with the
+	// expression, and its summary says how many had none.
+	switch {
+	case !d.Checked:
+		f.column(FacetSchema).set(f, i, SchemaDecodes)
+		f.unschemed++
+	case d.Err == "":
+		f.column(FacetSchema).set(f, i, SchemaDecodes)
+	default:
+		f.column(FacetSchema).set(f, i, SchemaFails)
+		if _, ok := f.errors[d.Err]; ok || len(f.errors) < facetErrorCap {
+			f.errors[d.Err]++
 		} else {
-			f.column(FacetSchema).set(f, i, SchemaFails)
-			if _, ok := f.errors[d.Err]; ok || len(f.errors) < facetErrorCap {
-				f.errors[d.Err]++
-			} else {
-				f.errors[""]++ // other errors
-			}
+			f.errors[""]++ // other errors
 		}
 	}
 	f.column(FacetSize).set(f, i, sizeBucket(len(m.Payload)))
@@ -221,16 +230,13 @@ func sizeBucket(n int) string {
 	return label
 }
 
-// schemaVersion is a schema version as upstream numbers them (a big-endian int64), "" when
-// absent.
+// schemaVersion is a schema version as the expressions read it (version=N), "" when the letter
+// has none they can read.
 func schemaVersion(v []byte) string {
-	switch {
-	case len(v) == 0:
-		return ""
-	case len(v) == 8:
-		return strconv.FormatInt(int64(binary.BigEndian.Uint64(v)), 10)
+	if n := expr.SchemaVersion(v); n >= 0 {
+		return strconv.FormatInt(n, 10)
 	}
-	return "0x" + strconv.FormatUint(uint64(len(v)), 16) // not upstream's encoding: only its size tells
+	return ""
 }
 
 func hourOf(t time.Time) string {
@@ -390,8 +396,10 @@ type FacetSummary struct {
 	// PastCap are letters whose value came after the facet reached its cap: their values are
 	// counted in none of the above but Unlisted.
 	PastCap int64 `json:"past_cap,omitempty"`
-	// Errors group the decoder's errors (the schema facet only), most letters first.
+	// Errors group the decoder's errors (the payload.decodes facet only), most letters first.
 	Errors []Count `json:"errors,omitempty"`
+	// Note says what the values mean beyond their names, when they need it.
+	Note string `json:"note,omitempty"`
 }
 
 // FacetTopValues is how many values a facet summary lists.
@@ -420,20 +428,64 @@ func (f *Facets) Summary() []FacetSummary {
 		out = append(out, f.summarise(c))
 	}
 	for bit, name := range f.fieldNames {
-		var has int64
-		for _, w := range f.json {
-			if w&(1<<bit) != 0 {
-				has++
-			}
-		}
-		fv := []FacetValue{{Value: "present", Letters: has, Expr: exprHas(facetJSON + name)}}
-		if f.n-has > 0 {
-			fv = append(fv, FacetValue{Value: "missing", Absent: true, Letters: f.n - has, Expr: exprNot(exprHas(facetJSON + name))})
-		}
-		slices.SortStableFunc(fv, func(a, b FacetValue) int { return cmp.Compare(b.Letters, a.Letters) })
-		out = append(out, FacetSummary{Name: facetJSON + name, Values: fv, Distinct: 1})
+		out = append(out, f.fieldSummary(bit, name))
 	}
 	return out
+}
+
+// FacetNames are the facets `dlq stats --by` takes besides property.NAME and json.NAME.
+var FacetNames = []string{FacetKey, FacetReason, FacetPayload, FacetSchema, FacetSize, FacetProducer, FacetVersion,
+	FacetPublished, FacetEvent}
+
+// ParseFacet checks a facet's name as `dlq stats --by` takes it: one of FacetNames,
+// property.NAME or json.NAME (a top-level field of JSON payloads).
+func ParseFacet(name string) (string, error) {
+	if slices.Contains(FacetNames, name) {
+		return name, nil
+	}
+	for _, prefix := range []string{facetProperty, facetJSON} {
+		if rest, ok := strings.CutPrefix(name, prefix); ok && rest != "" {
+			return name, nil
+		}
+	}
+	return "", fmt.Errorf("unknown facet %q (facets: %s, property.NAME, json.NAME)", name, strings.Join(FacetNames, ", "))
+}
+
+// Facet summarises the facet name (ParseFacet's): a property or JSON field that no letter has
+// is summarised as absent from every letter.
+func (f *Facets) Facet(name string) FacetSummary {
+	if c := f.columns[name]; c != nil {
+		return f.summarise(c)
+	}
+	if field, ok := strings.CutPrefix(name, facetJSON); ok {
+		if bit, ok := f.fieldIndex[field]; ok {
+			return f.fieldSummary(bit, field)
+		}
+	}
+	s := FacetSummary{Name: name}
+	if f.n > 0 {
+		s.Values = []FacetValue{{Value: "(absent)", Absent: true, Letters: f.n, Expr: exprAbsent(name)}}
+	}
+	return s
+}
+
+// fieldSummary summarises the top-level JSON field name, bit bit of f.json.
+func (f *Facets) fieldSummary(bit int, name string) FacetSummary {
+	var has int64
+	for _, w := range f.json {
+		if w&(1<<bit) != 0 {
+			has++
+		}
+	}
+	var fv []FacetValue
+	if has > 0 {
+		fv = append(fv, FacetValue{Value: "present", Letters: has, Expr: exprHas(facetJSON + name)})
+	}
+	if f.n-has > 0 {
+		fv = append(fv, FacetValue{Value: "(absent)", Absent: true, Letters: f.n - has, Expr: exprNot(exprHas(facetJSON + name))})
+	}
+	slices.SortStableFunc(fv, func(a, b FacetValue) int { return cmp.Compare(b.Letters, a.Letters) })
+	return FacetSummary{Name: facetJSON + name, Values: fv, Distinct: min(has, 1)}
 }
 
 // valueCounts are a column's values with their exact counts, absent ones apart.
@@ -539,6 +591,9 @@ func (f *Facets) summarise(c *facetColumn) FacetSummary {
 	}
 	s.Unlisted = f.n - listed
 	if c.name == FacetSchema {
+		if f.unschemed > 0 {
+			s.Note = fmt.Sprintf("%d of them had no schema to decode with (a payload decodes when there is none)", f.unschemed)
+		}
 		s.Errors = sorted(f.errors, 0)
 		for i := range s.Errors {
 			if s.Errors[i].Name == "" {

@@ -173,6 +173,7 @@ func TestCauseExpressionsSelectTheirGroups(t *testing.T) {
 		var n int64
 		for _, m := range msgs {
 			subject := expr.FromClient(m)
+			subject.Decode = func() error { return nil } // no schema: every payload decodes
 			if e.Match(&subject) {
 				n++
 			}

@@ -78,6 +78,9 @@ type ScanOptions struct {
 	NoIndex bool
 	// Names, when set, notes the property names of every letter read, selected or not.
 	Names *deadletter.PropertyNames
+	// Facets counts the selected letters' facets in the same pass (Result.Facets), decoding
+	// each payload with its schema when the DLQ or its origin has one.
+	Facets bool
 	// Visit, when set, is called with each selected letter, payload included, and whether the
 	// subscription acknowledged it (IncludeAcknowledged); an error ends the scan with it.
 	Visit func(m *client.Message, l *deadletter.Letter, acked bool) error
@@ -123,6 +126,8 @@ type Result struct {
 	// Approx, when set, says why the counts may be off: the broker does not say which letters
 	// of batches acknowledged in part are gone, and such a batch counted whole.
 	Approx string
+	// Facets are the selected letters' facets (ScanOptions.Facets), from which Causes splits them.
+	Facets *Facets
 	// Matches are the positions of the selected letters, in the order read.
 	Matches []Position
 	Read    int64
@@ -151,6 +156,10 @@ func Scan(ctx context.Context, cl *client.Client, o ScanOptions) (*Result, error
 	}
 	start := o.Now()
 	res := &Result{Topic: o.Topic}
+	if o.Facets {
+		// Made first: a scan that fails early still returns facets to summarise (empty).
+		res.Facets = NewFacets()
+	}
 	view, err := ReadView(ctx, o.Admin, o.Topic, o.Subscription, o.IncludeAcknowledged)
 	if err != nil {
 		return res, fmt.Errorf("scan %s: %w", o.Topic, err)
@@ -171,7 +180,7 @@ func Scan(ctx context.Context, cl *client.Client, o ScanOptions) (*Result, error
 		}
 	}
 	s := scanner{o: o, res: res, t: NewTally(), start: start, done: map[int32]bool{}, ctx: ctx, subs: map[string][]string{}}
-	if o.Filter.UsesDecode() {
+	if o.Filter.UsesDecode() || o.Facets {
 		s.decoder = cl.NewPayloadDecoder()
 	}
 	for p, id := range res.Until {
@@ -237,7 +246,7 @@ type scanner struct {
 	// in part, and the broker does not say (View.BatchesKnown).
 	batchesUnknown bool
 	subs           map[string][]string    // the subscriptions of each origin, when o.Admin tells
-	decoder        *client.PayloadDecoder // "payload decodes" of o.Filter; nil when it has none
+	decoder        *client.PayloadDecoder // for "payload decodes" in o.Filter and the facets; nil when neither asks
 	res            *Result
 	t              *Tally
 	start          time.Time
@@ -347,6 +356,20 @@ func (s *scanner) take(m *client.Message) error {
 		}
 	}
 	s.t.Add(m.Key, m.PublishTime, &l)
+	if s.res.Facets != nil {
+		var d Decoded
+		schema, err := s.decoder.CheckLetter(s.ctx, m)
+		switch {
+		case err == nil:
+			d.Checked = schema
+		case errors.Is(err, client.ErrSchema):
+			d = Decoded{Checked: true, Err: err.Error()}
+		default:
+			// As for a filter: a facet that left the letter out would count wrong.
+			return fmt.Errorf("scan %s: letter %s: %w", s.o.Topic, pos, err)
+		}
+		s.res.Facets.Add(m, &l, d)
+	}
 	acked := view.IncludeAcknowledged && view.Acked(pos)
 	if acked {
 		s.res.Acknowledged++

@@ -33,6 +33,7 @@ type dlqCommand struct {
 var dlqCommands = []dlqCommand{
 	{"ls", "[NAMESPACE]", "list the DLQs of a namespace (tenant/ns), or of the whole cluster", runDLQLs, fresh[lsFlags]()},
 	{"stats", "DLQ", "count a DLQ's letters by reason, origin, subscription, key and hour", runDLQStats, fresh[statsFlags]()},
+	{"causes", "DLQ", "split a DLQ's letters into the few groups that explain why they died", runDLQCauses, fresh[causesFlags]()},
 	{"export", "DLQ", "write a DLQ's letters, payloads included, as JSON lines or CSV", runDLQExport, fresh[exportFlags]()},
 	{"discard", "DLQ", "acknowledge the letters a filter, ids or a limit select, one by one", runDLQDiscard, fresh[discardFlags]()},
 	{"purge", "DLQ", "clear a DLQ subscription's backlog, or skip its first --count letters", runDLQPurge, fresh[purgeFlags]()},
@@ -52,7 +53,7 @@ func fresh[T any, P interface {
 
 const dlqUsageText = `Usage: letterbox dlq SUBCOMMAND [ARGS] [flags] [client flags]
 
-Dead-letter queues from the command line. ls, stats and export consume nothing: letters are
+Dead-letter queues from the command line. ls, stats, causes and export consume nothing: letters are
 read with non-durable readers, never acknowledged, and no subscription is created. discard,
 purge, resend and subscribe change the DLQ: each says what it will do and asks first (--yes
 answers for a script), and is refused in a read-only session (--readonly, or a context with

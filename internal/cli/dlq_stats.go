@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/letterbox-dev/letterbox/client/deadletter"
@@ -16,6 +17,7 @@ import (
 type statsFlags struct {
 	subscription string
 	filters      filterList
+	by           facetList
 	includeAcked bool
 	json         bool
 }
@@ -23,13 +25,14 @@ type statsFlags struct {
 func (f *statsFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.subscription, "subscription", "", "count the letters subscription `S` has not acknowledged (default: the DLQ's main subscription)")
 	fs.Var(&f.filters, "filter", filterHelp)
+	fs.Var(&f.by, "by", "also count the letters by `FACET` (repeatable): "+strings.Join(triage.FacetNames, ", ")+", property.NAME or json.NAME")
 	fs.BoolVar(&f.includeAcked, "include-acknowledged", false, "count the letters the subscription acknowledged too, while the DLQ retains them")
 	fs.BoolVar(&f.json, "json", false, "write the counts as one JSON object to stdout")
 }
 
-var dlqStats = dlqSub{cmd: "letterbox dlq stats", flags: []string{"subscription", "filter", "include-acknowledged", "json"},
-	usage: `Usage: letterbox dlq stats DLQ [--subscription S] [--filter EXPR]... [--include-acknowledged] [--json]
-                           [client flags]
+var dlqStats = dlqSub{cmd: "letterbox dlq stats", flags: []string{"subscription", "filter", "by", "include-acknowledged", "json"},
+	usage: `Usage: letterbox dlq stats DLQ [--subscription S] [--filter EXPR]... [--by FACET]... [--include-acknowledged]
+                           [--json] [client flags]
 
 Reads the letters of DLQ (orders-DLQ, tenant/ns/x or a full name) that its subscription has
 not acknowledged, up to the last one the DLQ held when the command started, and counts those
@@ -39,7 +42,13 @@ subscription is --subscription, else the DLQ's main one (its only durable subscr
 normally the initial one its dead-letter router made; among several, the one with the largest
 backlog); a DLQ without one has every retained letter counted, and the output says so.
 --include-acknowledged counts the letters the subscription acknowledged too, while they are
-retained, and says how many. Nothing is consumed. With --json, one object: the counts plus
+retained, and says how many. --by FACET counts them by any facet as well (see 'letterbox dlq
+causes'): the key, the reason, payload.kind (empty, json, not json), payload.decodes (with the
+schema the letter was written with), payload.size, producer, schema.version, published.hour,
+event.hour, property.NAME or json.NAME (a top-level field of JSON payloads): its top values with
+exact counts and the expression that selects each, how many distinct values, how many with one
+letter each. Nothing is consumed. With --json, one object: the counts (and facets, one per
+--by) plus
 topic, subscription (null for none), filter, read (letters read), selected (letters the
 filter selected; also letters), acknowledged (how many of them the subscription acknowledged),
 include_acknowledged, entries (the entries they came in), approx (why the counts may be off,
@@ -61,6 +70,8 @@ type statsJSON struct {
 	Approx              string  `json:"approx,omitempty"`
 	Complete            bool    `json:"complete"`
 	Elapsed             float64 `json:"elapsed"` // seconds
+	// Facets are the --by facets, in the order asked.
+	Facets []triage.FacetSummary `json:"facets,omitempty"`
 	triage.Stats
 	// These shadow Stats' fields of the same names: null rather than year 1 without letters.
 	First *time.Time `json:"first_published"`
@@ -91,16 +102,20 @@ func runDLQStats(ctx context.Context, cf *clientFlags, _ stdin, args []string, s
 	}
 	names := deadletter.NewPropertyNames(filter.Properties())
 	res, err := triage.Scan(ctx, cl, triage.ScanOptions{Topic: topic, Subscription: sub, IncludeAcknowledged: f.includeAcked,
-		Filter: filter, NoIndex: true, Admin: ad, Progress: scanProgress(stderr), Names: names})
+		Filter: filter, NoIndex: true, Facets: len(f.by) > 0, Admin: ad, Progress: scanProgress(stderr), Names: names})
 	if err != nil && ctx.Err() == nil {
 		return scanFailed(ctx, stderr, dlqStats.cmd, topic, err)
 	}
 	warnUnseen(stderr, dlqStats.cmd, names)
+	var facets []triage.FacetSummary
+	for _, name := range f.by {
+		facets = append(facets, res.Facets.Facet(name))
+	}
 	// Interrupted: what was counted so far is still worth showing, marked incomplete.
 	if f.json {
 		out := statsJSON{Topic: topic, Filter: filter.String(), Read: res.Read, Selected: res.Stats.Letters,
 			Acknowledged: res.Acknowledged, IncludeAcknowledged: f.includeAcked, Entries: res.Entries, Approx: res.Approx,
-			Complete: res.Complete, Elapsed: res.Elapsed.Seconds(), Stats: res.Stats}
+			Complete: res.Complete, Elapsed: res.Elapsed.Seconds(), Facets: facets, Stats: res.Stats}
 		if sub != "" {
 			out.Subscription = &sub
 		}
@@ -110,6 +125,9 @@ func runDLQStats(ctx context.Context, cf *clientFlags, _ stdin, args []string, s
 		json.NewEncoder(stdout).Encode(out)
 	} else {
 		writeStats(stdout, res, filter.String())
+		for _, fs := range facets {
+			writeFacet(stdout, fs, res.Stats.Letters)
+		}
 	}
 	if err != nil {
 		return scanFailed(ctx, stderr, dlqStats.cmd, topic, err)
