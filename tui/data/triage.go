@@ -16,6 +16,7 @@ type (
 	ScanProgress = triage.Progress
 	ScanResult   = triage.Result
 	ScanStats    = triage.Stats
+	CauseSplit   = triage.CauseSplit
 	Position     = triage.Position
 	From         = triage.From
 )
@@ -74,7 +75,7 @@ func (a *Admin) Scan(ctx context.Context, req ScanRequest, progress func(ScanPro
 		return nil, err
 	}
 	return triage.Scan(ctx, cl, triage.ScanOptions{Topic: ParseTopic(req.Topic).String(), Subscription: req.View.Sub,
-		IncludeAcknowledged: req.View.IncludeAcked, Filter: req.Filter, Admin: a.ac, Progress: progress})
+		IncludeAcknowledged: req.View.IncludeAcked, Filter: req.Filter, Facets: true, Admin: a.ac, Progress: progress})
 }
 
 func (a *Admin) Letters(ctx context.Context, topic string, v View, ps []Position) ([]Message, error) {

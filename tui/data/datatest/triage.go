@@ -52,7 +52,7 @@ func (f *Fake) Scan(ctx context.Context, req data.ScanRequest, progress func(dat
 		return &data.ScanResult{Topic: req.Topic, Read: int64(len(msgs) / 2)}, scanErr
 	}
 	t := triage.NewTally()
-	res := &data.ScanResult{Topic: req.Topic, Complete: true}
+	res := &data.ScanResult{Topic: req.Topic, Complete: true, Facets: triage.NewFacets()}
 	for _, m := range msgs {
 		res.Read++
 		res.Entries++
@@ -63,6 +63,9 @@ func (f *Fake) Scan(ctx context.Context, req data.ScanRequest, progress func(dat
 		}
 		l := deadletter.Read(m.Properties, m.ProducerName)
 		t.Add(m.Key, m.PublishTime, &l)
+		// The fake knows no schemas: every payload decodes, as a schemaless topic's does.
+		res.Facets.Add(&client.Message{Key: m.Key, Properties: m.Properties, Payload: m.Payload, PublishTime: m.PublishTime,
+			EventTime: m.EventTime, ProducerName: m.ProducerName}, &l, triage.Decoded{})
 		p, err := data.ParsePosition(m.ID)
 		if err != nil {
 			return nil, err

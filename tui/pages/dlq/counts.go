@@ -7,6 +7,7 @@ import (
 
 	"charm.land/lipgloss/v2"
 
+	"github.com/letterbox-dev/letterbox/client/expr"
 	"github.com/letterbox-dev/letterbox/client/termtext"
 	"github.com/letterbox-dev/letterbox/client/triage"
 	"github.com/letterbox-dev/letterbox/tui/common"
@@ -15,7 +16,8 @@ import (
 )
 
 // countsView lists a scan's breakdowns in one scrolling table: a heading row per breakdown,
-// then its buckets. enter on a bucket searches its letters.
+// then its buckets. The causes come first (client/triage's split of the letters into the few
+// groups that explain them), the facets last. enter on a bucket searches its letters.
 type countsView struct {
 	shown bool
 	tbl   table.Model
@@ -44,17 +46,19 @@ func countColumns(width int) []table.Column {
 
 const barWidth = 24
 
-// setWidth fits the name column to the longest name, within w.
+// setWidth fits the name column to the longest name, within 3/8 of w: a facet's long values
+// (a producer's name, a JSON field's) are cut rather than pushing the bars off the screen.
 func (c *countsView) setWidth(w int) {
 	longest := 16
 	for _, r := range c.rows {
 		longest = max(longest, common.Width(termtext.Line(r.name))+2) // as the table shows it
 	}
-	c.tbl.SetColumns(countColumns(max(8, min(longest, w-9-6-2))))
+	c.tbl.SetColumns(countColumns(max(8, min(longest, max(w*3/8, 24), w-9-6-2))))
 }
 
-// set builds the rows of res's stats; hours show in loc.
-func (c *countsView) set(st *common.Styles, res *data.ScanResult, loc *time.Location) {
+// set builds the rows of res's stats, led by causes when the scan split them; hours show in
+// loc.
+func (c *countsView) set(st *common.Styles, res *data.ScanResult, causes *data.CauseSplit, loc *time.Location) {
 	s := res.Stats
 	c.rows = c.rows[:0]
 	section := func(title string) { c.rows = append(c.rows, countRow{heading: true, name: title}) }
@@ -68,7 +72,16 @@ func (c *countsView) set(st *common.Styles, res *data.ScanResult, loc *time.Loca
 			if v == none {
 				v = ""
 			}
-			bucket(shown, b.N, field+"="+quote(v))
+			bucket(shown, b.N, field+"="+expr.Quote(v))
+		}
+	}
+	if causes != nil && len(causes.Groups) > 0 {
+		section(fmt.Sprintf("CAUSES (%s)", common.Plural(len(causes.Groups), "group")))
+		for _, g := range causes.Groups {
+			bucket(g.Label, g.Letters, g.Expr)
+		}
+		if causes.Rest.Letters > 0 {
+			bucket("rest: none of the above", causes.Rest.Letters, causes.Rest.Expr)
 		}
 	}
 	same := func(v string) string { return v }
@@ -96,6 +109,9 @@ func (c *countsView) set(st *common.Styles, res *data.ScanResult, loc *time.Loca
 		}
 		bucket(name, r.N, fmt.Sprintf("reconsumes=%d", r.Times))
 	}
+	if res.Facets != nil {
+		c.facets(res.Facets, s.Letters, section, bucket)
+	}
 	var max int64
 	for _, r := range c.rows {
 		if !r.heading && r.n > max {
@@ -120,6 +136,33 @@ func (c *countsView) set(st *common.Styles, res *data.ScanResult, loc *time.Loca
 			Styles: []*lipgloss.Style{nil, nil, &st.Subtle, &st.DLQ}}
 	})
 	c.tbl.SetCursor(1)
+}
+
+// shownAbove are the facets the sections above count already.
+var shownAbove = map[string]bool{triage.FacetKey: true, triage.FacetReason: true, triage.FacetPublished: true}
+
+// facets adds a section per facet the sections above do not show: its listed values, then
+// what it does not list, which enter cannot select.
+func (c *countsView) facets(f *triage.Facets, letters int64, section func(string), bucket func(string, int64, string)) {
+	for _, fs := range f.Summary() {
+		if shownAbove[fs.Name] || len(fs.Values) == 0 {
+			continue
+		}
+		distinct := common.Count(fs.Distinct)
+		if fs.DistinctAtLeast {
+			distinct = "≥ " + distinct
+		}
+		section(fmt.Sprintf("BY %s (%s distinct)", strings.ToUpper(fs.Name), distinct))
+		for _, v := range fs.Values {
+			bucket(v.Value, v.Letters, v.Expr)
+		}
+		if fs.Unlisted > 0 {
+			bucket("(values not listed)", fs.Unlisted, "")
+		}
+		for _, e := range fs.Errors {
+			bucket("does not decode: "+e.Name, e.N, "")
+		}
+	}
 }
 
 // skipHeader moves the cursor off a heading row, in direction dir.

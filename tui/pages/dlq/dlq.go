@@ -387,7 +387,7 @@ func (p *Page) key(msg tea.KeyPressMsg) tea.Cmd {
 		return p.resend()
 	case key.Matches(msg, keyReason):
 		if d := p.current(); d != nil && d.Unreadable == "" {
-			f := "reason=" + quote(d.Reason)
+			f := "reason=" + expr.Quote(d.Reason)
 			return p.search(f)
 		}
 	case key.Matches(msg, km.Enter):

@@ -24,7 +24,8 @@ type scanState struct {
 	filter   string // the expression the scan applied ("" none)
 	progress data.ScanProgress
 	result   *data.ScanResult
-	at       time.Time // when the result arrived
+	causes   *data.CauseSplit // the result's split into causes (nil without facets)
+	at       time.Time        // when the result arrived
 }
 
 // stop cancels a running scan; its goroutine ends with it.
@@ -49,6 +50,9 @@ type ScanDoneMsg struct {
 	Topic  string
 	Run    int
 	Result *data.ScanResult
+	// Causes split Result's letters (nil when the scan counted no facets); worked out in the
+	// scan's goroutine, since it costs a pass over the facets' bitsets.
+	Causes *data.CauseSplit
 	Err    error
 }
 
@@ -109,7 +113,12 @@ func (p *Page) runScan(filter *expr.Expr, counts bool) tea.Cmd {
 			default:
 			}
 		})
-		ch <- ScanDoneMsg{Topic: topic, Run: run, Result: res, Err: err}
+		done := ScanDoneMsg{Topic: topic, Run: run, Result: res, Err: err}
+		if err == nil && res != nil && res.Facets != nil {
+			split := res.Facets.Causes()
+			done.Causes = &split
+		}
+		ch <- done
 	}()
 	return waitScan(ch)
 }
@@ -150,8 +159,8 @@ func (p *Page) scanDone(m ScanDoneMsg) tea.Cmd {
 	case m.Err != nil:
 		return errorCmd("scan", m.Err)
 	}
-	p.scan.result, p.scan.at = m.Result, p.c.Clock.Now()
-	p.counts.set(p.c.Styles, m.Result, p.c.Clock.Now().Location())
+	p.scan.result, p.scan.causes, p.scan.at = m.Result, m.Causes, p.c.Clock.Now()
+	p.counts.set(p.c.Styles, m.Result, m.Causes, p.c.Clock.Now().Location())
 	p.counts.shown = p.scan.counts
 	// The page of the last result is of letters that may have gone: never shown beside the
 	// new counts.
@@ -310,20 +319,25 @@ func (p *Page) filterLoaded(e *expr.Expr) {
 	}
 }
 
-// quote writes v as an expression value.
-func quote(v string) string {
-	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(v) + `"`
-}
-
-// drill searches the letters of the count under the cursor, within the current search.
+// drill searches the letters of the count under the cursor, within the current search: the
+// two expressions joined by the grammar, so that a search with "or" keeps its meaning.
 func (p *Page) drill() tea.Cmd {
 	f := p.counts.drill()
 	if f == "" {
 		return nil
 	}
+	now := p.c.Clock.Now()
+	sel, err := expr.Parse(f, now)
+	if err != nil {
+		return status("this count's selection does not parse: " + err.Error())
+	}
 	if p.scan.filter != "" {
-		f = p.scan.filter + " and " + f
+		within, err := expr.Parse(p.scan.filter, now)
+		if err != nil {
+			return status("the search does not parse: " + err.Error())
+		}
+		sel = within.And(sel)
 	}
 	p.counts.shown = false
-	return p.search(f)
+	return p.search(sel.String())
 }
