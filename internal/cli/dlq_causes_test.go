@@ -11,11 +11,11 @@ import (
 	"github.com/letterbox-dev/letterbox/internal/brokertest"
 )
 
-// routeIncident has the official Go client's dead-letter router (batching) fill
+// RouteIncident (exported for the end-to-end tests of package cli_test) has the official Go client's dead-letter router (batching) fill
 // orders-billing-DLQ with the incident of issue 30 at 9,900 letters: 8,900 of region eu whose
 // downstream was down, 900 of other regions with an empty or UNKNOWN key, 100 of other
 // regions whose payload is not JSON.
-func routeIncident(t *testing.T, env *brokertest.Env) {
+func RouteIncident(t *testing.T, env *brokertest.Env) {
 	t.Helper()
 	others := []string{"us-east", "us-west", "ap-south", "ap-east", "sa", "af", "me", "ca"}
 	env.RouteDeadLetters(t, brokertest.Route{Origin: dlqNS + "orders", Subscription: "billing", DLQ: dlqNS + "orders-billing-DLQ",
@@ -40,7 +40,7 @@ func routeIncident(t *testing.T, env *brokertest.Env) {
 func TestDLQCausesOfTheIncident(t *testing.T) {
 	env := brokertest.Start(t)
 	ctx := brokertest.Ctx(t, 3*time.Minute)
-	routeIncident(t, env)
+	RouteIncident(t, env)
 
 	code, out, errOut := runDLQCmd(t, ctx, env, "causes", "orders-billing-DLQ", "--json")
 	lines := jsonLines(t, out)

@@ -95,6 +95,9 @@ type Page struct {
 	// stale: the DLQ's letters changed since the counts and the search results were read (an
 	// action here or elsewhere): they are read again as soon as no scan runs.
 	stale bool
+	// drilled holds the counts a search was made from with enter (nil for a search typed):
+	// esc goes back to them, and so does an action that leaves the search no letter.
+	drilled *drilledFrom
 }
 
 // view is what the screen's reads show: the subscription's letters (every retained letter
@@ -433,7 +436,7 @@ func (p *Page) key(msg tea.KeyPressMsg) tea.Cmd {
 // from its first letter.
 func (p *Page) rebase() tea.Cmd {
 	p.scan.stop()
-	p.scan.result, p.counts.shown, p.stale = nil, false, false
+	p.scan.result, p.counts.shown, p.stale, p.drilled = nil, false, false, nil
 	p.filter, p.expr = "", nil
 	p.marked = map[string]bool{}
 	p.tbl.Top()
@@ -466,6 +469,8 @@ func (p *Page) back() tea.Cmd {
 	case p.counts.shown:
 		p.counts.shown = false
 		return nil
+	case p.drilled != nil:
+		return p.undrill()
 	case p.list.src != srcBacklog && p.sub != "" && !p.includeAcked:
 		p.filter, p.expr = "", nil
 		p.scan.result = nil

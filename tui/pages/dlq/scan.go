@@ -78,6 +78,7 @@ func (p *Page) startScan(filter *expr.Expr) tea.Cmd { return p.runScan(filter, t
 
 // search selects what text (an expression) selects over the whole DLQ and lists it.
 func (p *Page) search(text string) tea.Cmd {
+	p.drilled = nil // drill sets it again for its own search
 	e, err := expr.Parse(text, p.c.Clock.Now())
 	if err != nil {
 		return status("/" + text + ": " + err.Error())
@@ -158,6 +159,11 @@ func (p *Page) scanDone(m ScanDoneMsg) tea.Cmd {
 		return status("scan cancelled after " + common.Counted(read, "letter"))
 	case m.Err != nil:
 		return errorCmd("scan", m.Err)
+	}
+	if p.drilled != nil && !p.scan.counts && m.Result.Stats.Letters == 0 {
+		// An action took every letter of the group searched: back to the counts, read again.
+		p.stale = true
+		return tea.Batch(status("no letter left in "+p.filter+": the counts again"), p.undrill())
 	}
 	p.scan.result, p.scan.causes, p.scan.at = m.Result, m.Causes, p.c.Clock.Now()
 	p.counts.set(p.c.Styles, m.Result, m.Causes, p.c.Clock.Now().Location())
@@ -338,6 +344,42 @@ func (p *Page) drill() tea.Cmd {
 		}
 		sel = within.And(sel)
 	}
+	from := &drilledFrom{result: p.scan.result, causes: p.scan.causes, at: p.scan.at, filter: p.filter, expr: p.expr,
+		cursor: p.counts.tbl.Cursor()}
 	p.counts.shown = false
-	return p.search(sel.String())
+	cmd := p.search(sel.String())
+	if p.scan.running {
+		p.drilled = from
+	}
+	return cmd
+}
+
+// drilledFrom are the counts a search was made from with enter, to go back to.
+type drilledFrom struct {
+	result *data.ScanResult
+	causes *data.CauseSplit
+	at     time.Time
+	filter string
+	expr   *expr.Expr
+	cursor int
+}
+
+// undrill goes back from a search made with enter to the counts it was made from: as they
+// were when nothing changed since, else read again.
+func (p *Page) undrill() tea.Cmd {
+	from := p.drilled
+	p.drilled = nil
+	p.scan.stop()
+	p.filter, p.expr = from.filter, from.expr
+	if p.stale || from.result == nil {
+		p.stale = false
+		return p.runScan(from.expr, true)
+	}
+	p.scan.result, p.scan.causes, p.scan.at = from.result, from.causes, from.at
+	p.counts.set(p.c.Styles, from.result, from.causes, p.c.Clock.Now().Location())
+	p.counts.tbl.SetCursor(from.cursor)
+	p.counts.shown = true
+	p.list.src, p.list.page, p.list.msgs = srcResults, 0, nil
+	p.setRows()
+	return p.loadResults(0)
 }
