@@ -31,6 +31,8 @@ const (
 	targetScanRate  = 150_000
 	targetScanRatio = 0.60
 	targetScanMem   = 200_000_000
+	// The causes issue: facets and causes within 20 % of the plain scan's rate.
+	targetFacetsRatio = 0.80
 )
 
 // scanFilter is the filtered scan's expression: one customer's letters, as a user hunting
@@ -51,7 +53,7 @@ var scanReasons = [...]string{
 
 // scanRound is one round of every reading; nil: not measured.
 type scanRound struct {
-	scan, official, ours, filtered *scanChildResult
+	scan, official, ours, filtered, facets *scanChildResult
 	// scanMaxRSS is the scan child's ru_maxrss as its parent saw it, in bytes: a check on
 	// the VmHWM the child read itself.
 	scanMaxRSS int64
@@ -72,6 +74,9 @@ type scanReport struct {
 	refills  []time.Duration
 	skipped  string // why the part did not run, when the machine could not hold it
 	profiles string // the directory of the children's CPU profiles, when asked for
+	// incident is the facets reading of the incident DLQ (incidentN letters, incidentCauses
+	// expected); nil when it failed or did not run.
+	incident *scanChildResult
 }
 
 // scanLetters is the DLQ the scan reads: n dead letters of 1 KiB JSON as a DLQ router moves
@@ -252,6 +257,16 @@ func measureScan(ctx context.Context, r *scanReport, o options, bin string, prog
 		return nil
 	}, func(sr *scanRound, res *scanChildResult) { sr.scan = res }}
 	ours := reading{modeOurs, all, func(sr *scanRound, res *scanChildResult) { sr.ours = res }}
+	// The fill's reasons are its causes: five groups, one per reason, most letters first.
+	facets := reading{modeFacets, func(res *scanChildResult) error {
+		if err := scan.check(res); err != nil {
+			return err
+		}
+		if len(res.Causes) != len(scanReasons) || !strings.HasPrefix(res.Causes[0], fmt.Sprintf("%d reason %s", o.scanN*3/8, scanReasons[0])) {
+			return fmt.Errorf("causes %q: want the %d reasons, %q first", res.Causes, len(scanReasons), scanReasons[0])
+		}
+		return nil
+	}, func(sr *scanRound, res *scanChildResult) { sr.facets = res }}
 	filtered := reading{modeFiltered, func(res *scanChildResult) error {
 		if res.Read != int64(o.scanN) || res.Matched != matches || res.Indexed != int(matches) {
 			return fmt.Errorf("read %d letters of %d, matched %d, indexed %d; want %d matches", res.Read, o.scanN, res.Matched, res.Indexed, matches)
@@ -266,7 +281,7 @@ func measureScan(ctx context.Context, r *scanReport, o options, bin string, prog
 	}
 	var plan []step
 	for i := range o.rounds {
-		plan = append(plan, step{i, official}, step{i, scan})
+		plan = append(plan, step{i, official}, step{i, scan}, step{i, facets})
 		if i == 0 {
 			plan = append(plan, step{i, ours}, step{i, filtered})
 		}
@@ -322,6 +337,55 @@ func measureScan(ctx context.Context, r *scanReport, o options, bin string, prog
 			r.rounds[st.round].scanMaxRSS = maxRSS
 		}
 	}
+	if d != nil && ctx.Err() == nil {
+		measureIncident(ctx, r, self, d, progress, failed)
+	}
+}
+
+// The incident of the causes issue at its full size: 89,000 letters of one region whose
+// downstream was down, 9,000 with an empty or UNKNOWN key, 1,000 whose payload is not JSON.
+const incidentN = 99_000
+
+var incidentCauses = []string{"89000 property region=eu", "9000 key empty or UNKNOWN", "1000 payload not JSON"}
+
+// incidentLetters is that DLQ, interleaved as the letters would arrive.
+func incidentLetters(origin string) dlqFill {
+	others := []string{"us-east", "us-west", "ap-south", "ap-east", "sa", "af", "me", "ca"}
+	return dlqFill{topic: origin + "-billing" + client.DLQTopicSuffix, sub: "billing-keep", n: incidentN,
+		producer: origin + "-billing-c1abc-x9y8z" + client.DLQTopicSuffix,
+		letter: func(i int) *client.Message {
+			m := &client.Message{Key: "order-" + strconv.Itoa(i), Payload: fmt.Appendf(nil, `{"order":%d,"sku":"A-1"}`, i),
+				Properties: map[string]string{"region": "eu", client.PropertyRealTopic: origin}}
+			switch {
+			case i%99 == 7: // 1,000; their i%11 is 7, so none is below
+				m.Payload = []byte("<xml>not json</xml>")
+				m.Properties["region"] = others[i%len(others)]
+			case i%11 == 3: // 9,000
+				m.Key = []string{"", "UNKNOWN"}[i%2]
+				m.Properties["region"] = others[i%len(others)]
+			}
+			return m
+		}}
+}
+
+// measureIncident fills the incident's DLQ on d's broker and has a facets reading split it.
+func measureIncident(ctx context.Context, r *scanReport, self string, d *scanDLQ, progress func(string, ...any), failed func(string, error)) {
+	origin := fmt.Sprintf("persistent://public/default/bench-incident-orders-%d", time.Now().UnixNano())
+	inc := &scanDLQ{b: d.b, ad: d.ad, f: incidentLetters(origin)}
+	progress("scan: the incident, %s letters", thousands(incidentN))
+	if _, err := fillDLQ(ctx, d.b.serviceURL, inc.f); err != nil {
+		failed("scan: filling the incident's DLQ", err)
+		return
+	}
+	res, _, err := runScanChild(ctx, self, inc, modeFacets, incidentN, "")
+	if err == nil && fmt.Sprint(res.Causes) != fmt.Sprint(incidentCauses) {
+		err = fmt.Errorf("causes %q, want %q", res.Causes, incidentCauses)
+	}
+	if err != nil {
+		failed("scan: the incident's causes", err)
+		return
+	}
+	r.incident = res
 }
 
 // scanDLQ is the scan part's broker and the DLQ filled on it.

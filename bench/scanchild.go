@@ -36,6 +36,7 @@ const (
 	modeFiltered = "filtered" // triage.Scan with a filter
 	modeOfficial = "official" // a bare reader of the official Go client
 	modeOurs     = "ours"     // a bare reader of our client, to tell the client's cost from the engine's
+	modeFacets   = "facets"   // triage.Scan counting facets, then splitting them into causes: the TUI's scan since causes
 )
 
 // scanReceiverQueue is the receiver queue of every reader here: what triage.Scan asks for, so
@@ -73,6 +74,10 @@ type scanChildResult struct {
 	Reasons      int `json:"reasons"`
 	Origins      int `json:"origins"`
 	Subs         int `json:"subscriptions"`
+	// Causes are the groups a facets reading found, "LETTERS LABEL" each; Facets how many
+	// facets it summarised.
+	Causes []string `json:"causes,omitempty"`
+	Facets int      `json:"facets,omitempty"`
 	// The Go runtime's settings the child ran with: the environment's GOGC and GOMEMLIMIT
 	// (empty: the defaults) and GOMAXPROCS.
 	GOGC       string `json:"gogc"`
@@ -152,7 +157,7 @@ func childReading(ctx context.Context, c scanChildConfig) (res scanChildResult, 
 	// the heap is measured (the scan's Result: the TUI keeps it).
 	var read func(ctx context.Context) (keep any, err error)
 	switch c.mode {
-	case modeScan, modeFiltered:
+	case modeScan, modeFiltered, modeFacets:
 		read, err = scanRead(ctx, c, &res)
 	case modeOfficial:
 		read, err = officialRead(ctx, c, &res)
@@ -229,7 +234,7 @@ func scanRead(ctx context.Context, c scanChildConfig, res *scanChildResult) (fun
 	if err != nil {
 		return nil, err
 	}
-	o := triage.ScanOptions{Topic: c.topic}
+	o := triage.ScanOptions{Topic: c.topic, Facets: c.mode == modeFacets}
 	if c.adminURL != "" {
 		if o.Admin, err = admin.New(admin.Options{URL: c.adminURL, Timeout: 10 * time.Second}); err != nil {
 			return nil, err
@@ -259,6 +264,14 @@ func scanRead(ctx context.Context, c scanChildConfig, res *scanChildResult) (fun
 		}
 		res.Read, res.Matched, res.Indexed = r.Read, r.Stats.Letters, len(r.Matches)
 		res.DistinctKeys, res.Reasons, res.Origins, res.Subs = r.Stats.DistinctKeys, len(r.Stats.ByReason), len(r.Stats.ByOrigin), len(r.Stats.BySubscription)
+		if r.Facets != nil {
+			// The split is part of the reading: the TUI shows it with the counts.
+			split := r.Facets.Causes()
+			for _, g := range split.Groups {
+				res.Causes = append(res.Causes, fmt.Sprintf("%d %s", g.Letters, g.Label))
+			}
+			res.Facets = len(r.Facets.Summary())
+		}
 		// The client stays open, as the TUI's does; the result is what the TUI keeps.
 		return []any{r, cl}, nil
 	}, nil

@@ -13,7 +13,7 @@ import (
 func (r *scanReport) others() float64 {
 	var most float64
 	for _, sr := range r.rounds {
-		for _, res := range []*scanChildResult{sr.scan, sr.official, sr.ours, sr.filtered} {
+		for _, res := range []*scanChildResult{sr.scan, sr.official, sr.ours, sr.filtered, sr.facets} {
 			if res != nil {
 				most = max(most, res.Others)
 			}
@@ -26,7 +26,7 @@ func (r *scanReport) others() float64 {
 func (r *scanReport) killed() int {
 	n := 0
 	for _, sr := range r.rounds {
-		for _, res := range []*scanChildResult{sr.scan, sr.official, sr.ours, sr.filtered} {
+		for _, res := range []*scanChildResult{sr.scan, sr.official, sr.ours, sr.filtered, sr.facets} {
 			if res != nil && res.unsettled {
 				n++
 			}
@@ -53,6 +53,17 @@ func (r *scanReport) ratios() []float64 {
 			return 0, false
 		}
 		return ratioOf(sr.scan.rate(), sr.official.rate())
+	})
+}
+
+// facetRatios are the facets reading's rate over the plain scan's, in each round that
+// measured both.
+func (r *scanReport) facetRatios() []float64 {
+	return perRound(r.rounds, func(sr scanRound) (float64, bool) {
+		if sr.scan == nil || sr.facets == nil {
+			return 0, false
+		}
+		return ratioOf(sr.facets.rate(), sr.scan.rate())
 	})
 }
 
@@ -133,6 +144,26 @@ func (r *scanReport) markdown(b *strings.Builder) {
 	p("| heap after GC, result kept (largest of %d) | %s | %s | %s |\n", len(scans), megabytes(heap), memTarget, verdict(heap < targetScanMem))
 	p("| peak RSS of the scanning process (largest of %d) | %s (rusage: %s) | %s | %s |\n", len(scans), megabytes(hwm), megabytes(maxRSS), memTarget,
 		verdict(max(hwm, maxRSS) < targetScanMem))
+	facets := r.series(func(sr *scanRound) *scanChildResult { return sr.facets })
+	if fr := r.facetRatios(); len(fr) > 0 {
+		var fhwm int64
+		for _, res := range facets {
+			fhwm = max(fhwm, res.HWM)
+		}
+		p("| facets and causes / plain scan (median of the rounds' ratios; %s letters/s) | %.1f %% | ≥ 80 %% | %s |\n",
+			rate(medianF(rates(facets))), 100*medianF(fr), verdict(medianF(fr) >= targetFacetsRatio))
+		p("| peak RSS of the scan with facets and causes (largest of %d) | %s | %s | %s |\n", len(facets), megabytes(fhwm), memTarget,
+			verdict(fhwm < targetScanMem))
+	} else {
+		p("| facets and causes / plain scan | %s | ≥ 80 %% | not measured |\n", notMeasuredText)
+	}
+	if r.incident != nil {
+		p("| the incident's %s letters split into causes | %s in %.2f s | %s | met |\n", thousands(incidentN),
+			strings.Join(r.incident.Causes, " · "), r.incident.Elapsed.Seconds(), strings.Join(incidentCauses, " · "))
+	} else {
+		p("| the incident's %s letters split into causes | %s | %s | not measured |\n", thousands(incidentN), notMeasuredText,
+			strings.Join(incidentCauses, " · "))
+	}
 
 	p("\n| reading | letters/s by round | median | notes |\n|---|---|---|---|\n")
 	perLetter := func(d time.Duration, n int64) float64 { return micros(d) / float64(n) }
@@ -191,6 +222,9 @@ func (r *scanReport) markdown(b *strings.Builder) {
 	row("our client, bare reader", ours, hwms(ours))
 	filtered := r.series(func(sr *scanRound) *scanChildResult { return sr.filtered })
 	row(fmt.Sprintf("`triage.Scan`, filter `%s` (%d matches)", scanFilter, r.wantMatches), filtered, hwms(filtered))
+	if len(facets) > 0 {
+		row(fmt.Sprintf("`triage.Scan` with facets, then `Causes` and `Summary` (%d facets)", facets[0].Facets), facets, hwms(facets))
+	}
 	if len(ratios) > 0 {
 		p("| scan / official reader, by round | %s | %.1f %% | |\n", spread(ratios, percent), 100*medianF(ratios))
 	}
@@ -204,8 +238,9 @@ func (r *scanReport) markdown(b *strings.Builder) {
 		thousands(r.n), payloadSize, megabytes(r.brokerRSS), scanKeys-1, len(scanReasons), r.fill.Seconds(), rate(float64(r.n)/r.fill.Seconds()))
 	p("- Each reading is a child process of its own (the bench binary run again), one at a time: in each of %d rounds the official "+
 		"Go client's `CreateReader` from the earliest message, reading every letter and discarding it, then `triage.Scan` with no filter as "+
-		"the TUI calls it (a client with the TUI's 10 s operation timeout, an admin client for the progress total, a progress callback, the "+
-		"index of every letter's position kept); in the first round also our client's bare reader and `triage.Scan` with the filter. Every "+
+		"the TUI called it before causes (a client with the TUI's 10 s operation timeout, an admin client for the progress total, a progress callback, the "+
+		"index of every letter's position kept; `dlq stats` reads so), then the same scan counting facets, split into causes and "+
+		"summarised after it, as the TUI's scan now does; in the first round also our client's bare reader and `triage.Scan` with the filter. Every "+
 		"reader asks for a receiver queue of %s messages, what `triage.Scan` asks for. The rate is the letters read over the time from "+
 		"creating the reader (calling `Scan`) to the reader closed (`Scan`'s return, which closes it); the rate's verdict takes the median "+
 		"scan rate and the median of the rounds' scan / official ratios.\n",

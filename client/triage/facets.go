@@ -51,12 +51,56 @@ type Facets struct {
 	json       []uint64
 	fieldNames []string
 	fieldIndex map[string]int
+	fieldForms map[string]int // a field's name as written in the payload → its bit
 	// properties is how many property facets there are.
 	properties int
 	// unschemed counts the letters that had no schema to decode with.
 	unschemed int64
 	// reasonKeys are the property names letters took their reason from.
 	reasonKeys map[string]int64
+
+	// What Add uses for every letter, kept at hand: a letter costs no map lookup per facet,
+	// no closure and no formatting of an hour it saw last time.
+	fixed    [fixedFacets]*facetColumn
+	props    map[string]*facetColumn // by property name
+	js       jsonScanner
+	cur      int64        // the letter Add counts, for addField
+	addField func([]byte) // f.field of cur, made once
+	hours    [2]hourText  // published, event
+}
+
+// fixedFacets are the facets every letter may have, by slot.
+const (
+	slotKey = iota
+	slotReason
+	slotPayload
+	slotSchema
+	slotSize
+	slotProducer
+	slotVersion
+	slotPublished
+	slotEvent
+	fixedFacets
+)
+
+var fixedNames = [fixedFacets]string{FacetKey, FacetReason, FacetPayload, FacetSchema, FacetSize, FacetProducer, FacetVersion,
+	FacetPublished, FacetEvent}
+
+// hourText is the last hour formatted, for the next letter of the same hour.
+type hourText struct {
+	hour int64
+	text string
+}
+
+func (h *hourText) of(t time.Time) string {
+	hour := t.Unix() / 3600
+	if t.Unix()%3600 < 0 {
+		hour-- // before 1970: Truncate rounds down too
+	}
+	if h.text == "" || h.hour != hour {
+		h.hour, h.text = hour, hourOf(t)
+	}
+	return h.text
 }
 
 // Caps of what Facets keep; docs/dead-letters.md ("Causes") documents them.
@@ -111,8 +155,11 @@ type Decoded struct {
 
 // NewFacets returns empty Facets.
 func NewFacets() *Facets {
-	return &Facets{seed: maphash.MakeSeed(), columns: map[string]*facetColumn{}, extraNames: map[string]bool{},
-		errors: map[string]int64{}, fieldIndex: map[string]int{}, reasonKeys: map[string]int64{}}
+	f := &Facets{seed: maphash.MakeSeed(), columns: map[string]*facetColumn{}, extraNames: map[string]bool{},
+		errors: map[string]int64{}, fieldIndex: map[string]int{}, reasonKeys: map[string]int64{}, props: map[string]*facetColumn{},
+		fieldForms: map[string]int{}}
+	f.addField = func(quoted []byte) { f.field(f.cur, quoted) }
+	return f
 }
 
 // Letters is how many letters were added.
@@ -122,61 +169,71 @@ func (f *Facets) Letters() int64 { return f.n }
 func (f *Facets) Add(m *client.Message, l *deadletter.Letter, d Decoded) {
 	i := f.n
 	f.n++
-	f.column(FacetKey).set(f, i, m.Key)
+	f.slot(slotKey).set(f, i, m.Key)
 	if l.ReasonKey != "" {
-		f.column(FacetReason).set(f, i, l.Reason)
+		f.slot(slotReason).set(f, i, l.Reason)
 		f.reasonKeys[l.ReasonKey]++
 	}
 	for k, v := range m.Properties {
-		if notFaceted[k] {
-			continue
-		}
-		c := f.columns[facetProperty+k]
+		c := f.props[k]
 		if c == nil {
+			if notFaceted[k] {
+				continue
+			}
 			if f.properties >= FacetPropertyCap {
 				f.extraNames[k] = true
 				continue
 			}
 			f.properties++
 			c = f.column(facetProperty + k)
+			f.props[k] = c
 		}
 		c.set(f, i, v)
 	}
 	kind := PayloadNotJSON
+	f.cur = i
 	switch {
 	case len(m.Payload) == 0:
 		kind = PayloadEmpty
-	case jsonFields(m.Payload, func(name string) { f.field(i, name) }):
+	case f.js.fields(m.Payload, f.addField):
 		kind = PayloadJSON
 	}
-	f.column(FacetPayload).set(f, i, kind)
+	f.slot(slotPayload).set(f, i, kind)
 	// Without a schema a payload decodes, as "payload decodes" says: the facet agrees with the
 	// expression, and its summary says how many had none.
 	switch {
 	case !d.Checked:
-		f.column(FacetSchema).set(f, i, SchemaDecodes)
+		f.slot(slotSchema).set(f, i, SchemaDecodes)
 		f.unschemed++
 	case d.Err == "":
-		f.column(FacetSchema).set(f, i, SchemaDecodes)
+		f.slot(slotSchema).set(f, i, SchemaDecodes)
 	default:
-		f.column(FacetSchema).set(f, i, SchemaFails)
+		f.slot(slotSchema).set(f, i, SchemaFails)
 		if _, ok := f.errors[d.Err]; ok || len(f.errors) < facetErrorCap {
 			f.errors[d.Err]++
 		} else {
 			f.errors[""]++ // other errors
 		}
 	}
-	f.column(FacetSize).set(f, i, sizeBucket(len(m.Payload)))
+	f.slot(slotSize).set(f, i, sizeBucket(len(m.Payload)))
 	if m.ProducerName != "" {
-		f.column(FacetProducer).set(f, i, m.ProducerName)
+		f.slot(slotProducer).set(f, i, m.ProducerName)
 	}
 	if v := schemaVersion(m.SchemaVersion); v != "" {
-		f.column(FacetVersion).set(f, i, v)
+		f.slot(slotVersion).set(f, i, v)
 	}
-	f.column(FacetPublished).set(f, i, hourOf(m.PublishTime))
+	f.slot(slotPublished).set(f, i, f.hours[0].of(m.PublishTime))
 	if !m.EventTime.IsZero() {
-		f.column(FacetEvent).set(f, i, hourOf(m.EventTime))
+		f.slot(slotEvent).set(f, i, f.hours[1].of(m.EventTime))
 	}
+}
+
+// slot is the column of fixed facet k, made on first use like any column.
+func (f *Facets) slot(k int) *facetColumn {
+	if f.fixed[k] == nil {
+		f.fixed[k] = f.column(fixedNames[k])
+	}
+	return f.fixed[k]
 }
 
 func isProperty(facet string) bool {
@@ -193,16 +250,23 @@ func (f *Facets) column(name string) *facetColumn {
 	return c
 }
 
-// field marks letter i's payload as holding the top-level JSON field name.
-func (f *Facets) field(i int64, name string) {
-	bit, ok := f.fieldIndex[name]
+// field marks letter i's payload as holding the top-level JSON field written quoted. Names as
+// written are looked up without a copy; a form not seen yet is read (unquote) once.
+func (f *Facets) field(i int64, quoted []byte) {
+	bit, ok := f.fieldForms[string(quoted)]
 	if !ok {
-		if len(f.fieldNames) >= FacetJSONFieldCap {
-			return
+		name := unquote(quoted)
+		if bit, ok = f.fieldIndex[name]; !ok {
+			if len(f.fieldNames) >= FacetJSONFieldCap {
+				return
+			}
+			bit = len(f.fieldNames)
+			f.fieldIndex[name] = bit
+			f.fieldNames = append(f.fieldNames, name)
 		}
-		bit = len(f.fieldNames)
-		f.fieldIndex[name] = bit
-		f.fieldNames = append(f.fieldNames, name)
+		if len(f.fieldForms) < 4*FacetJSONFieldCap { // escapes may spell a name many ways
+			f.fieldForms[string(quoted)] = bit
+		}
 	}
 	for int64(len(f.json)) <= i {
 		f.json = append(f.json, 0)
@@ -332,38 +396,78 @@ func (f *Facets) hash(v string) uint64 {
 }
 
 // heavyValues is a space-saving summary: the values seen most often, each with an upper bound of
-// its count. Every value seen more than n/cap times, of n, is among them.
+// its count. Every value seen more than n/cap times, of n, is among them. The counters are a
+// min-heap, so that a newcomer replaces the least counted value in O(log cap): with values
+// that never repeat (a trace id per letter), every letter is a newcomer.
 type heavyValues struct {
-	cap    int
-	counts map[uint64]int64
-	names  map[uint64]string
+	cap   int
+	heap  []heavyValue   // a min-heap by n
+	index map[uint64]int // hash → position in heap
+}
+
+type heavyValue struct {
+	hash uint64
+	n    int64
+	name string
 }
 
 func newHeavyValues(capacity int) *heavyValues {
-	return &heavyValues{cap: capacity, counts: map[uint64]int64{}, names: map[uint64]string{}}
+	return &heavyValues{cap: capacity, index: map[uint64]int{}}
 }
 
 func (h *heavyValues) add(hash uint64, v string) { h.addN(hash, v, 1) }
 
 func (h *heavyValues) addN(hash uint64, v string, n int64) {
-	if _, ok := h.counts[hash]; ok || len(h.counts) < h.cap {
-		h.counts[hash] += n
-		h.names[hash] = v
+	if i, ok := h.index[hash]; ok {
+		h.heap[i].n += n
+		h.down(i)
+		return
+	}
+	if len(h.heap) < h.cap {
+		h.heap = append(h.heap, heavyValue{hash: hash, n: n, name: v})
+		h.index[hash] = len(h.heap) - 1
+		h.up(len(h.heap) - 1)
 		return
 	}
 	// Replace the least counted value: the newcomer inherits its count as an upper bound.
-	var least uint64
-	first := true
-	for k, c := range h.counts {
-		if first || c < h.counts[least] {
-			least, first = k, false
+	least := h.heap[0]
+	delete(h.index, least.hash)
+	h.heap[0] = heavyValue{hash: hash, n: least.n + n, name: v}
+	h.index[hash] = 0
+	h.down(0)
+}
+
+func (h *heavyValues) swap(i, j int) {
+	h.heap[i], h.heap[j] = h.heap[j], h.heap[i]
+	h.index[h.heap[i].hash], h.index[h.heap[j].hash] = i, j
+}
+
+func (h *heavyValues) up(i int) {
+	for i > 0 {
+		parent := (i - 1) / 2
+		if h.heap[parent].n <= h.heap[i].n {
+			return
 		}
+		h.swap(i, parent)
+		i = parent
 	}
-	c := h.counts[least]
-	delete(h.counts, least)
-	delete(h.names, least)
-	h.counts[hash] = c + n
-	h.names[hash] = v
+}
+
+func (h *heavyValues) down(i int) {
+	for {
+		least, l, r := i, 2*i+1, 2*i+2
+		if l < len(h.heap) && h.heap[l].n < h.heap[least].n {
+			least = l
+		}
+		if r < len(h.heap) && h.heap[r].n < h.heap[least].n {
+			least = r
+		}
+		if least == i {
+			return
+		}
+		h.swap(i, least)
+		i = least
+	}
 }
 
 // FacetValue is one value of a facet and the letters that have it.
@@ -510,9 +614,9 @@ func (c *facetColumn) count(n int64) valueCounts {
 	var out valueCounts
 	if c.hashed() {
 		// Exact counts for the values the summary names, from the column.
-		named := make(map[uint64]int64, len(c.heavy.names))
-		for h := range c.heavy.names {
-			named[h] = 0
+		named := make(map[uint64]int64, len(c.heavy.heap))
+		for _, hv := range c.heavy.heap {
+			named[hv.hash] = 0
 		}
 		sorted := make([]uint64, 0, len(c.hashes))
 		for _, h := range c.hashes {
@@ -540,7 +644,7 @@ func (c *facetColumn) count(n int64) valueCounts {
 		}
 		for h, k := range named {
 			if k > 0 {
-				out.values = append(out.values, valueCount{v: c.heavy.names[h], hash: h, n: k})
+				out.values = append(out.values, valueCount{v: c.heavy.heap[c.heavy.index[h]].name, hash: h, n: k})
 			}
 		}
 	} else {

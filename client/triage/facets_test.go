@@ -212,7 +212,7 @@ func TestPayloadKindAgreesWithTheGrammar(t *testing.T) {
 	for _, p := range []string{``, ` `, `{}`, ` {} `, "{}\n", `1 2`, `{}x`, `"a"`, `nul`, `null`, `[1,]`, `[1]`,
 		`{"a":1,"b":{"c":[1,2,{"d":"}"}]},"e\"f":"x","g.h":true}`, `{"a":1}{"b":2}`, "\xff", `{"a":"\u00e9"}`} {
 		var names []string
-		got := jsonFields([]byte(p), func(n string) { names = append(names, n) })
+		got := (&jsonScanner{}).fields([]byte(p), func(q []byte) { names = append(names, unquote(q)) })
 		subject := expr.Message{Payload: []byte(p)}
 		if want := isJSON.Match(&subject); got != want {
 			t.Errorf("%q: facet says JSON %v, the grammar %v", p, got, want)
@@ -226,5 +226,71 @@ func TestPayloadKindAgreesWithTheGrammar(t *testing.T) {
 				t.Errorf("%q: facet names field %q, which has json does not find", p, n)
 			}
 		}
+	}
+}
+
+// The summary keeps every value seen more than n/cap times among n, however many values
+// seen once come between them, and never counts one below its true count.
+func TestHeavyValuesKeepTheHeavy(t *testing.T) {
+	h := newHeavyValues(16)
+	rng := rand.New(rand.NewPCG(3, 4))
+	truth := map[uint64]int64{}
+	const n = 20_000
+	for i := range n {
+		v := uint64(1_000 + i) // once each
+		if rng.IntN(4) == 0 {
+			v = uint64(rng.IntN(3)) // three heavy values, about n/12 each
+		}
+		truth[v]++
+		h.add(v, strconv.FormatUint(v, 10))
+	}
+	for v, c := range truth {
+		i, kept := h.index[v]
+		if c > n/16 && !kept {
+			t.Errorf("value %d seen %d times of %d: not kept", v, c, n)
+		}
+		if kept && h.heap[i].n < c {
+			t.Errorf("value %d: counted %d, seen %d", v, h.heap[i].n, c)
+		}
+	}
+	for i := range h.heap {
+		if l := 2*i + 1; l < len(h.heap) && h.heap[l].n < h.heap[i].n {
+			t.Fatalf("not a heap at %d", i)
+		}
+	}
+}
+
+// BenchmarkFacetsAdd counts the facets of letters like the bench's scan part: 1 KiB JSON
+// orders, a key of 100,000 customers, a unique trace id, a reason of five, REAL_TOPIC and
+// RECONSUMETIMES.
+func BenchmarkFacetsAdd(b *testing.B) {
+	msgs := make([]*client.Message, 4096)
+	for i := range msgs {
+		payload := fmt.Appendf(nil, `{"order_id":"o-%d","customer":"customer-%d","amount_cents":%d,"currency":"EUR","lines":[{"sku":"SKU-%d","qty":%d}],"note":"`,
+			i, i*7919%100_000, 100+i*37%90_000, i%5000, 1+i%7)
+		for len(payload) < 1022 {
+			payload = append(payload, "lorem ipsum "[len(payload)%12])
+		}
+		msgs[i] = &client.Message{Key: fmt.Sprintf("customer-%d", i*7919%100_000), Payload: append(payload, `"}`...),
+			PublishTime: time.Unix(1_780_000_000+int64(i), 0), ProducerName: "orders-billing-wk3ab-x4q9m-DLQ",
+			Properties: map[string]string{"content-type": "application/json", "traceparent": fmt.Sprintf("00-%032x-01", i),
+				"reason":                 []string{"declined", "timeout", "not found", "schema", "npe"}[i%5],
+				client.PropertyRealTopic: "persistent://public/default/orders-partition-" + strconv.Itoa(i%4), client.PropertyReconsumeTimes: "3"}}
+	}
+	letters := make([]deadletter.Letter, len(msgs))
+	for i, m := range msgs {
+		letters[i] = deadletter.Read(m.Properties, m.ProducerName)
+	}
+	f := NewFacets()
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		k := i % len(msgs)
+		if i > 0 && k == 0 {
+			// Unique trace ids, as in a real DLQ: the next round's are new.
+			for _, m := range msgs {
+				m.Properties["traceparent"] = fmt.Sprintf("00-%032x-01", i+int(m.PublishTime.Unix()))
+			}
+		}
+		f.Add(msgs[k], &letters[k], Decoded{})
 	}
 }

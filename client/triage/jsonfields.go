@@ -2,95 +2,268 @@ package triage
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
+	"unicode/utf8"
 )
 
-// jsonFields reports whether b is valid JSON and, when it is an object, calls fn with the name
-// of each of its top-level fields. It walks the document once after validating it, without
-// decoding the values: a facet needs the names only, for every letter of a large DLQ.
-func jsonFields(b []byte, fn func(name string)) bool {
-	if !json.Valid(b) {
+// jsonScanner checks payloads for the payload facets: whether one is a JSON document, as
+// json.Valid says, and the names of its top-level fields when it is an object. It validates and
+// collects in one pass over the bytes, without decoding values: json.Valid's state machine
+// alone cost more than the rest of a scan's facets together, for every letter of a large DLQ.
+// A scanner is reused from letter to letter (it keeps its buffer) by one goroutine.
+type jsonScanner struct {
+	b     []byte
+	i     int
+	depth int
+	names [][2]int // the top-level fields' names, quotes included, as ranges of b
+}
+
+// maxJSONDepth is encoding/json's bound on nesting: a deeper document is not valid there.
+const maxJSONDepth = 10000
+
+// fields reports whether b is valid JSON and, when it is an object, calls fn with the name of
+// each of its top-level fields, in order, as written: quotes and escapes included (unquote
+// reads it). The bytes are b's: fn must copy what it keeps.
+func (p *jsonScanner) fields(b []byte, fn func(quoted []byte)) bool {
+	p.b, p.i, p.depth, p.names = b, 0, 0, p.names[:0]
+	defer func() { p.b = nil }() // the payload is not ours to keep
+	p.space()
+	if !p.value(true) {
 		return false
 	}
-	i := skipSpace(b, 0)
-	if b[i] != '{' {
-		return true
+	p.space()
+	if p.i != len(b) {
+		return false
 	}
-	i = skipSpace(b, i+1)
-	if b[i] == '}' {
-		return true
-	}
-	for i < len(b) {
-		end := stringEnd(b, i)
-		fn(unquote(b[i:end]))
-		i = skipSpace(b, end)
-		i = skipValue(b, skipSpace(b, i+1)) // past the colon and the value
-		i = skipSpace(b, i)
-		if i >= len(b) || b[i] != ',' {
-			break
-		}
-		i = skipSpace(b, i+1)
+	for _, r := range p.names {
+		fn(b[r[0]:r[1]])
 	}
 	return true
 }
 
-func skipSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
-		i++
-	}
-	return i
-}
-
-// stringEnd returns the index just after the string starting at b[i] (a quote).
-func stringEnd(b []byte, i int) int {
-	for j := i + 1; j < len(b); j++ {
-		switch b[j] {
-		case '\\':
-			j++
-		case '"':
-			return j + 1
+func (p *jsonScanner) space() {
+	for p.i < len(p.b) {
+		switch p.b[p.i] {
+		case ' ', '\t', '\n', '\r':
+			p.i++
+		default:
+			return
 		}
 	}
-	return len(b)
 }
 
-// skipValue returns the index just after the value starting at b[i].
-func skipValue(b []byte, i int) int {
-	if i >= len(b) {
-		return i
+func (p *jsonScanner) value(top bool) bool {
+	if p.i >= len(p.b) {
+		return false
 	}
-	switch b[i] {
-	case '"':
-		return stringEnd(b, i)
-	case '{', '[':
-		depth := 0
-		for j := i; j < len(b); j++ {
-			switch b[j] {
-			case '"':
-				j = stringEnd(b, j) - 1
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return j + 1
+	switch c := p.b[p.i]; {
+	case c == '{':
+		return p.object(top)
+	case c == '[':
+		return p.array()
+	case c == '"':
+		return p.str()
+	case c == '-' || '0' <= c && c <= '9':
+		return p.number()
+	case c == 't':
+		return p.literal("true")
+	case c == 'f':
+		return p.literal("false")
+	case c == 'n':
+		return p.literal("null")
+	}
+	return false
+}
+
+func (p *jsonScanner) object(top bool) bool {
+	if p.depth++; p.depth > maxJSONDepth {
+		return false
+	}
+	p.i++
+	p.space()
+	if p.i < len(p.b) && p.b[p.i] == '}' {
+		p.i++
+		p.depth--
+		return true
+	}
+	for {
+		if p.i >= len(p.b) || p.b[p.i] != '"' {
+			return false
+		}
+		start := p.i
+		if !p.str() {
+			return false
+		}
+		if top {
+			p.names = append(p.names, [2]int{start, p.i})
+		}
+		p.space()
+		if p.i >= len(p.b) || p.b[p.i] != ':' {
+			return false
+		}
+		p.i++
+		p.space()
+		if !p.value(false) {
+			return false
+		}
+		p.space()
+		if p.i >= len(p.b) {
+			return false
+		}
+		switch p.b[p.i] {
+		case ',':
+			p.i++
+			p.space()
+		case '}':
+			p.i++
+			p.depth--
+			return true
+		default:
+			return false
+		}
+	}
+}
+
+func (p *jsonScanner) array() bool {
+	if p.depth++; p.depth > maxJSONDepth {
+		return false
+	}
+	p.i++
+	p.space()
+	if p.i < len(p.b) && p.b[p.i] == ']' {
+		p.i++
+		p.depth--
+		return true
+	}
+	for {
+		if !p.value(false) {
+			return false
+		}
+		p.space()
+		if p.i >= len(p.b) {
+			return false
+		}
+		switch p.b[p.i] {
+		case ',':
+			p.i++
+			p.space()
+		case ']':
+			p.i++
+			p.depth--
+			return true
+		default:
+			return false
+		}
+	}
+}
+
+// str reads a string from its opening quote. As encoding/json, it refuses control characters
+// and unknown escapes, and takes any other byte as it is (no UTF-8 check).
+func (p *jsonScanner) str() bool {
+	b := p.b
+	for i := p.i + 1; i < len(b); i++ {
+		// Most bytes of a string are none of the three that matter: skip them eight at a time,
+		// then one at a time up to the one that does.
+		for i+8 <= len(b) && !special(binary.LittleEndian.Uint64(b[i:])) {
+			i += 8
+		}
+		for i < len(b) && b[i] >= 0x20 && b[i] != '"' && b[i] != '\\' {
+			i++
+		}
+		if i >= len(b) {
+			return false
+		}
+		switch c := b[i]; {
+		case c == '"':
+			p.i = i + 1
+			return true
+		case c < 0x20:
+			return false
+		default: // a backslash
+			if i+1 >= len(b) {
+				return false
+			}
+			switch b[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i++
+			case 'u':
+				if i+5 >= len(b) || !hex(b[i+2]) || !hex(b[i+3]) || !hex(b[i+4]) || !hex(b[i+5]) {
+					return false
 				}
+				i += 5
+			default:
+				return false
 			}
 		}
-		return len(b)
 	}
-	for j := i; j < len(b); j++ {
-		switch b[j] {
-		case ',', '}', ']', ' ', '\t', '\n', '\r':
-			return j
-		}
-	}
-	return len(b)
+	return false
 }
 
-// unquote is the JSON string q (quotes included) as Go text.
+// special reports whether any byte of w is a control character, a quote or a backslash: the
+// classic tests for a zero byte (of w ^ the byte repeated) and for a byte below n, exact as to
+// whether any byte is one.
+func special(w uint64) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	zero := func(v uint64) uint64 { return (v - ones) & ^v & highs }
+	return ((w-ones*0x20)&^w&highs)|zero(w^(ones*'"'))|zero(w^(ones*'\\')) != 0
+}
+
+func hex(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F' }
+
+func (p *jsonScanner) digits() bool {
+	start := p.i
+	for p.i < len(p.b) && '0' <= p.b[p.i] && p.b[p.i] <= '9' {
+		p.i++
+	}
+	return p.i > start
+}
+
+// number reads -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+func (p *jsonScanner) number() bool {
+	if p.b[p.i] == '-' {
+		p.i++
+	}
+	switch {
+	case p.i >= len(p.b):
+		return false
+	case p.b[p.i] == '0':
+		p.i++
+	case '1' <= p.b[p.i] && p.b[p.i] <= '9':
+		p.digits()
+	default:
+		return false
+	}
+	if p.i < len(p.b) && p.b[p.i] == '.' {
+		p.i++
+		if !p.digits() {
+			return false
+		}
+	}
+	if p.i < len(p.b) && (p.b[p.i] == 'e' || p.b[p.i] == 'E') {
+		p.i++
+		if p.i < len(p.b) && (p.b[p.i] == '+' || p.b[p.i] == '-') {
+			p.i++
+		}
+		if !p.digits() {
+			return false
+		}
+	}
+	return true
+}
+
+func (p *jsonScanner) literal(word string) bool {
+	if !bytes.HasPrefix(p.b[p.i:], []byte(word)) {
+		return false
+	}
+	p.i += len(word)
+	return true
+}
+
+// unquote is the JSON string q (quotes included) as Go text, as encoding/json reads it (bytes
+// that are not UTF-8 become U+FFFD): the name `has json.NAME` finds.
 func unquote(q []byte) string {
-	if len(q) >= 2 && bytes.IndexByte(q, '\\') < 0 {
+	if len(q) >= 2 && bytes.IndexByte(q, '\\') < 0 && utf8.Valid(q) {
 		return string(q[1 : len(q)-1])
 	}
 	var s string
