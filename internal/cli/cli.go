@@ -105,8 +105,9 @@ Usage:
   letterbox demo                    embedded broker + demo workload + TUI
   letterbox broker [broker flags]   headless broker; prints "ready pulsar://… http://…" on stdout
   letterbox replay --dlq TOPIC ...  headless replay of dead letters (letterbox replay --help)
-  letterbox dlq ls|stats|export     list DLQs, count or export their letters without consuming
-                                    them (letterbox dlq --help)
+  letterbox dlq ls|stats|causes|export
+                                    list DLQs; count, split into causes or export their letters
+                                    without consuming them (letterbox dlq --help)
   letterbox dlq discard|purge|resend|subscribe
                                     act on dead letters, after a confirmation (or --yes)
   letterbox token ...               make a secret key or a token (letterbox token --help)

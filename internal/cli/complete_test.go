@@ -37,7 +37,7 @@ func TestCompleteCommandLine(t *testing.T) {
 		{nil, "d", []string{"demo", "dlq"}, 0},
 		{[]string{"--readonly"}, "re", []string{"replay"}, 0}, // a bool flag takes no value
 		{[]string{"--service-url", "pulsar://h:6650"}, "to", []string{"token"}, 0},
-		{[]string{"dlq"}, "", []string{"ls", "stats", "export", "discard", "purge", "resend", "subscribe"}, 0},
+		{[]string{"dlq"}, "", []string{"ls", "stats", "causes", "export", "discard", "purge", "resend", "subscribe"}, 0},
 		{[]string{"dlq", "--readonly"}, "s", []string{"stats", "subscribe"}, 0},
 		{[]string{"dlq", "export"}, "--fo", []string{"--format"}, 0},
 		{[]string{"dlq", "export", "--format"}, "", []string{"jsonl", "csv"}, 0},

@@ -139,7 +139,7 @@ func TestDLQHelp(t *testing.T) {
 			}
 		}
 	}
-	if _, out, _ := run(t, "--help"); !strings.Contains(out, "letterbox dlq ls|stats|export") ||
+	if _, out, _ := run(t, "--help"); !strings.Contains(out, "letterbox dlq ls|stats|causes|export") ||
 		!strings.Contains(out, "letterbox dlq discard|purge|resend|subscribe") || !strings.Contains(out, "--readonly") {
 		t.Errorf("letterbox --help does not list dlq:\n%s", out)
 	}
@@ -154,7 +154,7 @@ func TestDLQUsageErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"dlq", "nope"}, `unknown subcommand "nope" (subcommands: ls, stats, export, discard, purge, resend, subscribe)`},
+		{[]string{"dlq", "nope"}, `unknown subcommand "nope" (subcommands: ls, stats, causes, export, discard, purge, resend, subscribe)`},
 		{[]string{"dlq", "--nope", "ls"}, "flag provided but not defined: -nope"},
 		{[]string{"dlq", "ls", "--nope"}, "flag provided but not defined: -nope"},
 		{[]string{"dlq", "ls", "public"}, `namespace "public": want tenant/namespace`},
