@@ -253,35 +253,47 @@ func (a *App) replayCommand(args []string) tea.Cmd {
 	}
 	filter = strings.Join(rest, " ")
 	return a.resolve(dlq, func(t string) tea.Cmd {
-		open := func(sub string) tea.Cmd {
-			req := data.ReplayRequest{DLQ: t, Subscription: sub}
-			if filter != "" {
-				req.Filters = []string{filter}
+		return common.Load(a.c, "what "+data.ShortName(t, "")+" is", func(ctx context.Context, s data.Source) (tea.Msg, error) {
+			// As on the command line, a replay reads a dead-letter or retry topic only.
+			if v, err := s.Verdict(ctx, t); err == nil && v.Kind == data.KindTopic {
+				return nil, fmt.Errorf("replay: %s is not a dead-letter or retry topic by the DLQ rule (letterbox replay --not-a-dlq reads it from a shell)",
+					data.ShortName(t, ""))
 			}
-			return a.push(common.NavigateMsg{Page: common.PageReplay, Topic: t, Sub: sub, Extra: req})
-		}
-		if sub != "" {
-			return open(sub)
-		}
-		return common.Load(a.c, "subscriptions of "+data.ShortName(t, ""), func(ctx context.Context, s data.Source) (tea.Msg, error) {
-			d, err := s.TopicDetail(ctx, t)
-			if err != nil {
-				return nil, err
-			}
-			switch len(d.Subscriptions) {
-			case 1:
-				return resolvedMsg{topic: d.Subscriptions[0].Name, then: open}, nil
-			case 0:
-				return nil, fmt.Errorf("%s has no subscription to replay through (A on its dead letters adds one)", data.ShortName(t, ""))
-			}
-			var names []string
-			for _, s := range d.Subscriptions {
-				names = append(names, s.Name)
-			}
-			return nil, fmt.Errorf("%s has %d subscriptions: :replay %s SUBSCRIPTION (%s)", data.ShortName(t, ""), len(names),
-				data.ShortName(t, ""), strings.Join(names, ", "))
+			return resolvedMsg{topic: t, then: func(t string) tea.Cmd { return a.replayOn(t, sub, filter) }}, nil
 		}, func(m tea.Msg) tea.Msg { return m })
 	})
+}
+
+// replayOn opens the replay screen on DLQ t through sub (none given: its only subscription).
+func (a *App) replayOn(t, sub, filter string) tea.Cmd {
+	open := func(sub string) tea.Cmd {
+		req := data.ReplayRequest{DLQ: t, Subscription: sub}
+		if filter != "" {
+			req.Filters = []string{filter}
+		}
+		return a.push(common.NavigateMsg{Page: common.PageReplay, Topic: t, Sub: sub, Extra: req})
+	}
+	if sub != "" {
+		return open(sub)
+	}
+	return common.Load(a.c, "subscriptions of "+data.ShortName(t, ""), func(ctx context.Context, s data.Source) (tea.Msg, error) {
+		d, err := s.TopicDetail(ctx, t)
+		if err != nil {
+			return nil, err
+		}
+		switch len(d.Subscriptions) {
+		case 1:
+			return resolvedMsg{topic: d.Subscriptions[0].Name, then: open}, nil
+		case 0:
+			return nil, fmt.Errorf("%s has no subscription to replay through (A on its dead letters adds one)", data.ShortName(t, ""))
+		}
+		var names []string
+		for _, s := range d.Subscriptions {
+			names = append(names, s.Name)
+		}
+		return nil, fmt.Errorf("%s has %d subscriptions: :replay %s SUBSCRIPTION (%s)", data.ShortName(t, ""), len(names),
+			data.ShortName(t, ""), strings.Join(names, ", "))
+	}, func(m tea.Msg) tea.Msg { return m })
 }
 
 // newPage builds the page a NavigateMsg asks for.

@@ -372,7 +372,7 @@ func (a *Admin) TopicDetail(ctx context.Context, topic string) (*TopicDetail, er
 	}
 	d := &TopicDetail{Name: topic, Partitions: parts, Stats: statsOf(ts)}
 	if v, err := a.Verdict(ctx, topic); err == nil {
-		d.Verdict = v
+		d.Verdict, d.VerdictKnown = v, true
 	}
 	consumers := 0
 	for _, name := range triage.Subscriptions(ts, false) {

@@ -121,8 +121,10 @@ func (r TopicRow) Letters() Backlog {
 // TopicDetail is the topic screen's data.
 type TopicDetail struct {
 	Name string
-	// Verdict is what the topic is for (its Kind is KindTopic when the source cannot tell).
+	// Verdict is what the topic is for (its Kind is KindTopic when the source cannot tell);
+	// VerdictKnown says the source could tell.
 	Verdict       Verdict
+	VerdictKnown  bool
 	Partitions    int
 	Stats         Stats
 	Subscriptions []Subscription

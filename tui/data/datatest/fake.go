@@ -103,7 +103,7 @@ func (f *Fake) TopicDetail(ctx context.Context, topic string) (*data.TopicDetail
 	c := *d
 	for _, r := range f.Rows {
 		if r.Name == topic {
-			c.Verdict = r.Verdict
+			c.Verdict, c.VerdictKnown = r.Verdict, true
 		}
 	}
 	c.Subscriptions = slices.Clone(d.Subscriptions)

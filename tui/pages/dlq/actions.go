@@ -62,6 +62,9 @@ func (p *Page) ask(c confirmation) {
 // Everything is a purge (P), which asks for the DLQ's name. A read-only session sees the
 // preview; the replay screen refuses the discard itself.
 func (p *Page) discard() tea.Cmd {
+	if refuse := p.notLetters("discard"); refuse != nil {
+		return refuse
+	}
 	req, ok := p.selection()
 	if !ok {
 		return status("no subscription: letters are discarded by acknowledging them on one (A adds one)")
@@ -76,6 +79,9 @@ func (p *Page) discard() tea.Cmd {
 // purge asks how much of the backlog's head to drop, then for the confirmation.
 func (p *Page) purge() tea.Cmd {
 	if refuse := p.c.Refuse("purge"); refuse != nil {
+		return refuse
+	}
+	if refuse := p.notLetters("purge"); refuse != nil {
 		return refuse
 	}
 	if p.sub == "" {
@@ -133,6 +139,9 @@ func (p *Page) purgeCount(v string) tea.Cmd {
 // the origin's subscription.
 func (p *Page) subscribe() tea.Cmd {
 	if refuse := p.c.Refuse("adding a subscription"); refuse != nil {
+		return refuse
+	}
+	if refuse := p.notLetters("adding a subscription"); refuse != nil {
 		return refuse
 	}
 	p.openPrompt(promptSubscribe)
@@ -262,6 +271,9 @@ func (p *Page) resend() tea.Cmd {
 	if refuse := p.c.Refuse("resend"); refuse != nil {
 		return refuse
 	}
+	if refuse := p.notLetters("resend"); refuse != nil {
+		return refuse
+	}
 	d := p.current()
 	if d == nil {
 		return nil
@@ -316,4 +328,15 @@ func (p *Page) backlog() data.Backlog {
 		}
 	}
 	return data.Backlog{}
+}
+
+// notLetters refuses an action on a topic the DLQ rule does not call a dead-letter or retry
+// topic, as the command line does: an application's own subscription is not letterbox's to
+// change by a key (letterbox dlq … --not-a-dlq does it from a shell, said explicitly).
+func (p *Page) notLetters(what string) tea.Cmd {
+	if p.detail == nil || !p.detail.VerdictKnown || p.detail.Verdict.Kind != data.KindTopic {
+		return nil
+	}
+	return status(fmt.Sprintf("%s: %s is not a dead-letter or retry topic by the DLQ rule (letterbox dlq … --not-a-dlq acts on it from a shell)",
+		what, data.ShortName(p.topic, "")))
 }

@@ -502,6 +502,9 @@ func status(s string) tea.Cmd { return func() tea.Msg { return common.StatusMsg(
 // session opens it too: its preview is the exact count of what a replay would take; the
 // screen refuses the run itself.
 func (p *Page) replay() tea.Cmd {
+	if refuse := p.notLetters("replay"); refuse != nil {
+		return refuse
+	}
 	req, ok := p.selection()
 	if !ok {
 		return status("the DLQ has no subscription to replay through (A adds one)")
