@@ -290,12 +290,12 @@ func (b *Broker) DeleteNamespace(ns string, force bool) error {
 		return adminErr(ErrNotFound, "Namespace does not exist")
 	}
 	for _, t := range r.topics {
-		if t.name.namespace() == ns {
+		if t.name.InNamespace(ns) {
 			return adminErr(ErrConflict, "Cannot delete non empty namespace: topics were created meanwhile")
 		}
 	}
 	for _, name := range r.stored {
-		if name.namespace() == ns {
+		if name.InNamespace(ns) {
 			return adminErr(ErrConflict, "Cannot delete non empty namespace: topics were created meanwhile")
 		}
 	}
@@ -318,21 +318,16 @@ func (b *Broker) namespaceTopics(ns string) []topicName {
 	defer r.mu.Unlock()
 	var out []topicName
 	for full := range r.partitioned {
-		if name, err := parseTopicName(full); err == nil && name.namespace() == ns {
+		if name, err := parseTopicName(full); err == nil && name.InNamespace(ns) {
 			out = append(out, name)
 		}
 	}
-	for _, t := range r.topics {
-		if t.name.namespace() != ns {
-			continue
+	for full := range r.byNS[ns] {
+		name, ok := r.stored[full]
+		if t := r.topics[full]; t != nil {
+			name, ok = t.name, true
 		}
-		if _, ok := r.partitioned[t.name.base().String()]; ok && t.name.Partition >= 0 {
-			continue
-		}
-		out = append(out, t.name)
-	}
-	for _, name := range r.stored {
-		if name.namespace() != ns {
+		if !ok {
 			continue
 		}
 		if _, ok := r.partitioned[name.base().String()]; ok && name.Partition >= 0 {

@@ -205,21 +205,14 @@ func (r *topicRegistry) maxTopicsRefusal(ns string, n int) string {
 	// As list counts them: partitions, open topics and stored ones not opened yet.
 	seen := map[string]bool{}
 	for full, parts := range r.partitioned {
-		if name, err := parseTopicName(full); err == nil && name.namespace() == ns {
+		if name, err := parseTopicName(full); err == nil && name.InNamespace(ns) {
 			for i := range parts {
 				seen[name.partition(i).String()] = true
 			}
 		}
 	}
-	for full, t := range r.topics {
-		if t.name.namespace() == ns {
-			seen[full] = true
-		}
-	}
-	for full, name := range r.stored {
-		if name.namespace() == ns {
-			seen[full] = true
-		}
+	for full := range r.byNS[ns] {
+		seen[full] = true
 	}
 	if len(seen)+n > limit {
 		return "Exceed maximum number of topics in namespace."

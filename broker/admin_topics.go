@@ -46,7 +46,7 @@ func (b *Broker) PartitionedTopics(ns string, persistent bool) ([]string, error)
 	defer r.mu.Unlock()
 	out := []string{}
 	for full := range r.partitioned {
-		if name, err := parseTopicName(full); err == nil && name.namespace() == ns && name.Persistent == persistent {
+		if name, err := parseTopicName(full); err == nil && name.InNamespace(ns) && name.Persistent == persistent {
 			out = append(out, full)
 		}
 	}
@@ -325,6 +325,7 @@ func (b *Broker) DeleteTopic(tname string, force bool) error {
 		return adminErr(ErrPreconditionFailed, "Topic has active producers/subscriptions")
 	}
 	delete(r.topics, full)
+	r.unindex(full, name)
 	r.bury(full)
 	r.mu.Unlock()
 	b.dropTopic(t, name.Partition < 0)
@@ -374,6 +375,7 @@ func (b *Broker) DeletePartitionedTopic(tname string, force bool) error {
 	r.bury(full)
 	for _, t := range parts {
 		delete(r.topics, t.full)
+		r.unindex(t.full, t.name)
 	}
 	r.mu.Unlock()
 	for _, t := range parts {

@@ -21,6 +21,10 @@ type topicRegistry struct {
 	// stored are the topics storage holds that nobody has used since the start: they open on
 	// first use (topics_lazy.go). A name is in topics or stored, never both.
 	stored map[string]topicName
+	// byNS holds the full names in topics and stored by namespace ("tenant/ns"), so that
+	// listing a namespace does not walk every topic the broker holds (100 namespaces of 1,000
+	// topics each: a listing of them all walked 100,000 topics 100 times).
+	byNS map[string]map[string]struct{}
 	// PIP-139 (pip139.go): deleted topics that may not be auto-created yet, and namespaces
 	// being deleted.
 	tombstones   map[string]time.Time
@@ -34,7 +38,39 @@ func newTopicRegistry(b *Broker) *topicRegistry {
 		partitioned: make(map[string]int),
 		topics:      make(map[string]*topic),
 		stored:      make(map[string]topicName),
+		byNS:        make(map[string]map[string]struct{}),
 	}
+}
+
+// index adds a name of topics or stored to byNS. Called with r.mu held.
+func (r *topicRegistry) index(full string, name topicName) {
+	ns := name.namespace()
+	m := r.byNS[ns]
+	if m == nil {
+		m = make(map[string]struct{})
+		r.byNS[ns] = m
+	}
+	m[full] = struct{}{}
+}
+
+// unindex removes from byNS a name that is in neither topics nor stored any more. Called with
+// r.mu held.
+func (r *topicRegistry) unindex(full string, name topicName) {
+	ns := name.namespace()
+	if m := r.byNS[ns]; m != nil {
+		delete(m, full)
+		if len(m) == 0 {
+			delete(r.byNS, ns)
+		}
+	}
+}
+
+// persistentOf reports whether a name byNS holds is a persistent topic.
+func (r *topicRegistry) persistentOf(full string) bool {
+	if t, ok := r.topics[full]; ok {
+		return t.name.Persistent
+	}
+	return r.stored[full].Persistent
 }
 
 // partitionedMetadata answers PARTITIONED_METADATA for name, creating partitioned metadata when
@@ -159,6 +195,7 @@ func (r *topicRegistry) openCreating(name topicName, props map[string]string) (*
 	}
 	delete(r.stored, full)
 	r.topics[full] = t
+	r.index(full, name)
 	r.b.log.Debug("topic opened", "topic", full, "properties", rec.Properties)
 	return t, nil
 }
@@ -180,20 +217,15 @@ func (r *topicRegistry) list(ns string, mode pb.CommandGetTopicsOfNamespace_Mode
 	seen := make(map[string]bool)
 	for full, n := range r.partitioned {
 		name, err := parseTopicName(full)
-		if err != nil || name.namespace() != ns || !want(name.Persistent) {
+		if err != nil || !name.InNamespace(ns) || !want(name.Persistent) {
 			continue
 		}
 		for i := range n {
 			seen[name.partition(i).String()] = true
 		}
 	}
-	for full, t := range r.topics {
-		if t.name.namespace() == ns && want(t.name.Persistent) {
-			seen[full] = true
-		}
-	}
-	for full, name := range r.stored {
-		if name.namespace() == ns && want(name.Persistent) {
+	for full := range r.byNS[ns] {
+		if want(r.persistentOf(full)) {
 			seen[full] = true
 		}
 	}

@@ -34,6 +34,7 @@ func (r *topicRegistry) loadStoredNames() error {
 			return
 		}
 		r.stored[full] = name
+		r.index(full, name)
 	}
 	for _, full := range logs {
 		add(full)

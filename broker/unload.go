@@ -35,7 +35,7 @@ func (b *Broker) UnloadNamespace(ns, bundle string) error {
 		return adminErr(ErrNotFound, "Namespace bundle %s/%s not found: the namespace has one bundle, %s", ns, bundle, bundleRange)
 	}
 	for _, t := range b.topics.all() {
-		if t.name.namespace() == ns {
+		if t.name.InNamespace(ns) {
 			b.unload(t)
 		}
 	}
@@ -73,6 +73,8 @@ func (b *Broker) unload(t *topic) {
 	delete(r.topics, t.full)
 	if t.name.Persistent {
 		r.stored[t.full] = t.name
+	} else {
+		r.unindex(t.full, t.name)
 	}
 	err := w.write(b.store.Metadata())
 	if err != nil {

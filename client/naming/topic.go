@@ -136,6 +136,25 @@ func (t Topic) NamespaceName() string {
 	return t.Tenant + "/" + t.Namespace
 }
 
+// InNamespace reports NamespaceName() == ns without building the name: listings of a namespace
+// ask it of every topic a broker holds.
+func (t Topic) InNamespace(ns string) bool {
+	rest, ok := cutSegment(ns, t.Tenant)
+	if ok && t.Cluster != "" {
+		rest, ok = cutSegment(rest, t.Cluster)
+	}
+	return ok && rest == t.Namespace
+}
+
+// cutSegment is s after its first path segment when that segment is seg.
+func cutSegment(s, seg string) (string, bool) {
+	rest, ok := strings.CutPrefix(s, seg)
+	if !ok || !strings.HasPrefix(rest, "/") {
+		return "", false
+	}
+	return rest[1:], true
+}
+
 // String is the full name.
 func (t Topic) String() string { return t.Domain() + "://" + t.NamespaceName() + "/" + t.Local }
 
