@@ -14,15 +14,18 @@ import (
 )
 
 // bigFake is a cluster of n topics over 10 namespaces.
-func bigFake(n int) *datatest.Fake {
+func bigFake(n int) *datatest.Fake { return bigFakeIn(n, 10) }
+
+// bigFakeIn is a cluster of n topics over ns namespaces, every seventh a DLQ.
+func bigFakeIn(n, ns int) *datatest.Fake {
 	f := datatest.NewFake()
 	f.Rows = nil
 	f.NS = nil
-	for i := range 10 {
+	for i := range ns {
 		f.NS = append(f.NS, fmt.Sprintf("tenant/ns%d", i))
 	}
 	for i := range n {
-		name := fmt.Sprintf("persistent://tenant/ns%d/topic-%05d", i%10, i)
+		name := fmt.Sprintf("persistent://tenant/ns%d/topic-%05d", i%ns, i)
 		if i%7 == 0 {
 			name += "-sub-DLQ"
 		}
@@ -34,9 +37,11 @@ func bigFake(n int) *datatest.Fake {
 	return f
 }
 
-func benchApp(b *testing.B, n int) *App {
+func benchApp(b *testing.B, n int) *App { return benchAppOn(b, bigFake(n)) }
+
+func benchAppOn(b *testing.B, src *datatest.Fake) *App {
 	b.Helper()
-	app, err := New(context.Background(), Options{Source: bigFake(n), ThemesDir: b.TempDir(),
+	app, err := New(context.Background(), Options{Source: src, ThemesDir: b.TempDir(),
 		Clock: common.FixedClock{T: datatest.FakeEpoch}, Getenv: func(string) string { return "" }})
 	if err != nil {
 		b.Fatal(err)
@@ -66,6 +71,35 @@ func BenchmarkTopicsRefresh10k(b *testing.B) {
 	b.ResetTimer()
 	for b.Loop() {
 		app.Update(msg)
+		_ = app.View()
+	}
+}
+
+// BenchmarkTopicsFilterKeystroke100k is one keystroke of the topics screen's filter with
+// 100,000 topics in 100 namespaces at 160×48, the filter already holding "topic-0": Update and
+// View, typing "1" and taking it back by turns.
+func BenchmarkTopicsFilterKeystroke100k(b *testing.B) {
+	app := benchAppOn(b, bigFakeIn(100_000, 100))
+	app.Update(tea.KeyPressMsg{Code: '/', Text: "/"})
+	for _, r := range "topic-0" {
+		app.Update(tea.KeyPressMsg{Code: r, Text: string(r)})
+	}
+	keys := []tea.KeyPressMsg{{Code: '1', Text: "1"}, {Code: tea.KeyBackspace}}
+	b.ResetTimer()
+	i := 0
+	for b.Loop() {
+		app.Update(keys[i%2])
+		_ = app.View()
+		i++
+	}
+}
+
+// BenchmarkTopicsRender100k is one frame of the topics screen with 100,000 topics in 100
+// namespaces at 160×48.
+func BenchmarkTopicsRender100k(b *testing.B) {
+	app := benchAppOn(b, bigFakeIn(100_000, 100))
+	b.ResetTimer()
+	for b.Loop() {
 		_ = app.View()
 	}
 }

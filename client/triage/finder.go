@@ -64,13 +64,43 @@ func NewFinder(ad *admin.Client) *Finder {
 // Classify returns the verdict on every topic of topics (by name). Topics listed are also the
 // known topics whose names DLQ names derive from.
 func (f *Finder) Classify(ctx context.Context, topics []Topic) map[string]deadletter.Verdict {
+	known := namesOf(topics)
+	f.mu.Lock()
+	f.forget(topics)
+	f.mu.Unlock()
+	return f.classify(ctx, topics, known, f.maxSamples())
+}
+
+// Cached is Classify without reading anything: every topic of the listing gets what its name
+// and what is cached say. For listings too long to look into whole, with ClassifyAmong for the
+// topics a person looks at.
+func (f *Finder) Cached(topics []Topic) map[string]deadletter.Verdict {
+	known := namesOf(topics)
+	f.mu.Lock()
+	f.forget(topics)
+	f.mu.Unlock()
+	return f.classify(context.Background(), topics, known, 0)
+}
+
+// ClassifyAmong is Classify for some topics of a listing whose names are known: it reads for
+// those alone (at most MaxSamples), and forgets nothing of the others.
+func (f *Finder) ClassifyAmong(ctx context.Context, topics []Topic, known naming.Names) map[string]deadletter.Verdict {
+	return f.classify(ctx, topics, known, f.maxSamples())
+}
+
+func namesOf(topics []Topic) naming.Names {
 	known := make(naming.Names, len(topics))
 	for _, t := range topics {
 		known[naming.BaseName(t.Name)] = struct{}{}
 	}
+	return known
+}
+
+// classify reads for at most limit topics what their verdicts need, then returns every topic's
+// verdict. With limit 0 it reads nothing and keeps no new entry in the cache.
+func (f *Finder) classify(ctx context.Context, topics []Topic, known naming.Names, limit int) map[string]deadletter.Verdict {
 	now := f.Now()
 	f.mu.Lock()
-	f.forget(topics)
 	type job struct {
 		t      Topic
 		s      *sampled
@@ -78,6 +108,9 @@ func (f *Finder) Classify(ctx context.Context, topics []Topic) map[string]deadle
 	}
 	var jobs []job
 	for _, t := range topics {
+		if limit == 0 {
+			break
+		}
 		s := f.cache[t.Name]
 		if s == nil {
 			s = &sampled{inCounter: -1}
@@ -99,8 +132,8 @@ func (f *Finder) Classify(ctx context.Context, topics []Topic) map[string]deadle
 		return boolInt(a.s.checked.IsZero() && !a.s.asked) - boolInt(b.s.checked.IsZero() && !b.s.asked)
 	})
 	slices.Reverse(jobs)
-	if max := f.maxSamples(); len(jobs) > max {
-		jobs = jobs[:max]
+	if len(jobs) > limit {
+		jobs = jobs[:limit]
 	}
 	sem := make(chan struct{}, 8)
 	var wg sync.WaitGroup
@@ -118,8 +151,11 @@ func (f *Finder) Classify(ctx context.Context, topics []Topic) map[string]deadle
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for _, t := range topics {
-		s := f.cache[t.Name]
-		out[t.Name] = deadletter.Classify(deadletter.Evidence{Topic: t.Name, Purpose: s.purpose, Names: known, Newest: s.newest})
+		ev := deadletter.Evidence{Topic: t.Name, Names: known}
+		if s := f.cache[t.Name]; s != nil {
+			ev.Purpose, ev.Newest = s.purpose, s.newest
+		}
+		out[t.Name] = deadletter.Classify(ev)
 	}
 	return out
 }

@@ -43,9 +43,6 @@ type AdminOptions struct {
 	// TrustedHosts are the cluster's hosts besides AdminURL's, to which the token may follow a
 	// broker's redirect (admin.Options.TrustedHosts).
 	TrustedHosts []string
-	// MaxStatsTopics caps the per-topic stats requests of one Topics call when the cluster has
-	// no bulk broker-stats endpoint; rows past it come without stats. Default 200.
-	MaxStatsTopics int
 	// Context is the config.toml context the cluster was opened with ("" none), and Cluster
 	// the key of its action history (default: replay.ClusterKey of Context and AdminURL).
 	Context string
@@ -77,6 +74,7 @@ type Admin struct {
 	bulkUntil time.Time // broker-stats/topics is not tried again before this
 	bin       *binary
 	verdicts  verdictCache
+	listings  map[string]listing // the last listing of each namespace, for RowDetails (onscreen.go)
 }
 
 var _ Source = (*Admin)(nil)
@@ -90,9 +88,6 @@ func NewAdmin(opts AdminOptions) (*Admin, error) {
 	hc := opts.HTTPClient
 	if hc == nil {
 		hc = &http.Client{Timeout: 10 * time.Second}
-	}
-	if opts.MaxStatsTopics <= 0 {
-		opts.MaxStatsTopics = 200
 	}
 	if opts.Cluster == "" {
 		opts.Cluster = replay.ClusterKey(opts.Context, u.String())
@@ -161,21 +156,36 @@ func (a *Admin) Topics(ctx context.Context, ns string) ([]TopicRow, error) {
 			return nil, err
 		}
 	}
-	var rows []TopicRow
-	for _, ns := range nss {
+	// Each namespace's rows, then all of them in one slice of the right size: appending to
+	// one slice would copy 100,000 rows of a large cluster many times over, and hold the
+	// copies until the next collection.
+	parts := make([][]TopicRow, len(nss))
+	n := 0
+	for i, ns := range nss {
 		r, err := a.namespaceTopics(ctx, ns)
 		if err != nil {
 			return nil, err
 		}
-		rows = append(rows, r...)
+		parts[i] = r
+		n += len(r)
 	}
-	a.fillStats(ctx, rows)
-	classify(ctx, a.finder, rows)
+	rows := make([]TopicRow, 0, n)
+	for i, r := range parts {
+		rows = append(rows, r...)
+		parts[i] = nil
+	}
+	a.remember(nss, rows)
+	if len(rows) > OnScreenFrom {
+		// Too many for broker-wide stats and samples every refresh: the screen asks for the
+		// rows it shows (RowDetails).
+		classifyCached(a.finder, rows)
+	} else {
+		a.fillStats(ctx, rows)
+		classify(ctx, a.finder, rows)
+	}
 	now := time.Now()
 	a.mu.Lock()
-	for _, ns := range nss {
-		a.verdicts.put(ns, rows, now)
-	}
+	a.verdicts.put(nss, rows, now)
 	a.mu.Unlock()
 	return rows, nil
 }
@@ -195,19 +205,25 @@ func (a *Admin) namespaceTopics(ctx context.Context, ns string) ([]TopicRow, err
 	if err != nil && !IsNotFound(err) {
 		return nil, err
 	}
+	// The rows of a namespace share its name rather than hold a copy each.
+	nsOf := func(n naming.Topic) string {
+		if n.InNamespace(ns) {
+			return ns
+		}
+		return n.NamespaceName()
+	}
 	parents := map[string]*TopicRow{}
-	var rows []TopicRow
+	rows := make([]TopicRow, 0, len(parted)+len(plain))
 	for _, name := range parted {
 		n := ParseTopic(name)
-		rows = append(rows, TopicRow{Name: n.String(), Namespace: n.NamespaceName(), Local: n.Local})
+		rows = append(rows, TopicRow{Name: n.String(), Namespace: nsOf(n), Local: n.Local})
 	}
 	for i := range rows {
 		parents[rows[i].Name] = &rows[i]
 	}
-	var children []TopicRow
 	for _, name := range plain {
 		n := ParseTopic(name)
-		r := TopicRow{Name: n.String(), Namespace: n.NamespaceName(), Local: n.Local}
+		r := TopicRow{Name: n.String(), Namespace: nsOf(n), Local: n.Local}
 		if naming.PartitionIndex(r.Name) >= 0 {
 			parent := naming.BaseName(r.Name)
 			if pr := parents[parent]; pr != nil {
@@ -216,20 +232,23 @@ func (a *Admin) namespaceTopics(ctx context.Context, ns string) ([]TopicRow, err
 			}
 		}
 		if _, dup := parents[r.Name]; !dup {
-			children = append(children, r)
+			rows = append(rows, r) // within capacity: the parents stay where they are
 		}
 	}
-	return append(rows, children...), nil
+	return rows, nil
 }
 
-// fillStats sets the stats of rows: from every broker's broker-stats/topics, merged
-// (cluster_stats.go), or one bulk call at the admin URL, otherwise one stats call per topic
-// for the first MaxStatsTopics topics. Rows of a broker that did not answer keep their last
-// stats, marked stale.
+// fillStats sets the stats of rows from every broker's broker-stats/topics, merged
+// (cluster_stats.go), or one bulk call at the admin URL. Rows of a broker that did not answer
+// keep their last stats, marked stale. Topics no bulk answer covers (a cluster without the
+// endpoint, topics no broker has loaded since it started: brokers load a topic on first use,
+// and broker-stats covers loaded ones only) come without stats: the screen asks for those it
+// shows (RowDetails), and a topic's own stats load it, so it is in the brokers' stats from
+// then on.
 func (a *Admin) fillStats(ctx context.Context, rows []TopicRow) {
 	stats, from, failed, ok := a.clusterBulkStats(ctx)
 	if ok {
-		var missing, unloaded []*TopicRow
+		var missing []*TopicRow
 		for i := range rows {
 			if rows[i].Partitions > 0 {
 				continue
@@ -238,8 +257,6 @@ func (a *Admin) fillStats(ctx context.Context, rows []TopicRow) {
 				rows[i].Stats, rows[i].StatsKnown = s, true
 			} else if len(failed) > 0 {
 				missing = append(missing, &rows[i])
-			} else if len(unloaded) < a.opts.MaxStatsTopics {
-				unloaded = append(unloaded, &rows[i])
 			}
 		}
 		// What the brokers that answered do not report may be the silent ones' topics: ask
@@ -250,22 +267,13 @@ func (a *Admin) fillStats(ctx context.Context, rows []TopicRow) {
 				a.markStale(r, failed)
 			}
 		}
-		// Every broker answered and still some listed topics are not in their stats: topics
-		// no broker has loaded since it started (brokers load a topic on first use, and
-		// broker-stats covers loaded ones only). A topic's own stats load it, so it is asked
-		// once here and is in the brokers' stats from the next refresh on.
-		a.topicStats(ctx, unloaded)
-	} else {
-		var todo []*TopicRow
-		for i := range rows {
-			if rows[i].Partitions == 0 && len(todo) < a.opts.MaxStatsTopics {
-				todo = append(todo, &rows[i])
-			}
-		}
-		a.topicStats(ctx, todo)
 	}
-	a.remember(rows, from)
-	// A partitioned topic's own row sums its partitions.
+	a.rememberStats(rows, from)
+	sumPartitions(rows)
+}
+
+// sumPartitions gives a partitioned topic's own row the sum of its partitions' stats.
+func sumPartitions(rows []TopicRow) {
 	idx := map[string]int{}
 	for i := range rows {
 		if rows[i].Partitions > 0 {

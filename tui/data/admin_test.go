@@ -29,6 +29,7 @@ func upstreamAdmin(t *testing.T, bulk bool) *httptest.Server {
 	js("GET /admin/v2/persistent/public/default/pay-partition-0/stats", `{"msgRateIn":1,"storageSize":10,"subscriptions":{"s":{"msgBacklog":1}}}`)
 	js("GET /admin/v2/persistent/public/default/pay-partition-1/stats", `{"msgRateIn":2,"storageSize":20,"subscriptions":{"s":{"msgBacklog":2}}}`)
 	js("GET /admin/v2/persistent/public/default/orders-sub-DLQ/stats", `{}`)
+	js("GET /admin/v2/persistent/public/default/pay/partitioned-stats", `{"msgRateIn":3,"storageSize":30,"subscriptions":{"s":{"msgBacklog":3}}}`)
 	js("GET /admin/v2/persistent/public/default/orders/partitions", `{"partitions":0}`)
 	js("GET /admin/v2/schemas/public/default/orders/schema", `{"version":1,"type":"JSON","data":"{\"type\":\"record\"}","properties":{}}`)
 	if bulk {
@@ -54,28 +55,47 @@ func upstreamAdmin(t *testing.T, bulk bool) *httptest.Server {
 	return srv
 }
 
-func TestAdminTopicsPerTopicStats(t *testing.T) {
+// Without broker-wide stats the listing comes without stats, and RowDetails gives those of the
+// rows asked for, one stats call each: a partitioned topic's summed over its partitions.
+func TestAdminRowDetails(t *testing.T) {
 	srv := upstreamAdmin(t, false)
 	a, err := NewAdmin(AdminOptions{AdminURL: srv.URL})
 	if err != nil {
 		t.Fatal(err)
 	}
-	rows, err := a.Topics(context.Background(), "")
+	ctx := context.Background()
+	rows, err := a.Topics(ctx, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 5 {
+		t.Fatalf("got %d rows: %+v", len(rows), rows)
+	}
+	var names []string
+	for _, r := range rows {
+		if r.StatsKnown && r.Partitions == 0 {
+			t.Errorf("%s listed with stats, without a bulk endpoint", r.Name)
+		}
+		names = append(names, r.Name)
+	}
+	details, err := a.RowDetails(ctx, names)
 	if err != nil {
 		t.Fatal(err)
 	}
 	byName := map[string]TopicRow{}
 	for _, r := range rows {
+		d := details[r.Name]
+		r.Stats, r.StatsKnown = d.Stats, d.StatsKnown
+		if d.Kind != KindTopic {
+			r.Verdict = d.Verdict
+		}
 		byName[r.Local] = r
 	}
-	if len(rows) != 5 {
-		t.Fatalf("got %d rows: %+v", len(rows), rows)
-	}
-	if r := byName["pay"]; r.Partitions != 2 || r.RateIn != 3 || r.Storage != 30 || r.Backlog != 3 {
+	if r := byName["pay"]; r.Partitions != 2 || r.RateIn != 3 || r.Storage != 30 || r.Backlog != 3 || !r.StatsKnown {
 		t.Errorf("pay = %+v, want 2 partitions summed", r)
 	}
-	if r := byName["pay-partition-1"]; r.Parent != "persistent://public/default/pay" {
-		t.Errorf("partition parent = %q", r.Parent)
+	if r := byName["pay-partition-1"]; r.Parent != "persistent://public/default/pay" || r.RateIn != 2 {
+		t.Errorf("partition = %+v", r)
 	}
 	if r := byName["orders"]; r.RateIn != 2.5 || r.Backlog != 7 || r.Consumers != 2 || r.Producers != 1 || !r.StatsKnown {
 		t.Errorf("orders = %+v", r)

@@ -173,8 +173,9 @@ func (a *Admin) brokerBulkStats(ctx context.Context, id string) (map[string]Stat
 	return statsByTopic(raw), nil
 }
 
-// remember keeps the rows' stats as their last known ones, with the broker that gave them.
-func (a *Admin) remember(rows []TopicRow, from map[string]string) {
+// rememberStats keeps the rows' stats as their last known ones, with the broker that gave
+// them.
+func (a *Admin) rememberStats(rows []TopicRow, from map[string]string) {
 	cs := &a.cluster
 	cs.mu.Lock()
 	defer cs.mu.Unlock()

@@ -25,6 +25,10 @@ type Source interface {
 	// Rows carry stats when the source has them cheaply (StatsKnown); partitions of a
 	// partitioned topic come as their own rows with Parent set.
 	Topics(ctx context.Context, ns string) ([]TopicRow, error)
+	// RowDetails is the stats and verdicts of some topics of the last listing, by full name:
+	// for the rows on screen that the listing gave without stats. Topics it could not read
+	// are left out.
+	RowDetails(ctx context.Context, topics []string) (map[string]TopicRow, error)
 	// TopicDetail is one topic's stats, subscriptions and consumers.
 	TopicDetail(ctx context.Context, topic string) (*TopicDetail, error)
 	// Schema is the topic's latest schema, or nil when it has none.

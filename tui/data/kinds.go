@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/letterbox-dev/letterbox/client/deadletter"
+	"github.com/letterbox-dev/letterbox/client/naming"
 	"github.com/letterbox-dev/letterbox/client/triage"
 )
 
@@ -31,31 +32,47 @@ func ClassifyByName(rows []TopicRow) { classify(context.Background(), nil, rows)
 // newest messages through the admin API, or (f nil) from the names alone. A partition's row
 // carries its partitioned topic's verdict.
 func classify(ctx context.Context, f *triage.Finder, rows []TopicRow) {
-	var topics []triage.Topic
-	for _, r := range rows {
-		if r.Parent != "" {
-			continue
-		}
-		in := int64(-1)
-		if r.StatsKnown && r.Partitions == 0 {
-			in = r.InCounter
-		}
-		topics = append(topics, triage.Topic{Name: r.Name, Partitions: r.Partitions, InCounter: in})
-	}
+	topics := topicsOf(rows)
 	verdicts := map[string]Verdict{}
 	if f != nil {
 		for name, v := range f.Classify(ctx, topics) {
 			verdicts[name] = verdictOf(v)
 		}
 	} else {
-		known := make([]string, len(topics))
-		for i, t := range topics {
-			known[i] = t.Name
+		known := make(naming.Names, len(topics))
+		for _, t := range topics {
+			known[naming.BaseName(t.Name)] = struct{}{}
 		}
 		for _, t := range topics {
-			verdicts[t.Name] = verdictOf(deadletter.Classify(deadletter.Evidence{Topic: t.Name, Known: known}))
+			verdicts[t.Name] = verdictOf(deadletter.Classify(deadletter.Evidence{Topic: t.Name, Names: known}))
 		}
 	}
+	setVerdicts(rows, verdicts)
+}
+
+// topicsOf is the rows as the finder takes them: every topic but partitions, with its message
+// counter when its stats are known.
+func topicsOf(rows []TopicRow) []triage.Topic {
+	var topics []triage.Topic
+	for _, r := range rows {
+		if r.Parent == "" {
+			topics = append(topics, triage.Topic{Name: r.Name, Partitions: r.Partitions, InCounter: inCounterOf(r)})
+		}
+	}
+	return topics
+}
+
+// inCounterOf is a row's message counter for the finder, −1 when unknown.
+func inCounterOf(r TopicRow) int64 {
+	if r.StatsKnown && r.Partitions == 0 {
+		return r.InCounter
+	}
+	return -1
+}
+
+// setVerdicts gives each row its topic's verdict; a partition's row carries its partitioned
+// topic's.
+func setVerdicts(rows []TopicRow, verdicts map[string]Verdict) {
 	for i := range rows {
 		name := rows[i].Name
 		if rows[i].Parent != "" {
@@ -75,11 +92,14 @@ type verdictCache struct {
 // verdictFresh is how long a listing's verdicts answer Verdict.
 const verdictFresh = 30 * time.Second
 
-func (c *verdictCache) put(ns string, rows []TopicRow, now time.Time) {
+// put keeps the verdicts of a listing of the namespaces nss.
+func (c *verdictCache) put(nss []string, rows []TopicRow, now time.Time) {
 	if c.at == nil {
 		c.at, c.rows = map[string]time.Time{}, map[string]Verdict{}
 	}
-	c.at[ns] = now
+	for _, ns := range nss {
+		c.at[ns] = now
+	}
 	for _, r := range rows {
 		if r.Parent == "" {
 			c.rows[r.Name] = r.Verdict

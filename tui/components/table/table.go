@@ -96,6 +96,9 @@ func (m *Model) PageUp()        { m.Move(-max(1, m.bodyHeight()-1)) }
 func (m *Model) HalfDown()      { m.Move(max(1, m.bodyHeight()/2)) }
 func (m *Model) HalfUp()        { m.Move(-max(1, m.bodyHeight()/2)) }
 
+// Visible is the range of rows on screen, [from, to).
+func (m Model) Visible() (from, to int) { return m.offset, min(m.n, m.offset+m.bodyHeight()) }
+
 // RowAt returns the row index at line y of the table's view (0 is the header), or -1.
 func (m Model) RowAt(y int) int {
 	i := m.offset + y - 1

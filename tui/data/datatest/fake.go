@@ -46,6 +46,12 @@ type Fake struct {
 	ScanErr  error
 	Replays  []data.HistoryEntry // the replay history, oldest first
 	Resent   []data.ReplayEdit   // what edited resends sent
+	// ListsWithoutStats makes Topics list the rows without their stats, as a cluster too
+	// large for broker-wide stats does; RowDetails then gives them. Asked records every
+	// RowDetails call's topics, Listings counts Topics calls.
+	ListsWithoutStats bool
+	Asked             [][]string
+	Listings          int
 }
 
 var _ data.Source = (*Fake)(nil)
@@ -81,10 +87,32 @@ func (f *Fake) Topics(ctx context.Context, ns string) ([]data.TopicRow, error) {
 	}
 	f.Lock()
 	defer f.Unlock()
+	f.Listings++
 	var out []data.TopicRow
 	for _, r := range f.Rows {
 		if ns == "" || r.Namespace == ns {
+			if f.ListsWithoutStats {
+				r.Stats, r.StatsKnown = data.Stats{}, false
+			}
 			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+// RowDetails gives the rows of the named topics as the fake holds them, stats known.
+func (f *Fake) RowDetails(ctx context.Context, topics []string) (map[string]data.TopicRow, error) {
+	if err := f.fail(); err != nil {
+		return nil, err
+	}
+	f.Lock()
+	defer f.Unlock()
+	f.Asked = append(f.Asked, slices.Clone(topics))
+	out := map[string]data.TopicRow{}
+	for _, r := range f.Rows {
+		if slices.Contains(topics, r.Name) {
+			r.StatsKnown = true
+			out[r.Name] = r
 		}
 	}
 	return out, nil

@@ -13,7 +13,6 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/letterbox-dev/letterbox/tui/common"
-	"github.com/letterbox-dev/letterbox/tui/components/filter"
 	"github.com/letterbox-dev/letterbox/tui/components/input"
 	"github.com/letterbox-dev/letterbox/tui/components/table"
 	"github.com/letterbox-dev/letterbox/tui/data"
@@ -42,7 +41,9 @@ type Page struct {
 	ns         string // "" = every namespace
 	namespaces []string
 	rows       []data.TopicRow
+	rowIndex   // rows.go: the rows indexed, sorted and filtered
 	shown      []shownRow
+	count      int // topics shown (partitions not counted)
 	expanded   map[string]bool
 	tbl        table.Model
 	filter     input.Model
@@ -54,6 +55,7 @@ type Page struct {
 	nsFocus    bool // the namespace list has focus
 	nsCursor   int
 	w, h       int
+	onScreen   // onscreen.go: details asked for the rows shown
 }
 
 // shownRow is a table line: a namespace heading or a topic.
@@ -130,7 +132,6 @@ func (p *Page) SetSize(w, h int) {
 const sidebarWidth = 22
 
 func (p *Page) Update(msg tea.Msg) (common.Page, tea.Cmd) {
-	k := p.c.Keys
 	switch msg := msg.(type) {
 	case LoadedMsg:
 		if msg.NS != p.ns {
@@ -139,13 +140,24 @@ func (p *Page) Update(msg tea.Msg) (common.Page, tea.Cmd) {
 		p.loading = false
 		p.rows, p.namespaces = msg.Rows, msg.Namespaces
 		p.loadedAt = p.c.Clock.Now()
-		p.rebuild()
-		if note := staleNote(msg.Rows); note != "" {
-			return p, func() tea.Msg { return common.StatusMsg(note) }
+		p.reindex()
+		cmds := []tea.Cmd{p.askOnScreen(false)}
+		if len(p.rows) > data.OnScreenFrom {
+			cmds = append(cmds, releaseListing)
 		}
+		if note := staleNote(msg.Rows); note != "" {
+			cmds = append(cmds, func() tea.Msg { return common.StatusMsg(note) })
+		}
+		return p, tea.Batch(cmds...)
+	case DetailsMsg:
+		return p, p.merge(msg)
 	case common.ErrorMsg:
 		p.loading = false
+		p.asking = false
 	case common.RefreshMsg:
+		if !msg.Forced && p.listedRecently() {
+			return p, p.askOnScreen(true) // a large listing: the rows shown only (onscreen.go)
+		}
 		if !p.loading || msg.Forced {
 			return p, p.load()
 		}
@@ -157,6 +169,7 @@ func (p *Page) Update(msg tea.Msg) (common.Page, tea.Cmd) {
 				p.tbl.SetCursor(i)
 			}
 		}
+		return p, p.askOnScreen(false)
 	case tea.KeyPressMsg:
 		if p.filtering {
 			switch msg.String() {
@@ -164,8 +177,8 @@ func (p *Page) Update(msg tea.Msg) (common.Page, tea.Cmd) {
 				p.filtering = false
 				p.filter.Blur()
 				p.filter.SetValue("")
-				p.rebuild()
-				return p, nil
+				p.refilter()
+				return p, p.askOnScreen(false)
 			case "enter", "down", "up":
 				p.filtering = false
 				p.filter.Blur()
@@ -173,85 +186,93 @@ func (p *Page) Update(msg tea.Msg) (common.Page, tea.Cmd) {
 			}
 			var cmd tea.Cmd
 			p.filter, cmd = p.filter.Update(msg)
-			p.rebuild()
+			p.refilter()
 			p.firstTopic()
-			return p, cmd
+			return p, tea.Batch(cmd, p.askOnScreen(false))
 		}
 		if p.nsFocus {
 			return p, p.updateNamespaces(msg)
 		}
-		switch {
-		case key.Matches(msg, k.Filter):
-			p.filtering = true
-			p.filter.Restyle()
-			p.filter.Focus()
-		case key.Matches(msg, k.Back):
-			if p.filter.Value() != "" {
-				p.filter.SetValue("")
-				p.rebuild()
-			} else if p.ns != "" {
-				return p, p.SetNS("")
+		page, cmd := p.updateKeys(msg)
+		return page, tea.Batch(cmd, p.askOnScreen(false))
+	}
+	return p, nil
+}
+
+// updateKeys handles a key of the table (not of the filter or the namespace list).
+func (p *Page) updateKeys(msg tea.KeyPressMsg) (common.Page, tea.Cmd) {
+	k := p.c.Keys
+	switch {
+	case key.Matches(msg, k.Filter):
+		p.filtering = true
+		p.filter.Restyle()
+		p.filter.Focus()
+	case key.Matches(msg, k.Back):
+		if p.filter.Value() != "" {
+			p.filter.SetValue("")
+			p.refilter()
+		} else if p.ns != "" {
+			return p, p.SetNS("")
+		}
+	case key.Matches(msg, k.NextPane):
+		p.nsFocus = true
+		p.tbl.Focus(false)
+		p.nsCursor = max(0, slices.Index(p.nsItems(), p.ns))
+	case key.Matches(msg, k.Up):
+		p.tbl.Move(-1)
+	case key.Matches(msg, k.Down):
+		p.tbl.Move(1)
+	case key.Matches(msg, k.PageUp):
+		p.tbl.PageUp()
+	case key.Matches(msg, k.PageDown):
+		p.tbl.PageDown()
+	case key.Matches(msg, k.HalfUp):
+		p.tbl.HalfUp()
+	case key.Matches(msg, k.HalfDown):
+		p.tbl.HalfDown()
+	case key.Matches(msg, k.Top):
+		p.tbl.Top()
+	case key.Matches(msg, k.Bottom):
+		p.tbl.Bottom()
+	case key.Matches(msg, k.Sort):
+		p.sortBy = (p.sortBy + 1) % len(sortNames)
+		p.desc = p.sortBy != 0 // numbers: biggest first
+		p.resort()
+	case key.Matches(msg, k.SortReverse):
+		p.desc = !p.desc
+		p.resort()
+	case key.Matches(msg, k.Expand), key.Matches(msg, k.Right), key.Matches(msg, k.Left):
+		if r := p.current(); r != nil && r.topic != nil {
+			name := r.topic.Name
+			if r.topic.Parent != "" {
+				name = r.topic.Parent
 			}
-		case key.Matches(msg, k.NextPane):
-			p.nsFocus = true
-			p.tbl.Focus(false)
-			p.nsCursor = max(0, slices.Index(p.nsItems(), p.ns))
-		case key.Matches(msg, k.Up):
-			p.tbl.Move(-1)
-		case key.Matches(msg, k.Down):
-			p.tbl.Move(1)
-		case key.Matches(msg, k.PageUp):
-			p.tbl.PageUp()
-		case key.Matches(msg, k.PageDown):
-			p.tbl.PageDown()
-		case key.Matches(msg, k.HalfUp):
-			p.tbl.HalfUp()
-		case key.Matches(msg, k.HalfDown):
-			p.tbl.HalfDown()
-		case key.Matches(msg, k.Top):
-			p.tbl.Top()
-		case key.Matches(msg, k.Bottom):
-			p.tbl.Bottom()
-		case key.Matches(msg, k.Sort):
-			p.sortBy = (p.sortBy + 1) % len(sortNames)
-			p.desc = p.sortBy != 0 // numbers: biggest first
-			p.rebuild()
-		case key.Matches(msg, k.SortReverse):
-			p.desc = !p.desc
-			p.rebuild()
-		case key.Matches(msg, k.Expand), key.Matches(msg, k.Right), key.Matches(msg, k.Left):
-			if r := p.current(); r != nil && r.topic != nil {
-				name := r.topic.Name
-				if r.topic.Parent != "" {
-					name = r.topic.Parent
-				}
-				want := !p.expanded[name]
-				if key.Matches(msg, k.Right) {
-					want = true
-				} else if key.Matches(msg, k.Left) {
-					want = false
-				}
-				p.expanded[name] = want
-				p.rebuild()
-				p.selectTopic(name)
+			want := !p.expanded[name]
+			if key.Matches(msg, k.Right) {
+				want = true
+			} else if key.Matches(msg, k.Left) {
+				want = false
 			}
-		case key.Matches(msg, k.Enter):
-			if r := p.current(); r != nil {
-				if r.ns != "" {
-					return p, p.SetNS(r.ns)
-				}
-				return p, common.Navigate(common.NavigateMsg{Page: common.PageTopic, Topic: r.topic.Name})
+			p.expanded[name] = want
+			p.layout()
+			p.selectTopic(name)
+		}
+	case key.Matches(msg, k.Enter):
+		if r := p.current(); r != nil {
+			if r.ns != "" {
+				return p, p.SetNS(r.ns)
 			}
-		case key.Matches(msg, k.Produce):
-			if r := p.current(); r != nil && r.topic != nil {
-				return p, common.Navigate(common.NavigateMsg{Page: common.PageProduce, Topic: r.topic.Name})
-			}
-			// No topic to produce to: name one (a new one is created after asking).
-			return p, func() tea.Msg { return common.PaletteMsg{Line: "produce "} }
-		case key.Matches(msg, k.Tail):
-			if r := p.current(); r != nil && r.topic != nil {
-				return p, common.Navigate(common.NavigateMsg{Page: common.PageMessages, Topic: r.topic.Name})
-			}
+			return p, common.Navigate(common.NavigateMsg{Page: common.PageTopic, Topic: r.topic.Name})
+		}
+	case key.Matches(msg, k.Produce):
+		if r := p.current(); r != nil && r.topic != nil {
+			return p, common.Navigate(common.NavigateMsg{Page: common.PageProduce, Topic: r.topic.Name})
+		}
+		// No topic to produce to: name one (a new one is created after asking).
+		return p, func() tea.Msg { return common.PaletteMsg{Line: "produce "} }
+	case key.Matches(msg, k.Tail):
+		if r := p.current(); r != nil && r.topic != nil {
+			return p, common.Navigate(common.NavigateMsg{Page: common.PageMessages, Topic: r.topic.Name})
 		}
 	}
 	return p, nil
@@ -301,67 +322,26 @@ func (p *Page) selectTopic(name string) {
 	}
 }
 
-// rebuild filters, sorts and groups the rows into table lines, keeping the cursor on the same
-// topic when it is still shown.
-func (p *Page) rebuild() {
-	keep := p.Selected()
-	pattern := strings.TrimSpace(p.filter.Value())
-	children := map[string][]*data.TopicRow{}
-	var tops []*data.TopicRow
-	for i := range p.rows {
-		r := &p.rows[i]
-		if r.Parent != "" {
-			children[r.Parent] = append(children[r.Parent], r)
-			continue
-		}
-		if _, ok := filter.Match(pattern, r.Namespace+"/"+r.Local); ok {
-			tops = append(tops, r)
-		}
+// nameCell is a topic's NAME cell: indented under its namespace's heading when every
+// namespace is shown, a partitioned topic with its arrow and partition count, a partition by
+// its index.
+func (p *Page) nameCell(r *data.TopicRow) string {
+	indent := ""
+	if p.ns == "" {
+		indent = "  "
 	}
-	slices.SortStableFunc(tops, func(a, b *data.TopicRow) int {
-		if c := cmp.Compare(a.Namespace, b.Namespace); c != 0 {
-			return c
+	switch {
+	case r.Parent != "":
+		_, idx, _ := data.PartitionOf(r.Local)
+		return indent + "  └ partition " + itoa(idx)
+	case r.Partitions > 0:
+		arrow := "▸ "
+		if p.expanded[r.Name] {
+			arrow = "▾ "
 		}
-		c := p.compare(a, b)
-		if p.desc {
-			c = -c
-		}
-		if c == 0 {
-			c = cmp.Compare(a.Local, b.Local)
-		}
-		return c
-	})
-	p.shown = p.shown[:0]
-	lastNS := ""
-	for _, r := range tops {
-		if p.ns == "" && r.Namespace != lastNS {
-			p.shown = append(p.shown, shownRow{ns: r.Namespace})
-			lastNS = r.Namespace
-		}
-		p.shown = append(p.shown, shownRow{topic: r})
-		if r.Partitions > 0 && p.expanded[r.Name] {
-			kids := children[r.Name]
-			slices.SortFunc(kids, func(a, b *data.TopicRow) int {
-				_, ia, _ := data.PartitionOf(a.Local)
-				_, ib, _ := data.PartitionOf(b.Local)
-				return cmp.Compare(ia, ib)
-			})
-			for _, k := range kids {
-				p.shown = append(p.shown, shownRow{topic: k})
-			}
-		}
+		return indent + arrow + r.Local + " [" + itoa(r.Partitions) + "]"
 	}
-	p.tbl.SortCol, p.tbl.SortDesc = sortCols[p.sortBy], p.desc
-	p.tbl.SetRowFunc(len(p.shown), p.tableRow)
-	// The name column is as wide as the longest name, so that the numbers stay beside it.
-	widest := 0
-	for i := range p.shown {
-		widest = max(widest, common.Width(p.tableRow(i).Cells[0]))
-	}
-	p.tbl.SetFlexMax(widest + 1)
-	if keep != "" {
-		p.selectTopic(keep)
-	}
+	return indent + "  " + r.Local
 }
 
 func (p *Page) compare(a, b *data.TopicRow) int {
@@ -392,25 +372,7 @@ func (p *Page) tableRow(i int) table.Row {
 		return table.Row{Cells: []string{s.ns + "/"}, Styles: []*lipStyle{&st.Title}}
 	}
 	r := s.topic
-	indent := ""
-	if p.ns == "" {
-		indent = "  "
-	}
-	var name string
-	switch {
-	case r.Parent != "":
-		_, idx, _ := data.PartitionOf(r.Local)
-		name = indent + "  └ partition " + itoa(idx)
-	case r.Partitions > 0:
-		arrow := "▸ "
-		if p.expanded[r.Name] {
-			arrow = "▾ "
-		}
-		name = indent + arrow + r.Local + " [" + itoa(r.Partitions) + "]"
-	default:
-		name = indent + "  " + r.Local
-	}
-	cells := []string{name, r.Kind.String()}
+	cells := []string{p.nameCell(r), r.Kind.String()}
 	switch {
 	case r.StatsKnown:
 		cells = append(cells, common.Rate(r.RateIn), common.Rate(r.RateOut), r.Letters().Cell(9),

@@ -49,12 +49,7 @@ func (p *Page) updateNamespaces(msg tea.KeyPressMsg) tea.Cmd {
 func (p *Page) View() string {
 	st := p.c.Styles
 	// Title line: what is shown, how it is sorted, the filter.
-	count := 0
-	for _, s := range p.shown {
-		if s.topic != nil && s.topic.Parent == "" {
-			count++
-		}
-	}
+	count := p.count
 	where := "all namespaces"
 	if p.ns != "" {
 		where = p.ns

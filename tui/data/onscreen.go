@@ -1,0 +1,147 @@
+package data
+
+// Rows on screen. A listing's stats come from the brokers' broker-stats/topics in one call,
+// and its verdicts from names, purposes and samples of newest messages (kinds.go); what that
+// leaves out — topics no broker has loaded, clusters without the endpoint, and every topic of
+// a listing of more than OnScreenFrom, for which a bulk answer every refresh would weigh tens
+// of megabytes — the topics screen asks for the rows it shows: RowDetails, one stats call and
+// at most one sample per row.
+
+import (
+	"context"
+	"sync"
+
+	"github.com/letterbox-dev/letterbox/client/admin"
+	"github.com/letterbox-dev/letterbox/client/naming"
+	"github.com/letterbox-dev/letterbox/client/triage"
+)
+
+// OnScreenFrom is the listing size from which Topics reads nothing per topic: no broker-wide
+// stats and no samples, only the names (and what is cached of earlier reads). 5,000 topics
+// make a broker-stats answer of a few megabytes; 100,000 of about fifty.
+const OnScreenFrom = 5_000
+
+// listing is what RowDetails needs of the last listing of a namespace: the names DLQ names
+// derive from, and which topics are partitioned.
+type listing struct {
+	names       naming.Names
+	partitioned map[string]int
+}
+
+// remember keeps, for RowDetails, the names of a listing of the namespaces nss: a listing of
+// one namespace (Verdict's) replaces that namespace's alone.
+func (a *Admin) remember(nss []string, rows []TopicRow) {
+	fresh := make(map[string]listing, len(nss))
+	for _, ns := range nss {
+		fresh[ns] = listing{names: naming.Names{}, partitioned: map[string]int{}}
+	}
+	for _, r := range rows {
+		l, ok := fresh[r.Namespace]
+		if !ok {
+			continue
+		}
+		l.names[naming.BaseName(r.Name)] = struct{}{}
+		if r.Partitions > 0 {
+			l.partitioned[r.Name] = r.Partitions
+		}
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.listings == nil {
+		a.listings = map[string]listing{}
+	}
+	for ns, l := range fresh {
+		a.listings[ns] = l
+	}
+}
+
+// listingOf is what the last listings say of topics' namespaces: their partitioned topics,
+// and the names of all of them together.
+func (a *Admin) listingOf(topics []string) listing {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	out := listing{names: naming.Names{}, partitioned: map[string]int{}}
+	seen := map[string]bool{}
+	for _, t := range topics {
+		ns := ParseTopic(t).NamespaceName()
+		if seen[ns] {
+			continue
+		}
+		seen[ns] = true
+		l := a.listings[ns]
+		for n := range l.names {
+			out.names[n] = struct{}{}
+		}
+		for n, p := range l.partitioned {
+			out.partitioned[n] = p
+		}
+	}
+	return out
+}
+
+// RowDetails is the stats and verdicts of the given topics (full names, as the last listing
+// named them): a stats call each (a partitioned topic's sums its partitions), eight at a time,
+// and the finder's look at those among them it has not judged yet. Topics it could not read
+// are left out.
+func (a *Admin) RowDetails(ctx context.Context, topics []string) (map[string]TopicRow, error) {
+	l := a.listingOf(topics)
+	out := make(map[string]TopicRow, len(topics))
+	var mu sync.Mutex
+	sem := make(chan struct{}, 8)
+	var wg sync.WaitGroup
+	ac := a.topicAdmin(ctx)
+	for _, name := range topics {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			var ts admin.TopicStats
+			var err error
+			if l.partitioned[name] > 0 {
+				var ps admin.PartitionedTopicStats
+				ps, err = ac.PartitionedStats(ctx, name, false)
+				ts = ps.TopicStats
+			} else {
+				ts, err = ac.Stats(ctx, name)
+			}
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			out[name] = TopicRow{Name: name, Stats: statsOf(ts), StatsKnown: true, Partitions: l.partitioned[name]}
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if a.finder != nil {
+		var ts []triage.Topic
+		for _, r := range out {
+			if naming.PartitionIndex(r.Name) >= 0 && l.partitioned[naming.BaseName(r.Name)] > 0 {
+				continue // a partition carries its topic's verdict
+			}
+			ts = append(ts, triage.Topic{Name: r.Name, Partitions: r.Partitions, InCounter: inCounterOf(r)})
+		}
+		for name, v := range a.finder.ClassifyAmong(ctx, ts, l.names) {
+			r := out[name]
+			r.Verdict = verdictOf(v)
+			out[name] = r
+		}
+	}
+	return out, nil
+}
+
+// classifyCached sets every row's verdict from the finder's cache and the names alone.
+func classifyCached(f *triage.Finder, rows []TopicRow) {
+	if f == nil {
+		classify(context.Background(), nil, rows)
+		return
+	}
+	verdicts := map[string]Verdict{}
+	for name, v := range f.Cached(topicsOf(rows)) {
+		verdicts[name] = verdictOf(v)
+	}
+	setVerdicts(rows, verdicts)
+}
