@@ -2,7 +2,8 @@ package main
 
 // The TUI's figures: the real binary in a tmux pane of 160×48 (its own tmux server, temporary
 // HOME and XDG directories) for the first frame, idle CPU and the RSS of browsing a DLQ of a
-// million messages; the render times come from the tui package's Go benchmarks.
+// million messages, and against 100,000 topics (tuitopics.go); the render and keystroke times
+// come from the tui package's Go benchmarks.
 
 import (
 	"bufio"
@@ -49,6 +50,8 @@ type tuiReport struct {
 	dlqRSS, dlqPeak    int64
 	dlqBroker          int64
 	dlqShown, dlqFirst string // what the screen said on the first and last page
+	// large is the run against 100,000 topics (tuitopics.go).
+	large largeReport
 }
 
 // tuiProc is the letterbox binary running in a pane of a tmux server of its own.
@@ -312,11 +315,14 @@ func pageLine(screen string) string {
 
 var backlogRe = regexp.MustCompile(`· backlog [0-9.,]+[kM]?`)
 
+// renderBenchmarks are the tui package's benchmarks the report shows.
+const renderBenchmarks = "^(BenchmarkTopicsRender10k|BenchmarkFlowRender|BenchmarkTopicsFilterKeystroke100k)$"
+
 // runTUIBenchmarks runs the tui package's render benchmarks and returns ns/op by name.
 func runTUIBenchmarks(ctx context.Context, root string, count int) (map[string][]float64, error) {
 	ctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "go", "test", "-run", "^$", "-bench", "^(BenchmarkTopicsRender10k|BenchmarkFlowRender)$",
+	cmd := exec.CommandContext(ctx, "go", "test", "-run", "^$", "-bench", renderBenchmarks,
 		"-benchtime", "1s", "-count", strconv.Itoa(count), "./tui/")
 	cmd.Dir = root
 	out, err := cmd.CombinedOutput()
@@ -373,6 +379,12 @@ func measureTUI(ctx context.Context, rep *report, o options, bin string, progres
 		failed("tui DLQ browsing", err)
 		r.dlqRSS = 0
 	}
+	if ctx.Err() == nil {
+		if err := measureLarge(ctx, bin, &r.large, progress); err != nil {
+			failed(fmt.Sprintf("tui with %s topics", thousands(largeTopics)), err)
+			r.large.listed, r.large.idleWindow = 0, 0
+		}
+	}
 }
 
 // markdown renders the TUI section.
@@ -423,12 +435,13 @@ func (r *tuiReport) markdown(b *strings.Builder, starts int) {
 	} else {
 		row("RSS browsing a DLQ of 1,000,000 messages", notMeasuredText, "< 200 MB", nil)
 	}
+	r.large.markdown(row, r.renders)
 	p("\n- First frame: from the exec of `letterbox demo` (the pane's shell records the time, then execs the binary) to the first " +
 		"capture of the pane (`tmux capture-pane`, polled every few milliseconds) with anything on it; \"topics listed\" is the first " +
 		"capture showing the demo's topics (its broker started, the workload's topics created, the admin API read). Each launch quits with `q`.\n")
-	p("- Render times: `go test -run '^$' -bench '^(BenchmarkTopicsRender10k|BenchmarkFlowRender)$' -benchtime 1s -count 3 ./tui/`: " +
-		"`View()` of the whole app with the topics screen over a fake cluster of 10,000 topics in 10 namespaces, and with the flow screen " +
-		"over the fake's orders → retry → DLQ reading of 100 dead and 100 retry letters (a fixed snapshot, not the live demo).\n")
+	p("- Render times: `go test -run '^$' -bench '%s' -benchtime 1s -count 3 ./tui/`: "+
+		"`View()` of the whole app with the topics screen over a fake cluster of 10,000 topics in 10 namespaces, and with the flow screen "+
+		"over the fake's orders → retry → DLQ reading of 100 dead and 100 retry letters (a fixed snapshot, not the live demo).\n", renderBenchmarks)
 	if r.idleWindow > 0 {
 		p("- Idle CPU: utime + stime of the TUI process (`/proc/<pid>/stat`) over %v, 2 s after it connected to an idle "+
 			"`letterbox broker --in-memory` of its own through `--service-url`/`--admin-url`, the topics screen open and refreshing "+
@@ -443,5 +456,8 @@ func (r *tuiReport) markdown(b *strings.Builder, starts int) {
 			p(" The screen's line on the last page: \"%s\".", r.dlqShown)
 		}
 		p("\n")
+	}
+	if r.large.setup > 0 {
+		r.large.notes(b)
 	}
 }
