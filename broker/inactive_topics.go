@@ -82,6 +82,7 @@ func (b *Broker) deleteInactiveTopic(t *topic, p policy.InactiveTopicPolicies) b
 		return false
 	}
 	delete(r.topics, t.full)
+	r.unindex(t.full, t.name)
 	_, partitioned := r.partitioned[t.name.base().String()]
 	r.mu.Unlock()
 	b.dropTopic(t, t.name.Partition < 0 || !partitioned)
