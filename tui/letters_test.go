@@ -12,6 +12,7 @@ import (
 	"github.com/apache/pulsar-client-go/pulsar"
 
 	"github.com/letterbox-dev/letterbox/broker"
+	"github.com/letterbox-dev/letterbox/client"
 	"github.com/letterbox-dev/letterbox/client/replay"
 	"github.com/letterbox-dev/letterbox/internal/brokertest"
 	"github.com/letterbox-dev/letterbox/tui/data"
@@ -200,4 +201,76 @@ func mustFilter(t *testing.T, s string) replay.Filter {
 		t.Fatal(err)
 	}
 	return f
+}
+
+// On a broker that acknowledges whole entries only (acknowledgmentAtBatchIndexLevelEnabled=
+// false), discarding three letters of a batch from the TUI is refused before anything is
+// acknowledged, and the header and the counts still give every letter.
+func TestLettersPartOfABatchWithoutBatchIndexAcks(t *testing.T) {
+	const n = 500
+	a, clk, env := lettersApp(t, n, func(int) string { return "timeout" }, func(c *broker.Config) {
+		c.AcknowledgmentAtBatchIndexLevelEnabled = false
+	})
+	h := a.h
+	ctx := brokertest.Ctx(t, 2*time.Minute)
+
+	// The keys of three letters of the largest batch.
+	r, err := env.Client(t).CreateReader(ctx, client.ReaderOptions{Topic: lettersDLQ})
+	if err != nil {
+		t.Fatal(err)
+	}
+	byEntry := map[[2]int64][]string{}
+	var largest [2]int64
+	for range n {
+		m, err := r.Next(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		k := [2]int64{m.ID.Ledger, m.ID.Entry}
+		byEntry[k] = append(byEntry[k], m.Key)
+		if len(byEntry[k]) > len(byEntry[largest]) {
+			largest = k
+		}
+	}
+	r.Close()
+	batch := byEntry[largest]
+	if len(batch) < 4 {
+		t.Fatalf("the largest batch holds %d letters", len(batch))
+	}
+
+	a.line("dlq " + lettersDLQ)
+	a.pump(t, func() bool { return strings.Contains(h.plain(), "via billing-keep · 500 letters") })
+	a.key("/")
+	for _, r := range fmt.Sprintf("key=%s or key=%s or key=%s", batch[0], batch[1], batch[2]) {
+		a.key(string(r))
+	}
+	a.key("enter")
+	a.pump(t, func() bool { return strings.Contains(h.plain(), "· 3 of 500 letters (scan of") })
+	a.key("X")
+	a.pump(t, func() bool {
+		return strings.Contains(h.plain(), "to discard       3") && strings.Contains(h.plain(), "enter runs it (asks first)")
+	})
+	a.key("enter")
+	a.pump(t, func() bool { return strings.Contains(h.plain(), "Discard 3 dead letters of") })
+	a.key("y")
+	a.pump(t, func() bool {
+		return strings.Contains(h.plain(), "refused, nothing acknowledged: the selection takes part of 1 batch")
+	})
+
+	st, err := env.Admin.Stats(ctx, lettersDLQ)
+	if err != nil || *st.Subscriptions["billing-keep"].MsgBacklogMessages != n {
+		t.Fatalf("the broker counts %v letters after the refusal (%v)", st.Subscriptions["billing-keep"].MsgBacklogMessages, err)
+	}
+	// The search, read again at the next refresh, still holds the three letters.
+	a.key("esc")
+	a.refresh(clk)
+	a.pump(t, func() bool {
+		s := h.plain()
+		return strings.Contains(s, "via billing-keep · 500 letters") && strings.Contains(s, "· 3 of 500 letters (scan of")
+	})
+	for _, k := range batch[:3] {
+		if s := h.plain(); !strings.Contains(s, " "+k+" ") {
+			t.Errorf("letter %s is not listed after the refusal:\n%s", k, s)
+		}
+	}
 }
