@@ -13,6 +13,8 @@ import (
 	"github.com/apache/pulsar-client-go/pulsar"
 
 	"github.com/letterbox-dev/letterbox/client"
+	"github.com/letterbox-dev/letterbox/client/admin"
+	"github.com/letterbox-dev/letterbox/client/naming"
 	"github.com/letterbox-dev/letterbox/internal/brokertest"
 )
 
@@ -161,4 +163,33 @@ func topicsOf(rows []lsRow) []string {
 		out[i] = r.Topic
 	}
 	return out
+}
+
+// TestDLQLsMainSubscription: a DLQ with several durable subscriptions is counted for the one
+// with the largest backlog, named (not the first by name), and a letterbox reader's durable
+// subscription (the letterbox- prefix), however large its backlog, is neither counted nor listed.
+func TestDLQLsMainSubscription(t *testing.T) {
+	t.Parallel()
+	env := brokertest.Start(t)
+	ctx := brokertest.Ctx(t, time.Minute)
+	dlq := dlqNS + "orders-dlq"
+	writeLetters(t, ctx, env, dlq, "billing-keep", 4)
+	if err := env.Admin.CreateSubscription(ctx, dlq, "audit", admin.Latest); err != nil {
+		t.Fatal(err)
+	}
+	if err := env.Admin.CreateSubscription(ctx, dlq, naming.OwnPrefix+"someone", admin.Earliest); err != nil {
+		t.Fatal(err)
+	}
+	writeLetters(t, ctx, env, dlq, "billing-keep", 2)
+
+	code, out, errOut := runDLQCmd(t, ctx, env, "ls", "--json")
+	rows := lsLines(t, out)
+	if code != ExitOK || len(rows) != 1 || rows[0].Subscription != "billing-keep" || rows[0].Letters == nil || *rows[0].Letters != 6 ||
+		!slices.Equal(rows[0].Subscriptions, []string{"audit", "billing-keep"}) {
+		t.Fatalf("ls --json: code %d, stderr %q, stdout %s", code, errOut, out)
+	}
+	code, out, _ = runDLQCmd(t, ctx, env, "stats", "orders-dlq", "--json", "--subscription", "audit")
+	if lines := jsonLines(t, out); code != ExitOK || len(lines) != 1 || lines[0]["subscription"] != "audit" || lines[0]["letters"] != 2.0 {
+		t.Errorf("stats --subscription audit: code %d, stdout %s", code, out)
+	}
 }
