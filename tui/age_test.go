@@ -125,3 +125,30 @@ func TestDataAgeAndHeldErrors(t *testing.T) {
 		t.Fatalf("the news after an error did not replace it:\n%s", got)
 	}
 }
+
+// A screen with nothing to read again (a finished discard) is never said to be old: the
+// refreshes that go by ask the cluster nothing, so none goes unanswered.
+func TestNoAgeWhereNothingIsRead(t *testing.T) {
+	clk := &movingClock{t: datatest.FakeEpoch}
+	src := datatest.NewFake()
+	app, err := New(context.Background(), Options{Source: src, ThemesDir: t.TempDir(), Clock: clk,
+		Getenv: func(string) string { return "" }, ExportDir: t.TempDir(), Refresh: 2 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := &harness{t: t, app: app, src: src}
+	h.send(tea.WindowSizeMsg{Width: 160, Height: 48})
+	h.run(app.Init())
+	h.command("dlq public/demo/orders-billing-DLQ")
+	h.keys("space", "space", "X", "enter", "y")
+	if !strings.Contains(h.plain(), "Discard complete") {
+		t.Fatalf("the discard did not finish:\n%s", h.plain())
+	}
+	for range 3 {
+		clk.add(2 * time.Second)
+		h.send(refreshTickMsg{})
+	}
+	if got := strings.SplitN(h.plain(), "\n", 2)[0]; strings.Contains(got, "as of") {
+		t.Errorf("a finished discard, which reads nothing again, is said to be old:\n%s", got)
+	}
+}

@@ -166,8 +166,7 @@ func (a *App) update(msg tea.Msg) tea.Cmd {
 		return nil
 	case refreshTickMsg:
 		a.expire()
-		a.asked()
-		return tea.Batch(a.toActive(common.RefreshMsg{}), a.tick())
+		return tea.Batch(a.refreshActive(common.RefreshMsg{}), a.tick())
 	case statusExpiredMsg:
 		if msg.seq == a.status.seq {
 			a.expire()
@@ -229,8 +228,7 @@ func (a *App) update(msg tea.Msg) tea.Cmd {
 	case ownedMsg:
 		return a.reported(msg.page, msg.msg)
 	case common.RefreshMsg:
-		a.asked()
-		return a.toActive(msg)
+		return a.refreshActive(msg)
 	case contextOpenedMsg:
 		return a.contextOpened(msg)
 	}
@@ -306,6 +304,17 @@ func (a *App) quit() tea.Cmd {
 		p.Close()
 	}
 	return tea.Quit
+}
+
+// refreshActive asks the screen on top to read again. Only a screen that asks the cluster
+// something (a command) waits for an answer: one with nothing to read again (a finished
+// discard) shows what it shows, and is never said to be old.
+func (a *App) refreshActive(msg common.RefreshMsg) tea.Cmd {
+	cmd := a.toActive(msg)
+	if cmd != nil {
+		a.asked()
+	}
+	return cmd
 }
 
 // asked notes that the screen on top is asked to refresh, unless an earlier ask is still

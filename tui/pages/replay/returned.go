@@ -23,6 +23,7 @@ const returnsReadLimit = 5000
 
 // ReturnedMsg counts the letters a run moved that are back in the DLQ.
 type ReturnedMsg struct {
+	common.Fresh
 	Run int
 	N   int
 	// AtLeast: more letters arrived since the run than one count reads.
