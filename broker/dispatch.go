@@ -49,7 +49,7 @@ func (s *subscription) dispatch(now time.Time) {
 	case len(s.delayed) > 0:
 		s.releaseDelayed()
 	}
-	defer s.updateDue(tick)
+	defer s.updateDue()
 	if s.dispatchThrottled(now) || s.unackedBlocked() {
 		return
 	}
@@ -209,11 +209,13 @@ func (s *subscription) notifyEndOfTopic() {
 	}
 }
 
-// updateDue sets when the first delayed entry is due: a tick before its time.
-func (s *subscription) updateDue(tick time.Duration) {
+// updateDue sets when the dispatcher wakes for the first delayed entry: at its time, as
+// upstream's tracker sets its timer. Only a dispatch that runs for another reason releases
+// entries up to a tick early (releaseDue's cutoff).
+func (s *subscription) updateDue() {
 	s.nextDue = time.Time{}
 	if len(s.delayed) > 0 {
-		s.nextDue = time.UnixMilli(s.delayed[0].at).Add(-tick)
+		s.nextDue = time.UnixMilli(s.delayed[0].at)
 	}
 }
 

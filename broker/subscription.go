@@ -374,7 +374,7 @@ func (s *subscription) releaseDue(now time.Time, tick time.Duration) {
 			s.addReplay(e.pos)
 		}
 	}
-	s.updateDue(tick)
+	s.updateDue()
 }
 
 // backlogEntries counts entries after the mark-delete position not yet acknowledged (upstream's
