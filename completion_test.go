@@ -119,7 +119,7 @@ func TestBashCompletion(t *testing.T) {
 		want []string
 	}{
 		{"letterbox dl", []string{"dlq"}},
-		{"letterbox dlq ", []string{"ls", "stats", "export", "discard", "purge", "resend", "subscribe"}},
+		{"letterbox dlq ", []string{"ls", "stats", "causes", "export", "discard", "purge", "resend", "subscribe"}},
 		{"letterbox dlq export --for", []string{"--format"}},
 		{"letterbox dlq export --format ", []string{"jsonl", "csv"}},
 		// bash replaces what follows the "=": the candidates are what goes there.
@@ -221,7 +221,7 @@ func TestFishCompletion(t *testing.T) {
 	}
 	got := strings.Split(runShell(t, env, fish, "--no-config", "-c", code.String()), "---\n")
 	want := []string{
-		"discard\t.*\nexport\t.*\nls\t.*\npurge\t.*\nresend\t.*\nstats\t.*\nsubscribe\t.*\n",
+		"causes\t.*\ndiscard\t.*\nexport\t.*\nls\t.*\npurge\t.*\nresend\t.*\nstats\t.*\nsubscribe\t.*\n",
 		"csv\njsonl\n",
 		"--payload=base64\n",
 		regexp.QuoteMeta(filepath.Join(dir, "data")) + "/\tDirectory\n",
@@ -252,7 +252,7 @@ words=(letterbox --token-file=""); CURRENT=2; _letterbox; print -r -- ---
 `
 	got := runShell(t, env, zsh, "-f", "-c", code)
 	want := "compdef _letterbox letterbox\n" +
-		"describe \nls:list the DLQs.*\nstats:.*\nexport:.*\ndiscard:.*\npurge:.*\nresend:.*\nsubscribe:.*\n---\n" +
+		"describe \nls:list the DLQs.*\nstats:.*\ncauses:.*\nexport:.*\ndiscard:.*\npurge:.*\nresend:.*\nsubscribe:.*\n---\n" +
 		"describe \njsonl\ncsv\n---\n" +
 		"describe \n--payload=base64\n---\n" +
 		"files -/\n---\n" +
