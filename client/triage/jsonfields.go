@@ -77,15 +77,8 @@ func (p *jsonScanner) value(top bool) bool {
 }
 
 func (p *jsonScanner) object(top bool) bool {
-	if p.depth++; p.depth > maxJSONDepth {
-		return false
-	}
-	p.i++
-	p.space()
-	if p.i < len(p.b) && p.b[p.i] == '}' {
-		p.i++
-		p.depth--
-		return true
+	if empty, ok := p.open('}'); empty || !ok {
+		return ok
 	}
 	for {
 		if p.i >= len(p.b) || p.b[p.i] != '"' {
@@ -107,55 +100,60 @@ func (p *jsonScanner) object(top bool) bool {
 		if !p.value(false) {
 			return false
 		}
-		p.space()
-		if p.i >= len(p.b) {
-			return false
-		}
-		switch p.b[p.i] {
-		case ',':
-			p.i++
-			p.space()
-		case '}':
-			p.i++
-			p.depth--
-			return true
-		default:
-			return false
+		if more, ok := p.next('}'); !more {
+			return ok
 		}
 	}
 }
 
 func (p *jsonScanner) array() bool {
-	if p.depth++; p.depth > maxJSONDepth {
-		return false
-	}
-	p.i++
-	p.space()
-	if p.i < len(p.b) && p.b[p.i] == ']' {
-		p.i++
-		p.depth--
-		return true
+	if empty, ok := p.open(']'); empty || !ok {
+		return ok
 	}
 	for {
 		if !p.value(false) {
 			return false
 		}
-		p.space()
-		if p.i >= len(p.b) {
-			return false
-		}
-		switch p.b[p.i] {
-		case ',':
-			p.i++
-			p.space()
-		case ']':
-			p.i++
-			p.depth--
-			return true
-		default:
-			return false
+		if more, ok := p.next(']'); !more {
+			return ok
 		}
 	}
+}
+
+// open enters the object or array at p.i, which close ends, as deep as encoding/json allows;
+// empty when close follows at once (and is read).
+func (p *jsonScanner) open(close byte) (empty, ok bool) {
+	if p.depth++; p.depth > maxJSONDepth {
+		return false, false
+	}
+	p.i++
+	p.space()
+	if p.i < len(p.b) && p.b[p.i] == close {
+		p.i++
+		p.depth--
+		return true, true
+	}
+	return false, true
+}
+
+// next reads what follows a member of the object or array that close ends: a comma (more
+// members), or close (the end).
+func (p *jsonScanner) next(close byte) (more, ok bool) {
+	p.space()
+	if p.i >= len(p.b) {
+		return false, false
+	}
+	switch p.b[p.i] {
+	case ',':
+		p.i++
+		p.space()
+		return true, true
+	case close:
+		p.i++
+		p.depth--
+		return false, true
+	}
+	return false, false
 }
 
 // str reads a string from its opening quote. As encoding/json, it refuses control characters
