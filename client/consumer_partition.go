@@ -346,10 +346,22 @@ func (pc *partitionConsumer) request(ctx context.Context, cmd *pb.BaseCommand) (
 		}
 		return nil, fmt.Errorf("%w: %s is reconnecting", ErrServiceNotReadyClient, pc.topic)
 	}
-	return c.request(ctx, cmd)
+	resp, err := c.request(ctx, cmd)
+	if err != nil && errors.Is(err, ErrClosed) {
+		// The connection went before the answer came. Unless the consumer itself was closed,
+		// it is reconnecting: the caller may try again once it is back.
+		pc.mu.Lock()
+		alive := pc.closeErr == nil
+		pc.mu.Unlock()
+		if alive {
+			err = fmt.Errorf("%w: %s lost its connection: %w", ErrServiceNotReadyClient, pc.topic, err)
+		}
+	}
+	return resp, err
 }
 
-// ErrServiceNotReadyClient is returned by requests made while a consumer is reconnecting.
+// ErrServiceNotReadyClient is returned by requests made while a consumer is reconnecting, or
+// whose connection was lost before they were answered (the consumer then reconnects).
 var ErrServiceNotReadyClient = errors.New("pulsar: not connected")
 
 // close flushes acks, closes the consumer on the broker and stops run.

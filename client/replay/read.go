@@ -152,7 +152,26 @@ func (e *engine) settle(ctx context.Context) (int64, error) {
 // stillToCome asks the broker how many entries of the subscription's backlog this run has not
 // received: its acknowledgements are flushed first, so that the backlog has them. An ack that
 // leaves after the flush makes the answer too high once, never too low.
+//
+// A consumer that lost its connection is waited for, up to StallTimeout: the acknowledgements
+// that went with the connection leave what moved in the backlog, so the answer after the
+// reconnect counts it, the broker redelivers it and the reader acknowledges it again.
 func (e *engine) stillToCome(ctx context.Context) (int64, error) {
+	deadline := time.Now().Add(e.opts.StallTimeout)
+	for pause := 10 * time.Millisecond; ; pause = min(2*pause, 500*time.Millisecond) {
+		coming, err := e.askStillToCome(ctx)
+		if err == nil || !errors.Is(err, client.ErrServiceNotReadyClient) || time.Now().Add(pause).After(deadline) {
+			return coming, err
+		}
+		select {
+		case <-ctx.Done():
+			return 0, ctx.Err()
+		case <-time.After(pause):
+		}
+	}
+}
+
+func (e *engine) askStillToCome(ctx context.Context) (int64, error) {
 	if !e.opts.DryRun {
 		if err := e.cons.FlushAcks(ctx); err != nil {
 			return 0, fmt.Errorf("replay: acknowledge in %s: %w", e.opts.DLQ, err)
