@@ -135,16 +135,16 @@ func TestGoldenContextHeader(t *testing.T) {
 			t.Errorf("the badge is not bold reversed red: %q", header)
 		}
 	})
-	t.Run("deep breadcrumb at 80", func(t *testing.T) {
-		h, _, first := newContextHarness(t, 80, 24, Context{Name: "prod", Colour: "1"})
+	t.Run("deep breadcrumb at 56", func(t *testing.T) {
+		h, _, first := newContextHarness(t, 56, 24, Context{Name: "prod", Colour: "1"})
 		first.Lock()
 		first.Rows = append(first.Rows, data.TopicRow{Name: "persistent://payments/live/charges-with-a-very-long-name-for-the-breadcrumb",
 			Namespace: "payments/live", Local: "charges-with-a-very-long-name-for-the-breadcrumb"})
 		first.Unlock()
 		h.command("peek payments/live/charges-with-a-very-long-name-for-the-breadcrumb some-subscription")
-		checkSize(t, h.plain(), 80, 24)
-		if first := splitLines(h.plain())[0]; !strings.HasPrefix(first, "letterbox  prod  …") {
-			t.Errorf("a truncated breadcrumb keeps the badge: %q", first)
+		checkSize(t, h.plain(), 56, 24)
+		if first := splitLines(h.plain())[0]; !strings.HasPrefix(first, "letterbox  prod  … peek some-subscription") {
+			t.Errorf("a truncated breadcrumb keeps the badge and where you are: %q", first)
 		}
 	})
 }

@@ -50,7 +50,9 @@ func (a *App) header() string {
 	if a.c.ReadOnly != "" {
 		brand += st.Warn.Render("READ-ONLY") + " "
 	}
-	left := brand + st.Text.Render(strings.Join(crumbs, " › "))
+	// Narrow: the URLs give way (the service URL first) before where you are does, so that
+	// the last crumb stays whole while it fits on the line at all.
+	need := max(20, ansi.StringWidth(brand)+trailNeed(crumbs))
 	var right string
 	var room int
 	for {
@@ -59,17 +61,12 @@ func (a *App) header() string {
 			right = spin + st.Subtle.Render(strings.Join(urls, " ")) + " " + state
 		}
 		room = w - ansi.StringWidth(right) - 1
-		if room >= 20 || len(urls) == 0 {
+		if room >= need || len(urls) == 0 {
 			break
 		}
-		urls = urls[1:] // narrow: the service URL goes first, then the admin URL
+		urls = urls[1:]
 	}
-	if ansi.StringWidth(left) > room {
-		// Keep the end of the breadcrumb: where you are matters more than how you got there.
-		trail := strings.Join(crumbs, " › ")
-		keep := max(0, room-ansi.StringWidth(brand)-2) // the "…" and a space before the right side
-		left = brand + st.Text.Render("…"+ansi.TruncateLeft(trail, ansi.StringWidth(trail)-keep, ""))
-	}
-	left = common.Pad(left, room, false)
+	trail := fitTrail(crumbs, max(0, room-ansi.StringWidth(brand)-1)) // a space before the right side
+	left := common.Pad(brand+st.Text.Render(trail), room, false)
 	return st.Header.Render(left + " " + right)
 }
