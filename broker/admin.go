@@ -16,7 +16,7 @@ import (
 // per resource (admin_tenants.go, admin_namespaces.go, admin_policies.go, admin_topics.go,
 // admin_topic_properties.go, admin_topic_messages.go, admin_topic_policies.go,
 // admin_subscriptions.go, admin_schemas.go, admin_peek.go, admin_stats.go,
-// admin_internal_stats.go, admin_compaction.go, unload.go; dynconf.go for the brokers' dynamic
+// admin_internal_stats.go, admin_compaction.go, unload.go; dynamic_config.go for the brokers' dynamic
 // configuration). Names are fully qualified topic names ("persistent://tenant/ns/topic") or
 // "tenant/ns" namespaces.
 //

@@ -341,7 +341,7 @@ func (b *Broker) namespaceTopics(ns string) []topicName {
 // autoTopicCreation is the auto topic creation policy for ns: the namespace override if set,
 // else the broker's configuration. Safe with topics.mu or a topic's mutex held.
 func (b *Broker) autoTopicCreation(ns string) (allow, partitioned bool, partitions int) {
-	d := b.dynamic() // the configuration, dynamic overrides applied (dynconf.go)
+	d := b.dynamic() // the configuration, dynamic overrides applied (dynamic_config.go)
 	allow, partitioned, partitions = d.allowAutoTopicCreation, d.allowAutoTopicCreationType == "partitioned", d.defaultNumPartitions
 	a, unlock := b.adminLocked()
 	defer unlock()
@@ -359,7 +359,7 @@ func (b *Broker) autoTopicCreation(ns string) (allow, partitioned bool, partitio
 // override, else its namespace's, else the broker's (dynamic configuration). Safe with
 // topics.mu or a topic's mutex held.
 func (b *Broker) autoSubscriptionCreation(name topicName) bool {
-	return b.layers(name).AutoSubscriptionCreation(b.dynamic().allowAutoSubscriptionCreation) // dynconf.go
+	return b.layers(name).AutoSubscriptionCreation(b.dynamic().allowAutoSubscriptionCreation) // dynamic_config.go
 }
 
 // autoTopicAllowed reports whether topics may be auto-created in ns.

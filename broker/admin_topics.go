@@ -15,7 +15,7 @@ import (
 // are in admin_topic_properties.go; last message id, lookup by time and termination in
 // admin_topic_messages.go.
 //
-// Deleting a topic (PIP-139, pip139.go) closes its producers and consumers with
+// Deleting a topic (PIP-139, deleted_topics.go) closes its producers and consumers with
 // allow_reconnect=false and leaves a tombstone for TopicTombstoneTTL, during which clients
 // cannot auto-create it again; creating it through the admin API lifts the tombstone.
 

@@ -15,7 +15,7 @@ import (
 // mechanisms live in broker/auth; this file is the glue: what the broker exports to the web
 // layer (Authenticate, Authorize, TLSConfig) and the checks the command handlers call (may).
 // auth_conn.go holds the CONNECT/AUTH_CHALLENGE side, tls.go the certificates and listeners,
-// auth_conf.go the broker.conf keys.
+// brokerconf_auth.go the broker.conf keys.
 //
 // With AuthenticationEnabled false (the default) nothing here changes behaviour: CONNECT accepts
 // any auth method and data and every check passes, as upstream with authenticationEnabled=false.

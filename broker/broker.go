@@ -12,8 +12,8 @@
 //     (listeners that play other brokers of a cluster);
 //   - topics: the registry (topics.go, topics_lazy.go), topic.go, producer.go, consumer.go,
 //     consumers.go, subscription.go, ackranges.go, dispatch.go with failover.go and
-//     keyshared.go, reader_seek.go, dedup.go, schema.go, compaction*.go, unload.go, pip139.go,
-//     purpose.go, names.go;
+//     keyshared.go, reader_seek.go, dedup.go, schema.go, compaction*.go, unload.go, deleted_topics.go,
+//     autocreate_purpose.go, names.go;
 //   - data lifetime and persistence: persist.go and dirty.go (cursors), ledgers.go,
 //     retention.go, ttl.go, sub_expiry.go, backlog_quota.go, quota.go (the memory budget);
 //   - admin operations: admin.go (errors, the shared admin state), admin_store.go (its
@@ -21,10 +21,10 @@
 //     admin_policies.go, admin_topics.go, admin_topic_properties.go, admin_topic_messages.go,
 //     admin_topic_policies.go, admin_subscriptions.go, admin_schemas.go, admin_peek.go,
 //     admin_stats.go (with admin_stats_json.go, admin_internal_stats.go and stats_sampler.go),
-//     admin_compaction.go, unload.go, dynconf.go;
+//     admin_compaction.go, unload.go, dynamic_config.go;
 //   - policies: their model, the broker's defaults and their layered resolution are
 //     broker/policy's; admin_policies.go and admin_topic_policies.go keep and validate them;
-//   - configuration: config.go, conf.go and the *_conf.go files (broker.conf keys);
+//   - configuration: config.go (Config), brokerconf*.go (the broker.conf keys);
 //     authentication and authorization over broker/auth: auth_*.go; limits.go; panic.go.
 //
 // Goroutines, each with its owner, which stops it:
@@ -132,7 +132,7 @@ type Broker struct {
 	// ownership and fronts make the broker play a cluster's brokers (frontend.go); fronts is
 	// guarded by mu.
 	ownership atomic.Pointer[Ownership]
-	dyn       dynamicConfig // dynamic configuration overrides (dynconf.go)
+	dyn       dynamicConfig // dynamic configuration overrides (dynamic_config.go)
 	fronts    map[string]FrontEnd
 	nextID    atomic.Uint64 // producer name counter and ledger ids
 	started   time.Time
@@ -190,7 +190,7 @@ func New(opts ...Option) (*Broker, error) {
 	b.schemas = newSchemaRegistry(b.store.Metadata())
 	err = b.recover()
 	if err == nil {
-		err = b.loadDynamicConfiguration() // dynconf.go
+		err = b.loadDynamicConfiguration() // dynamic_config.go
 	}
 	if err != nil {
 		ln.Close()
@@ -243,7 +243,7 @@ func (c *Config) validate() error {
 	if c.TTLDurationDefault < 0 {
 		return fmt.Errorf("broker: ttlDurationDefaultInSeconds %v: must not be negative", c.TTLDurationDefault)
 	}
-	if err := c.validatePolicyDefaults(); err != nil { // policies_conf.go
+	if err := c.validatePolicyDefaults(); err != nil { // brokerconf_policies.go
 		return err
 	}
 	return c.validateLimits() // limits.go

@@ -98,13 +98,13 @@ type Config struct {
 	// on disk are not budgeted.
 	MemoryLimit int64
 	// OpenFileLimit and FileInfoMaxIdle bound the segment files a durable store keeps open
-	// (storage.FileStoreOptions' OpenFiles and FileIdle; storage_conf.go). 0: the store's
+	// (storage.FileStoreOptions' OpenFiles and FileIdle; brokerconf_storage.go). 0: the store's
 	// defaults. `letterbox broker` passes them to the store it opens; a store passed in as
 	// Store has its own.
 	OpenFileLimit   int
 	FileInfoMaxIdle time.Duration
 	// Defaults are the broker's values of the policies namespaces and topics may override
-	// (broker/policy; their broker.conf keys in policies_conf.go and limits_conf.go). A
+	// (broker/policy; their broker.conf keys in brokerconf_policies.go and brokerconf_limits.go). A
 	// producer, consumer or subscription over its limit is refused (ProducerBusy, ConsumerBusy,
 	// NotAllowedError) and the connection stays.
 	policy.Defaults
@@ -139,7 +139,7 @@ type Config struct {
 	// the whole request, writing its answer (from the end of its header, a wait for a slot
 	// included: longer than the read timeout) and an idle keep-alive connection, so a client
 	// that announces a body and never sends it, or never reads its answer, cannot hold a
-	// connection or a request slot for good. They are letterbox's own (limits_conf.go).
+	// connection or a request slot for good. They are letterbox's own (brokerconf_limits.go).
 	HTTPMaxRequestSize        int64
 	MaxConcurrentHTTPRequests int
 	MaxHTTPServerConnections  int
@@ -148,7 +148,7 @@ type Config struct {
 	HTTPWriteTimeout          time.Duration
 	HTTPIdleTimeout           time.Duration
 
-	// Security (auth_check.go, auth_conn.go, tls.go; broker.conf keys in auth_conf.go). All off
+	// Security (auth_check.go, auth_conn.go, tls.go; broker.conf keys in brokerconf_auth.go). All off
 	// by default. AuthenticationEnabled needs TokenSecretKey or TokenPublicKey, in upstream's
 	// forms (file:///path, data:;base64,..., a path); the role is the TokenAuthClaim claim
 	// (default sub). AuthorizationEnabled needs authentication; SuperUserRoles may do anything.

@@ -25,7 +25,7 @@ type topicRegistry struct {
 	// listing a namespace does not walk every topic the broker holds (100 namespaces of 1,000
 	// topics each: a listing of them all walked 100,000 topics 100 times).
 	byNS map[string]map[string]struct{}
-	// PIP-139 (pip139.go): deleted topics that may not be auto-created yet, and namespaces
+	// PIP-139 (deleted_topics.go): deleted topics that may not be auto-created yet, and namespaces
 	// being deleted.
 	tombstones   map[string]time.Time
 	terminatedNS map[string]bool

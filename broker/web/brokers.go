@@ -9,7 +9,7 @@ import (
 // this broker, named as upstream names brokers, by their web service host:port.
 //
 // Implemented: health, the active brokers (of a cluster, and of this broker's cluster), the
-// leader, dynamic configuration (broker/dynconf.go). Not yet: owned namespaces, internal
+// leader, dynamic configuration (broker/dynamic_config.go). Not yet: owned namespaces, internal
 // configuration, the backlog quota check, ready.
 
 func (s *Server) brokerRoutes(rt *router) {

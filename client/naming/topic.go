@@ -2,7 +2,7 @@
 // (domain, tenant, namespace, local name, partition; the short forms the clients accept) and
 // namespace names (topic.go), the names the clients give dead-letter and retry topics, the -DLQ
 // and -RETRY rule (letters.go), and PIP-263's purpose property with the purpose an
-// auto-created topic records (purpose.go). It follows upstream's TopicName and NamespaceName,
+// auto-created topic records (autocreate_purpose.go). It follows upstream's TopicName and NamespaceName,
 // which the official clients and brokers share. It imports nothing of letterbox, so that the
 // broker, the client, the admin client and the TUI read names by one rule. What a topic is for
 // beyond its name (its purpose property, its newest message) is client/deadletter's Classify,

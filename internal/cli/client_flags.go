@@ -7,7 +7,7 @@ import (
 	"io"
 	"slices"
 
-	"github.com/letterbox-dev/letterbox/internal/config"
+	"github.com/letterbox-dev/letterbox/internal/userconfig"
 )
 
 // Where the embedded broker listens by default, and so what client commands connect to.
@@ -30,7 +30,7 @@ type clientFlags struct {
 	// TLS without certificate verification (--tls-insecure, or the context's tls_insecure),
 	// and the context --context names (nil without it; contexts.go).
 	tlsInsecure bool
-	named       *config.Context
+	named       *userconfig.Context
 
 	// trustedHosts are the context's trusted_hosts: the cluster's hosts besides the admin
 	// URL's to which admin credentials may follow a redirect.
@@ -136,11 +136,11 @@ func (c *clientFlags) validate() error {
 	return checkURL("admin-url", c.adminURL, "http", "https")
 }
 
-// checkURL checks the URL flag flagName gave (config.CheckURL): credentials in it are refused,
+// checkURL checks the URL flag flagName gave (userconfig.CheckURL): credentials in it are refused,
 // and never printed.
 func checkURL(flagName, raw string, schemes ...string) error {
-	err := config.CheckURL(raw, schemes...)
-	if errors.Is(err, config.ErrCredentialsInURL) {
+	err := userconfig.CheckURL(raw, schemes...)
+	if errors.Is(err, userconfig.ErrCredentialsInURL) {
 		return fmt.Errorf("--%s %w: give them with --token, --token-file or the --oauth2-… flags", flagName, err)
 	}
 	if err != nil {

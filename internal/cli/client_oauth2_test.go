@@ -16,7 +16,7 @@ import (
 	"github.com/letterbox-dev/letterbox/client/oauth2"
 	"github.com/letterbox-dev/letterbox/client/oauth2/oauth2test"
 	"github.com/letterbox-dev/letterbox/internal/brokertest"
-	"github.com/letterbox-dev/letterbox/internal/config"
+	"github.com/letterbox-dev/letterbox/internal/userconfig"
 )
 
 // OAuth2 and a token exclude each other, and OAuth2 settings need the credentials: usage errors,
@@ -46,7 +46,7 @@ func TestOAuth2FlagErrors(t *testing.T) {
 // replace a context's token.
 func TestUseContextOAuth2(t *testing.T) {
 	t.Parallel()
-	cfg, err := config.Parse("config.toml", []byte(`
+	cfg, err := userconfig.Parse("config.toml", []byte(`
 [[context]]
 name = "cloud"
 service_url = "pulsar+ssl://pulsar.example:6651"

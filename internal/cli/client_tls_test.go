@@ -12,7 +12,7 @@ import (
 	"github.com/letterbox-dev/letterbox/broker/auth/authtest"
 	"github.com/letterbox-dev/letterbox/client"
 	"github.com/letterbox-dev/letterbox/internal/brokertest"
-	"github.com/letterbox-dev/letterbox/internal/config"
+	"github.com/letterbox-dev/letterbox/internal/userconfig"
 	"github.com/letterbox-dev/letterbox/tui/data"
 )
 
@@ -33,7 +33,7 @@ func TestClientCertFlags(t *testing.T) {
 			t.Errorf("%q: exit %d, stderr %q; want %d and %q", tt.args, code, errOut, ExitUsage, tt.want)
 		}
 	}
-	cfg, err := config.Parse("config.toml", []byte(`
+	cfg, err := userconfig.Parse("config.toml", []byte(`
 [[context]]
 name = "mtls"
 service_url = "pulsar+ssl://h:6651"

@@ -9,7 +9,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/letterbox-dev/letterbox/internal/config"
+	"github.com/letterbox-dev/letterbox/internal/userconfig"
 	"github.com/letterbox-dev/letterbox/themes"
 	"github.com/letterbox-dev/letterbox/tui"
 	"github.com/letterbox-dev/letterbox/tui/data"
@@ -24,12 +24,12 @@ import (
 // broker, nor `replay` act on a cluster the command line does not name.
 
 // loadConfig reads the configuration file (none is an empty configuration).
-func loadConfig() (*config.Config, error) { return config.Load(os.Getenv) }
+func loadConfig() (*userconfig.Config, error) { return userconfig.Load(os.Getenv) }
 
 // resolveContext applies --context, when given, to c, and returns the configuration read (nil
 // when --context was not given and the file was not needed). Problems are usage errors, the
 // file's warnings go to stderr. cmd names the command for messages.
-func (c *clientFlags) resolveContext(cmd string, stderr io.Writer) (*config.Config, int) {
+func (c *clientFlags) resolveContext(cmd string, stderr io.Writer) (*userconfig.Config, int) {
 	if slices.Contains(c.set, "tls-insecure") && c.tlsInsecure {
 		fmt.Fprintf(stderr, "%s: warning: --tls-insecure: the cluster's certificate is not verified\n", cmd)
 	}
@@ -61,7 +61,7 @@ func (c *clientFlags) resolveContext(cmd string, stderr io.Writer) (*config.Conf
 // useContext fills every client setting the user did not give as a flag from ctx. A context's
 // readonly = true is not a setting a flag overrides: it stays with the context (named), and
 // readOnly reports it whatever --readonly says.
-func (c *clientFlags) useContext(ctx config.Context) {
+func (c *clientFlags) useContext(ctx userconfig.Context) {
 	given := func(name string) bool { return slices.Contains(c.set, name) }
 	if !given("service-url") {
 		c.serviceURL = ctx.ServiceURL
@@ -134,7 +134,7 @@ func (c *clientFlags) checkContextTheme(tf *tuiFlags) error {
 // the file could be read), the one letterbox starts on, and how to open each. The cluster
 // letterbox started on (name "", for ":context -", or the context --context named) reopens
 // with start, the settings it started with, flags over the context included.
-func tuiContexts(cfg *config.Config, cfgErr error, named *config.Context, start data.AdminOptions, log *slog.Logger) tui.Contexts {
+func tuiContexts(cfg *userconfig.Config, cfgErr error, named *userconfig.Context, start data.AdminOptions, log *slog.Logger) tui.Contexts {
 	tc := tui.Contexts{}
 	if named != nil {
 		tc.Current = tuiContext(*named)
@@ -167,6 +167,6 @@ func tuiContexts(cfg *config.Config, cfgErr error, named *config.Context, start 
 	return tc
 }
 
-func tuiContext(c config.Context) tui.Context {
+func tuiContext(c userconfig.Context) tui.Context {
 	return tui.Context{Name: c.Name, Colour: c.Colour, Theme: c.Theme, ReadOnly: c.ReadOnly}
 }

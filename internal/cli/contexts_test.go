@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/letterbox-dev/letterbox/internal/config"
+	"github.com/letterbox-dev/letterbox/internal/userconfig"
 	"github.com/letterbox-dev/letterbox/tui/data"
 )
 
@@ -112,7 +112,7 @@ func TestContextFlagErrors(t *testing.T) {
 
 func TestUseContext(t *testing.T) {
 	t.Parallel()
-	cfg, err := config.Parse("config.toml", []byte(`
+	cfg, err := userconfig.Parse("config.toml", []byte(`
 [[context]]
 name = "prod"
 service_url = "pulsar+ssl://pulsar.example:6651"

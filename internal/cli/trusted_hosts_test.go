@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/letterbox-dev/letterbox/internal/config"
+	"github.com/letterbox-dev/letterbox/internal/userconfig"
 )
 
 // A context's trusted_hosts is what lets its token follow the admin API's redirect to a host of
@@ -36,8 +36,8 @@ func TestContextTrustedHostsCarryTheToken(t *testing.T) {
 
 	tenants := func(trusted []string) error {
 		var cf clientFlags
-		cf.useContext(config.Context{Name: "prod", ServiceURL: "pulsar://127.0.0.1:1", AdminURL: front.URL,
-			Token: config.Secret(token), TrustedHosts: trusted})
+		cf.useContext(userconfig.Context{Name: "prod", ServiceURL: "pulsar://127.0.0.1:1", AdminURL: front.URL,
+			Token: userconfig.Secret(token), TrustedHosts: trusted})
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		ad, cl, err := cf.connect(ctx, io.Discard)

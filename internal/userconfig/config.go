@@ -1,4 +1,4 @@
-// Package config reads letterbox's configuration file, $XDG_CONFIG_HOME/letterbox/config.toml
+// Package userconfig reads letterbox's configuration file, $XDG_CONFIG_HOME/letterbox/config.toml
 // (or ~/.config/letterbox/config.toml): named contexts, each a cluster's URLs, authentication,
 // TLS settings and a colour for the TUI's header, as pulsarctl contexts and ktea's per-cluster
 // colours.
@@ -68,7 +68,7 @@
 //
 // An inline token is a Secret: it prints as [redacted], and no error of this package quotes it;
 // so are the OAuth2 credentials, which a data: URL holds inline.
-package config
+package userconfig
 
 import (
 	"cmp"

@@ -10,7 +10,7 @@ import (
 
 // The broker.conf keys of the limits (limits.go, quota.go, the admin listener), under
 // upstream's names and with upstream's meaning of 0 (no limit), and the admin listener's
-// timeouts, letterbox's own. They join confKeys (conf.go) from here so that the limits stay
+// timeouts, letterbox's own. They join confKeys (brokerconf.go) from here so that the limits stay
 // in one place.
 
 func init() {

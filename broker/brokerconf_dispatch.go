@@ -7,7 +7,7 @@ import (
 )
 
 // The broker.conf keys of dispatch to consumers (failover.go, keyshared.go), under upstream's
-// names. They join confKeys (conf.go) from here.
+// names. They join confKeys (brokerconf.go) from here.
 
 func init() {
 	for k, v := range dispatchConfKeys {

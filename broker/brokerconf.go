@@ -69,7 +69,7 @@ type confState struct {
 }
 
 // confKeys are the broker.conf keys letterbox implements, under upstream's names. The security
-// keys (authentication, authorization, TLS) join them from auth_conf.go.
+// keys (authentication, authorization, TLS) join them from brokerconf_auth.go.
 var confKeys = map[string]confSetter{
 	"brokerServicePort": func(cfg *Config, st *confState, v string) error {
 		port, err := parsePort(v)

@@ -8,7 +8,7 @@ import (
 	"github.com/letterbox-dev/letterbox/broker/auth"
 )
 
-// The security keys of broker.conf, under upstream's names. They join confKeys (conf.go) from
+// The security keys of broker.conf, under upstream's names. They join confKeys (brokerconf.go) from
 // here so that the security settings stay in one place.
 //
 // authenticationProviders may name upstream's token, TLS and basic providers (auth.Class*);
