@@ -11,6 +11,9 @@ RACE_PKGS := ./broker/... ./client/... ./internal/...
 # flight; the tests that move topics under it are built only without the race detector
 # (go:build !race) and run on their own.
 NORACE_TESTS := ^TestOfficial(ProducerFollowsMoves|ClientAcrossMoves)$$
+# The cluster fixture (internal/clustertest) and the broker's hook it drives (broker/frontend.go)
+# are built with this tag only: the tests pass it, the binary is built without it.
+TEST_TAGS := clustertest
 TEST_TIMEOUT ?= 10m
 FUZZTIME ?= 60s
 
@@ -39,9 +42,10 @@ dist:
 
 test:
 	$(GO) vet ./...
-	$(GO) test -race -timeout $(TEST_TIMEOUT) $(RACE_PKGS)
-	$(GO) test -timeout $(TEST_TIMEOUT) -run '$(NORACE_TESTS)' ./client/ ./internal/clustertest/
-	$(GO) test -timeout $(TEST_TIMEOUT) $$($(GO) list ./... | grep -v -e '^$(MODULE)/broker' -e '^$(MODULE)/client' -e '^$(MODULE)/internal')
+	$(GO) vet -tags $(TEST_TAGS) ./...
+	$(GO) test -tags $(TEST_TAGS) -race -timeout $(TEST_TIMEOUT) $(RACE_PKGS)
+	$(GO) test -tags $(TEST_TAGS) -timeout $(TEST_TIMEOUT) -run '$(NORACE_TESTS)' ./client/ ./internal/clustertest/
+	$(GO) test -tags $(TEST_TAGS) -timeout $(TEST_TIMEOUT) $$($(GO) list ./... | grep -v -e '^$(MODULE)/broker' -e '^$(MODULE)/client' -e '^$(MODULE)/internal')
 
 # The official Go client's own integration tests (its pulsar and pulsaradmin packages, built from
 # the module cache) against `letterbox broker --in-memory` started with that client's
@@ -87,7 +91,8 @@ lint:
 		echo "gofmt: these files need formatting (make fmt):"; echo "$$unformatted"; exit 1; \
 	fi
 	$(GO) vet ./...
-	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
+	$(GO) vet -tags $(TEST_TAGS) ./...
+	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) -tags $(TEST_TAGS) ./...
 	$(GO) run github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_LINT_VERSION) run ./...
 
 fmt:
@@ -96,7 +101,7 @@ fmt:
 # Rewrites the TUI's golden files from the current views.
 test-update:
 	@if [ -d tui ]; then \
-		$(GO) test ./tui/... -update; \
+		$(GO) test -tags $(TEST_TAGS) ./tui/... -update; \
 	else \
 		echo "make test-update: no golden files yet (there is no tui/ directory)"; \
 	fi

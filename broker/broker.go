@@ -129,13 +129,12 @@ type Broker struct {
 	overBudget atomic.Bool
 	panics     atomic.Int64 // contained so far (panic.go)
 	intercept  atomic.Pointer[Interceptor]
-	// ownership and fronts make the broker play a cluster's brokers (frontend.go); fronts is
-	// guarded by mu.
-	ownership atomic.Pointer[Ownership]
-	dyn       dynamicConfig // dynamic configuration overrides (dynamic_config.go)
-	fronts    map[string]FrontEnd
-	nextID    atomic.Uint64 // producer name counter and ledger ids
-	started   time.Time
+	// fronts makes a test broker play a cluster's brokers (frontend.go, built with the
+	// clustertest tag only); its front ends are guarded by mu.
+	fronts  frontEnds
+	dyn     dynamicConfig // dynamic configuration overrides (dynamic_config.go)
+	nextID  atomic.Uint64 // producer name counter and ledger ids
+	started time.Time
 	// unreadFor is how long a topic without subscriptions keeps what it was sent, when its
 	// ledgers close without a minimum age (in memory by default; ledgers.go); 0: as the
 	// ledgers say.
@@ -202,7 +201,7 @@ func New(opts ...Option) (*Broker, error) {
 		return nil, fmt.Errorf("broker: recover from storage: %w", err)
 	}
 	b.wg.Add(5)
-	go b.acceptOn(ln, nil) // frontend.go
+	go b.acceptOn(ln, nil) // accept.go
 	if lnTLS != nil {
 		b.wg.Add(1)
 		go b.acceptOn(lnTLS, nil)

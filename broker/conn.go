@@ -25,9 +25,10 @@ type conn struct {
 	log    *slog.Logger
 	remote string
 	ip     string // what brokerMaxConnectionsPerIp counts by
-	// front is the front end the connection is served as (frontend.go): nil for the broker's
-	// own listener. Set before the reader starts, or by CONNECT before connected is set.
-	front *FrontEnd
+	// front is the front end the connection is served as (frontend.go, in test builds): nil
+	// for the broker's own listener. Set before the reader starts, or by CONNECT before
+	// connected is set.
+	front *frontEnd
 
 	// connected is set once CONNECT was answered. The fields after it are written by the
 	// reader goroutine before it is set and only read afterwards.

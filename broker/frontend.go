@@ -1,21 +1,24 @@
+//go:build clustertest
+
 package broker
 
 import (
-	"errors"
 	"net"
 	"strings"
-	"time"
+	"sync/atomic"
 
 	"github.com/letterbox-dev/letterbox/client/wire/pb"
 )
 
 // Front ends and ownership: a test hook that lets one broker behave towards clients as the
-// brokers of a multi-broker upstream cluster do (internal/clustertest). Each front end is a
+// brokers of a multi-broker upstream cluster do (internal/clustertest). It is built only with
+// the clustertest tag, which `make test` passes; the binary is built without it, and its
+// broker's own listeners own every topic (frontend_single.go). Each front end is a
 // binary-protocol listener with its own service URL; an Ownership says which front end owns
 // each topic. The topics themselves stay one broker's, as an upstream cluster's brokers share
 // BookKeeper and the metadata store: data, cursors and deduplication state survive a move.
 //
-// Without an Ownership (every broker but the fixture's) the broker's own listener owns
+// Without an Ownership (every test broker but the fixture's) the broker's own listener owns
 // everything and nothing here changes what clients see.
 //
 // Towards clients, as upstream:
@@ -46,23 +49,33 @@ type FrontEnd struct {
 	Proxy bool
 }
 
+// frontEnd is what a connection is served as; nil for the broker's own listeners.
+type frontEnd = FrontEnd
+
+// frontEnds is the broker's cluster state: the Ownership, and the front ends by host:port
+// (guarded by Broker.mu).
+type frontEnds struct {
+	ownership atomic.Pointer[Ownership]
+	byHost    map[string]FrontEnd
+}
+
 // SetOwnership installs o; from then on a front end serves only the topics o gives it.
 func (b *Broker) SetOwnership(o Ownership) {
 	if o == nil {
-		b.ownership.Store(nil)
+		b.fronts.ownership.Store(nil)
 		return
 	}
-	b.ownership.Store(&o)
+	b.fronts.ownership.Store(&o)
 }
 
 // Serve accepts connections on ln as front end fe until the broker closes, which closes ln.
 // Call it before Close.
 func (b *Broker) Serve(ln net.Listener, fe FrontEnd) {
 	b.mu.Lock()
-	if b.fronts == nil {
-		b.fronts = make(map[string]FrontEnd)
+	if b.fronts.byHost == nil {
+		b.fronts.byHost = make(map[string]FrontEnd)
 	}
-	b.fronts[hostPort(fe.ServiceURL)] = fe
+	b.fronts.byHost[hostPort(fe.ServiceURL)] = fe
 	b.mu.Unlock()
 	b.wg.Add(2)
 	go func() {
@@ -80,7 +93,7 @@ func (c *conn) adoptProxiedFrontEnd(proxyTo string) {
 		return
 	}
 	c.b.mu.Lock()
-	fe, ok := c.b.fronts[hostPort(proxyTo)]
+	fe, ok := c.b.fronts.byHost[hostPort(proxyTo)]
 	c.b.mu.Unlock()
 	if ok {
 		c.front = &fe
@@ -108,7 +121,7 @@ func (c *conn) tlsServiceURL() *string {
 // does: an Ownership that names no owner leaves the topic to every front end). It takes no
 // lock, so it may be called under a topic's.
 func (c *conn) owner(topic string) string {
-	o := c.b.ownership.Load()
+	o := c.b.fronts.ownership.Load()
 	if o == nil {
 		return ""
 	}
@@ -149,41 +162,6 @@ func (c *conn) lookupElsewhere(cmd *pb.CommandLookupTopic, name topicName) bool 
 	}
 	c.send(&pb.BaseCommand{Type: pb.BaseCommand_LOOKUP_RESPONSE.Enum(), LookupTopicResponse: resp}, nil)
 	return true
-}
-
-// acceptOn is the accept loop of a listener; fe is nil for the broker's own.
-func (b *Broker) acceptOn(ln net.Listener, fe *FrontEnd) {
-	defer b.wg.Done()
-	for {
-		nc, err := ln.Accept()
-		if err != nil {
-			if errors.Is(err, net.ErrClosed) {
-				return
-			}
-			b.log.Warn("accept failed", "err", err)
-			select {
-			case <-b.stop:
-				return
-			case <-time.After(50 * time.Millisecond):
-			}
-			continue
-		}
-		c := newConn(b, nc)
-		c.front = fe
-		b.mu.Lock()
-		if b.closed {
-			b.mu.Unlock()
-			nc.Close()
-			return
-		}
-		refused := b.admitLocked(c) // limits.go
-		b.mu.Unlock()
-		if refused != "" {
-			b.refuseConn(nc, refused)
-			continue
-		}
-		c.start()
-	}
 }
 
 // hostPort strips a service URL's scheme: proxy_to_broker_url carries host:port alone.

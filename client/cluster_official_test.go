@@ -1,4 +1,4 @@
-//go:build !race
+//go:build clustertest && !race
 
 package client_test
 

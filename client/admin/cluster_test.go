@@ -1,3 +1,5 @@
+//go:build clustertest
+
 package admin_test
 
 import (

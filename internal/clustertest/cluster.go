@@ -1,3 +1,5 @@
+//go:build clustertest
+
 // Package clustertest starts one letterbox broker that behaves towards clients as a
 // three-broker upstream cluster does, for the tests of clients that must survive real clusters:
 // three front ends on 127.0.0.2, 127.0.0.3 and 127.0.0.4 (so that a redirect between them
@@ -10,7 +12,8 @@
 // (StartForeign), outside the cluster, is where a hostile redirect or broker list leads, and
 // records the credentials it is sent.
 //
-// Test code only: no package of the binary imports it.
+// Test code only: no package of the binary imports it, and it builds only with the clustertest
+// tag (as the broker's front ends it drives), which `make test` passes.
 package clustertest
 
 import (

@@ -1,3 +1,5 @@
+//go:build clustertest
+
 package data
 
 import (
