@@ -10,6 +10,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/letterbox-dev/letterbox/tui/common"
+	"github.com/letterbox-dev/letterbox/tui/data"
 	"github.com/letterbox-dev/letterbox/tui/data/datatest"
 	"github.com/letterbox-dev/letterbox/tui/tuitest"
 )
@@ -150,5 +151,38 @@ func TestNoAgeWhereNothingIsRead(t *testing.T) {
 	}
 	if got := strings.SplitN(h.plain(), "\n", 2)[0]; strings.Contains(got, "as of") {
 		t.Errorf("a finished discard, which reads nothing again, is said to be old:\n%s", got)
+	}
+}
+
+// Between the listings of a large cluster a refresh asks for the rows on screen only: their
+// answer is the cluster answering, so the screen is never said to be old while it does (it
+// said "as of" a minute-old listing while the broker answered every refresh).
+func TestLargeListingRefreshesAreAnswers(t *testing.T) {
+	clk := &movingClock{t: datatest.FakeEpoch}
+	src := bigFake(data.OnScreenFrom + 1)
+	src.ListsWithoutStats = true
+	app, err := New(context.Background(), Options{Source: src, ThemesDir: t.TempDir(), Clock: clk,
+		Getenv: func(string) string { return "" }, ExportDir: t.TempDir(), Refresh: 2 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := &harness{t: t, app: app, src: src}
+	h.send(tea.WindowSizeMsg{Width: 160, Height: 48})
+	h.run(app.Init())
+	header := func() string { return strings.SplitN(tuitest.Plain(app.Render()), "\n", 2)[0] }
+	for range 5 {
+		h.send(common.RefreshMsg{})
+		clk.add(3 * time.Second)
+		if strings.Contains(header(), "as of") {
+			t.Fatalf("a large listing whose rows on screen were refreshed carries an age:\n%s", header())
+		}
+	}
+	src.Lock()
+	src.Err = context.DeadlineExceeded // the cluster stops answering
+	src.Unlock()
+	h.send(common.RefreshMsg{})
+	clk.add(3 * time.Second)
+	if !strings.Contains(header(), "as of") {
+		t.Fatalf("rows on screen unanswered for a period: want an age in the header:\n%s", header())
 	}
 }

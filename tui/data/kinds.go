@@ -33,19 +33,17 @@ func ClassifyByName(rows []TopicRow) { classify(context.Background(), nil, rows)
 // carries its partitioned topic's verdict.
 func classify(ctx context.Context, f *triage.Finder, rows []TopicRow) {
 	topics := topicsOf(rows)
-	verdicts := map[string]Verdict{}
 	if f != nil {
-		for name, v := range f.Classify(ctx, topics) {
-			verdicts[name] = verdictOf(v)
-		}
-	} else {
-		known := make(naming.Names, len(topics))
-		for _, t := range topics {
-			known[naming.BaseName(t.Name)] = struct{}{}
-		}
-		for _, t := range topics {
-			verdicts[t.Name] = verdictOf(deadletter.Classify(deadletter.Evidence{Topic: t.Name, Names: known}))
-		}
+		setVerdicts(rows, f.Classify(ctx, topics))
+		return
+	}
+	known := make(naming.Names, len(topics))
+	for _, t := range topics {
+		known[naming.BaseName(t.Name)] = struct{}{}
+	}
+	verdicts := make(map[string]deadletter.Verdict, len(topics))
+	for _, t := range topics {
+		verdicts[t.Name] = deadletter.Classify(deadletter.Evidence{Topic: t.Name, Names: known})
 	}
 	setVerdicts(rows, verdicts)
 }
@@ -53,7 +51,13 @@ func classify(ctx context.Context, f *triage.Finder, rows []TopicRow) {
 // topicsOf is the rows as the finder takes them: every topic but partitions, with its message
 // counter when its stats are known.
 func topicsOf(rows []TopicRow) []triage.Topic {
-	var topics []triage.Topic
+	n := 0
+	for _, r := range rows {
+		if r.Parent == "" {
+			n++
+		}
+	}
+	topics := make([]triage.Topic, 0, n)
 	for _, r := range rows {
 		if r.Parent == "" {
 			topics = append(topics, triage.Topic{Name: r.Name, Partitions: r.Partitions, InCounter: inCounterOf(r)})
@@ -71,22 +75,25 @@ func inCounterOf(r TopicRow) int64 {
 }
 
 // setVerdicts gives each row its topic's verdict; a partition's row carries its partitioned
-// topic's.
-func setVerdicts(rows []TopicRow, verdicts map[string]Verdict) {
+// topic's. The finder's answer is read in place: a copy of it as the screens keep verdicts
+// would be 100,000 map entries more on a large cluster.
+func setVerdicts(rows []TopicRow, verdicts map[string]deadletter.Verdict) {
 	for i := range rows {
 		name := rows[i].Name
 		if rows[i].Parent != "" {
 			name = rows[i].Parent
 		}
-		rows[i].Verdict = verdicts[name]
+		rows[i].Verdict = verdictOf(verdicts[name])
 	}
 }
 
 // verdictCache keeps the verdicts of the last listing of each namespace, so that a screen
-// asking about one topic does not list its namespace again.
+// asking about one topic does not list its namespace again. Only the verdicts that say
+// something are kept: on a large cluster nearly every topic is for nothing in particular, and
+// the listing's names (Admin.listings) tell such a topic from one that was not listed.
 type verdictCache struct {
 	at   map[string]time.Time // by namespace
-	rows map[string]Verdict   // by topic
+	rows map[string]Verdict   // by topic, the DLQs and retry topics
 }
 
 // verdictFresh is how long a listing's verdicts answer Verdict.
@@ -101,19 +108,28 @@ func (c *verdictCache) put(nss []string, rows []TopicRow, now time.Time) {
 		c.at[ns] = now
 	}
 	for _, r := range rows {
-		if r.Parent == "" {
+		if r.Parent != "" {
+			continue
+		}
+		if r.Verdict != (Verdict{}) {
 			c.rows[r.Name] = r.Verdict
+		} else {
+			delete(c.rows, r.Name) // a DLQ once, since deleted and created again as something else
 		}
 	}
 }
 
-func (c *verdictCache) get(topic string, now time.Time) (Verdict, bool) {
+// get is topic's verdict from a listing of its namespace less than verdictFresh old; listed
+// says whether that listing held topic.
+func (c *verdictCache) get(topic string, now time.Time, listed func(ns, topic string) bool) (Verdict, bool) {
 	ns := ParseTopic(topic).NamespaceName()
 	if at, ok := c.at[ns]; !ok || now.Sub(at) > verdictFresh {
 		return Verdict{}, false
 	}
-	v, ok := c.rows[topic]
-	return v, ok
+	if v, ok := c.rows[topic]; ok {
+		return v, true
+	}
+	return Verdict{}, naming.PartitionIndex(topic) < 0 && listed(ns, topic)
 }
 
 // Verdict is what topic is for: from the last listing of its namespace when it is recent,
@@ -121,7 +137,7 @@ func (c *verdictCache) get(topic string, now time.Time) (Verdict, bool) {
 func (a *Admin) Verdict(ctx context.Context, topic string) (Verdict, error) {
 	topic = ParseTopic(topic).String()
 	a.mu.Lock()
-	v, ok := a.verdicts.get(topic, time.Now())
+	v, ok := a.verdicts.get(topic, time.Now(), a.listed)
 	a.mu.Unlock()
 	if ok {
 		return v, nil
@@ -131,6 +147,6 @@ func (a *Admin) Verdict(ctx context.Context, topic string) (Verdict, error) {
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	v, _ = a.verdicts.get(topic, time.Now())
+	v, _ = a.verdicts.get(topic, time.Now(), a.listed)
 	return v, nil
 }

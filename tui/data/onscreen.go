@@ -8,6 +8,7 @@ package data
 // at most one sample per row.
 
 import (
+	"cmp"
 	"context"
 	"sync"
 
@@ -55,6 +56,13 @@ func (a *Admin) remember(nss []string, rows []TopicRow) {
 	}
 }
 
+// listed reports that the last listing of namespace ns held topic (not a partition). The
+// caller holds a.mu.
+func (a *Admin) listed(ns, topic string) bool {
+	_, ok := a.listings[ns].names[topic]
+	return ok
+}
+
 // listingOf is what the last listings say of topics' namespaces: their partitioned topics,
 // and the names of all of them together.
 func (a *Admin) listingOf(topics []string) listing {
@@ -82,11 +90,12 @@ func (a *Admin) listingOf(topics []string) listing {
 // RowDetails is the stats and verdicts of the given topics (full names, as the last listing
 // named them): a stats call each (a partitioned topic's sums its partitions), eight at a time,
 // and the finder's look at those among them it has not judged yet. Topics it could not read
-// are left out.
+// are left out; when it could read none, the error is the first one's.
 func (a *Admin) RowDetails(ctx context.Context, topics []string) (map[string]TopicRow, error) {
 	l := a.listingOf(topics)
 	out := make(map[string]TopicRow, len(topics))
 	var mu sync.Mutex
+	var failed error // the first topic's error
 	sem := make(chan struct{}, 8)
 	var wg sync.WaitGroup
 	ac := a.topicAdmin(ctx)
@@ -105,6 +114,9 @@ func (a *Admin) RowDetails(ctx context.Context, topics []string) (map[string]Top
 				ts, err = ac.Stats(ctx, name)
 			}
 			if err != nil {
+				mu.Lock()
+				failed = cmp.Or(failed, err)
+				mu.Unlock()
 				return
 			}
 			mu.Lock()
@@ -115,6 +127,10 @@ func (a *Admin) RowDetails(ctx context.Context, topics []string) (map[string]Top
 	wg.Wait()
 	if err := ctx.Err(); err != nil {
 		return nil, err
+	}
+	if len(out) == 0 && failed != nil {
+		// Not one answer: the cluster did not answer, rather than a topic gone meanwhile.
+		return nil, failed
 	}
 	if a.finder != nil {
 		var ts []triage.Topic
@@ -139,9 +155,5 @@ func classifyCached(f *triage.Finder, rows []TopicRow) {
 		classify(context.Background(), nil, rows)
 		return
 	}
-	verdicts := map[string]Verdict{}
-	for name, v := range f.Cached(topicsOf(rows)) {
-		verdicts[name] = verdictOf(v)
-	}
-	setVerdicts(rows, verdicts)
+	setVerdicts(rows, f.Cached(topicsOf(rows)))
 }

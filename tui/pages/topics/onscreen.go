@@ -17,8 +17,10 @@ import (
 	"github.com/letterbox-dev/letterbox/tui/data"
 )
 
-// DetailsMsg carries the details of rows on screen (data.RowDetails).
+// DetailsMsg carries the details of rows on screen (data.RowDetails): between the listings of
+// a large cluster, the refresh's answer, so it is news from the cluster.
 type DetailsMsg struct {
+	common.Fresh
 	NS   string
 	Rows map[string]data.TopicRow
 }
@@ -97,7 +99,7 @@ func (p *Page) merge(msg DetailsMsg) tea.Cmd {
 		return nil
 	}
 	for name, d := range msg.Rows {
-		i, ok := p.byName[name]
+		i, ok := p.byName.find(p.rows, name)
 		if !ok {
 			continue
 		}

@@ -18,7 +18,7 @@ import (
 
 // rowIndex is the page's rows indexed.
 type rowIndex struct {
-	byName   map[string]int   // row by full name
+	byName   nameIndex        // row by full name
 	children map[string][]int // partitions' rows, by their partitioned topic's name, in order
 	folded   []string         // each row's "namespace/local", folded for the filter
 	nameW    []int            // each row's NAME cell width
@@ -33,12 +33,23 @@ type filterStep struct {
 	rows    []int
 }
 
+// shortOf is r's "namespace/local": the end of its full name when the name holds it, as a
+// listing's names do, rather than a copy of it for each of 100,000 rows.
+func shortOf(r *data.TopicRow) string {
+	_, tail, ok := strings.Cut(r.Name, "://")
+	if ok && len(tail) == len(r.Namespace)+1+len(r.Local) && strings.HasPrefix(tail, r.Namespace) &&
+		tail[len(r.Namespace)] == '/' && strings.HasSuffix(tail, r.Local) {
+		return tail
+	}
+	return r.Namespace + "/" + r.Local
+}
+
 // reindex indexes a new listing, then sorts, filters and lays it out, keeping the cursor on
 // the same topic when it is still shown.
 func (p *Page) reindex() {
 	n := len(p.rows)
 	ix := &p.rowIndex
-	ix.byName = make(map[string]int, n)
+	ix.byName.index(p.rows)
 	ix.children = map[string][]int{}
 	ix.folded = make([]string, n)
 	ix.nameW = make([]int, n)
@@ -46,14 +57,13 @@ func (p *Page) reindex() {
 	nsIDs := map[string]int{}
 	for i := range p.rows {
 		r := &p.rows[i]
-		ix.byName[r.Name] = i
 		id, ok := nsIDs[r.Namespace]
 		if !ok {
 			id = len(nsIDs)
 			nsIDs[r.Namespace] = id
 		}
 		ix.nsID[i] = id
-		ix.folded[i] = filter.Fold(r.Namespace + "/" + r.Local)
+		ix.folded[i] = filter.Fold(shortOf(r))
 		ix.nameW[i] = common.Width(p.nameCell(r))
 		if r.Parent != "" {
 			ix.children[r.Parent] = append(ix.children[r.Parent], i)
@@ -145,7 +155,7 @@ func (p *Page) matched() []int {
 func (p *Page) layout() {
 	keep, at := -1, -1 // the selected topic's row, and its line
 	if name := p.Selected(); name != "" {
-		if i, ok := p.byName[name]; ok {
+		if i, ok := p.byName.find(p.rows, name); ok {
 			keep = i
 		}
 	}
