@@ -195,12 +195,6 @@ func (a *App) update(msg tea.Msg) tea.Cmd {
 			return nil
 		}
 		return a.toActive(common.MouseMsg{X: m.X, Y: m.Y - 1, Click: true})
-	case palette.CloseMsg:
-		a.paletteOpen = false
-		return nil
-	case palette.RunMsg:
-		a.paletteOpen = false
-		return a.run(msg.Line)
 	case common.NavigateMsg:
 		return a.push(msg)
 	case common.BackMsg:
@@ -259,6 +253,14 @@ func (a *App) key(msg tea.KeyPressMsg) tea.Cmd {
 	if a.paletteOpen {
 		var cmd tea.Cmd
 		a.palette, cmd = a.palette.Update(msg)
+		switch outcome, line := a.palette.Outcome(); outcome {
+		case palette.Dismissed:
+			a.paletteOpen = false
+			return cmd
+		case palette.Entered:
+			a.paletteOpen = false
+			return tea.Batch(cmd, a.run(line))
+		}
 		return tea.Batch(cmd, a.paletteTyped())
 	}
 	if q := a.question; q != nil {

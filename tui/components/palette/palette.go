@@ -13,11 +13,17 @@ import (
 	"github.com/letterbox-dev/letterbox/tui/components/input"
 )
 
-// RunMsg carries the command line the user entered (without the colon).
-type RunMsg struct{ Line string }
+// Outcome is what the last key did to the palette. The app reads it as soon as Update returns:
+// a message carrying it instead would arrive after keys typed meanwhile, so that ":topics",
+// enter and a quick ":" opened a palette the late message then closed, and what was typed next
+// went to the screen as keys.
+type Outcome int
 
-// CloseMsg says the palette was dismissed.
-type CloseMsg struct{}
+const (
+	Typing    Outcome = iota // still open
+	Dismissed                // esc
+	Entered                  // enter: Line is the command
+)
 
 // Command is one palette command, for completion and help.
 type Command struct {
@@ -33,6 +39,12 @@ type Model struct {
 	cmds        []Command
 	completions []string
 	width       int
+	outcome     Outcome
+}
+
+// Outcome is what the last key did, and on Entered the line entered (without the colon).
+func (m Model) Outcome() (Outcome, string) {
+	return m.outcome, strings.TrimSpace(m.in.Value())
 }
 
 // New returns a closed palette knowing cmds; extra are completions beyond the command names
@@ -43,6 +55,7 @@ func New(c *common.Common, cmds []Command) Model {
 
 // Open focuses the palette with an empty line and the given completions.
 func (m *Model) Open(completions []string) {
+	m.outcome = Typing
 	m.in.Restyle()
 	m.in.SetValue("")
 	m.SetCompletions(completions)
@@ -79,11 +92,12 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 			}
 		case "esc":
 			m.in.Blur()
-			return m, func() tea.Msg { return CloseMsg{} }
+			m.outcome = Dismissed
+			return m, nil
 		case "enter":
-			line := strings.TrimSpace(m.in.Value())
 			m.in.Blur()
-			return m, func() tea.Msg { return RunMsg{Line: line} }
+			m.outcome = Entered
+			return m, nil
 		}
 	}
 	var cmd tea.Cmd
