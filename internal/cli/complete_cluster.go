@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/letterbox-dev/letterbox/client/admin"
+	"github.com/letterbox-dev/letterbox/client/dlqops"
 	"github.com/letterbox-dev/letterbox/client/naming"
 	"github.com/letterbox-dev/letterbox/client/triage"
 )
@@ -55,7 +56,7 @@ func namespacesFor(ctx context.Context, ad *admin.Client, cur string) ([]string,
 	if parts := strings.SplitN(rest, "/", 3); len(parts) == 3 {
 		return []string{parts[0] + "/" + parts[1]}, nil
 	}
-	return allNamespaces(ctx, ad, func(error) {})
+	return dlqops.Namespaces(ctx, ad, func(error) {})
 }
 
 // topicCandidate is a topic as the user types it: the short name the commands take, unless cur
@@ -129,7 +130,7 @@ func (cn clusterNames) dlqs(ctx context.Context, cf *clientFlags, cur string) co
 // namespaces offers the cluster's namespaces, tenant/ns.
 func (cn clusterNames) namespaces(ctx context.Context, cf *clientFlags, cur string) completion {
 	return cn.ask(ctx, cf, func(ctx context.Context, ad *admin.Client) ([]candidate, error) {
-		namespaces, err := allNamespaces(ctx, ad, func(error) {})
+		namespaces, err := dlqops.Namespaces(ctx, ad, func(error) {})
 		return choices(namespaces, cur).candidates, err
 	})
 }
@@ -140,7 +141,7 @@ func (cn clusterNames) subscriptions(ctx context.Context, cf *clientFlags, topic
 		return completion{}
 	}
 	return cn.ask(ctx, cf, func(ctx context.Context, ad *admin.Client) ([]candidate, error) {
-		full, err := findTopic(ctx, ad, topic)
+		full, err := dlqops.Resolve(ctx, ad, topic)
 		if err != nil {
 			return nil, err
 		}

@@ -11,6 +11,8 @@ import (
 
 	"github.com/letterbox-dev/letterbox/client"
 	"github.com/letterbox-dev/letterbox/client/admin"
+	"github.com/letterbox-dev/letterbox/client/dlqops"
+	"github.com/letterbox-dev/letterbox/client/naming"
 	"github.com/letterbox-dev/letterbox/client/termtext"
 	"github.com/letterbox-dev/letterbox/client/triage"
 )
@@ -184,16 +186,6 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
-// errNotFound marks a DLQ or namespace the cluster does not have.
-var errNotFound = errors.New("not found")
-
-// findTopic resolves arg (orders-DLQ, tenant/ns/x or a full name) to the full name of an
-// existing topic by the rule the TUI shares (resolveTopic, dlq_target.go). It reads listings
-// only: a reader on a missing topic would have the broker create it.
-func findTopic(ctx context.Context, ad *admin.Client, arg string) (string, error) {
-	return resolveTopic(ctx, ad, arg)
-}
-
 // openDLQ connects as the client flags say and finds the DLQ arg names. On failure it reports
 // and returns the exit code: 2 for a name that is no topic name, 1 otherwise (not found
 // included). The caller closes cl.
@@ -203,11 +195,10 @@ func openDLQ(ctx context.Context, cf *clientFlags, cmd, arg string, stderr io.Wr
 		printError(stderr, cmd, err)
 		return nil, nil, "", ExitFailure
 	}
-	topic, err = findTopic(ctx, ad, arg)
+	topic, err = dlqops.Resolve(ctx, ad, arg)
 	if err != nil {
 		cl.Close()
-		var ue usageErr
-		if errors.As(err, &ue) {
+		if isUsage(err) {
 			return nil, nil, "", usageError(stderr, cmd, err)
 		}
 		printError(stderr, cmd, fmt.Errorf("DLQ %w", err))
@@ -255,15 +246,8 @@ func scanFailed(ctx context.Context, stderr io.Writer, cmd, topic string, err er
 	return ExitFailure
 }
 
-// shortTopic is a topic's name as a table shows it: without persistent://, and without
-// public/default/ for the default namespace, as the clients accept it back.
+// shortTopic is a topic's name as a table shows it (naming.ShortName, public/default's
+// without their namespace), safe to print.
 func shortTopic(full string) string {
-	rest, ok := strings.CutPrefix(full, "persistent://")
-	if !ok {
-		return termtext.Line(full)
-	}
-	if local, ok := strings.CutPrefix(rest, "public/default/"); ok {
-		return termtext.Line(local)
-	}
-	return termtext.Line(rest)
+	return termtext.Line(naming.ShortName(full, naming.DefaultNamespaceName))
 }

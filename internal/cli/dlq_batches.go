@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/letterbox-dev/letterbox/client"
+	"github.com/letterbox-dev/letterbox/client/dlqops"
 	"github.com/letterbox-dev/letterbox/client/termtext"
 	"github.com/letterbox-dev/letterbox/client/triage"
 )
@@ -21,11 +22,11 @@ import (
 // askAboutBatches settles an action that takes part of the batches split before it asks q:
 // refused (ok false, with the exit code) where the broker acknowledges whole entries only, fix
 // saying what to do instead; with a warning before the question where the broker does not say.
-func askAboutBatches(ctx context.Context, t *target, cmd string, split []batchShare, fix string, q *question, stderr io.Writer) (code int, ok bool) {
+func askAboutBatches(ctx context.Context, t *dlqops.Target, cmd string, split []batchShare, fix string, q *question, stderr io.Writer) (code int, ok bool) {
 	if len(split) == 0 {
 		return ExitOK, true
 	}
-	switch triage.ReadBatchAcks(ctx, t.ad) {
+	switch triage.ReadBatchAcks(ctx, t.Admin) {
 	case triage.BatchAcksLost:
 		return batchesOff(cmd, split, stderr, fix), false
 	case triage.BatchAcksUnknown:
@@ -62,8 +63,8 @@ func batchesUnknownNote(split []batchShare) string {
 // notKept reads the subscription's cursor back after an action and counts the letters of ids
 // it does not show acknowledged (the broker dropped the acknowledgement: they come back), and
 // those it cannot tell about (part of a batch, on a broker that does not say).
-func notKept(ctx context.Context, t *target, ids []client.MessageID) (dropped, unknown int64, err error) {
-	cur, err := triage.ReadCursor(ctx, t.ad, t.topic, t.sub)
+func notKept(ctx context.Context, t *dlqops.Target, ids []client.MessageID) (dropped, unknown int64, err error) {
+	cur, err := triage.ReadCursor(ctx, t.Admin, t.Topic, t.Sub)
 	if err != nil {
 		return 0, 0, err
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/letterbox-dev/letterbox/client"
+	"github.com/letterbox-dev/letterbox/client/dlqops"
 	"github.com/letterbox-dev/letterbox/client/replay"
 	"github.com/letterbox-dev/letterbox/client/termtext"
 )
@@ -114,19 +115,19 @@ func runDLQDiscard(ctx context.Context, cf *clientFlags, in stdin, args []string
 	if code != ExitOK {
 		return code
 	}
-	defer t.cl.Close()
+	defer t.Client.Close()
 
 	started := time.Now()
 	p, err := makePreview(ctx, t, sel, until, stderr)
 	if err != nil {
-		return scanFailed(ctx, stderr, cmd, t.topic, err)
+		return scanFailed(ctx, stderr, cmd, t.Topic, err)
 	}
-	p.notes(cmd, t.sub, stderr)
+	p.notes(cmd, t.Sub, stderr)
 	if !p.cut {
 		warnUnseen(stderr, cmd, sel.names)
 	}
 	n := int64(len(p.letters))
-	sum := discardSummary{Summary: true, DryRun: f.dryRun, DLQ: t.topic, Subscription: t.sub, Selection: sel.words(),
+	sum := discardSummary{Summary: true, DryRun: f.dryRun, DLQ: t.Topic, Subscription: t.Sub, Selection: sel.words(),
 		Selected: n, Until: positionOf(p.until), OK: true, Complete: true}
 	if f.dryRun || n == 0 {
 		writeDiscardPreview(p, &sum, &f, started, stdout)
@@ -134,19 +135,19 @@ func runDLQDiscard(ctx context.Context, cf *clientFlags, in stdin, args []string
 			return ExitOK
 		}
 		if !f.dryRun {
-			cf.record(cmd, replay.HistoryEntry{When: started, Action: replay.ActionDiscard, DLQ: t.topic, Subscription: t.sub,
+			cf.record(cmd, replay.HistoryEntry{When: started, Action: replay.ActionDiscard, DLQ: t.Topic, Subscription: t.Sub,
 				Selection: sel.words(), Result: replay.ResultNothingSelected, Elapsed: time.Since(started)}, stderr)
 		}
 		if !f.json {
 			return ExitNothing // the text preview said so
 		}
 		return nothingSelected(stderr, cmd, fmt.Sprintf("no letter of %s on %s is selected (%s)",
-			shortTopic(t.topic), termtext.Line(t.sub), termtext.Line(sel.words())))
+			shortTopic(t.Topic), termtext.Line(t.Sub), termtext.Line(sel.words())))
 	}
 
-	q := question{cmd: cmd, text: fmt.Sprintf("discard %s of %s via %s (%s)?", plural(n, "letter"), shortTopic(t.topic), termtext.Line(t.sub), sel.words())}
+	q := question{cmd: cmd, text: fmt.Sprintf("discard %s of %s via %s (%s)?", plural(n, "letter"), shortTopic(t.Topic), termtext.Line(t.Sub), sel.words())}
 	if n > bigAction {
-		q.name = localName(t.topic)
+		q.name = localName(t.Topic)
 	}
 	if code, ok := askAboutBatches(ctx, t, cmd, p.split(), "Select whole batches (--ids LEDGER:ENTRY takes every letter "+
 		"of one), or have the broker keep batch-index acknowledgements.", &q, stderr); !ok {
@@ -157,12 +158,16 @@ func runDLQDiscard(ctx context.Context, cf *clientFlags, in stdin, args []string
 	}
 
 	started = time.Now()
-	opts := replay.Options{DLQ: t.topic, Subscription: t.sub, Discard: true, Selection: sel.engine(), Until: &p.until,
-		Total: t.letters(), Selected: n, Admin: t.ad}
+	opts, err := t.Options(ctx, dlqops.Request{Discard: true, IDs: f.ids.text, Filters: f.filters, Limit: sel.limit,
+		Until: &p.until, Selected: n})
+	if err != nil {
+		printError(stderr, cmd, err)
+		return ExitFailure
+	}
 	bar := !f.json && isTerminal(stderr)
 	var last time.Time
 	var taken []client.MessageID
-	res, err := runEngine(ctx, t.cl, opts, func(ev replay.Event) {
+	res, err := dlqops.Run(ctx, t.Client, opts, func(ev replay.Event) {
 		if ev.Action == replay.Discarded {
 			taken = append(taken, ev.ID)
 		}
@@ -187,7 +192,7 @@ func runDLQDiscard(ctx context.Context, cf *clientFlags, in stdin, args []string
 		if kerr == nil {
 			res.Discarded -= dropped
 			res.Failed += dropped
-			kept = keptWords(dropped, unknown, t.sub)
+			kept = keptWords(dropped, unknown, t.Sub)
 		}
 	}
 	sum.Discarded, sum.Skipped, sum.Failed, sum.Arrived, sum.LeftOut = res.Discarded, res.Skipped, res.Failed, res.Arrived, res.LeftOut
@@ -195,7 +200,7 @@ func runDLQDiscard(ctx context.Context, cf *clientFlags, in stdin, args []string
 	if f.json {
 		json.NewEncoder(stdout).Encode(sum)
 	} else {
-		fmt.Fprintf(stdout, "discarded %d of %d selected from %s via %s", res.Discarded, n, shortTopic(t.topic), t.sub)
+		fmt.Fprintf(stdout, "discarded %d of %d selected from %s via %s", res.Discarded, n, shortTopic(t.Topic), t.Sub)
 		if res.Failed > 0 {
 			fmt.Fprintf(stdout, "; %d failed and stay", res.Failed)
 		}
@@ -210,7 +215,7 @@ func runDLQDiscard(ctx context.Context, cf *clientFlags, in stdin, args []string
 	if kept != "" {
 		fmt.Fprintf(stderr, "%s: %s\n", cmd, kept)
 	}
-	cf.record(cmd, replay.HistoryEntry{When: started, Action: replay.ActionDiscard, DLQ: t.topic, Subscription: t.sub,
+	cf.record(cmd, replay.HistoryEntry{When: started, Action: replay.ActionDiscard, DLQ: t.Topic, Subscription: t.Sub,
 		Selection: sel.words(), Discarded: res.Discarded, Skipped: res.Skipped, Failed: res.Failed, Arrived: res.Arrived,
 		LeftOut: res.LeftOut, Result: replay.Result(res, err), Elapsed: time.Since(started)}, stderr)
 	switch {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/letterbox-dev/letterbox/client/admin"
 	"github.com/letterbox-dev/letterbox/client/deadletter"
+	"github.com/letterbox-dev/letterbox/client/dlqops"
 	"github.com/letterbox-dev/letterbox/client/naming"
 	"github.com/letterbox-dev/letterbox/client/termtext"
 	"github.com/letterbox-dev/letterbox/client/triage"
@@ -98,7 +99,7 @@ func runDLQLs(ctx context.Context, cf *clientFlags, _ stdin, args []string, stdo
 		code = ExitFailure
 	}
 	if whole {
-		if namespaces, err = allNamespaces(ctx, ad, problem); err != nil {
+		if namespaces, err = dlqops.Namespaces(ctx, ad, problem); err != nil {
 			problem(err)
 			return code
 		}
@@ -110,7 +111,7 @@ func runDLQLs(ctx context.Context, cf *clientFlags, _ stdin, args []string, stdo
 		found, err := letterTopics(ctx, ad, finder, ns, f.retry)
 		if err != nil {
 			if admin.IsNotFound(err) {
-				err = fmt.Errorf("namespace %s: %w", ns, errNotFound)
+				err = fmt.Errorf("namespace %s: %w", ns, dlqops.ErrNotFound)
 			}
 			problem(err)
 			if !whole || ctx.Err() != nil {
@@ -142,28 +143,6 @@ func runDLQLs(ctx context.Context, cf *clientFlags, _ stdin, args []string, stdo
 	}
 	writeLsTable(stdout, rows, f.retry)
 	return code
-}
-
-// allNamespaces lists every namespace of every tenant; a tenant whose namespaces cannot be
-// listed goes to problem, and the others are listed.
-func allNamespaces(ctx context.Context, ad *admin.Client, problem func(error)) ([]string, error) {
-	tenants, err := ad.Tenants(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("tenants: %w", err)
-	}
-	var out []string
-	for _, t := range tenants {
-		ns, err := ad.Namespaces(ctx, t)
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil, err
-			}
-			problem(fmt.Errorf("namespaces of %s: %w", t, err))
-			continue
-		}
-		out = append(out, ns...)
-	}
-	return out, nil
 }
 
 // letterTopics finds the DLQs (and with retry, the retry topics) of the persistent topics of

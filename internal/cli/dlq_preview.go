@@ -11,6 +11,7 @@ import (
 
 	"github.com/letterbox-dev/letterbox/client"
 	"github.com/letterbox-dev/letterbox/client/deadletter"
+	"github.com/letterbox-dev/letterbox/client/dlqops"
 	"github.com/letterbox-dev/letterbox/client/expr"
 	"github.com/letterbox-dev/letterbox/client/replay"
 	"github.com/letterbox-dev/letterbox/client/termtext"
@@ -58,11 +59,6 @@ func parseSelection(cmd string, filters []string, ids []client.MessageID, limit 
 }
 
 func (s selection) empty() bool { return len(s.filters) == 0 && len(s.ids) == 0 && s.limit == 0 }
-
-// engine is the selection as the replay engine takes it.
-func (s selection) engine() replay.Selection {
-	return replay.Selection{IDs: s.ids, Filters: s.filters, Limit: s.limit}
-}
 
 // words is the selection as the history and the messages say it: "3 listed ids,
 // reason=fraud, first 10".
@@ -122,13 +118,13 @@ var errPreviewDone = errors.New("preview done")
 
 // makePreview reads t's subscription's letters up to until (nil: the DLQ's last message now)
 // and selects as the run will.
-func makePreview(ctx context.Context, t *target, s selection, until *client.MessageID, stderr io.Writer) (*preview, error) {
+func makePreview(ctx context.Context, t *dlqops.Target, s selection, until *client.MessageID, stderr io.Writer) (*preview, error) {
 	p := &preview{}
 	seen := make([]bool, len(s.ids))
 	var last *batchShare // the batch of the letter read last
 	var decoder *client.PayloadDecoder
 	if s.filter.UsesDecode() {
-		decoder = t.cl.NewPayloadDecoder()
+		decoder = t.Client.NewPayloadDecoder()
 	}
 	visit := func(m *client.Message, l *deadletter.Letter, _ bool) error {
 		pos := triage.PositionOf(m.ID)
@@ -170,12 +166,12 @@ func makePreview(ctx context.Context, t *target, s selection, until *client.Mess
 		p.letters = append(p.letters, previewLetter{pos: pos, key: m.Key, reason: l.Reason})
 		return nil
 	}
-	o := triage.ScanOptions{Topic: t.topic, Subscription: t.sub, Admin: t.ad, NoIndex: true, Names: s.names,
+	o := triage.ScanOptions{Topic: t.Topic, Subscription: t.Sub, Admin: t.Admin, NoIndex: true, Names: s.names,
 		Progress: scanProgress(stderr), Visit: visit}
 	if until != nil {
 		o.Until = map[int32]client.MessageID{until.Partition: *until}
 	}
-	res, err := triage.Scan(ctx, t.cl, o)
+	res, err := triage.Scan(ctx, t.Client, o)
 	if err != nil && !errors.Is(err, errPreviewDone) {
 		return nil, err
 	}

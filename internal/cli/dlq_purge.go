@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/letterbox-dev/letterbox/client"
+	"github.com/letterbox-dev/letterbox/client/dlqops"
 	"github.com/letterbox-dev/letterbox/client/replay"
 	"github.com/letterbox-dev/letterbox/client/termtext"
 )
@@ -86,10 +87,10 @@ func runDLQPurge(ctx context.Context, cf *clientFlags, in stdin, args []string, 
 	if code != ExitOK {
 		return code
 	}
-	defer t.cl.Close()
+	defer t.Client.Close()
 
-	before := t.backlog()
-	res := purgeResult{Action: replay.ActionPurge, DLQ: t.topic, Subscription: t.sub, Count: f.count,
+	before := t.Backlog()
+	res := purgeResult{Action: replay.ActionPurge, DLQ: t.Topic, Subscription: t.Sub, Count: f.count,
 		LettersBefore: lettersOf(before), BacklogBefore: before.Entries}
 	selection := "everything"
 	if f.count > 0 {
@@ -98,22 +99,22 @@ func runDLQPurge(ctx context.Context, cf *clientFlags, in stdin, args []string, 
 	if before.Entries == 0 {
 		res.OK, res.LettersAfter = true, new(int64)
 		writePurge(res, f.json, stdout)
-		cf.record(cmd, replay.HistoryEntry{When: time.Now(), Action: res.Action, DLQ: t.topic, Subscription: t.sub,
+		cf.record(cmd, replay.HistoryEntry{When: time.Now(), Action: res.Action, DLQ: t.Topic, Subscription: t.Sub,
 			Selection: selection, Result: replay.ResultNothingSelected}, stderr)
 		return ExitNothing // writePurge said so
 	}
 	if f.count > 0 {
 		return skipLetters(ctx, cf, in, t, &f, res, stdout, stderr)
 	}
-	q := question{cmd: cmd, name: localName(t.topic),
-		text: fmt.Sprintf("purge %s: acknowledge all %s on %s, and any that arrive meanwhile?", shortTopic(t.topic), backlogWords(before), termtext.Line(t.sub))}
+	q := question{cmd: cmd, name: localName(t.Topic),
+		text: fmt.Sprintf("purge %s: acknowledge all %s on %s, and any that arrive meanwhile?", shortTopic(t.Topic), backlogWords(before), termtext.Line(t.Sub))}
 	if ok, code := in.confirm(q, f.yes, stderr); !ok {
 		return code
 	}
 	started := time.Now()
-	err := t.ad.ClearBacklog(ctx, t.topic, t.sub)
+	_, err := dlqops.Purge(ctx, t.Admin, t.Topic, t.Sub)
 	if err != nil {
-		err = fmt.Errorf("%s %s on %s: %w", res.Action, t.topic, t.sub, err)
+		err = fmt.Errorf("%s %s on %s: %w", res.Action, t.Topic, t.Sub, err)
 	}
 	res.Skipped = 0
 	return finishPurge(ctx, cf, t, res, selection, started, err, f.json, stdout, stderr)
@@ -122,17 +123,17 @@ func runDLQPurge(ctx context.Context, cf *clientFlags, in stdin, args []string, 
 // skipLetters acknowledges the first f.count letters of t's subscription, as a discard of the
 // first N does: previewed, checked against what the broker does with part of a batch, asked
 // about, taken by the engine and read back.
-func skipLetters(ctx context.Context, cf *clientFlags, in stdin, t *target, f *purgeFlags, res purgeResult, stdout, stderr io.Writer) int {
+func skipLetters(ctx context.Context, cf *clientFlags, in stdin, t *dlqops.Target, f *purgeFlags, res purgeResult, stdout, stderr io.Writer) int {
 	cmd := dlqPurge.cmd
 	p, err := makePreview(ctx, t, selection{limit: f.count}, nil, stderr)
 	if err != nil {
-		return scanFailed(ctx, stderr, cmd, t.topic, err)
+		return scanFailed(ctx, stderr, cmd, t.Topic, err)
 	}
-	p.notes(cmd, t.sub, stderr)
+	p.notes(cmd, t.Sub, stderr)
 	n := int64(len(p.letters))
-	q := question{cmd: cmd, text: fmt.Sprintf("skip the first %d of the %s of %s on %s?", n, backlogWords(t.backlog()), shortTopic(t.topic), termtext.Line(t.sub))}
+	q := question{cmd: cmd, text: fmt.Sprintf("skip the first %d of the %s of %s on %s?", n, backlogWords(t.Backlog()), shortTopic(t.Topic), termtext.Line(t.Sub))}
 	if n > bigAction {
-		q.name = localName(t.topic)
+		q.name = localName(t.Topic)
 	}
 	if split := p.split(); len(split) > 0 {
 		b := split[len(split)-1] // only the last batch can be cut
@@ -147,10 +148,13 @@ func skipLetters(ctx context.Context, cf *clientFlags, in stdin, t *target, f *p
 		return code
 	}
 	started := time.Now()
-	opts := replay.Options{DLQ: t.topic, Subscription: t.sub, Discard: true, Selection: replay.Selection{Limit: f.count},
-		Until: &p.until, Total: t.letters(), Selected: n, Admin: t.ad}
+	opts, err := t.Options(ctx, dlqops.Request{Discard: true, Limit: f.count, Until: &p.until, Selected: n})
+	if err != nil {
+		printError(stderr, cmd, err)
+		return ExitFailure
+	}
 	var taken []client.MessageID
-	sum, err := runEngine(ctx, t.cl, opts, func(ev replay.Event) {
+	sum, err := dlqops.Run(ctx, t.Client, opts, func(ev replay.Event) {
 		if ev.Action == replay.Discarded {
 			taken = append(taken, ev.ID)
 		}
@@ -161,7 +165,7 @@ func skipLetters(ctx context.Context, cf *clientFlags, in stdin, t *target, f *p
 	res.Skipped = sum.Discarded
 	if dropped, unknown, kerr := notKept(ctx, t, taken); kerr == nil && dropped+unknown > 0 {
 		res.Skipped -= dropped
-		fmt.Fprintf(stderr, "%s: %s\n", cmd, keptWords(dropped, unknown, t.sub))
+		fmt.Fprintf(stderr, "%s: %s\n", cmd, keptWords(dropped, unknown, t.Sub))
 		if dropped > 0 && err == nil {
 			err = fmt.Errorf("the broker did not keep %s acknowledged", plural(dropped, "letter"))
 		}
@@ -170,12 +174,12 @@ func skipLetters(ctx context.Context, cf *clientFlags, in stdin, t *target, f *p
 }
 
 // finishPurge reads the backlog after a purge or skip, reports and records it.
-func finishPurge(ctx context.Context, cf *clientFlags, t *target, res purgeResult, selection string, started time.Time,
+func finishPurge(ctx context.Context, cf *clientFlags, t *dlqops.Target, res purgeResult, selection string, started time.Time,
 	err error, asJSON bool, stdout, stderr io.Writer) int {
 	cmd := dlqPurge.cmd
 	res.BacklogAfter = -1 // unknown until the stats say
-	if serr := t.refresh(ctx); serr == nil {
-		after := t.backlog()
+	if serr := t.Refresh(ctx); serr == nil {
+		after := t.Backlog()
 		res.BacklogAfter, res.LettersAfter = after.Entries, lettersOf(after)
 		if after.Entries == 0 {
 			res.LettersAfter = new(int64)
@@ -192,7 +196,7 @@ func finishPurge(ctx context.Context, cf *clientFlags, t *target, res purgeResul
 	if res.Action == replay.ActionPurge && res.LettersBefore != nil && res.LettersAfter != nil {
 		discarded = max(*res.LettersBefore-*res.LettersAfter, 0)
 	}
-	cf.record(cmd, replay.HistoryEntry{When: started, Action: res.Action, DLQ: t.topic, Subscription: t.sub,
+	cf.record(cmd, replay.HistoryEntry{When: started, Action: res.Action, DLQ: t.Topic, Subscription: t.Sub,
 		Selection: selection, Discarded: discarded, Result: resultOf(ctx, err), Elapsed: time.Since(started)}, stderr)
 	if err != nil {
 		printError(stderr, cmd, err)

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/letterbox-dev/letterbox/client"
-	"github.com/letterbox-dev/letterbox/client/admin"
+	"github.com/letterbox-dev/letterbox/client/dlqops"
 	"github.com/letterbox-dev/letterbox/client/replay"
 	"github.com/letterbox-dev/letterbox/client/termtext"
 	"github.com/letterbox-dev/letterbox/client/triage"
@@ -112,7 +112,7 @@ func runDLQResend(ctx context.Context, cf *clientFlags, in stdin, args []string,
 	if code != ExitOK {
 		return code
 	}
-	defer t.cl.Close()
+	defer t.Client.Close()
 	fail := func(err error) int {
 		printError(stderr, cmd, err)
 		return ExitFailure
@@ -126,17 +126,17 @@ func runDLQResend(ctx context.Context, cf *clientFlags, in stdin, args []string,
 		case errors.As(err, &ue):
 			return usage(err)
 		case errors.As(err, &nl):
-			cf.record(cmd, replay.HistoryEntry{When: time.Now(), Action: replay.ActionResend, DLQ: t.topic, Subscription: t.sub,
+			cf.record(cmd, replay.HistoryEntry{When: time.Now(), Action: replay.ActionResend, DLQ: t.Topic, Subscription: t.Sub,
 				Selection: "id " + positionOf(id), Result: replay.ResultNothingSelected}, stderr)
 			return nothingSelected(stderr, cmd, termtext.Line(err.Error()))
 		}
 		return fail(err)
 	}
-	known, err := namespaceTopics(ctx, t.ad, mustTopic(t.topic))
+	known, err := dlqops.TopicsBeside(ctx, t.Admin, t.Topic)
 	if err != nil {
 		return fail(err)
 	}
-	dest, err := resendDestination(m, t.topic, f.to, known)
+	dest, err := dlqops.Destination(m, t.Topic, f.to, known)
 	if err != nil {
 		return usage(err)
 	}
@@ -172,11 +172,12 @@ func runDLQResend(ctx context.Context, cf *clientFlags, in stdin, args []string,
 
 	started := time.Now()
 	// The destination, another tenant's or not, is the one the preview named before it asked.
-	opts := replay.Options{DLQ: t.topic, Subscription: t.sub, Destination: dest, Edit: &ed, MaxReplays: -1, AllowCrossTenant: true,
-		Selection: replay.Selection{IDs: []client.MessageID{id}}, KnownTopics: known, Total: t.letters(), Selected: 1,
-		Deduplication: strings.EqualFold(t.stats.DeduplicationStatus, "Enabled")}
-	res := resendResult{ID: positionOf(m.ID), DLQ: t.topic, Subscription: t.sub, Destination: dest, Action: "failed"}
-	sum, err := runEngine(ctx, t.cl, opts, func(ev replay.Event) {
+	opts, err := t.Options(ctx, dlqops.Resend(f.id, dest, &ed))
+	if err != nil {
+		return fail(err)
+	}
+	res := resendResult{ID: positionOf(m.ID), DLQ: t.Topic, Subscription: t.Sub, Destination: dest, Action: "failed"}
+	sum, err := dlqops.Run(ctx, t.Client, opts, func(ev replay.Event) {
 		switch ev.Action {
 		case replay.Moved:
 			res.Action, res.OK = "resent", true
@@ -187,7 +188,7 @@ func runDLQResend(ctx context.Context, cf *clientFlags, in stdin, args []string,
 	if res.OK {
 		// Resent; acknowledged as the broker keeps it? A letter it does not keep comes back.
 		if dropped, unknown, kerr := notKept(ctx, t, []client.MessageID{m.ID}); kerr == nil && dropped+unknown > 0 {
-			fmt.Fprintf(stderr, "%s: %s\n", cmd, keptWords(dropped, unknown, t.sub))
+			fmt.Fprintf(stderr, "%s: %s\n", cmd, keptWords(dropped, unknown, t.Sub))
 			if dropped > 0 {
 				res.OK, res.Reason = false, "resent, but the broker did not keep its acknowledgement: it is still in the DLQ"
 			}
@@ -199,12 +200,12 @@ func runDLQResend(ctx context.Context, cf *clientFlags, in stdin, args []string,
 	case err != nil:
 		res.Reason = err.Error()
 	case !res.OK && res.Reason == "":
-		res.Reason = "not found on " + t.sub + ": acknowledged meanwhile?"
+		res.Reason = "not found on " + t.Sub + ": acknowledged meanwhile?"
 	}
 	if f.json {
 		json.NewEncoder(stdout).Encode(res)
 	} else if res.OK {
-		fmt.Fprintf(stdout, "resent %s to %s; acknowledged in %s via %s\n", res.ID, termtext.Line(dest), shortTopic(t.topic), termtext.Line(t.sub))
+		fmt.Fprintf(stdout, "resent %s to %s; acknowledged in %s via %s\n", res.ID, termtext.Line(dest), shortTopic(t.Topic), termtext.Line(t.Sub))
 	} else {
 		fmt.Fprintf(stderr, "%s: %s not resent: %s\n", cmd, res.ID, termtext.Line(res.Reason))
 	}
@@ -216,18 +217,12 @@ func runDLQResend(ctx context.Context, cf *clientFlags, in stdin, args []string,
 	if err == nil && !res.OK {
 		result = "error: " + res.Reason
 	}
-	cf.record(cmd, replay.HistoryEntry{When: started, Action: replay.ActionResend, DLQ: t.topic, Subscription: t.sub,
+	cf.record(cmd, replay.HistoryEntry{When: started, Action: replay.ActionResend, DLQ: t.Topic, Subscription: t.Sub,
 		Selection: selection, Moved: sum.Moved, Failed: sum.Failed, Result: result, Elapsed: time.Since(started), Run: sum.Run}, stderr)
 	if !res.OK {
 		return ExitFailure
 	}
 	return ExitOK
-}
-
-// mustTopic parses a topic name that was parsed before (findTopic returned it).
-func mustTopic(name string) admin.TopicName {
-	tn, _ := admin.ParseTopic(name)
-	return tn
 }
 
 // stringList is a repeatable flag of plain strings (--unset-property).

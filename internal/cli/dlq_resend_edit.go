@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -16,9 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/letterbox-dev/letterbox/client"
-	"github.com/letterbox-dev/letterbox/client/admin"
-	"github.com/letterbox-dev/letterbox/client/deadletter"
-	"github.com/letterbox-dev/letterbox/client/naming"
+	"github.com/letterbox-dev/letterbox/client/dlqops"
 	"github.com/letterbox-dev/letterbox/client/replay"
 	"github.com/letterbox-dev/letterbox/client/termtext"
 	"github.com/letterbox-dev/letterbox/client/triage"
@@ -83,9 +80,9 @@ func edits(m *client.Message, ed replay.Edit) bool { return ed.Changes(startEdit
 // readLetter reads the letter id of t's DLQ without consuming (a non-durable reader from its
 // entry), and checks that t's subscription still holds it. An entry that is a batch of several
 // letters must be named with its batch index: the engine would take every letter it names.
-func readLetter(ctx context.Context, t *target, id client.MessageID) (*client.Message, error) {
+func readLetter(ctx context.Context, t *dlqops.Target, id client.MessageID) (*client.Message, error) {
 	start := client.MessageID{Ledger: id.Ledger, Entry: id.Entry, Partition: -1, BatchIndex: -1}
-	page, err := triage.Browse(ctx, t.cl, nil, t.topic, nil, triage.From{ID: start, HasID: true}, int(max(id.BatchIndex, 0))+1)
+	page, err := triage.Browse(ctx, t.Client, nil, t.Topic, nil, triage.From{ID: start, HasID: true}, int(max(id.BatchIndex, 0))+1)
 	if err != nil {
 		return nil, err
 	}
@@ -99,41 +96,19 @@ func readLetter(ctx context.Context, t *target, id client.MessageID) (*client.Me
 	name := positionOf(id)
 	switch {
 	case m == nil:
-		return nil, noLetter{fmt.Errorf("%s holds no letter %s", shortTopic(t.topic), name)}
+		return nil, noLetter{fmt.Errorf("%s holds no letter %s", shortTopic(t.Topic), name)}
 	case id.BatchIndex < 0 && m.ID.BatchSize > 1:
 		return nil, usageErr{fmt.Errorf("%s is a batch of %d letters: name one, %d:%d:0:B (B from 0 to %d)",
 			name, m.ID.BatchSize, id.Ledger, id.Entry, m.ID.BatchSize-1)}
 	}
-	cur, err := triage.ReadCursor(ctx, t.ad, t.topic, t.sub)
+	cur, err := triage.ReadCursor(ctx, t.Admin, t.Topic, t.Sub)
 	if err != nil {
 		return nil, err
 	}
 	if cur.Acked(triage.PositionOf(m.ID)) {
-		return nil, noLetter{fmt.Errorf("%s was acknowledged on %s already", name, t.sub)}
+		return nil, noLetter{fmt.Errorf("%s was acknowledged on %s already", name, t.Sub)}
 	}
 	return m, nil
-}
-
-// resendDestination is where the letter goes: --to, else its origin (REAL_TOPIC without a
-// partition suffix), else the topic the DLQ's name derives from among known — where a replay
-// would send it.
-func resendDestination(m *client.Message, dlq, to string, known []string) (string, error) {
-	if to != "" {
-		tn, err := admin.ParseTopic(to)
-		if err != nil {
-			return "", fmt.Errorf("--to: %w", err)
-		}
-		return tn.String(), nil
-	}
-	if rt := m.Properties[client.PropertyRealTopic]; rt != "" {
-		if tn, err := admin.ParseTopic(naming.BaseName(rt)); err == nil {
-			return tn.String(), nil
-		}
-	}
-	if kind, origin, _, named := naming.FromName(dlq, known); named && kind == deadletter.DeadLetter {
-		return origin, nil
-	}
-	return "", errors.New("where to? the letter has no REAL_TOPIC and the DLQ's name derives from no existing topic: give one with --to")
 }
 
 // editorCommand is $VISUAL, else $EDITOR ("" when neither is set).
@@ -187,7 +162,7 @@ func editPayload(ctx context.Context, editor string, payload []byte, in stdin, s
 }
 
 // showResend writes what a resend will send, for the person about to confirm it.
-func showResend(w io.Writer, m *client.Message, ed replay.Edit, t *target, dest string) {
+func showResend(w io.Writer, m *client.Message, ed replay.Edit, t *dlqops.Target, dest string) {
 	props := maps.Clone(ed.Properties)
 	props[replay.PropertyReplayedFrom] = replay.Event{ID: m.ID}.IDString()
 	count, _ := strconv.Atoi(m.Properties[replay.PropertyReplayCount])
@@ -203,7 +178,7 @@ func showResend(w io.Writer, m *client.Message, ed replay.Edit, t *target, dest 
 	case ed.Key != m.Key:
 		key = fmt.Sprintf("%q (was %q)", ed.Key, m.Key)
 	}
-	fmt.Fprintf(w, "resend %s of %s via %s\n", positionOf(m.ID), shortTopic(t.topic), termtext.Line(t.sub))
+	fmt.Fprintf(w, "resend %s of %s via %s\n", positionOf(m.ID), shortTopic(t.Topic), termtext.Line(t.Sub))
 	fmt.Fprintf(w, "  to          %s\n", termtext.Line(dest))
 	fmt.Fprintf(w, "  key         %s\n", key)
 	fmt.Fprintf(w, "  properties  %s\n", strings.Join(kvs, ", "))

@@ -14,6 +14,7 @@ import (
 
 	"github.com/letterbox-dev/letterbox/client/admin"
 	"github.com/letterbox-dev/letterbox/client/deadletter"
+	"github.com/letterbox-dev/letterbox/client/dlqops"
 	"github.com/letterbox-dev/letterbox/client/naming"
 	"github.com/letterbox-dev/letterbox/client/replay"
 	"github.com/letterbox-dev/letterbox/client/termtext"
@@ -112,15 +113,19 @@ func runDLQSubscribe(ctx context.Context, cf *clientFlags, in stdin, args []stri
 		printError(stderr, cmd, err)
 		return ExitFailure
 	}
-	if err := requireLetterTopic(ctx, ad, cmd, topic, f.notADLQ); err != nil {
-		var ue usageErr
-		if errors.As(err, &ue) {
-			return usageError(stderr, cmd, err)
+	if !f.notADLQ {
+		if err := dlqops.RequireLetterTopic(ctx, ad, topic); err != nil {
+			if err = flagWords(cmd, err); isUsage(err) {
+				return usageError(stderr, cmd, err)
+			}
+			return fail(err)
 		}
+	}
+	tn, err := naming.ParseTopic(topic)
+	if err != nil {
 		return fail(err)
 	}
-	tn := mustTopic(topic)
-	ns := tn.Tenant + "/" + tn.Namespace
+	ns := tn.NamespaceName()
 	parts, err := ad.Partitions(ctx, topic)
 	if err != nil && !admin.IsNotFound(err) {
 		return fail(err)
@@ -138,7 +143,7 @@ func runDLQSubscribe(ctx context.Context, cf *clientFlags, in stdin, args []stri
 	if f.subscription != "" || !retention || len(durable) == 0 {
 		res.Subscription = f.subscription
 		if res.Subscription == "" {
-			known, err := namespaceTopics(ctx, ad, tn)
+			known, err := dlqops.TopicsBeside(ctx, ad, topic)
 			if err != nil {
 				return fail(err)
 			}
@@ -171,7 +176,7 @@ func runDLQSubscribe(ctx context.Context, cf *clientFlags, in stdin, args []stri
 	var errs []error
 	if res.Subscription != "" {
 		started := time.Now()
-		err := ad.CreateSubscription(ctx, topic, res.Subscription, admin.Earliest)
+		err := dlqops.Subscribe(ctx, ad, topic, res.Subscription)
 		if admin.StatusOf(err) == http.StatusConflict {
 			err = fmt.Errorf("%s has a subscription %s already: nothing created", shortTopic(topic), res.Subscription)
 		} else if err != nil {

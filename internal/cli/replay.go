@@ -10,15 +10,14 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/letterbox-dev/letterbox/client"
 	"github.com/letterbox-dev/letterbox/client/admin"
+	"github.com/letterbox-dev/letterbox/client/dlqops"
 	"github.com/letterbox-dev/letterbox/client/replay"
 	"github.com/letterbox-dev/letterbox/client/termtext"
-	"github.com/letterbox-dev/letterbox/client/triage"
 )
 
 // replayFlags are the flags of "letterbox replay".
@@ -85,11 +84,44 @@ Flags:
 `
 
 func runReplay(ctx context.Context, cf *clientFlags, in stdin, args []string, stdout, stderr io.Writer) int {
+	rf, code, ok := parseReplay(cf, args, stdout, stderr)
+	if !ok {
+		return code
+	}
+	req, err := rf.request(cf)
+	var fe filterErr
+	switch {
+	case errors.As(err, &fe):
+		return filterError(stderr, "letterbox replay", fe.error)
+	case err != nil:
+		return usageError(stderr, "letterbox replay", err)
+	}
+	if !req.DryRun {
+		if code := cf.refuseReadOnly("letterbox replay", "replay dead letters (--dry-run only shows what would move)", stderr); code != ExitOK {
+			return code
+		}
+	}
+	ad, cl, err := cf.connect(ctx, stderr)
+	if err != nil {
+		printError(stderr, "letterbox replay", err)
+		return ExitFailure
+	}
+	defer cl.Close()
+	opts, code, ok := prepareReplay(ctx, ad, cl, in, req, rf, stderr)
+	if !ok {
+		return code
+	}
+	return replayAndReport(ctx, cl, cf, opts, rf, stdout, stderr)
+}
+
+// parseReplay parses replay's command line: its flags and the client flags. ok is false when
+// the command is over (help shown, or a usage error), with its exit code.
+func parseReplay(cf *clientFlags, args []string, stdout, stderr io.Writer) (rf *replayFlags, code int, ok bool) {
 	fs := newFlagSet("letterbox replay")
 	// Client flags are accepted before and after "replay"; the ones given before are the
 	// defaults here.
 	cf.registerWithCurrent(fs)
-	var rf replayFlags
+	rf = &replayFlags{}
 	rf.register(fs)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -102,108 +134,118 @@ func runReplay(ctx context.Context, cf *clientFlags, in stdin, args []string, st
 			cfs := newFlagSet("letterbox replay")
 			c.register(cfs)
 			printFlags(stdout, cfs, clientFlagNames)
-			return ExitOK
+			return nil, ExitOK, false
 		}
-		return usageError(stderr, "letterbox replay", err)
+		return nil, usageError(stderr, "letterbox replay", err), false
 	}
 	cf.noteSet(fs)
 	if err := cf.validate(); err != nil {
-		return usageError(stderr, "letterbox replay", err)
+		return nil, usageError(stderr, "letterbox replay", err), false
 	}
 	if _, code := cf.resolveContext("letterbox replay", stderr); code != ExitOK {
-		return code
+		return nil, code, false
 	}
 	if fs.NArg() > 0 {
-		return usageError(stderr, "letterbox replay", fmt.Errorf("unexpected argument %q", fs.Arg(0)))
+		return nil, usageError(stderr, "letterbox replay", fmt.Errorf("unexpected argument %q", fs.Arg(0))), false
 	}
-	if rf.dlq == "" {
-		return usageError(stderr, "letterbox replay", errors.New("--dlq TOPIC is required"))
+	return rf, ExitOK, true
+}
+
+// request is the replay the flags ask for, in client/dlqops's words; an error is the command
+// line's mistake.
+func (r *replayFlags) request(cf *clientFlags) (dlqops.Request, error) {
+	req := dlqops.Request{DLQ: r.dlq, Subscription: r.subscription, To: r.to, Destination: r.destination,
+		IDs: r.ids.text, Filters: r.filters, Limit: r.limit, Rate: r.rate, DryRun: r.dryRun, New: r.fresh,
+		MaxReplays: r.maxReplays, AllowCrossTenant: r.crossTenant, Cluster: replay.ClusterKey(cf.context, cf.adminURL)}
+	switch {
+	case r.dlq == "":
+		return req, errors.New("--dlq TOPIC is required")
+	case r.to != "" && r.destination != "":
+		return req, errors.New("--to and --destination exclude each other (--destination takes every letter)")
 	}
-	if rf.to != "" && rf.destination != "" {
-		return usageError(stderr, "letterbox replay", errors.New("--to and --destination exclude each other (--destination takes every letter)"))
-	}
-	opts := replay.Options{DLQ: rf.dlq, Subscription: rf.subscription, To: rf.to, Destination: rf.destination,
-		Rate: rf.rate, DryRun: rf.dryRun, New: rf.fresh, MaxReplays: rf.maxReplays, AllowCrossTenant: rf.crossTenant,
-		Cluster: replay.ClusterKey(cf.context, cf.adminURL)}
-	if rf.until != "" {
-		id, err := client.ParseMessageID(rf.until)
+	if r.until != "" {
+		id, err := client.ParseMessageID(r.until)
 		if err != nil {
-			return usageError(stderr, "letterbox replay", fmt.Errorf("--until: %w", err))
+			return req, fmt.Errorf("--until: %w", err)
 		}
-		opts.Until = &id
+		req.Until = &id
 	}
 	switch {
-	case rf.maxReplays == 0:
-		return usageError(stderr, "letterbox replay", errors.New("--max-replays must be at least 1 (negative: no loop guard)"))
-	case rf.maxReplays < 0:
-		opts.MaxReplays = -1
+	case r.maxReplays == 0:
+		return req, errors.New("--max-replays must be at least 1 (negative: no loop guard)")
+	case r.maxReplays < 0:
+		req.MaxReplays = -1
 	}
-	for _, expr := range rf.filters {
-		f, err := replay.ParseFilter(expr)
-		if err != nil {
-			return filterError(stderr, "letterbox replay", err)
-		}
-		opts.Selection.Filters = append(opts.Selection.Filters, f)
-	}
-	opts.Selection.IDs = rf.ids.ids
-	if rf.limit < 0 || rf.rate < 0 {
-		return usageError(stderr, "letterbox replay", errors.New("--limit and --rate must not be negative"))
-	}
-	opts.Selection.Limit = rf.limit
-	if !opts.DryRun {
-		if code := cf.refuseReadOnly("letterbox replay", "replay dead letters (--dry-run only shows what would move)", stderr); code != ExitOK {
-			return code
+	for _, expr := range r.filters {
+		if _, err := replay.ParseFilter(expr); err != nil {
+			return req, filterErr{err}
 		}
 	}
+	if r.limit < 0 || r.rate < 0 {
+		return req, errors.New("--limit and --rate must not be negative")
+	}
+	return req, nil
+}
 
+// filterErr is a --filter the engine cannot read.
+type filterErr struct{ error }
+
+// prepareReplay finds the DLQ req names, refuses one that is no DLQ unless --not-a-dlq, turns
+// req into the engine's options (client/dlqops.Prepare), refuses a destination in another
+// tenant without --allow-cross-tenant, asks before every letter of a large DLQ, and refuses
+// part of a batch the broker cannot acknowledge in part. ok is false when the command is over,
+// with its exit code.
+func prepareReplay(ctx context.Context, ad *admin.Client, cl *client.Client, in stdin, req dlqops.Request, rf *replayFlags,
+	stderr io.Writer) (opts replay.Options, code int, ok bool) {
+	const cmd = "letterbox replay"
+	fail := func(err error) (replay.Options, int, bool) {
+		if err = flagWords(cmd, err); isUsage(err) {
+			return opts, usageError(stderr, cmd, err), false
+		}
+		printError(stderr, cmd, err)
+		return opts, ExitFailure, false
+	}
+	var err error
+	if req.DLQ, err = dlqops.Resolve(ctx, ad, req.DLQ); err != nil {
+		if !dlqops.IsRefusal(err) {
+			err = fmt.Errorf("DLQ %w", err)
+		}
+		return fail(err)
+	}
+	if !rf.notADLQ {
+		if err := dlqops.RequireLetterTopic(ctx, ad, req.DLQ); err != nil {
+			return fail(err)
+		}
+	}
+	if opts, err = dlqops.Prepare(ctx, ad, req); err != nil {
+		return fail(err)
+	}
+	if err := refuseCrossTenant(opts.DLQ, rf); err != nil {
+		return opts, usageError(stderr, cmd, err), false
+	}
+	if ok, code := confirmEveryLetter(in, opts, rf.yes, stderr); !ok {
+		return opts, code, false
+	}
+	var pe *replay.PartOfBatchError
+	if err := dlqops.CheckBatches(ctx, cl, opts); errors.As(err, &pe) {
+		// Letters moved out of a batch the broker cannot acknowledge in part would be moved
+		// and come back: refused before anything is sent.
+		fmt.Fprintf(stderr, "%s: %v\n", cmd, err)
+		return opts, ExitUsage, false
+	} else if err != nil {
+		return fail(err)
+	}
+	return opts, ExitOK, true
+}
+
+// replayAndReport runs the replay, shows its events, writes its summary, records it in the
+// history and returns the exit code.
+func replayAndReport(ctx context.Context, cl *client.Client, cf *clientFlags, opts replay.Options, rf *replayFlags, stdout, stderr io.Writer) int {
 	fail := func(err error) int {
 		printError(stderr, "letterbox replay", err)
 		return ExitFailure
 	}
-	ad, cl, err := cf.connect(ctx, stderr)
-	if err != nil {
-		return fail(err)
-	}
-	defer cl.Close()
-	if opts.DLQ, err = findTopic(ctx, ad, opts.DLQ); err == nil {
-		err = requireLetterTopic(ctx, ad, "letterbox replay", opts.DLQ, rf.notADLQ)
-	}
-	if err == nil {
-		err = prepareReplay(ctx, ad, &opts)
-	}
-	if err != nil {
-		var ue usageErr
-		if errors.As(err, &ue) {
-			return usageError(stderr, "letterbox replay", err)
-		}
-		return fail(err)
-	}
-	if err := refuseCrossTenant(opts); err != nil {
-		return usageError(stderr, "letterbox replay", err)
-	}
-	if ok, code := confirmEveryLetter(in, opts, rf.yes, stderr); !ok {
-		return code
-	}
-	if !opts.DryRun && triage.ReadBatchAcks(ctx, ad) == triage.BatchAcksLost {
-		// Letters moved out of a batch the broker cannot acknowledge in part would be moved
-		// and come back: refused before anything is sent.
-		var pe *replay.PartOfBatchError
-		if err := replay.CheckWholeBatches(ctx, cl, opts); errors.As(err, &pe) {
-			fmt.Fprintf(stderr, "letterbox replay: %v\n", err)
-			return ExitUsage
-		} else if err != nil {
-			return fail(err)
-		}
-	}
 	sayResuming(opts, time.Now(), stderr)
-	if opts.DryRun && opts.Until == nil {
-		// The dry run stops at the DLQ's last message now and says which it is, so that the
-		// real run can be told to move exactly what was shown (--until).
-		if last, err := ad.LastMessageID(ctx, opts.DLQ); err == nil && last.EntryID >= 0 {
-			opts.Until = &client.MessageID{Ledger: last.LedgerID, Entry: last.EntryID, Partition: -1, BatchIndex: -1}
-		}
-	}
-
 	opts.Names = propertyNames(opts.Selection.Filters)
 	events := make(chan replay.Event, 256)
 	opts.Events = events
@@ -211,15 +253,15 @@ func runReplay(ctx context.Context, cf *clientFlags, in stdin, args []string, st
 	var dests destinations
 	go func() {
 		defer close(shown)
-		dests = showEvents(events, &rf, opts.DryRun, stdout, stderr)
+		dests = showEvents(events, rf, opts.DryRun, stdout, stderr)
 	}()
 	started := time.Now()
 	sum, err := replay.Run(ctx, cl, opts)
 	<-shown
-	writeSummary(sum, &rf, opts, dests, stdout)
+	writeSummary(sum, rf, opts, dests, stdout)
 	warnUnseen(stderr, "letterbox replay", opts.Names)
 	if !opts.DryRun {
-		recordHistory(opts, &rf, cf, sum, err, started, stderr)
+		recordHistory(opts, rf, cf, sum, err, started, stderr)
 	}
 	switch {
 	case errors.Is(err, replay.ErrBusy):
@@ -233,77 +275,9 @@ func runReplay(ctx context.Context, cf *clientFlags, in stdin, args []string, st
 		return ExitFailure
 	case sum.NothingSelected():
 		return nothingSelected(stderr, "letterbox replay", fmt.Sprintf("no letter of %s on %s is selected (%s)",
-			termtext.Line(shortTopic(opts.DLQ)), termtext.Line(opts.Subscription), termtext.Line(replaySelection(opts, &rf))))
+			termtext.Line(shortTopic(opts.DLQ)), termtext.Line(opts.Subscription), termtext.Line(replaySelection(opts, rf))))
 	}
 	return ExitOK
-}
-
-// usageErr marks a preparation error that is the command line's fault.
-type usageErr struct{ error }
-
-// prepareReplay fills in what the admin API knows: the subscription (the DLQ's only durable
-// one when not given), the backlog in letters for the ETA, the namespace's topics to derive the
-// origin from the DLQ's name, whether the broker deduplicates, and the admin client that counts
-// the letters a run leaves.
-func prepareReplay(ctx context.Context, ad *admin.Client, opts *replay.Options) error {
-	tn, err := admin.ParseTopic(opts.DLQ)
-	if err != nil {
-		return usageErr{fmt.Errorf("--dlq: %w", err)}
-	}
-	opts.DLQ = tn.String()
-	st, err := ad.Stats(ctx, opts.DLQ)
-	if err != nil {
-		return fmt.Errorf("DLQ %s: %w", opts.DLQ, err)
-	}
-	if opts.Subscription, err = chooseSubscription(st, opts.DLQ, opts.Subscription); err != nil {
-		return err
-	}
-	opts.Admin = ad
-	opts.Total = triage.BacklogOf(st, opts.Subscription).Entries
-	if b := triage.BacklogOf(st, opts.Subscription); b.LettersKnown {
-		opts.Total = b.Letters
-	}
-	opts.Deduplication = strings.EqualFold(st.DeduplicationStatus, "Enabled")
-	opts.KnownTopics, err = namespaceTopics(ctx, ad, tn)
-	return err
-}
-
-// namespaceTopics lists the topics of tn's namespace, partitioned ones by their own name: the
-// topics a DLQ's name may derive from.
-func namespaceTopics(ctx context.Context, ad *admin.Client, tn admin.TopicName) ([]string, error) {
-	ns := tn.Tenant + "/" + tn.Namespace
-	var out []string
-	for _, partitioned := range []bool{false, true} {
-		var ts []string
-		var err error
-		if partitioned {
-			ts, err = ad.PartitionedTopics(ctx, ns, tn.Persistent)
-		} else {
-			ts, err = ad.Topics(ctx, ns, tn.Persistent)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("topics of %s: %w", ns, err)
-		}
-		out = append(out, ts...)
-	}
-	return out, nil
-}
-
-// chooseSubscription is the durable subscription of topic to act through: given, when topic
-// has it, else its only one. Several, or none, is the command line's to settle (usageErr).
-func chooseSubscription(st admin.TopicStats, topic, given string) (string, error) {
-	durable := triage.Subscriptions(st, true)
-	if given == "" {
-		if len(durable) != 1 {
-			return "", usageErr{fmt.Errorf("%s has %d durable subscriptions (%s): choose one with --subscription",
-				topic, len(durable), strings.Join(durable, ", "))}
-		}
-		return durable[0], nil
-	}
-	if !slices.Contains(durable, given) {
-		return "", usageErr{fmt.Errorf("%s has no durable subscription %q (it has: %s)", topic, given, strings.Join(durable, ", "))}
-	}
-	return given, nil
 }
 
 // connect makes the admin and binary-protocol clients the client flags describe. With OAuth2

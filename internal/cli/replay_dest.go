@@ -101,14 +101,15 @@ func (d destinations) counts() (moved, crossTenant map[string]int64) {
 	return moved, crossTenant
 }
 
-// refuseCrossTenant refuses --to and --destination in another tenant than the DLQ's without
-// --allow-cross-tenant, before anything is read: every letter bound there would be left.
-func refuseCrossTenant(opts replay.Options) error {
-	if opts.AllowCrossTenant {
+// refuseCrossTenant refuses --to and --destination in another tenant than dlq's without
+// --allow-cross-tenant, before anything is read: every letter bound there would be left. The
+// flags are named as typed.
+func refuseCrossTenant(dlq string, rf *replayFlags) error {
+	if rf.crossTenant {
 		return nil
 	}
-	from, _ := replay.TenantOf(opts.DLQ)
-	for flag, dest := range map[string]string{"--to": opts.To, "--destination": opts.Destination} {
+	from, _ := replay.TenantOf(dlq)
+	for flag, dest := range map[string]string{"--to": rf.to, "--destination": rf.destination} {
 		if dest == "" {
 			continue
 		}

@@ -2,8 +2,8 @@ package data
 
 import (
 	"context"
-	"strings"
 
+	"github.com/letterbox-dev/letterbox/client/dlqops"
 	"github.com/letterbox-dev/letterbox/client/naming"
 )
 
@@ -51,25 +51,15 @@ func ShortName(full, ns string) string {
 type NameError = naming.NameError
 
 // Resolve finds the topic a name given by hand means, among the topics that exist (nothing is
-// created to find out), by client/naming's rule, the command line's too: a full name
-// (domain://tenant/ns/x) or tenant/ns/x when it exists, else the one topic whose name ends
-// with /name ("orders", or "demo/orders"). A *NameError says when none or several match.
+// created to find out), by the command line's rule (client/dlqops.ResolveWith). A
+// *NameError says when none or several match.
 func Resolve(ctx context.Context, s Source, name string) (string, error) {
-	name = strings.TrimSpace(name)
-	ns := ""
-	if naming.Qualified(name) {
-		ns = ParseTopic(name).NamespaceName()
-	}
-	rows, err := s.Topics(ctx, ns)
-	if err != nil {
-		if ns != "" && IsNotFound(err) {
-			return "", &NameError{Name: name}
+	return dlqops.ResolveWith(ctx, func(ctx context.Context, ns string) ([]string, error) {
+		rows, err := s.Topics(ctx, ns)
+		names := make([]string, 0, len(rows))
+		for _, r := range rows {
+			names = append(names, r.Name)
 		}
-		return "", err
-	}
-	names := make([]string, 0, len(rows))
-	for _, r := range rows {
-		names = append(names, r.Name)
-	}
-	return naming.Resolve(name, names)
+		return names, err
+	}, name)
 }
