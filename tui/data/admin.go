@@ -2,6 +2,7 @@ package data
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -159,14 +160,12 @@ func (a *Admin) Topics(ctx context.Context, ns string) ([]TopicRow, error) {
 	// Every namespace's names first, then the rows in one slice of the right size: rows built
 	// a namespace at a time and copied together were 30 MB more of garbage on a cluster of
 	// 100,000 topics, whose listing is read again every minute.
-	lists := make([]nsList, len(nss))
+	lists, err := a.namespaceLists(ctx, nss)
+	if err != nil {
+		return nil, err
+	}
 	n := 0
-	for i, ns := range nss {
-		l, err := a.namespaceList(ctx, ns)
-		if err != nil {
-			return nil, err
-		}
-		lists[i] = l
+	for _, l := range lists {
 		n += len(l.plain) + len(l.parted)
 	}
 	rows := make([]TopicRow, 0, n)
@@ -205,6 +204,40 @@ func (a *Admin) namespaceTopics(ctx context.Context, ns string) ([]TopicRow, err
 type nsList struct {
 	ns            string
 	plain, parted []string
+}
+
+// listsAtOnce is how many namespaces are listed at a time: two requests each, and a cluster of
+// a hundred namespaces was two hundred round trips one after the other.
+const listsAtOnce = 8
+
+// namespaceLists lists the namespaces nss, a few at a time, in their order; the first error
+// ends it.
+func (a *Admin) namespaceLists(ctx context.Context, nss []string) ([]nsList, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	lists := make([]nsList, len(nss))
+	errs := make([]error, len(nss))
+	sem := make(chan struct{}, listsAtOnce)
+	var wg sync.WaitGroup
+	for i, ns := range nss {
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			if lists[i], errs[i] = a.namespaceList(ctx, ns); errs[i] != nil {
+				cancel()
+			}
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil && !errors.Is(err, context.Canceled) {
+			return nil, err
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return lists, nil
 }
 
 func (a *Admin) namespaceList(ctx context.Context, ns string) (nsList, error) {
