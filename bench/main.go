@@ -7,16 +7,14 @@
 // It builds the letterbox binary, runs `letterbox broker --in-memory` and, for the durable
 // figure, `letterbox broker --data DIR` as separate processes, and fails with a message, rather
 // than hangs, when a broker stalls or errors. Beyond the broker (part "broker") it puts our
-// client beside the official one on the same broker (clients.go), times client/replay with
-// and without a rate limit (replay.go, replayrate.go) and client/triage's whole-DLQ scan beside
-// a bare official reader (scan.go), takes the TUI's figures from the real binary in tmux and
-// the tui package's benchmarks (tui.go), and times the admin API while stalled requests hold
-// connections open (adminlatency.go), times starts with 10 GiB stored (stored.go), counts the
-// descriptors of a broker reading 20,000 sealed segments (files.go), weighs 10,000 topics at
-// rest and times 100 busy ones beside the forwarding null broker (many.go), weighs a stream
-// consumed as it comes and a million kept messages in memory (memory.go), and the CPU a Go
-// test pays for a pulsartest broker's start and stop (embed.go); -only runs some of these
-// parts.
+// client beside the official one on the same broker, times client/replay with and without a rate
+// limit and client/triage's whole-DLQ scan beside a bare official reader, takes the TUI's figures
+// from the real binary in tmux and the tui package's benchmarks, times the admin API while
+// stalled requests hold connections open, times starts with 10 GiB stored, counts the
+// descriptors of a broker reading 20,000 sealed segments, weighs 10,000 topics at rest and times
+// 100 busy ones beside the forwarding null broker, weighs a stream consumed as it comes and a
+// million kept messages in memory, and the CPU a Go test pays for a pulsartest broker's start
+// and stop; -only runs some of these parts.
 package main
 
 import (

@@ -6,77 +6,70 @@
 // A test that wants a broker uses pulsartest, whose API is stable; a process runs `letterbox
 // broker`.
 //
-// Where things are:
-//   - the binary protocol: conn.go (a connection), one file per command named after its number
-//     (02_connect.go … 39_get_or_create_schema.go), backpressure.go, tls.go, and frontend.go
-//     (listeners that play other brokers of a cluster);
-//   - topics: the registry (topics.go, topics_lazy.go), topic.go, producer.go, consumer.go,
-//     consumers.go, subscription.go, ackranges.go, dispatch.go with failover.go and
-//     keyshared.go, reader_seek.go, dedup.go, schema.go, compaction*.go, unload.go, deleted_topics.go,
-//     autocreate_purpose.go, names.go;
-//   - data lifetime and persistence: persist.go and dirty.go (cursors), ledgers.go,
-//     retention.go, ttl.go, sub_expiry.go, backlog_quota.go, quota.go (the memory budget);
-//   - admin operations: admin.go (errors, the shared admin state), admin_store.go (its
-//     persistence), then one file per resource: admin_tenants.go, admin_namespaces.go,
-//     admin_policies.go, admin_topics.go, admin_topic_properties.go, admin_topic_messages.go,
-//     admin_topic_policies.go, admin_subscriptions.go, admin_schemas.go, admin_peek.go,
-//     admin_stats.go (with admin_stats_json.go, admin_internal_stats.go and stats_sampler.go),
-//     admin_compaction.go, unload.go, dynamic_config.go;
-//   - policies: their model, the broker's defaults and their layered resolution are
-//     broker/policy's; admin_policies.go and admin_topic_policies.go keep and validate them;
-//   - configuration: config.go (Config), brokerconf*.go (the broker.conf keys);
-//     authentication and authorization over broker/auth: auth_*.go; limits.go; panic.go.
+// What it owns: connections and one handler per command of the binary protocol (each named
+// after its command's number), with TLS and backpressure; the topic registry, topics,
+// producers, consumers, subscriptions and their dispatch (shared, failover, key-shared), seeks,
+// deduplication, schemas, compaction, unloads, deleting topics for good and what an
+// auto-created topic is for; the data's lifetime and persistence (cursors, ledgers, retention,
+// TTL, subscription expiry, backlog quotas, the memory budget); the admin operations, one group
+// per resource, that broker/web serves, and the dynamic configuration; Config and upstream's
+// broker.conf keys; authentication and authorization over broker/auth; limits; containing
+// panics. The policy model, the broker's defaults and their layered resolution are
+// broker/policy's.
+//
+// Its entry points: New with Options (WithConfig over DefaultConfig or LoadConf, WithStore,
+// WithListen, WithLogger), Addr and ServiceURL, Close; the admin operations are methods of
+// *Broker, and tests intercept commands with an Interceptor.
 //
 // Goroutines, each with its owner, which stops it:
 //   - the Broker (Close closes stop, the listeners and every connection, then waits on b.wg):
-//     an accept loop per listener (frontend.go), the cursor flusher (persist.go), message
-//     expiry (ttl.go), retention (ledgers.go), the periodic policy checks (sub_expiry.go:
-//     backlog quotas, subscription expiry), the compaction monitor (compaction_trigger.go)
-//     and, from the first stats request, the rate sampler (stats_sampler.go);
-//   - each connection (conn.close): a reader, which runs the command handlers, a writer and a
-//     keep-alive (conn.go), and an auth refresher where credentials expire (auth_conn.go);
-//   - each topic (topic.close): its dispatcher (topic.run, dispatch.go) and a compaction run
-//     while one is in progress (compaction.go);
+//     an accept loop per listener (acceptOn), the cursor flusher (flushLoop), message expiry
+//     (expiryLoop), retention (retentionLoop), the periodic policy checks (policyLoop: backlog
+//     quotas, subscription expiry), the compaction monitor (compactionMonitor) and, from the
+//     first stats request, the rate sampler (sampleLoop);
+//   - each connection (conn.close): a reader, which runs the command handlers (readLoop), a
+//     writer (writeLoop) and a keep-alive (keepAlive), and an auth refresher where credentials
+//     expire (authRefreshLoop);
+//   - each topic (topic.close): its dispatcher (topic.run) and a compaction run while one is in
+//     progress (compactionRun.run);
 //   - each durable log (storage): its writer, which runs Append's completions, and its deleter.
 //
-// Short-lived goroutines end on their own: the answer to a refused connection (limits.go,
-// bounded by a write deadline) and a connection's close started from a goroutine that cannot
-// wait for it (panic.go, an interceptor's disconnect).
+// Short-lived goroutines end on their own: the answer to a refused connection (bounded by a
+// write deadline) and a connection's close started from a goroutine that cannot wait for it
+// (after a contained panic, or an interceptor's disconnect).
 //
-// Handlers never block on the network: they append to the connection's write buffer, which
-// has a bound: past it the dispatchers skip the connection's consumers and its reader stops
-// reading until the writer has drained it (backpressure.go). Topic state (producers,
-// subscriptions, consumers, cursors, deduplication, compaction) is guarded by the topic's
-// mutex.
+// Handlers never block on the network: they append to the connection's write buffer, which has a
+// bound: past it the dispatchers skip the connection's consumers and its reader stops reading until
+// the writer has drained it. Topic state (producers, subscriptions, consumers, cursors,
+// deduplication, compaction) is guarded by the topic's mutex.
 //
 // Lock order: a lock is taken only while holding locks to its left in
 //
 //	topicRegistry.mu → topic.mu → producer's receiptQueue.mu → conn.wmu
 //
-// and nothing is held across two topics' mutexes. The other locks are leaves: taken with any
-// of these held, and no other lock of the broker's is taken while one is held. They are conn.mu
-// (the connection's producers and consumers), adminState.mu (admin.go: tenants, policies,
-// terminated topics, topic policies, rate samples; taken under topicRegistry.mu and topic.mu),
-// schemaRegistry.mu, dedupState.mu, dirtySet.mu (the flusher's dirty topics), Broker.mu
-// (connections, per-IP counts, front ends, closed), dynamicConfig.mu (serializes updates;
-// reads are atomic) and certLoader.mu (tls.go). The store's own locks (a Log's, the metadata
-// store's) come after all of these: the broker calls the store with them held, and the store
-// calls back (Append's done) with none of its locks held: on a durable log's writer goroutine,
-// or for an in-memory log within Append, under the caller's topic.mu. The callback takes only
-// dedupState.mu, dirtySet.mu and the receipt queue, never topic.mu. The test hooks (an
-// Interceptor, which runs inside every send, and an Ownership, frontend.go) may run with any of
-// these held and must not call back into the broker.
+// and nothing is held across two topics' mutexes. The other locks are leaves: taken with any of
+// these held, and no other lock of the broker's is taken while one is held. They are conn.mu (the
+// connection's producers and consumers), adminState.mu (tenants, policies, terminated topics, topic
+// policies, rate samples; taken under topicRegistry.mu and topic.mu), schemaRegistry.mu,
+// dedupState.mu, dirtySet.mu (the flusher's dirty topics), Broker.mu (connections, per-IP counts,
+// front ends, closed), dynamicConfig.mu (serializes updates; reads are atomic) and certLoader.mu
+// (the TLS certificates). The store's own locks (a Log's, the metadata store's) come after all of
+// these: the broker calls the store with them held, and the store calls back (Append's done) with
+// none of its locks held: on a durable log's writer goroutine, or for an in-memory log within
+// Append, under the caller's topic.mu. The callback takes only dedupState.mu, dirtySet.mu and the
+// receipt queue, never topic.mu. The test hooks (an Interceptor, which runs inside every send, and
+// a cluster fixture's Ownership) may run with any of these held and must not call back into the
+// broker.
 //
 // A panic in a handler, a dispatcher, a store's completion or any other goroutine a connection
-// starts (its keepalive and authentication refresh, its close) is contained where that
-// goroutine's work starts (panic.go): logged with its stack, the connection concerned closed,
-// the process up. Every lock held around code that can panic is released by a deferred unlock
-// (topic.locked), so a contained panic leaves nothing locked.
+// starts (its keepalive and authentication refresh, its close) is contained where that goroutine's
+// work starts: logged with its stack, the connection concerned closed, the process up. Every lock
+// held around code that can panic is released by a deferred unlock (topic.locked), so a contained
+// panic leaves nothing locked.
 //
-// What clients may make the broker hold is bounded (limits.go, quota.go, 10_ack.go,
-// 06_send.go): connections, producers, consumers and subscriptions under upstream's limits,
-// acknowledgements only for entries of the log, batch counts that can be true, and in-memory
-// data under a memory budget.
+// What clients may make the broker hold is bounded: connections, producers, consumers and
+// subscriptions under upstream's limits, acknowledgements only for entries of the log, batch counts
+// that can be true, and in-memory data under a memory budget.
 package broker
 
 import (

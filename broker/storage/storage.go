@@ -2,22 +2,20 @@
 // (per partition). An entry is one SEND as received — headers and payload from the 0x0e01
 // magic on — plus the few metadata fields the broker dispatches by, decoded once at append.
 //
-// Log is what the broker needs of a topic's data and Store (store.go) what it needs of a whole
-// broker's: one Log per topic plus a bucketed Metadata store for cursors, policies and the like.
-// Two implementations satisfy both, and conformance_test.go holds them to the same behaviour:
+// Log is what the broker needs of a topic's data and Store what it needs of a whole broker's:
+// one Log per topic plus a bucketed Metadata store for cursors, policies and the like. Two
+// implementations satisfy both, and one conformance suite holds them to the same behaviour:
 //
-//   - in memory: MemoryStore (memstore.go), which reports the memory it holds (MemoryMeter), of
-//     Memory logs (memory.go), whose ledgers copy small entries into slabs (memledger.go);
-//   - durable: FileStore (filestore.go), a data directory of FileLogs and a bbolt metadata store
-//     (boltmeta.go), locked against a second process (lock.go). A FileLog (filelog.go) keeps its
-//     entries in segment files, one per ledger (segment.go, indexed once sealed: segindex.go),
-//     written by one writer goroutine with group commit (filelog_write.go), read through a tail
-//     cache or by pread (filelog_read.go, tailcache.go), rebuilt at open (filelog_recover.go),
-//     and trimmed a segment at a time with one file kept for reuse (trash.go). Segment files are
-//     opened on demand through the store's bounded cache of descriptors (filecache.go), over
-//     FS (fs.go), which tests use to inject faults.
+//   - in memory: NewMemoryStore, which reports the memory it holds (MemoryMeter), of Memory
+//     logs, whose ledgers copy small entries into slabs;
+//   - durable: OpenFileStore, a data directory of FileLogs and a bbolt metadata store, locked
+//     against a second process. A FileLog keeps its entries in segment files, one per ledger
+//     (indexed once sealed), written by one writer goroutine with group commit, read through a
+//     tail cache or by pread, rebuilt at open, and trimmed a segment at a time with one file
+//     kept for reuse. Segment files are opened on demand through the store's bounded cache of
+//     descriptors, over FS, which tests use to inject faults (FaultFS).
 //
-// Both close a ledger and open the next one by the same Rollover policy (rollover.go).
+// Both close a ledger and open the next one by the same Rollover policy.
 package storage
 
 import (

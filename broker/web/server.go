@@ -1,16 +1,14 @@
 // Package web is the embedded broker's HTTP listener: upstream's admin REST v2 paths
 // (/admin/v2/...) with upstream's JSON field names, so pulsar-admin, pulsarctl and the official
-// Go pulsaradmin work against it unchanged.
+// Go pulsaradmin work against it unchanged. Beside them it serves the HTTP lookup, the broker's
+// health, active brokers and dynamic configuration, and Prometheus /metrics.
 //
-// routes.go lists every route; each resource has its own file holding its handlers: brokers.go
-// (health, active brokers, dynamic configuration), clusters.go, tenants.go, namespaces.go and
-// namespace_policies.go, topics.go and topic_policies.go, subscriptions.go, schemas.go, stats.go,
-// peek.go, unload.go, lookup.go (the HTTP lookup) and metrics.go (Prometheus /metrics).
-// Cross-cutting parts: auth.go (authentication and authorization of each request), limits.go
-// (connection, request and body limits), request.go (bodies, query parameters, error mapping),
-// clients.go (which connections made requests lately) and router.go. Errors use upstream's
-// shape, {"reason": "..."}, including 404 for unknown paths and 405 for a known path with the
-// wrong method. The package reaches the broker only through its exported API.
+// New starts a Server on a *broker.Broker. One table lists every route; each resource's handlers
+// live together, apart from what every request goes through: authentication and authorization,
+// the connection, request and body limits, reading bodies and query parameters, and mapping
+// errors. Errors use upstream's shape, {"reason": "..."}, including 404 for unknown paths and 405
+// for a known path with the wrong method. The package reaches the broker only through its
+// exported API.
 //
 // The package can be imported, but it is not a stable API: pulsartest starts a broker with its
 // admin API behind a stable one.

@@ -12,11 +12,9 @@
 // Client.TrustHost, and the brokers the cluster itself names (its broker list, its lookups),
 // which the client asks for before it withholds credentials from a redirect.
 //
-// admin.go holds the Client, its requests and Error; redirect.go, trust.go and learn.go the
-// redirects and the hosts credentials may go to; then one file per resource as upstream's admin API
-// groups them: clusters.go, tenants.go, namespaces.go, topics.go, subscriptions.go,
-// messages.go (peek, examine, by id), stats.go, schemas.go, lookup.go, brokers.go; types.go
-// the JSON they answer with; paths.go the REST paths they share.
+// New makes a Client from Options; its methods follow upstream's admin API, one group per
+// resource as upstream groups them (clusters, tenants, namespaces, topics, subscriptions,
+// messages, stats, schemas, lookup, brokers), and answer with the JSON types upstream defines.
 package admin
 
 import (

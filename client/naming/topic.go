@@ -1,12 +1,13 @@
 // Package naming is what a Pulsar name means, as pure functions over strings: topic names
-// (domain, tenant, namespace, local name, partition; the short forms the clients accept) and
-// namespace names (topic.go), the names the clients give dead-letter and retry topics, the -DLQ
-// and -RETRY rule (letters.go), and PIP-263's purpose property with the purpose an
-// auto-created topic records (autocreate_purpose.go). It follows upstream's TopicName and NamespaceName,
-// which the official clients and brokers share. It imports nothing of letterbox, so that the
-// broker, the client, the admin client and the TUI read names by one rule. What a topic is for
-// beyond its name (its purpose property, its newest message) is client/deadletter's Classify,
-// which reads the name through this package.
+// (domain, tenant, namespace, local name, partition; the short forms the clients accept:
+// ParseTopic, ParseNamespace) and how a short name resolves (Resolve), the names the clients give
+// dead-letter and retry topics and the -DLQ and -RETRY rule (DLQName, RetryName, LetterKind,
+// FromName), and PIP-263's purpose property with the purpose an auto-created topic records
+// (AutoCreatePurpose). It follows upstream's TopicName and NamespaceName, which the official
+// clients and brokers share. It imports nothing of letterbox, so that the broker, the client,
+// the admin client and the TUI read names by one rule. What a topic is for beyond its name (its
+// purpose property, its newest message) is client/deadletter's Classify, which reads the name
+// through this package.
 package naming
 
 import (

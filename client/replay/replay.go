@@ -11,17 +11,16 @@
 // started again, so the broker drops what it already stored. Without deduplication a
 // resumed run is at least once.
 //
-// Run is a pipeline of two goroutines. Its own reads, decides and republishes (read.go,
-// send.go), through one batching producer per destination, never waiting for a receipt: up
-// to sendWindow letters are on their way at once. The completer it starts (complete.go)
-// takes them in read order, waits for each receipt, acknowledges, counts and reports. So a
-// letter is acknowledged, and its event sent, only once its copy is receipted; a crash leaves
-// the unreceipted in the DLQ, and a cancel lets what was sent be receipted and acknowledged.
+// Run is a pipeline of two goroutines. Its own reads, decides and republishes, through one
+// batching producer per destination, never waiting for a receipt: up to sendWindow letters
+// are on their way at once. The completer it starts takes them in read order, waits for each
+// receipt, acknowledges, counts and reports. So a letter is acknowledged, and its event sent,
+// only once its copy is receipted; a crash leaves the unreceipted in the DLQ, and a cancel lets
+// what was sent be receipted and acknowledged.
 //
-// replay.go holds Run and the engine; types.go what a caller passes and gets back (Options,
-// Event, Summary); state.go the record that resumes a run; limiter.go the rate limit;
-// selection.go and dest.go which letters move where; held.go what of the backlog a run holds;
-// history.go the runs recorded.
+// Run takes Options (the DLQ and its subscription, a Selection, where the letters go or that
+// they are discarded) and reports Events as it goes and a Summary at the end; Pending finds an
+// interrupted run to resume, and AppendHistory and ReadHistory keep the history of runs.
 //
 // The package uses only the client package; it owns no goroutine beyond a Run call.
 package replay

@@ -1,11 +1,10 @@
 // Package data is what the TUI's screens know about a Pulsar cluster: plain structs and the
 // Source interface that fills them. Screens never speak HTTP or the binary protocol; they call a
-// Source from a tea.Cmd with a deadline. Admin is the Source of a real cluster or the embedded
-// broker: topics, stats and peeks through client/admin (admin.go, cluster_stats.go, peek.go;
-// errors.go words its errors, stats.go its stats), what a topic is for (kinds.go), tail and
-// produce through client (binary.go), replays, purges and retention (replay.go, with
-// client/replay) and whole-DLQ reads (triage.go, with client/triage). The tests' Source is
-// datatest's fake, over fixed snapshots.
+// Source from a tea.Cmd with a deadline. Admin (NewAdmin) is the Source of a real cluster or the
+// embedded broker: topics, stats and peeks through client/admin, with its errors worded for the
+// screens; what a topic is for; tail and produce through client; replays, purges and retention
+// with client/replay; and whole-DLQ reads with client/triage. The tests' Source is datatest's
+// fake, over fixed snapshots.
 package data
 
 import (

@@ -1,13 +1,13 @@
 // Package dlq is the dead-letters screen: a DLQ's letters, each with its origin topic
 // (REAL_TOPIC), original id (ORIGIN_MESSAGE_ID), reconsume count and reason; a health line (no
 // subscription and no retention, climbing redeliveries, a growing DLQ); and the DLQ's replay
-// history. The table lists one of three things (letters.go): the backlog of the DLQ's
-// subscription a page at a time, the letters of a whole-DLQ scan or search (scan.go: every
-// retained letter, or those an expression selects), or the DLQ read from any position. A scan
-// also counts the letters by reason, origin, subscription, key, hour and reconsume times
-// (counts.go), and a count drills down into a search. Marks or the search select what a replay
-// moves. Nothing on this screen acknowledges a letter or creates a subscription. Without a
-// topic it lists the cluster's DLQ topics (index.go).
+// history. The table lists one of three things: the backlog of the DLQ's subscription a page at
+// a time, the letters of a whole-DLQ scan or search (every retained letter, or those an
+// expression selects), or the DLQ read from any position. A scan also counts the letters by
+// reason, origin, subscription, key, hour and reconsume times, and a count drills down into a
+// search. Marks or the search select what a replay moves. Nothing on this screen acknowledges a
+// letter or creates a subscription. Without a topic it lists the cluster's DLQ topics. New
+// opens it.
 package dlq
 
 import (

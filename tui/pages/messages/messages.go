@@ -5,9 +5,7 @@
 // (Avro → JSON, JSON pretty, string, hex dump); "/" searches what is loaded; marked messages
 // export as JSON lines; "y" copies a payload through the terminal (OSC 52).
 //
-// messages.go holds the screen's state, its loads and its keys; view.go draws it; tail.go
-// runs the live tail; filter.go the search; prompt.go the filter, export and position
-// prompts; decode.go decodes payloads; export.go writes JSON lines.
+// New opens it on a subscription's backlog and NewAt on the topic from a position.
 package messages
 
 import (
