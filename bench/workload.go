@@ -106,213 +106,265 @@ func (w workload) run(ctx context.Context) (res result, err error) {
 		topic = fmt.Sprintf("persistent://public/default/bench-%d", time.Now().UnixNano())
 	}
 
-	var received, sent, outstanding atomic.Int64
-	var errMu sync.Mutex
-	var firstErr error
-	setErr := func(e error) {
-		errMu.Lock()
-		defer errMu.Unlock()
-		if firstErr == nil {
-			firstErr = e
-		}
-	}
-	getErr := func() error {
-		errMu.Lock()
-		defer errMu.Unlock()
-		return firstErr
-	}
-
+	var c counts
 	if w.consume {
-		var consumer pulsar.Consumer
-		if err := within(ctx, "subscribing", func() (err error) {
-			consumer, err = client.Subscribe(pulsar.ConsumerOptions{
-				Topic: topic, SubscriptionName: "bench", Type: w.subType,
-				SubscriptionInitialPosition: pulsar.SubscriptionPositionEarliest,
-			})
-			return err
-		}); err != nil {
+		stop, err := w.startConsumer(ctx, client, topic, &c)
+		if err != nil {
 			return fail(err)
 		}
-		cctx, ccancel := context.WithCancel(ctx)
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			for {
-				msg, err := consumer.Receive(cctx)
-				if err != nil {
-					if cctx.Err() == nil {
-						setErr(fmt.Errorf("receive: %w", err))
-					}
-					return
-				}
-				if err := consumer.Ack(msg); err != nil {
-					setErr(fmt.Errorf("ack: %w", err))
-					return
-				}
-				received.Add(1)
-			}
-		}()
-		defer func() {
-			ccancel()
-			<-done
-			_ = within(ctx, "closing the consumer", func() error { consumer.Close(); return nil })
-		}()
+		defer stop()
 	}
-
 	if w.keep {
-		if err := within(ctx, "subscribing", func() error {
-			consumer, err := client.Subscribe(pulsar.ConsumerOptions{Topic: topic, SubscriptionName: "keep"})
-			if err == nil {
-				consumer.Close()
-			}
-			return err
-		}); err != nil {
+		if err := keepSubscription(ctx, client, topic); err != nil {
 			return fail(err)
 		}
 	}
-
-	// latencies[i] is the publish latency of the i-th paced message; paced counts the messages
-	// the pacer has handed to SendAsync so far.
-	var latencies []time.Duration
-	var paced atomic.Int64
-	stopProducer := func() error { return nil }
+	p := &producing{stop: func() error { return nil }}
 	if w.produce {
-		var producer pulsar.Producer
-		if err := within(ctx, "creating the producer", func() (err error) {
-			producer, err = client.CreateProducer(pulsar.ProducerOptions{Topic: topic, SendTimeout: 10 * time.Second})
-			return err
-		}); err != nil {
+		if p, err = w.startProducer(ctx, client, topic, &c); err != nil {
 			return fail(err)
 		}
-		if w.rate > 0 {
-			latencies = make([]time.Duration, int(float64(w.rate)*(w.warmup+w.window+stallLimit).Seconds()))
-		}
-		// Stopping sets stopping and lets sends in flight finish; cancelling sctx, which fails
-		// them, is for a broker that no longer answers.
-		sctx, scancel := context.WithCancel(ctx)
-		defer scancel()
-		var stopping atomic.Bool
-		done := make(chan struct{})
-		payload := make([]byte, payloadSize)
-		send := func(i int) {
-			outstanding.Add(1)
-			t0 := time.Now()
-			producer.SendAsync(sctx, &pulsar.ProducerMessage{Payload: payload}, func(_ pulsar.MessageID, _ *pulsar.ProducerMessage, err error) {
-				switch {
-				case err == nil:
-					if i >= 0 {
-						latencies[i] = time.Since(t0)
-					}
-					sent.Add(1)
-				case sctx.Err() == nil:
-					setErr(fmt.Errorf("send: %w", err))
-				}
-				outstanding.Add(-1)
-			})
-		}
-		go func() {
-			defer close(done)
-			if w.rate == 0 {
-				for !stopping.Load() && sctx.Err() == nil {
-					send(-1)
-				}
-				return
-			}
-			pace(sctx, &stopping, w.rate, len(latencies), func(i int) { send(i); paced.Store(int64(i + 1)) })
-		}()
-		stopProducer = func() error {
-			stopProducer = func() error { return nil }
-			stopping.Store(true)
-			// Once nothing is outstanding every callback has run, and latencies is ours to read.
-			deadline := time.Now().Add(setupTimeout)
-			for outstanding.Load() > 0 || !closed(done) {
-				if time.Now().After(deadline) {
-					scancel()
-					return fmt.Errorf("%d sends still unanswered %v after the run", outstanding.Load(), setupTimeout)
-				}
-				time.Sleep(10 * time.Millisecond)
-			}
-			return within(ctx, "closing the producer", func() error { producer.Close(); return nil })
-		}
+		defer p.cancel()
 		defer func() {
-			if perr := stopProducer(); perr != nil && err == nil {
+			if perr := p.stop(); perr != nil && err == nil {
 				res, err = fail(perr)
 			}
 		}()
 	}
 
-	// Warm up, then measure the window, watching for stalls and errors all along.
-	progress := func() int64 {
-		if w.consume {
-			return received.Load()
-		}
-		return sent.Load()
-	}
-	watch := func(d time.Duration) error {
-		end := time.Now().Add(d)
-		last, lastAt := progress(), time.Now()
-		for now := time.Now(); now.Before(end); now = time.Now() {
-			select {
-			case <-ctx.Done():
-				return ctx.Err()
-			case <-time.After(min(50*time.Millisecond, end.Sub(now))):
-			}
-			if err := getErr(); err != nil {
-				return err
-			}
-			if p := progress(); p != last {
-				last, lastAt = p, time.Now()
-			} else if time.Since(lastAt) > stallLimit {
-				what := "acknowledged by the broker"
-				if w.consume {
-					what = "received"
-				}
-				return fmt.Errorf("stalled: no message %s for %v (%d sent, %d received so far)",
-					what, stallLimit, sent.Load(), received.Load())
-			}
-			if w.pid != 0 {
-				if _, err := processCPU(w.pid); err != nil {
-					return fmt.Errorf("broker process gone: %w", err)
-				}
-			}
-		}
-		return nil
-	}
-	if err := watch(w.warmup); err != nil {
+	if res, err = w.measure(ctx, &c, p); err != nil {
 		return fail(err)
+	}
+	return res, nil
+}
+
+// counts is what a run's producer and consumer report as they go, and the first error either
+// met.
+type counts struct {
+	received, sent, outstanding atomic.Int64
+
+	errMu    sync.Mutex
+	firstErr error
+}
+
+func (c *counts) setErr(e error) {
+	c.errMu.Lock()
+	defer c.errMu.Unlock()
+	if c.firstErr == nil {
+		c.firstErr = e
+	}
+}
+
+func (c *counts) err() error {
+	c.errMu.Lock()
+	defer c.errMu.Unlock()
+	return c.firstErr
+}
+
+// startConsumer subscribes to topic and receives and acknowledges until the stop it returns,
+// which waits for the receiver and closes the consumer.
+func (w workload) startConsumer(ctx context.Context, client pulsar.Client, topic string, c *counts) (stop func(), err error) {
+	var consumer pulsar.Consumer
+	if err := within(ctx, "subscribing", func() (err error) {
+		consumer, err = client.Subscribe(pulsar.ConsumerOptions{
+			Topic: topic, SubscriptionName: "bench", Type: w.subType,
+			SubscriptionInitialPosition: pulsar.SubscriptionPositionEarliest,
+		})
+		return err
+	}); err != nil {
+		return nil, err
+	}
+	cctx, ccancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			msg, err := consumer.Receive(cctx)
+			if err != nil {
+				if cctx.Err() == nil {
+					c.setErr(fmt.Errorf("receive: %w", err))
+				}
+				return
+			}
+			if err := consumer.Ack(msg); err != nil {
+				c.setErr(fmt.Errorf("ack: %w", err))
+				return
+			}
+			c.received.Add(1)
+		}
+	}()
+	return func() {
+		ccancel()
+		<-done
+		_ = within(ctx, "closing the consumer", func() error { consumer.Close(); return nil })
+	}, nil
+}
+
+// keepSubscription creates a subscription that reads nothing, so that retention keeps
+// everything produced.
+func keepSubscription(ctx context.Context, client pulsar.Client, topic string) error {
+	return within(ctx, "subscribing", func() error {
+		consumer, err := client.Subscribe(pulsar.ConsumerOptions{Topic: topic, SubscriptionName: "keep"})
+		if err == nil {
+			consumer.Close()
+		}
+		return err
+	})
+}
+
+// producing is a run's producer at work.
+type producing struct {
+	// latencies[i] is the publish latency of the i-th paced message; paced counts the
+	// messages the pacer has handed to SendAsync so far.
+	latencies []time.Duration
+	paced     atomic.Int64
+	// stop lets the sends in flight finish and closes the producer; it does so once, and
+	// later calls return nil. cancel fails the sends still in flight.
+	stop   func() error
+	cancel context.CancelFunc
+}
+
+// startProducer creates a producer on topic and sends, paced at w.rate or as fast as the
+// client allows, until p.stop.
+func (w workload) startProducer(ctx context.Context, client pulsar.Client, topic string, c *counts) (*producing, error) {
+	var producer pulsar.Producer
+	if err := within(ctx, "creating the producer", func() (err error) {
+		producer, err = client.CreateProducer(pulsar.ProducerOptions{Topic: topic, SendTimeout: 10 * time.Second})
+		return err
+	}); err != nil {
+		return nil, err
+	}
+	p := &producing{}
+	if w.rate > 0 {
+		p.latencies = make([]time.Duration, int(float64(w.rate)*(w.warmup+w.window+stallLimit).Seconds()))
+	}
+	// Stopping sets stopping and lets sends in flight finish; cancelling sctx, which fails
+	// them, is for a broker that no longer answers.
+	sctx, scancel := context.WithCancel(ctx)
+	p.cancel = scancel
+	var stopping atomic.Bool
+	done := make(chan struct{})
+	payload := make([]byte, payloadSize)
+	send := func(i int) {
+		c.outstanding.Add(1)
+		t0 := time.Now()
+		producer.SendAsync(sctx, &pulsar.ProducerMessage{Payload: payload}, func(_ pulsar.MessageID, _ *pulsar.ProducerMessage, err error) {
+			switch {
+			case err == nil:
+				if i >= 0 {
+					p.latencies[i] = time.Since(t0)
+				}
+				c.sent.Add(1)
+			case sctx.Err() == nil:
+				c.setErr(fmt.Errorf("send: %w", err))
+			}
+			c.outstanding.Add(-1)
+		})
+	}
+	go func() {
+		defer close(done)
+		if w.rate == 0 {
+			for !stopping.Load() && sctx.Err() == nil {
+				send(-1)
+			}
+			return
+		}
+		pace(sctx, &stopping, w.rate, len(p.latencies), func(i int) { send(i); p.paced.Store(int64(i + 1)) })
+	}()
+	p.stop = func() error {
+		p.stop = func() error { return nil }
+		stopping.Store(true)
+		// Once nothing is outstanding every callback has run, and latencies is ours to read.
+		deadline := time.Now().Add(setupTimeout)
+		for c.outstanding.Load() > 0 || !closed(done) {
+			if time.Now().After(deadline) {
+				scancel()
+				return fmt.Errorf("%d sends still unanswered %v after the run", c.outstanding.Load(), setupTimeout)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		return within(ctx, "closing the producer", func() error { producer.Close(); return nil })
+	}
+	return p, nil
+}
+
+// measure warms up, then measures the window, watching for stalls and errors all along, and
+// stops the producer.
+func (w workload) measure(ctx context.Context, c *counts, p *producing) (result, error) {
+	if err := w.watch(ctx, c, w.warmup); err != nil {
+		return result{}, err
 	}
 	cpu0, ours0, busy0, err := w.cpuSample()
 	if err != nil {
-		return fail(err)
+		return result{}, err
 	}
-	t0, s0, r0, i0 := time.Now(), sent.Load(), received.Load(), paced.Load()
-	if err := watch(w.window); err != nil {
-		return fail(err)
+	t0, s0, r0, i0 := time.Now(), c.sent.Load(), c.received.Load(), p.paced.Load()
+	if err := w.watch(ctx, c, w.window); err != nil {
+		return result{}, err
 	}
-	res = result{window: time.Since(t0), sent: sent.Load() - s0, received: received.Load() - r0}
-	i1 := paced.Load()
+	res := result{window: time.Since(t0), sent: c.sent.Load() - s0, received: c.received.Load() - r0}
+	i1 := p.paced.Load()
 	cpu1, ours1, busy1, err := w.cpuSample()
 	if err != nil {
-		return fail(err)
+		return result{}, err
 	}
 	res.cpu = cpu1 - cpu0
 	res.others = max(0, (busy1-busy0)-(ours1-ours0)).Seconds() / res.window.Seconds()
-	if err := stopProducer(); err != nil {
-		return fail(err)
+	if err := p.stop(); err != nil {
+		return result{}, err
 	}
-	if err := getErr(); err != nil {
-		return fail(err)
+	if err := c.err(); err != nil {
+		return result{}, err
 	}
 	if w.rate > 0 {
 		res.paced = i1 - i0
-		for _, d := range latencies[i0:i1] {
-			if d > 0 { // 0: the send failed, which getErr reported
+		for _, d := range p.latencies[i0:i1] {
+			if d > 0 { // 0: the send failed, which c.err reported
 				res.latencies = append(res.latencies, d)
 			}
 		}
 		slices.Sort(res.latencies)
 	}
 	return res, nil
+}
+
+// watch waits d, failing on the first error the run met, when it makes no progress for
+// stallLimit, or when the broker process is gone.
+func (w workload) watch(ctx context.Context, c *counts, d time.Duration) error {
+	progress := func() int64 {
+		if w.consume {
+			return c.received.Load()
+		}
+		return c.sent.Load()
+	}
+	end := time.Now().Add(d)
+	last, lastAt := progress(), time.Now()
+	for now := time.Now(); now.Before(end); now = time.Now() {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(min(50*time.Millisecond, end.Sub(now))):
+		}
+		if err := c.err(); err != nil {
+			return err
+		}
+		if p := progress(); p != last {
+			last, lastAt = p, time.Now()
+		} else if time.Since(lastAt) > stallLimit {
+			what := "acknowledged by the broker"
+			if w.consume {
+				what = "received"
+			}
+			return fmt.Errorf("stalled: no message %s for %v (%d sent, %d received so far)",
+				what, stallLimit, c.sent.Load(), c.received.Load())
+		}
+		if w.pid != 0 {
+			if _, err := processCPU(w.pid); err != nil {
+				return fmt.Errorf("broker process gone: %w", err)
+			}
+		}
+	}
+	return nil
 }
 
 // cpuSample returns the CPU time used so far by the broker process (0 without one), by this
