@@ -137,44 +137,121 @@ func measure(ctx context.Context, o options, progress func(string, ...any)) *rep
 	if o.part("embed") && ctx.Err() == nil {
 		measureEmbed(ctx, &rep.embed, progress, failed)
 	}
+	k := startBrokers(ctx, rep, o, progress, failed)
+	defer k.close()
+	if o.part("broker") {
+		k.measureBroker(ctx, rep, o)
+	}
+	measureParts(ctx, rep, o, k, progress, failed)
+	return rep
+}
 
-	var nb *nullBroker
+// brokers are what a bench run measures against: the null broker (the ceiling), the letterbox
+// broker and the durable one, and the directory of the binary they run.
+type brokers struct {
+	// null and lb are nil when they failed to start or failed a run: the runs left on them
+	// are skipped.
+	null     *nullBroker
+	lb       *brokerProc
+	durable  *durableBench // nil without the broker part
+	binDir   string        // "" when it could not be made
+	progress func(string, ...any)
+	failed   func(string, error)
+}
+
+// startBrokers starts the null broker (for the broker part), builds the binary and starts the
+// letterbox broker from it, and, for the broker part, the durable one. What fails to start is
+// reported and left nil.
+func startBrokers(ctx context.Context, rep *report, o options, progress func(string, ...any), failed func(string, error)) *brokers {
+	k := &brokers{progress: progress, failed: failed}
 	if o.part("broker") {
 		var err error
-		if nb, err = startNullBroker(o.nullBatch, payloadSize); err != nil {
+		if k.null, err = startNullBroker(o.nullBatch, payloadSize); err != nil {
 			failed("null broker", err)
-			nb = nil
-		} else {
-			defer nb.Close()
+			k.null = nil
 		}
 	}
 	// The binary stays until the end: the durable broker is started again from it.
 	binDir, err := os.MkdirTemp("", "letterbox-bench-")
-	var b *brokerProc
 	if err == nil {
-		defer os.RemoveAll(binDir)
-		b, err = prepareBroker(ctx, rep, o, progress, binDir)
+		k.binDir = binDir
+		k.lb, err = prepareBroker(ctx, rep, o, progress, binDir)
 	}
 	if err != nil {
 		failed("letterbox broker", err)
-		b = nil
+		k.lb = nil
+	}
+	if k.lb != nil && o.part("broker") {
+		k.durable = startDurable(ctx, k.bin(), &rep.durable, progress, failed)
+	}
+	return k
+}
+
+// bin is the letterbox binary the brokers run.
+func (k *brokers) bin() string { return filepath.Join(k.binDir, "letterbox") }
+
+// close stops what is still running and removes the binary.
+func (k *brokers) close() {
+	if k.durable != nil {
+		k.durable.close()
+	}
+	if k.lb != nil {
+		if err := k.lb.stop(); err != nil {
+			k.failed("stopping the letterbox broker", err)
+		}
+	}
+	if k.binDir != "" {
+		os.RemoveAll(k.binDir)
+	}
+	if k.null != nil {
+		k.null.Close()
+	}
+}
+
+// run performs w against the letterbox broker (onBroker) or the null broker and returns its
+// result, nil when it failed or was skipped. After a failure, the runs left on that broker
+// are skipped.
+func (k *brokers) run(ctx context.Context, onBroker bool, name string, w workload) *result {
+	if ctx.Err() != nil || (onBroker && k.lb == nil) || (!onBroker && k.null == nil) {
+		return nil
+	}
+	w.name = name
+	if onBroker {
+		w.url, w.pid = k.lb.serviceURL, k.lb.pid()
 	} else {
-		defer func() {
-			if b == nil { // stopped after a failed run
-				return
-			}
-			if err := b.stop(); err != nil {
-				failed("stopping the letterbox broker", err)
-			}
-		}()
+		w.url = k.null.url
 	}
-
-	var dur *durableBench
-	if b != nil && o.part("broker") {
-		dur = startDurable(ctx, filepath.Join(binDir, "letterbox"), &rep.durable, progress, failed)
-		defer dur.close()
+	k.progress("%s (%v)", name, w.warmup+w.window)
+	sends0, msgs0 := int64(0), int64(0)
+	if k.null != nil {
+		sends0, msgs0 = k.null.sends.Load(), k.null.sentMsgs.Load()
 	}
+	res, err := w.run(ctx)
+	if err == nil && onBroker {
+		err = k.lb.alive()
+	}
+	if err != nil {
+		k.failed(name, err)
+		if onBroker {
+			_ = k.lb.stop()
+			k.lb = nil
+		} else {
+			k.null.Close()
+			k.null = nil
+		}
+		return nil
+	}
+	if !onBroker && w.produce {
+		if n := k.null.sends.Load() - sends0; n > 0 {
+			res.batchMsgs = float64(k.null.sentMsgs.Load()-msgs0) / float64(n)
+		}
+	}
+	return &res
+}
 
+// measureBroker is the broker part: the head-to-head rounds of the three brokers, then the
+// paced, producer-only and consumer-only runs and the durable broker's recovery.
+func (k *brokers) measureBroker(ctx context.Context, rep *report, o options) {
 	subType := pulsar.Shared
 	if o.subType == "exclusive" {
 		subType = pulsar.Exclusive
@@ -189,111 +266,67 @@ func measure(ctx context.Context, o options, progress func(string, ...any)) *rep
 	consOnly := short
 	consOnly.produce = false
 
-	// run performs w against the letterbox broker (onBroker) or the null broker and returns
-	// its result, nil when it failed or was skipped. After a failure, the runs left on that
-	// broker are skipped.
-	run := func(onBroker bool, name string, w workload) *result {
-		if ctx.Err() != nil || (onBroker && b == nil) || (!onBroker && nb == nil) {
-			return nil
-		}
-		w.name = name
-		if onBroker {
-			w.url, w.pid = b.serviceURL, b.pid()
-		} else {
-			w.url = nb.url
-		}
-		progress("%s (%v)", name, w.warmup+w.window)
-		sends0, msgs0 := int64(0), int64(0)
-		if nb != nil {
-			sends0, msgs0 = nb.sends.Load(), nb.sentMsgs.Load()
-		}
-		res, err := w.run(ctx)
-		if err == nil && onBroker {
-			err = b.alive()
-		}
-		if err != nil {
-			failed(name, err)
-			if onBroker {
-				_ = b.stop()
-				b = nil
-			} else {
-				nb.Close()
-				nb = nil
-			}
-			return nil
-		}
-		if !onBroker && w.produce {
-			if n := nb.sends.Load() - sends0; n > 0 {
-				res.batchMsgs = float64(nb.sentMsgs.Load()-msgs0) / float64(n)
-			}
-		}
-		return &res
-	}
-
-	rounds := o.rounds
-	if !o.part("broker") {
-		rounds = 0
-	}
 	// Each round runs the three brokers one after the other: the null broker's run sits between
 	// the two products' runs that are measured against it.
-	for i := range rounds {
+	for i := range o.rounds {
 		round := fmt.Sprintf(" [round %d/%d]", i+1, o.rounds)
 		var h headRound
-		h.broker = run(true, "letterbox: producer + consumer"+round, head)
-		h.ceiling = run(false, "null: producer + consumer"+round, head)
-		h.durable = dur.run(ctx, "letterbox --data: producer + consumer"+round, head)
+		h.broker = k.run(ctx, true, "letterbox: producer + consumer"+round, head)
+		h.ceiling = k.run(ctx, false, "null: producer + consumer"+round, head)
+		h.durable = k.durable.run(ctx, "letterbox --data: producer + consumer"+round, head)
 		rep.head = append(rep.head, h)
 	}
-	if o.part("broker") {
-		rep.brokerPaced = run(true, fmt.Sprintf("letterbox: producer + consumer, paced at %d msg/s", o.rate), paced)
-		// Paced without a consumer: against the null broker one would take all the CPU it can get,
-		// whereas the letterbox consumer only gets what the producer sends.
-		rep.nullPaced = run(false, fmt.Sprintf("null: producer only, paced at %d msg/s", o.rate), withoutConsumer(paced))
-		rep.durable.paced = dur.run(ctx, fmt.Sprintf("letterbox --data: producer + consumer, paced at %d msg/s", o.rate), paced)
-		rep.nullProd = run(false, "null: producer only", prodOnly)
-		rep.nullCons = run(false, "null: consumer only", consOnly)
-		// Last on the letterbox broker: nothing consumes what it leaves behind.
-		rep.brokerProd = run(true, "letterbox: producer only", prodOnly)
-		dur.recover(ctx, &rep.durable, head)
-	}
+	rep.brokerPaced = k.run(ctx, true, fmt.Sprintf("letterbox: producer + consumer, paced at %d msg/s", o.rate), paced)
+	// Paced without a consumer: against the null broker one would take all the CPU it can get,
+	// whereas the letterbox consumer only gets what the producer sends.
+	rep.nullPaced = k.run(ctx, false, fmt.Sprintf("null: producer only, paced at %d msg/s", o.rate), withoutConsumer(paced))
+	rep.durable.paced = k.durable.run(ctx, fmt.Sprintf("letterbox --data: producer + consumer, paced at %d msg/s", o.rate), paced)
+	rep.nullProd = k.run(ctx, false, "null: producer only", prodOnly)
+	rep.nullCons = k.run(ctx, false, "null: consumer only", consOnly)
+	// Last on the letterbox broker: nothing consumes what it leaves behind.
+	rep.brokerProd = k.run(ctx, true, "letterbox: producer only", prodOnly)
+	k.durable.recover(ctx, &rep.durable, head)
+}
 
-	if o.part("clients") && b != nil && ctx.Err() == nil {
-		rep.clients = compareClients(ctx, b, o, rep.shortWindow, progress, failed)
+// measureParts runs the parts beyond the broker that o asks for, each with the letterbox
+// binary (and the clients part on the running broker).
+func measureParts(ctx context.Context, rep *report, o options, k *brokers, progress func(string, ...any), failed func(string, error)) {
+	if o.part("clients") && k.lb != nil && ctx.Err() == nil {
+		rep.clients = compareClients(ctx, k.lb, o, rep.shortWindow, progress, failed)
 	}
-	if o.part("replay") && b != nil && ctx.Err() == nil {
-		measureReplay(ctx, &rep.replay, b, filepath.Join(binDir, "letterbox"), o, progress, failed)
+	if o.part("replay") && k.lb != nil && ctx.Err() == nil {
+		measureReplay(ctx, &rep.replay, k.lb, k.bin(), o, progress, failed)
 		// Then once at a rate limit, on a fresh DLQ: its figure is the limiter's accuracy,
 		// which rounds would not sharpen.
 		if ctx.Err() == nil {
 			progress("replay at %d msg/s", replayLimitRate)
 			var err error
-			if rep.replay.limited, err = benchReplayLimit(ctx, b, progress); err != nil {
+			if rep.replay.limited, err = benchReplayLimit(ctx, k.lb, progress); err != nil {
 				failed(fmt.Sprintf("replay at --rate %d", replayLimitRate), err)
 			}
 		}
 	}
-	if o.part("scan") && b != nil && ctx.Err() == nil {
-		measureScan(ctx, &rep.scan, o, filepath.Join(binDir, "letterbox"), progress, failed)
+	if o.part("scan") && k.lb != nil && ctx.Err() == nil {
+		measureScan(ctx, &rep.scan, o, k.bin(), progress, failed)
 	}
-	if o.part("tui") && b != nil && ctx.Err() == nil {
-		measureTUI(ctx, rep, o, filepath.Join(binDir, "letterbox"), progress, failed)
+	if o.part("tui") && k.lb != nil && ctx.Err() == nil {
+		measureTUI(ctx, rep, o, k.bin(), progress, failed)
 	}
-	if o.part("admin") && b != nil && ctx.Err() == nil {
-		measureAdmin(ctx, &rep.admin, filepath.Join(binDir, "letterbox"), progress, failed)
+	if o.part("admin") && k.lb != nil && ctx.Err() == nil {
+		measureAdmin(ctx, &rep.admin, k.bin(), progress, failed)
 	}
-	if o.part("many") && b != nil && ctx.Err() == nil {
-		measureMany(ctx, &rep.many, filepath.Join(binDir, "letterbox"), o.rounds, progress, failed)
+	if o.part("many") && k.lb != nil && ctx.Err() == nil {
+		measureMany(ctx, &rep.many, k.bin(), o.rounds, progress, failed)
 	}
-	if o.part("memory") && b != nil && ctx.Err() == nil {
-		measureMemory(ctx, &rep.memory, filepath.Join(binDir, "letterbox"), progress, failed)
+	if o.part("memory") && k.lb != nil && ctx.Err() == nil {
+		measureMemory(ctx, &rep.memory, k.bin(), progress, failed)
 	}
-	if o.part("stored") && b != nil && ctx.Err() == nil {
-		measureStored(ctx, &rep.stored, o, filepath.Join(binDir, "letterbox"), progress, failed)
+	if o.part("stored") && k.lb != nil && ctx.Err() == nil {
+		measureStored(ctx, &rep.stored, o, k.bin(), progress, failed)
 	}
-	if o.part("files") && b != nil && ctx.Err() == nil {
-		measureFiles(ctx, &rep.files, filepath.Join(binDir, "letterbox"), progress, failed)
+	if o.part("files") && k.lb != nil && ctx.Err() == nil {
+		measureFiles(ctx, &rep.files, k.bin(), progress, failed)
 	}
-	return rep
 }
 
 // prepareBroker builds the binary, times its starts, and leaves one broker running, idle for a

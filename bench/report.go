@@ -153,7 +153,33 @@ func (r *report) busiest() float64 {
 // markdown renders the report; the same text goes to stdout and to the -out file.
 func (r *report) markdown() string {
 	var b strings.Builder
-	p := func(format string, a ...any) { fmt.Fprintf(&b, format, a...) }
+	r.writeHeader(&b)
+	r.writeTargets(&b)
+	r.durable.markdown(&b, r)
+	r.clients.markdown(&b, r)
+	r.replay.markdown(&b)
+	r.scan.markdown(&b)
+	r.tui.markdown(&b, len(r.starts))
+	r.admin.markdown(&b)
+	r.stored.markdown(&b)
+	r.files.markdown(&b)
+	r.many.markdown(&b)
+	r.memory.markdown(&b)
+	r.embed.markdown(&b)
+
+	r.writeSupporting(&b)
+	r.writeMethod(&b)
+	r.writeFailures(&b)
+	return b.String()
+}
+
+// notMeasured stands for a figure a run that failed or was skipped did not give.
+const notMeasured = "not measured"
+
+// writeHeader writes the title and what was measured, where and how, and a warning when the
+// machine was busy.
+func (r *report) writeHeader(b *strings.Builder) {
+	p := func(format string, a ...any) { fmt.Fprintf(b, format, a...) }
 
 	p("# Performance\n\n")
 	p("Written by `make bench` (`go run ./bench -out docs/performance.md`); rerun it rather than edit this file.\n\n")
@@ -176,6 +202,11 @@ func (r *report) markdown() string {
 			"which disturbs throughput, CPU time per message and latency, and the two brokers' runs unequally. "+
 			"Rerun on an idle machine before trusting these numbers.\n\n", busiest, r.cpus)
 	}
+}
+
+// writeTargets writes the table of the headline figures beside their targets.
+func (r *report) writeTargets(b *strings.Builder) {
+	p := func(format string, a ...any) { fmt.Fprintf(b, format, a...) }
 	p("| metric | measured | target | |\n|---|---|---|---|\n")
 	// row writes one metric; from are the runs it was measured in, whose verdict is qualified
 	// when other processes were busy during any of them.
@@ -194,7 +225,6 @@ func (r *report) markdown() string {
 		}
 		p("| %s | %s | %s | %s |\n", metric, measured, target, verdict)
 	}
-	notMeasured := "not measured"
 	brokers, ceilings := r.headResults(headBroker), r.headResults(headCeiling)
 	throughput := func(metric string, rs []*result) {
 		if len(rs) == 0 {
@@ -243,19 +273,12 @@ func (r *report) markdown() string {
 	} else {
 		row("idle RSS, 1 s after ready", notMeasured, "< 30 MB", nil)
 	}
+}
 
-	r.durable.markdown(&b, r)
-	r.clients.markdown(&b, r)
-	r.replay.markdown(&b)
-	r.scan.markdown(&b)
-	r.tui.markdown(&b, len(r.starts))
-	r.admin.markdown(&b)
-	r.stored.markdown(&b)
-	r.files.markdown(&b)
-	r.many.markdown(&b)
-	r.memory.markdown(&b)
-	r.embed.markdown(&b)
-
+// writeSupporting writes the table of every run beside the headline ones.
+func (r *report) writeSupporting(b *strings.Builder) {
+	p := func(format string, a ...any) { fmt.Fprintf(b, format, a...) }
+	brokers, ceilings := r.headResults(headBroker), r.headResults(headCeiling)
 	p("\n## Supporting runs\n\n")
 	p("Each over a %v window after a %v warm-up unless marked. Sent counts messages whose publish was acknowledged.\n\n", r.shortWindow, r.warmup)
 	p("| run | sent msg/s | received msg/s | notes |\n|---|---|---|---|\n")
@@ -275,12 +298,12 @@ func (r *report) markdown() string {
 		others := fmt.Sprintf("other processes used %.2f CPUs", res.others)
 		p("| %s | %s | %s | %s |\n", name, sent, recv, strings.Join(slices.DeleteFunc([]string{notes, others}, func(s string) bool { return s == "" }), "; "))
 	}
-	roundsRow(&b, "letterbox: producer + consumer", "headline", brokers, "")
+	roundsRow(b, "letterbox: producer + consumer", "headline", brokers, "")
 	var batchNote string
 	if batches := slices.DeleteFunc(values(ceilings, func(res result) float64 { return res.batchMsgs }), func(x float64) bool { return x == 0 }); len(batches) > 0 {
 		batchNote = fmt.Sprintf("producer batches of %.0f messages on average (median of the rounds)", medianF(batches))
 	}
-	roundsRow(&b, "null: producer + consumer", "headline ceiling", ceilings, batchNote)
+	roundsRow(b, "null: producer + consumer", "headline ceiling", ceilings, batchNote)
 	run("null: producer only", r.nullProd, "")
 	run("null: consumer only", r.nullCons, "")
 	paced := func(res *result) string {
@@ -294,7 +317,11 @@ func (r *report) markdown() string {
 	run("letterbox: paced producer + consumer", r.brokerPaced, paced(r.brokerPaced))
 	run("null: paced producer only", r.nullPaced, paced(r.nullPaced))
 	run("letterbox: producer only", r.brokerProd, "")
+}
 
+// writeMethod writes how each number is taken.
+func (r *report) writeMethod(b *strings.Builder) {
+	p := func(format string, a ...any) { fmt.Fprintf(b, format, a...) }
 	p("\n## How each number is taken\n\n")
 	p("- Throughput: messages the consumer received (and acked) during the window, per second of window. " +
 		"The ceiling is the null broker's: its producer and consumer are not coupled, so its consumer may receive more than its producer sends.\n")
@@ -310,14 +337,17 @@ func (r *report) markdown() string {
 	p("- Start to ready: from exec of the freshly built binary to its `ready pulsar://… http://…` line on stdout, %d starts.\n", len(r.starts))
 	p("- Idle RSS: `VmRSS` of `/proc/<pid>/status` one second after the ready line, before any client connects.\n")
 	p("- The null broker runs inside the bench process; its own work is negligible next to the clients'.\n")
+}
 
+// writeFailures writes the runs that failed, if any.
+func (r *report) writeFailures(b *strings.Builder) {
+	p := func(format string, a ...any) { fmt.Fprintf(b, format, a...) }
 	if len(r.failures) > 0 {
 		p("\n## Failures\n\n")
 		for _, f := range r.failures {
 			p("- %s\n", strings.ReplaceAll(strings.TrimSpace(f), "\n", "\n  "))
 		}
 	}
-	return b.String()
 }
 
 // roundsRow writes the row of one broker's headline rounds rs in a table of runs: the median
