@@ -43,3 +43,21 @@ func History(cluster, dlq string, limit int) ([]replay.HistoryEntry, error) {
 	}
 	return replay.ReadHistory(path, cluster, dlq, limit)
 }
+
+// Entry is the history's line for a run of the engine that did action (replay.ActionReplay,
+// replay.ActionDiscard, …) on dlq through sub: selection is what it took, in the caller's
+// words; sum what it did (a run that stopped early: its progress so far); result how it ended
+// (replay.Result of the summary and the run's error, or the caller's word for it). The caller
+// stamps When, and Elapsed where it times the run itself.
+func Entry(action, dlq, sub, selection string, sum replay.Summary, result string) replay.HistoryEntry {
+	return replay.HistoryEntry{Action: action, DLQ: dlq, Subscription: sub, Selection: selection,
+		Moved: sum.Moved, Discarded: sum.Discarded, Skipped: sum.Skipped, Failed: sum.Failed, Guarded: sum.Guarded,
+		Arrived: sum.Arrived, LeftOut: sum.LeftOut, Result: result, Elapsed: sum.Elapsed, Run: sum.Run}
+}
+
+// ResendEntry is the history's line for a resend of one letter: what moved and what failed,
+// not the letters the run read past to find it.
+func ResendEntry(dlq, sub, selection string, sum replay.Summary, result string) replay.HistoryEntry {
+	return replay.HistoryEntry{Action: replay.ActionResend, DLQ: dlq, Subscription: sub, Selection: selection,
+		Moved: sum.Moved, Failed: sum.Failed, Result: result, Elapsed: sum.Elapsed, Run: sum.Run}
+}

@@ -215,9 +215,9 @@ func runDLQDiscard(ctx context.Context, cf *clientFlags, in stdin, args []string
 	if kept != "" {
 		fmt.Fprintf(stderr, "%s: %s\n", cmd, kept)
 	}
-	cf.record(cmd, replay.HistoryEntry{When: started, Action: replay.ActionDiscard, DLQ: t.Topic, Subscription: t.Sub,
-		Selection: sel.words(), Discarded: res.Discarded, Skipped: res.Skipped, Failed: res.Failed, Arrived: res.Arrived,
-		LeftOut: res.LeftOut, Result: replay.Result(res, err), Elapsed: time.Since(started)}, stderr)
+	e := dlqops.Entry(replay.ActionDiscard, t.Topic, t.Sub, sel.words(), res, replay.Result(res, err))
+	e.When, e.Elapsed = started, time.Since(started)
+	cf.record(cmd, e, stderr)
 	switch {
 	case err != nil && ctx.Err() != nil:
 		fmt.Fprintf(stderr, "%s: interrupted after %d discarded; the rest stays\n", cmd, res.Discarded)

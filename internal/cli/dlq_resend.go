@@ -217,8 +217,9 @@ func runDLQResend(ctx context.Context, cf *clientFlags, in stdin, args []string,
 	if err == nil && !res.OK {
 		result = "error: " + res.Reason
 	}
-	cf.record(cmd, replay.HistoryEntry{When: started, Action: replay.ActionResend, DLQ: t.Topic, Subscription: t.Sub,
-		Selection: selection, Moved: sum.Moved, Failed: sum.Failed, Result: result, Elapsed: time.Since(started), Run: sum.Run}, stderr)
+	e := dlqops.ResendEntry(t.Topic, t.Sub, selection, sum, result)
+	e.When, e.Elapsed = started, time.Since(started)
+	cf.record(cmd, e, stderr)
 	if !res.OK {
 		return ExitFailure
 	}

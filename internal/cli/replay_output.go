@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/letterbox-dev/letterbox/client/dlqops"
 	"github.com/letterbox-dev/letterbox/client/replay"
 	"github.com/letterbox-dev/letterbox/client/termtext"
 )
@@ -161,11 +162,9 @@ func writeSummary(sum replay.Summary, rf *replayFlags, opts replay.Options, dest
 // recordHistory adds a real run to the replay history the TUI's dead-letter screen lists, so
 // whoever is on call next sees what was already put back.
 func recordHistory(opts replay.Options, rf *replayFlags, cf *clientFlags, sum replay.Summary, err error, started time.Time, stderr io.Writer) {
-	cf.record("letterbox replay", replay.HistoryEntry{
-		When: started, Action: replay.ActionReplay, DLQ: opts.DLQ, Subscription: opts.Subscription, Selection: replaySelection(opts, rf),
-		Moved: sum.Moved, Skipped: sum.Skipped, Failed: sum.Failed, Guarded: sum.Guarded, Arrived: sum.Arrived, LeftOut: sum.LeftOut,
-		Result: replay.Result(sum, err), Elapsed: time.Since(started), Run: sum.Run,
-	}, stderr)
+	e := dlqops.Entry(replay.ActionReplay, opts.DLQ, opts.Subscription, replaySelection(opts, rf), sum, replay.Result(sum, err))
+	e.When, e.Elapsed = started, time.Since(started)
+	cf.record("letterbox replay", e, stderr)
 }
 
 // replaySelection is a replay's selection in words, as the history and the messages say it.

@@ -20,6 +20,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/letterbox-dev/letterbox/client/dlqops"
 	"github.com/letterbox-dev/letterbox/client/replay"
 	"github.com/letterbox-dev/letterbox/tui/common"
 	"github.com/letterbox-dev/letterbox/tui/components/input"
@@ -474,9 +475,10 @@ func (p *Page) entry(pr replay.Progress, result string) data.HistoryEntry {
 	if p.req.Destination != "" {
 		sel += " → " + data.ShortName(p.req.Destination, "")
 	}
-	return data.HistoryEntry{When: p.started.UTC(), Action: action, DLQ: data.ParseTopic(p.req.DLQ).String(),
-		Subscription: p.req.Subscription, Selection: sel, Moved: pr.Moved, Discarded: pr.Discarded, Skipped: pr.Skipped,
-		Failed: pr.Failed, Guarded: pr.Guarded, Arrived: p.sum.Arrived, LeftOut: p.sum.LeftOut, Result: result, Elapsed: pr.Elapsed, By: "tui"}
+	e := dlqops.Entry(action, data.ParseTopic(p.req.DLQ).String(), p.req.Subscription, sel,
+		replay.Summary{Progress: pr, Arrived: p.sum.Arrived, LeftOut: p.sum.LeftOut}, result)
+	e.When, e.By = p.started.UTC(), "tui"
+	return e
 }
 
 func (p *Page) key(msg tea.KeyPressMsg) tea.Cmd {

@@ -18,6 +18,7 @@ import (
 	"charm.land/bubbles/v2/textarea"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/letterbox-dev/letterbox/client/dlqops"
 	"github.com/letterbox-dev/letterbox/client/replay"
 	"github.com/letterbox-dev/letterbox/tui/common"
 	"github.com/letterbox-dev/letterbox/tui/components/input"
@@ -288,8 +289,8 @@ func (p *Page) send() tea.Cmd {
 	}
 	p.stage = Sending
 	// The destination, in another tenant or not, is the one the form shows and the user sends to.
-	req := data.ReplayRequest{DLQ: p.dlq, Subscription: p.sub, IDs: []string{p.letter.ID}, Edit: ed, Destination: to, MaxReplays: -1,
-		AllowCrossTenant: true}
+	req := dlqops.Resend(p.letter.ID, to, ed)
+	req.DLQ, req.Subscription = p.dlq, p.sub
 	ctx := p.c.Ctx
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(ctx, time.Minute)
@@ -318,9 +319,8 @@ func (p *Page) record() tea.Cmd {
 	if ed != nil && ed.Changes(replay.StartEdit(p.letter.Payload, p.letter.Key, p.letter.Properties)) {
 		sel += " edited" // as letterbox dlq resend says: only when the form changed the letter
 	}
-	e := data.HistoryEntry{When: p.c.Clock.Now().UTC(), Action: replay.ActionResend, DLQ: data.ParseTopic(p.dlq).String(),
-		Subscription: p.sub, Selection: sel + " → " + data.ShortName(to, ""),
-		Moved: p.sum.Moved, Failed: p.sum.Failed, Result: "complete", Elapsed: p.sum.Elapsed, Run: p.sum.Run, By: "tui"}
+	e := dlqops.ResendEntry(data.ParseTopic(p.dlq).String(), p.sub, sel+" → "+data.ShortName(to, ""), p.sum, "complete")
+	e.When, e.By = p.c.Clock.Now().UTC(), "tui"
 	if p.stage == Failed {
 		e.Result = "error: " + p.problem
 	}
