@@ -8,6 +8,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/letterbox-dev/letterbox/client/dlqops"
 	"github.com/letterbox-dev/letterbox/themes"
 	"github.com/letterbox-dev/letterbox/tui/common"
 	"github.com/letterbox-dev/letterbox/tui/components/palette"
@@ -281,18 +282,23 @@ func (a *App) replayOn(t, sub, filter string) tea.Cmd {
 		if err != nil {
 			return nil, err
 		}
-		switch len(d.Subscriptions) {
-		case 1:
-			return resolvedMsg{topic: d.Subscriptions[0].Name, then: open}, nil
-		case 0:
+		// The subscription a replay reads through is chosen as on the command line: the only
+		// durable one (a reader's non-durable subscription is none to act through).
+		var durable []string
+		for _, s := range d.Subscriptions {
+			if !s.NonDurable {
+				durable = append(durable, s.Name)
+			}
+		}
+		sub, err := dlqops.ChooseSubscription(t, durable, "")
+		switch {
+		case err == nil:
+			return resolvedMsg{topic: sub, then: open}, nil
+		case len(durable) == 0:
 			return nil, fmt.Errorf("%s has no subscription to replay through (A on its dead letters adds one)", data.ShortName(t, ""))
 		}
-		var names []string
-		for _, s := range d.Subscriptions {
-			names = append(names, s.Name)
-		}
-		return nil, fmt.Errorf("%s has %d subscriptions: :replay %s SUBSCRIPTION (%s)", data.ShortName(t, ""), len(names),
-			data.ShortName(t, ""), strings.Join(names, ", "))
+		return nil, fmt.Errorf("%s has %d subscriptions: :replay %s SUBSCRIPTION (%s)", data.ShortName(t, ""), len(durable),
+			data.ShortName(t, ""), strings.Join(durable, ", "))
 	}, func(m tea.Msg) tea.Msg { return m })
 }
 
