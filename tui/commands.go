@@ -9,6 +9,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/letterbox-dev/letterbox/client/dlqops"
+	"github.com/letterbox-dev/letterbox/client/naming"
 	"github.com/letterbox-dev/letterbox/themes"
 	"github.com/letterbox-dev/letterbox/tui/common"
 	"github.com/letterbox-dev/letterbox/tui/components/palette"
@@ -100,7 +101,7 @@ func (a *App) run(line string) tea.Cmd {
 			func(missing string) tea.Cmd {
 				// Producing creates a topic that does not exist (auto-creation): only when asked.
 				full := data.ParseTopic(missing).String()
-				a.ask("There is no topic "+data.ShortName(full, "")+": produce to it, creating it? y yes · n no", func() tea.Cmd {
+				a.ask("There is no topic "+naming.ShortName(full, "")+": produce to it, creating it? y yes · n no", func() tea.Cmd {
 					return a.push(common.NavigateMsg{Page: common.PageProduce, Topic: full})
 				})
 				return nil
@@ -204,7 +205,7 @@ func (a *App) resolveOr(name string, then func(string) tea.Cmd, missing func(str
 	line := a.typed
 	return common.Load(a.c, "topic "+name, func(ctx context.Context, s data.Source) (tea.Msg, error) {
 		t, err := data.Resolve(ctx, s, name)
-		var ne *data.NameError
+		var ne *naming.NameError
 		switch {
 		case errors.As(err, &ne) && !ne.Ambiguous && missing != nil:
 			return resolvedMsg{topic: name, then: missing}, nil
@@ -232,7 +233,7 @@ func (a *App) waited(m waiting.ResolvedMsg) tea.Cmd {
 	if !ok || m.Page != a.active() {
 		return nil
 	}
-	var ne *data.NameError
+	var ne *naming.NameError
 	switch {
 	case errors.As(m.Err, &ne) && !ne.Ambiguous && open.missing != nil:
 		a.pop()
@@ -254,11 +255,11 @@ func (a *App) replayCommand(args []string) tea.Cmd {
 	}
 	filter = strings.Join(rest, " ")
 	return a.resolve(dlq, func(t string) tea.Cmd {
-		return common.Load(a.c, "what "+data.ShortName(t, "")+" is", func(ctx context.Context, s data.Source) (tea.Msg, error) {
+		return common.Load(a.c, "what "+naming.ShortName(t, "")+" is", func(ctx context.Context, s data.Source) (tea.Msg, error) {
 			// As on the command line, a replay reads a dead-letter or retry topic only.
 			if v, err := s.Verdict(ctx, t); err == nil && v.Kind == data.KindTopic {
 				return nil, fmt.Errorf("replay: %s is not a dead-letter or retry topic by the DLQ rule (letterbox replay --not-a-dlq reads it from a shell)",
-					data.ShortName(t, ""))
+					naming.ShortName(t, ""))
 			}
 			return resolvedMsg{topic: t, then: func(t string) tea.Cmd { return a.replayOn(t, sub, filter) }}, nil
 		}, func(m tea.Msg) tea.Msg { return m })
@@ -277,7 +278,7 @@ func (a *App) replayOn(t, sub, filter string) tea.Cmd {
 	if sub != "" {
 		return open(sub)
 	}
-	return common.Load(a.c, "subscriptions of "+data.ShortName(t, ""), func(ctx context.Context, s data.Source) (tea.Msg, error) {
+	return common.Load(a.c, "subscriptions of "+naming.ShortName(t, ""), func(ctx context.Context, s data.Source) (tea.Msg, error) {
 		d, err := s.TopicDetail(ctx, t)
 		if err != nil {
 			return nil, err
@@ -295,10 +296,10 @@ func (a *App) replayOn(t, sub, filter string) tea.Cmd {
 		case err == nil:
 			return resolvedMsg{topic: sub, then: open}, nil
 		case len(durable) == 0:
-			return nil, fmt.Errorf("%s has no subscription to replay through (A on its dead letters adds one)", data.ShortName(t, ""))
+			return nil, fmt.Errorf("%s has no subscription to replay through (A on its dead letters adds one)", naming.ShortName(t, ""))
 		}
-		return nil, fmt.Errorf("%s has %d subscriptions: :replay %s SUBSCRIPTION (%s)", data.ShortName(t, ""), len(durable),
-			data.ShortName(t, ""), strings.Join(durable, ", "))
+		return nil, fmt.Errorf("%s has %d subscriptions: :replay %s SUBSCRIPTION (%s)", naming.ShortName(t, ""), len(durable),
+			naming.ShortName(t, ""), strings.Join(durable, ", "))
 	}, func(m tea.Msg) tea.Msg { return m })
 }
 

@@ -21,7 +21,7 @@ type NameError struct {
 func (e *NameError) Error() string {
 	short := make([]string, 0, len(e.Candidates))
 	for _, c := range e.Candidates {
-		short = append(short, displayName(c))
+		short = append(short, ShortName(c, ""))
 	}
 	switch {
 	case e.Ambiguous:
@@ -30,15 +30,6 @@ func (e *NameError) Error() string {
 		return fmt.Sprintf("topic %q not found; did you mean %s?", e.Name, strings.Join(short, ", "))
 	}
 	return fmt.Sprintf("topic %q not found", e.Name)
-}
-
-// displayName is a full name without persistent://, as the error lists it.
-func displayName(full string) string {
-	t, err := ParseTopic(full)
-	if err != nil || !t.Persistent {
-		return full
-	}
-	return t.NamespaceName() + "/" + t.Local
 }
 
 // Qualified reports whether name says its namespace (domain://tenant/ns/x or tenant/ns/x):

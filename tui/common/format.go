@@ -7,6 +7,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/letterbox-dev/letterbox/client/naming"
 	"github.com/letterbox-dev/letterbox/client/termtext"
 	"github.com/letterbox-dev/letterbox/tui/data"
 )
@@ -155,14 +156,14 @@ func (s Subject) Missing(err error) string {
 	switch data.MissingOf(err) {
 	case data.MissingSubscription:
 		if s.Sub != "" {
-			return "subscription " + s.Sub + " of " + data.ShortName(s.Topic, "")
+			return "subscription " + s.Sub + " of " + naming.ShortName(s.Topic, "")
 		}
 	case data.MissingNamespace:
 		return "namespace " + t.NamespaceName()
 	case data.MissingTenant:
 		return "tenant " + t.Tenant
 	}
-	return data.ShortName(s.Topic, "")
+	return naming.ShortName(s.Topic, "")
 }
 
 // ErrorState is what a screen shows instead of its data when its own reading failed: what is
@@ -182,7 +183,7 @@ func ErrorState(st *Styles, about Subject, err error, w, h int) string {
 	default:
 		advice = "ctrl+r tries again; esc goes back."
 	}
-	what := data.ShortName(about.Topic, "")
+	what := naming.ShortName(about.Topic, "")
 	if p == ProblemNotFound {
 		what = about.Missing(err)
 	}

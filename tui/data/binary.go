@@ -84,7 +84,7 @@ func (a *Admin) exists(ctx context.Context, topic string) error {
 		return nil
 	}
 	if _, err := a.topicAdmin(ctx).Stats(ctx, topic); err != nil {
-		return fmt.Errorf("%s: %w", ShortName(topic, ""), err)
+		return fmt.Errorf("%s: %w", naming.ShortName(topic, ""), err)
 	}
 	return nil
 }

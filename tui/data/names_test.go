@@ -26,15 +26,4 @@ func TestParseTopicUpstreamRules(t *testing.T) {
 	if got := data.ParseTopic("persistent://acme/c/orders/x").NamespaceName(); got != "acme/c/orders" {
 		t.Errorf("NS of a V1 name = %s, want acme/c/orders", got)
 	}
-	for _, c := range []struct{ full, ns, want string }{
-		{"persistent://acme/orders/x", "acme/orders", "x"},
-		{"persistent://acme/orders/x", "", "acme/orders/x"},
-		{"non-persistent://acme/orders/x", "acme/orders", "non-persistent://acme/orders/x"},
-		{"bad://acme/orders/x", "", "bad://acme/orders/x"},
-		{"acme/b/c/d", "public/default", "acme/b/c/d"},
-	} {
-		if got := data.ShortName(c.full, c.ns); got != c.want {
-			t.Errorf("ShortName(%q, %q) = %q, want %q", c.full, c.ns, got, c.want)
-		}
-	}
 }

@@ -10,6 +10,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/letterbox-dev/letterbox/client/naming"
 	"github.com/letterbox-dev/letterbox/client/replay"
 	"github.com/letterbox-dev/letterbox/tui/common"
 	"github.com/letterbox-dev/letterbox/tui/data"
@@ -164,7 +165,7 @@ func (p *Page) subscribeName(name string) tea.Cmd {
 	}
 	topic := p.topic
 	p.ask(confirmation{question: fmt.Sprintf("Create subscription %s on %s at its earliest retained letter? From then on it keeps every dead letter until acknowledged.",
-		name, data.ShortName(topic, "")), want: "y", do: func() tea.Cmd {
+		name, naming.ShortName(topic, "")), want: "y", do: func() tea.Cmd {
 		return p.act(replay.ActionSubscribe, name, func(ctx context.Context, ds data.DeadLetterSource) (string, int64, error) {
 			if err := ds.CreateSubscription(ctx, topic, name); err != nil {
 				return "", 0, err
@@ -338,5 +339,5 @@ func (p *Page) notLetters(what string) tea.Cmd {
 		return nil
 	}
 	return status(fmt.Sprintf("%s: %s is not a dead-letter or retry topic by the DLQ rule (letterbox dlq … --not-a-dlq acts on it from a shell)",
-		what, data.ShortName(p.topic, "")))
+		what, naming.ShortName(p.topic, "")))
 }

@@ -8,6 +8,7 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"github.com/letterbox-dev/letterbox/client/expr"
+	"github.com/letterbox-dev/letterbox/client/naming"
 	"github.com/letterbox-dev/letterbox/client/termtext"
 	"github.com/letterbox-dev/letterbox/client/triage"
 	"github.com/letterbox-dev/letterbox/tui/common"
@@ -89,7 +90,7 @@ func (c *countsView) set(st *common.Styles, res *data.ScanResult, causes *data.C
 		if v == triage.NoOrigin {
 			return v
 		}
-		return data.ShortName(v, "")
+		return naming.ShortName(v, "")
 	}
 	field("BY REASON", "reason", triage.NoReason, s.ByReason, same)
 	field("BY ORIGIN TOPIC", "origin", triage.NoOrigin, s.ByOrigin, short)

@@ -18,6 +18,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/letterbox-dev/letterbox/client/expr"
+	"github.com/letterbox-dev/letterbox/client/naming"
 	"github.com/letterbox-dev/letterbox/tui/common"
 	"github.com/letterbox-dev/letterbox/tui/components/input"
 	"github.com/letterbox-dev/letterbox/tui/components/table"
@@ -130,7 +131,7 @@ func (p *Page) Init() tea.Cmd {
 func (p *Page) loadState() tea.Cmd {
 	p.stateLoading = true
 	t := p.topic
-	return common.LoadFor(p.c, p, "DLQ "+data.ShortName(t, ""), func(ctx context.Context, s data.Source) (StateMsg, error) {
+	return common.LoadFor(p.c, p, "DLQ "+naming.ShortName(t, ""), func(ctx context.Context, s data.Source) (StateMsg, error) {
 		return readState(ctx, s, t)
 	}, func(m StateMsg) tea.Msg { return m })
 }
@@ -167,7 +168,7 @@ func (p *Page) Title() string {
 	if p.indexMode {
 		return "Dead letters"
 	}
-	return "Dead letters " + data.ShortName(p.topic, "")
+	return "Dead letters " + naming.ShortName(p.topic, "")
 }
 func (p *Page) Capturing() bool { return p.prompt != promptNone }
 

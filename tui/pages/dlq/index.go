@@ -8,6 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 
+	"github.com/letterbox-dev/letterbox/client/naming"
 	"github.com/letterbox-dev/letterbox/tui/common"
 	"github.com/letterbox-dev/letterbox/tui/components/table"
 	"github.com/letterbox-dev/letterbox/tui/data"
@@ -89,12 +90,12 @@ func (p *Page) setIndex() {
 		}
 		origin := "?"
 		if r.Origin != "" {
-			origin = data.ShortName(r.Origin, r.Namespace)
+			origin = naming.ShortName(r.Origin, r.Namespace)
 			if r.OriginSub != "" {
 				origin += " / " + r.OriginSub
 			}
 		}
-		return table.Row{Cells: []string{data.ShortName(r.Name, ""), origin, letters.Cell(9), common.Rate(r.RateIn), subs},
+		return table.Row{Cells: []string{naming.ShortName(r.Name, ""), origin, letters.Cell(9), common.Rate(r.RateIn), subs},
 			Styles: []*lipgloss.Style{&st.DLQ, &st.Subtle, bl, nil, ss}}
 	})
 }

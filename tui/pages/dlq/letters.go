@@ -10,6 +10,7 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"github.com/letterbox-dev/letterbox/client/expr"
+	"github.com/letterbox-dev/letterbox/client/naming"
 	"github.com/letterbox-dev/letterbox/client/termtext"
 	"github.com/letterbox-dev/letterbox/tui/common"
 	"github.com/letterbox-dev/letterbox/tui/components/table"
@@ -105,7 +106,7 @@ func letterColumns(w int, msgs []data.DeadLetter, ns string) []table.Column {
 		d := &msgs[i]
 		// As the table shows them: control characters escaped.
 		key = max(key, common.Width(termtext.Line(d.Key)))
-		origin = max(origin, common.Width(termtext.Line(data.ShortName(d.Origin, ns))))
+		origin = max(origin, common.Width(termtext.Line(naming.ShortName(d.Origin, ns))))
 		producer = max(producer, common.Width(termtext.Line(shortProducer(d.ProducerName, ns))))
 		reason = max(reason, common.Width(termtext.Line(reasonCell(d))))
 	}
@@ -138,7 +139,7 @@ func (p *Page) loadBacklog(from int) tea.Cmd {
 	}
 	p.loading = true
 	t, sub := p.topic, p.sub
-	return common.Load(p.c, "peek "+data.ShortName(t, ""), func(ctx context.Context, s data.Source) ([]data.Message, error) {
+	return common.Load(p.c, "peek "+naming.ShortName(t, ""), func(ctx context.Context, s data.Source) ([]data.Message, error) {
 		return s.Peek(ctx, t, sub, from, PageSize)
 	}, func(msgs []data.Message) tea.Msg { return BacklogMsg{Topic: t, Sub: sub, From: from, Msgs: msgs} })
 }
@@ -154,7 +155,7 @@ func (p *Page) loadResults(i int) tea.Cmd {
 	ps := res.Matches[lo:min(lo+PageSize, len(res.Matches))]
 	p.loading = true
 	t, run, v := p.topic, p.scan.run, p.view()
-	return common.Load(p.c, "read "+data.ShortName(t, "")+" back", func(ctx context.Context, _ data.Source) ([]data.Message, error) {
+	return common.Load(p.c, "read "+naming.ShortName(t, "")+" back", func(ctx context.Context, _ data.Source) ([]data.Message, error) {
 		return ts.Letters(ctx, t, v, ps)
 	}, func(msgs []data.Message) tea.Msg { return ResultsMsg{Topic: t, Run: run, Page: i, Msgs: msgs} })
 }
@@ -167,7 +168,7 @@ func (p *Page) browse(from data.From) tea.Cmd {
 	}
 	p.loading = true
 	t, v := p.topic, p.view()
-	return common.Load(p.c, "read "+data.ShortName(t, ""), func(ctx context.Context, _ data.Source) (*data.BrowsePage, error) {
+	return common.Load(p.c, "read "+naming.ShortName(t, ""), func(ctx context.Context, _ data.Source) (*data.BrowsePage, error) {
 		return ts.Browse(ctx, t, v, from, PageSize)
 	}, func(bp *data.BrowsePage) tea.Msg { return BrowsedMsg{Topic: t, At: from, Page: bp} })
 }
@@ -301,7 +302,7 @@ func (p *Page) setRows() {
 		}
 		origin := "-"
 		if d.Origin != "" {
-			origin = data.ShortName(d.Origin, ns)
+			origin = naming.ShortName(d.Origin, ns)
 		}
 		replayed := ""
 		if d.ReplayCount > 0 {

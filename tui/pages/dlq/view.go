@@ -9,6 +9,7 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"github.com/letterbox-dev/letterbox/client/deadletter"
+	"github.com/letterbox-dev/letterbox/client/naming"
 	"github.com/letterbox-dev/letterbox/client/replay"
 	"github.com/letterbox-dev/letterbox/client/termtext"
 	"github.com/letterbox-dev/letterbox/tui/common"
@@ -43,7 +44,7 @@ func (p *Page) View() string {
 		}
 		return common.Lines(title+"\n"+p.tbl.View(), p.w, p.h)
 	}
-	head := st.Title.Render("Dead letters " + data.ShortName(p.topic, ""))
+	head := st.Title.Render("Dead letters " + naming.ShortName(p.topic, ""))
 	if p.detail == nil || p.gone() {
 		if p.loadErr != nil {
 			return head + "\n" + common.ErrorState(st, common.Subject{Topic: p.topic}, p.loadErr, p.w, p.h-1)
@@ -104,7 +105,7 @@ func (p *Page) headline() string {
 		s = " · no subscription: every retained letter"
 	}
 	if p.origin != "" { // from the newest letter, when the DLQ's name does not say
-		s += " · from " + termtext.Line(data.ShortName(p.origin, data.ParseTopic(p.topic).NamespaceName()))
+		s += " · from " + termtext.Line(naming.ShortName(p.origin, data.ParseTopic(p.topic).NamespaceName()))
 		if p.originSub != "" {
 			s += " / " + termtext.Line(p.originSub)
 		}

@@ -15,6 +15,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 
+	"github.com/letterbox-dev/letterbox/client/naming"
 	"github.com/letterbox-dev/letterbox/tui/common"
 	"github.com/letterbox-dev/letterbox/tui/components/table"
 	"github.com/letterbox-dev/letterbox/tui/data"
@@ -94,7 +95,7 @@ func (p *Page) load(peek bool) tea.Cmd {
 		topic, sub = p.flow.Topic, p.flow.Sub
 	}
 	askT, askS := p.topic, p.sub
-	return common.LoadFor(p.c, p, "flow of "+data.ShortName(topic, ""), func(ctx context.Context, s data.Source) (LoadedMsg, error) {
+	return common.LoadFor(p.c, p, "flow of "+naming.ShortName(topic, ""), func(ctx context.Context, s data.Source) (LoadedMsg, error) {
 		t, sb, letters, err := Resolve(ctx, s, topic, sub)
 		switch pr := common.ProblemOf(err); {
 		case err == nil:
@@ -120,7 +121,7 @@ func Resolve(ctx context.Context, s data.Source, topic, sub string) (origin, sub
 	}
 	if v.Kind != data.KindTopic {
 		if v.Origin == "" {
-			return "", "", "", fmt.Errorf("%s: its letters do not say which topic they died on", data.ShortName(topic, ""))
+			return "", "", "", fmt.Errorf("%s: its letters do not say which topic they died on", naming.ShortName(topic, ""))
 		}
 		origin, subscription = v.Origin, v.OriginSub
 		if subscription == "" {
@@ -153,7 +154,7 @@ func firstSubscription(ctx context.Context, s data.Source, topic string) (string
 		return "", err
 	}
 	if len(d.Subscriptions) == 0 {
-		return "", fmt.Errorf("%s has no subscription: a flow is a topic's subscription with its retry and DLQ topics", data.ShortName(topic, ""))
+		return "", fmt.Errorf("%s has no subscription: a flow is a topic's subscription with its retry and DLQ topics", naming.ShortName(topic, ""))
 	}
 	return d.Subscriptions[0].Name, nil
 }
@@ -163,9 +164,9 @@ func (p *Page) Title() string {
 		return "Flows"
 	}
 	if p.flow != nil {
-		return "Flow " + data.ShortName(p.flow.Topic, "") + " · " + p.flow.Sub
+		return "Flow " + naming.ShortName(p.flow.Topic, "") + " · " + p.flow.Sub
 	}
-	return "Flow " + data.ShortName(p.topic, "")
+	return "Flow " + naming.ShortName(p.topic, "")
 }
 func (p *Page) Capturing() bool { return false }
 func (p *Page) Busy() bool      { return p.loading }
@@ -296,7 +297,7 @@ func (p *Page) setIndex() {
 		if f.DLQBacklog > 0 {
 			dl = &st.DLQ
 		}
-		return table.Row{Cells: []string{data.ShortName(f.Topic, ""), f.Sub, cell(f.Retry, f.RetryBacklog), cell(f.DLQ, f.DLQBacklog), common.Rate(f.DLQRateIn)},
+		return table.Row{Cells: []string{naming.ShortName(f.Topic, ""), f.Sub, cell(f.Retry, f.RetryBacklog), cell(f.DLQ, f.DLQBacklog), common.Rate(f.DLQRateIn)},
 			Styles: []*lipgloss.Style{nil, &st.Subtle, &st.Retry, dl}}
 	})
 }

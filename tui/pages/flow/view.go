@@ -6,6 +6,7 @@ import (
 
 	"charm.land/lipgloss/v2"
 
+	"github.com/letterbox-dev/letterbox/client/naming"
 	"github.com/letterbox-dev/letterbox/client/termtext"
 	"github.com/letterbox-dev/letterbox/tui/common"
 	"github.com/letterbox-dev/letterbox/tui/data"
@@ -42,7 +43,7 @@ func (p *Page) View() string {
 	}
 	// The topic and subscription may come from a letter (its REAL_TOPIC, its producer's name):
 	// written with control characters escaped, as everything else from letters.
-	head := st.Title.Render("Flow " + termtext.Line(data.ShortName(p.topic, "")))
+	head := st.Title.Render("Flow " + termtext.Line(naming.ShortName(p.topic, "")))
 	if p.failed() {
 		return head + "\n" + common.ErrorState(st, common.Subject{Topic: p.topic, Sub: p.sub}, p.loadErr, p.w, p.h-1)
 	}
@@ -54,7 +55,7 @@ func (p *Page) View() string {
 		return common.Lines(head+"\n"+st.Subtle.Render("loading…"), p.w, p.h)
 	}
 	p.layout()
-	head = st.Title.Render("Flow "+termtext.Line(data.ShortName(f.Topic, ""))) + st.Subtle.Render(" · subscription ") + st.Text.Render(termtext.Line(f.Sub)) +
+	head = st.Title.Render("Flow "+termtext.Line(naming.ShortName(f.Topic, ""))) + st.Subtle.Render(" · subscription ") + st.Text.Render(termtext.Line(f.Sub)) +
 		st.Subtle.Render(" · read "+f.At.Format("15:04:05"))
 	lines := []string{common.Trunc(head, p.w)}
 	lines = append(lines, p.graph(f)...)

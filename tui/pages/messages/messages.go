@@ -15,6 +15,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/letterbox-dev/letterbox/client/expr"
+	"github.com/letterbox-dev/letterbox/client/naming"
 	"github.com/letterbox-dev/letterbox/tui/common"
 	"github.com/letterbox-dev/letterbox/tui/components/input"
 	"github.com/letterbox-dev/letterbox/tui/components/table"
@@ -141,7 +142,7 @@ func (p *Page) browse(from data.From) tea.Cmd {
 	}
 	p.loading = true
 	t := p.topic
-	return common.LoadFor(p.c, p, "read "+data.ShortName(t, ""), func(ctx context.Context, _ data.Source) (*data.BrowsePage, error) {
+	return common.LoadFor(p.c, p, "read "+naming.ShortName(t, ""), func(ctx context.Context, _ data.Source) (*data.BrowsePage, error) {
 		return ts.Browse(ctx, t, data.View{}, from, PageSize)
 	}, func(bp *data.BrowsePage) tea.Msg { return BrowsedMsg{Topic: t, At: from, Page: bp} })
 }
@@ -236,7 +237,7 @@ func (p *Page) Update(msg tea.Msg) (common.Page, tea.Cmd) {
 			return p, nil
 		}
 		p.tailLost = true
-		topic := data.ShortName(msg.Topic, "")
+		topic := naming.ShortName(msg.Topic, "")
 		// The news first: the next event (back again) comes a while later.
 		return p, tea.Batch(func() tea.Msg {
 			return common.ErrorMsg{What: "tail " + topic, Err: data.ErrLinkLost}
@@ -246,7 +247,7 @@ func (p *Page) Update(msg tea.Msg) (common.Page, tea.Cmd) {
 			return p, nil
 		}
 		p.tailLost = false
-		return p, tea.Batch(waitTail(p.topic, msg.ch), status("the tail of "+data.ShortName(msg.Topic, "")+" is connected again and reads on"))
+		return p, tea.Batch(waitTail(p.topic, msg.ch), status("the tail of "+naming.ShortName(msg.Topic, "")+" is connected again and reads on"))
 	case ExportedMsg:
 		return p, func() tea.Msg {
 			return common.StatusMsg("exported " + common.Plural(msg.N, "message") + " to " + msg.Path)

@@ -8,6 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/letterbox-dev/letterbox/client"
+	"github.com/letterbox-dev/letterbox/client/naming"
 	"github.com/letterbox-dev/letterbox/tui/common"
 	"github.com/letterbox-dev/letterbox/tui/data"
 )
@@ -66,7 +67,7 @@ func (p *Page) startTail() tea.Cmd {
 		// deadline; only creating the reader is bounded.
 		ch, stop, err := p.c.Source.Tail(p.c.Ctx, t)
 		if err != nil {
-			return common.ErrorMsg{What: "tail " + data.ShortName(t, ""), Err: err, Owner: p}
+			return common.ErrorMsg{What: "tail " + naming.ShortName(t, ""), Err: err, Owner: p}
 		}
 		return TailStartedMsg{Topic: t, ch: ch, stop: stop}
 	}
@@ -96,9 +97,9 @@ func (p *Page) check() tea.Cmd {
 	what := "peek " + sub
 	switch {
 	case p.browsing:
-		what = "read " + data.ShortName(t, "")
+		what = "read " + naming.ShortName(t, "")
 	case sub == "":
-		what = "tail " + data.ShortName(t, "")
+		what = "tail " + naming.ShortName(t, "")
 	}
 	return common.LoadFor(p.c, p, what, func(ctx context.Context, s data.Source) (*data.TopicDetail, error) {
 		d, err := s.TopicDetail(ctx, t)
@@ -118,7 +119,7 @@ func (p *Page) check() tea.Cmd {
 // say why (a topic deleted ends its readers with nothing more than "closed").
 func (p *Page) tailEnded(err error) tea.Cmd {
 	p.tailDone, p.tailErr = true, err
-	topic := data.ShortName(p.topic, "")
+	topic := naming.ShortName(p.topic, "")
 	cmds := []tea.Cmd{p.check()}
 	if err != nil {
 		cmds = append(cmds, func() tea.Msg { return common.ErrorMsg{What: "tail " + topic + " ended", Err: err} })

@@ -11,10 +11,10 @@ import (
 	"charm.land/bubbles/v2/key"
 	"charm.land/lipgloss/v2"
 
+	"github.com/letterbox-dev/letterbox/client/naming"
 	"github.com/letterbox-dev/letterbox/client/termtext"
 	"github.com/letterbox-dev/letterbox/tui/common"
 	"github.com/letterbox-dev/letterbox/tui/components/table"
-	"github.com/letterbox-dev/letterbox/tui/data"
 )
 
 func itoa(i int) string { return strconv.Itoa(i) }
@@ -93,7 +93,7 @@ func (p *Page) View() string {
 	case len(p.msgs) == 0 && p.browsing:
 		body = st.Subtle.Render("no messages from " + p.at.String() + " on (o opens another position)")
 	case len(p.msgs) == 0 && p.sub == "":
-		body = st.Subtle.Render("waiting for new messages on " + data.ShortName(p.topic, "") + " (a tail shows what arrives from now on)")
+		body = st.Subtle.Render("waiting for new messages on " + naming.ShortName(p.topic, "") + " (a tail shows what arrives from now on)")
 	case len(p.msgs) == 0:
 		body = st.Subtle.Render("the backlog of " + p.sub + " is empty from position " + itoa(p.from))
 	default:
@@ -126,7 +126,7 @@ func (p *Page) View() string {
 
 func (p *Page) titleLine() string {
 	st := p.c.Styles
-	name := data.ShortName(p.topic, "")
+	name := naming.ShortName(p.topic, "")
 	var t string
 	switch {
 	case p.browsing:
@@ -218,7 +218,7 @@ func (p *Page) detail() string {
 		return st.Subtle.Render(fmt.Sprintf("%-11s", k)) + " " + st.Text.Render(termtext.Line(v))
 	}
 	lines := []string{
-		kv("id", m.ID) + st.Subtle.Render("  "+data.ShortName(m.Topic, "")),
+		kv("id", m.ID) + st.Subtle.Render("  "+naming.ShortName(m.Topic, "")),
 		kv("key", orDash(m.Key)),
 		kv("published", when(m.PublishTime)),
 		kv("event time", when(m.EventTime)),

@@ -13,6 +13,7 @@ import (
 	"charm.land/bubbles/v2/textarea"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/letterbox-dev/letterbox/client/naming"
 	"github.com/letterbox-dev/letterbox/tui/common"
 	"github.com/letterbox-dev/letterbox/tui/components/input"
 	"github.com/letterbox-dev/letterbox/tui/data"
@@ -123,7 +124,7 @@ func (p *Page) Update(msg tea.Msg) (common.Page, tea.Cmd) {
 		if msg.Topic == p.topic {
 			p.sending = false
 			p.sent = append(p.sent, msg.ID)
-			return p, func() tea.Msg { return common.StatusMsg("sent " + msg.ID + " to " + data.ShortName(p.topic, "")) }
+			return p, func() tea.Msg { return common.StatusMsg("sent " + msg.ID + " to " + naming.ShortName(p.topic, "")) }
 		}
 	case common.ErrorMsg:
 		p.sending = false // the status line says why
@@ -202,7 +203,7 @@ func (p *Page) View() string {
 		return st.Subtle.Render(fmt.Sprintf(" %-11s", s))
 	}
 	lines := []string{
-		st.Title.Render("Produce to "+data.ShortName(p.topic, "")) + st.Subtle.Render(" · one test message"),
+		st.Title.Render("Produce to "+naming.ShortName(p.topic, "")) + st.Subtle.Render(" · one test message"),
 		"",
 		label(fieldKey, "key") + " " + p.key.View(),
 		label(fieldProps, "properties") + " " + p.props.View(),

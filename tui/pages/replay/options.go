@@ -8,6 +8,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/letterbox-dev/letterbox/client/naming"
 	"github.com/letterbox-dev/letterbox/tui/common"
 	"github.com/letterbox-dev/letterbox/tui/components/input"
 	"github.com/letterbox-dev/letterbox/tui/data"
@@ -60,7 +61,7 @@ func newOptions(c *common.Common, req data.ReplayRequest) options {
 	}
 	dest := ""
 	if req.Destination != "" {
-		dest = data.ShortName(req.Destination, "")
+		dest = naming.ShortName(req.Destination, "")
 	}
 	return options{fields: []field{
 		mk("destination", "each letter's origin (or a topic for all of them)", dest, true),
@@ -219,7 +220,7 @@ func (p *Page) optionsView() []string {
 func (p *Page) controls() string {
 	var parts []string
 	if p.req.Destination != "" {
-		parts = append(parts, "all to "+data.ShortName(p.req.Destination, ""))
+		parts = append(parts, "all to "+naming.ShortName(p.req.Destination, ""))
 	}
 	if p.req.Rate > 0 {
 		parts = append(parts, fmt.Sprintf("at most %s msg/s", strconv.FormatFloat(p.req.Rate, 'f', -1, 64)))

@@ -21,6 +21,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/letterbox-dev/letterbox/client/dlqops"
+	"github.com/letterbox-dev/letterbox/client/naming"
 	"github.com/letterbox-dev/letterbox/client/replay"
 	"github.com/letterbox-dev/letterbox/tui/common"
 	"github.com/letterbox-dev/letterbox/tui/components/input"
@@ -223,7 +224,7 @@ func listen(run int, ch <-chan data.ReplayEvent) tea.Cmd {
 func (p *Page) read(msg func(data.Backlog, map[string]int64) tea.Msg) tea.Cmd {
 	dlq, sub := p.req.DLQ, p.req.Subscription
 	dests := slices.Sorted(maps.Keys(p.previewDests))
-	return common.Load(p.c, "re-read "+data.ShortName(dlq, ""), func(ctx context.Context, s data.Source) (tea.Msg, error) {
+	return common.Load(p.c, "re-read "+naming.ShortName(dlq, ""), func(ctx context.Context, s data.Source) (tea.Msg, error) {
 		d, err := s.TopicDetail(ctx, dlq)
 		if err != nil {
 			return nil, err
@@ -246,9 +247,9 @@ func (p *Page) read(msg func(data.Backlog, map[string]int64) tea.Msg) tea.Cmd {
 
 func (p *Page) Title() string {
 	if p.req.Discard {
-		return "Discard " + data.ShortName(p.req.DLQ, "")
+		return "Discard " + naming.ShortName(p.req.DLQ, "")
 	}
-	return "Replay " + data.ShortName(p.req.DLQ, "")
+	return "Replay " + naming.ShortName(p.req.DLQ, "")
 }
 func (p *Page) Capturing() bool {
 	return p.stage == Running || p.stage == Starting || p.stage == Confirming || p.quitAsk || p.opts.open
@@ -473,7 +474,7 @@ func (p *Page) entry(pr replay.Progress, result string) data.HistoryEntry {
 		sel += fmt.Sprintf(" · at most %d", p.req.Limit)
 	}
 	if p.req.Destination != "" {
-		sel += " → " + data.ShortName(p.req.Destination, "")
+		sel += " → " + naming.ShortName(p.req.Destination, "")
 	}
 	e := dlqops.Entry(action, data.ParseTopic(p.req.DLQ).String(), p.req.Subscription, sel,
 		replay.Summary{Progress: pr, Arrived: p.sum.Arrived, LeftOut: p.sum.LeftOut}, result)

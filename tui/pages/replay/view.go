@@ -9,6 +9,7 @@ import (
 
 	"charm.land/lipgloss/v2"
 
+	"github.com/letterbox-dev/letterbox/client/naming"
 	"github.com/letterbox-dev/letterbox/client/replay"
 	"github.com/letterbox-dev/letterbox/client/termtext"
 	"github.com/letterbox-dev/letterbox/tui/common"
@@ -27,7 +28,7 @@ func (p *Page) View() string {
 	if p.req.Discard {
 		title = "Discard "
 	}
-	head := st.Title.Render(title+data.ShortName(p.req.DLQ, "")) + st.Subtle.Render(" · via "+p.req.Subscription+" · selection: ") +
+	head := st.Title.Render(title+naming.ShortName(p.req.DLQ, "")) + st.Subtle.Render(" · via "+p.req.Subscription+" · selection: ") +
 		st.Text.Render(p.req.Describe())
 	if c := p.controls(); c != "" {
 		head += st.Subtle.Render(" · " + c)
@@ -101,7 +102,7 @@ func (p *Page) question() []string {
 		for _, d := range slices.Sorted(maps.Keys(p.crossTenant)) {
 			other += p.crossTenant[d]
 			to, _ := replay.TenantOf(d)
-			names = append(names, fmt.Sprintf("%s (tenant %s)", termtext.Line(data.ShortName(d, "")), termtext.Line(to)))
+			names = append(names, fmt.Sprintf("%s (tenant %s)", termtext.Line(naming.ShortName(d, "")), termtext.Line(to)))
 		}
 		q := fmt.Sprintf("Move %s back now? Each is acknowledged in the DLQ only once its destination has it; letters that arrive from now on stay.  y yes · n no", common.Plural(int(n), "dead letter"))
 		if other > 0 {
@@ -116,7 +117,7 @@ func (p *Page) question() []string {
 		return paint(st, &st.Warn, wrap(q))
 	}
 	q := fmt.Sprintf("Discard %s of %s? They are acknowledged on %s, one by one, and gone for any replay; the others stay.", common.Plural(int(n), "dead letter"),
-		data.ShortName(p.req.DLQ, ""), p.req.Subscription)
+		naming.ShortName(p.req.DLQ, ""), p.req.Subscription)
 	out := paint(st, &st.Warn, wrap(q))
 	if p.mustType() {
 		out = append(out, paint(st, &st.Warn, wrap(fmt.Sprintf("More than %d letters: type the DLQ's name, %s, and enter (esc: no).",
@@ -197,7 +198,7 @@ func (p *Page) breakdown(dests map[string]int64, ns string) []string {
 	var out []string
 	for _, d := range slices.Sorted(maps.Keys(dests)) {
 		// A destination is a letter's REAL_TOPIC, a reason may quote a letter: escaped.
-		out = append(out, st.Paint(&st.OK, common.Trunc(fmt.Sprintf(" → %-30s %6d", termtext.Line(data.ShortName(d, ns)), dests[d]), p.w)))
+		out = append(out, st.Paint(&st.OK, common.Trunc(fmt.Sprintf(" → %-30s %6d", termtext.Line(naming.ShortName(d, ns)), dests[d]), p.w)))
 	}
 	whys := slices.Sorted(maps.Keys(p.why))
 	slices.SortStableFunc(whys, func(a, b string) int { return int(p.why[b] - p.why[a]) })
@@ -249,7 +250,7 @@ func (p *Page) summary(ns string) []string {
 		}
 		out = append(out, st.Paint(&st.Text, common.Trunc(line, p.w)))
 		for _, t := range slices.Sorted(maps.Keys(p.after.Origins)) {
-			l := fmt.Sprintf("      %s: %d published", data.ShortName(t, ns), p.after.Origins[t])
+			l := fmt.Sprintf("      %s: %d published", naming.ShortName(t, ns), p.after.Origins[t])
 			if p.before != nil {
 				if b, ok := p.before.Origins[t]; ok {
 					l += fmt.Sprintf(" (+%d since the run started)", p.after.Origins[t]-b)
@@ -283,7 +284,7 @@ func (p *Page) recentLines(n int, ns string) []string {
 	for _, e := range ev {
 		what := string(e.Action)
 		if e.Destination != "" && (e.Action == replay.Moved || e.Action == replay.WouldMove) {
-			what += " → " + data.ShortName(e.Destination, ns)
+			what += " → " + naming.ShortName(e.Destination, ns)
 		}
 		if e.Reason != "" {
 			what += " · " + e.Reason

@@ -19,6 +19,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/letterbox-dev/letterbox/client/dlqops"
+	"github.com/letterbox-dev/letterbox/client/naming"
 	"github.com/letterbox-dev/letterbox/client/replay"
 	"github.com/letterbox-dev/letterbox/tui/common"
 	"github.com/letterbox-dev/letterbox/tui/components/input"
@@ -81,7 +82,7 @@ func New(c *common.Common, dlq, sub string, letter data.DeadLetter) *Page {
 	p := &Page{c: c, dlq: dlq, sub: sub, letter: letter}
 	p.to = input.New(c, "", "a topic")
 	if letter.Origin != "" {
-		p.setText(fieldTo, data.ShortName(letter.Origin, ""), false)
+		p.setText(fieldTo, naming.ShortName(letter.Origin, ""), false)
 	}
 	p.key = input.New(c, "", "no key")
 	p.setText(fieldKey, letter.Key, false)
@@ -319,7 +320,7 @@ func (p *Page) record() tea.Cmd {
 	if ed != nil && ed.Changes(replay.StartEdit(p.letter.Payload, p.letter.Key, p.letter.Properties)) {
 		sel += " edited" // as letterbox dlq resend says: only when the form changed the letter
 	}
-	e := dlqops.ResendEntry(data.ParseTopic(p.dlq).String(), p.sub, sel+" → "+data.ShortName(to, ""), p.sum, "complete")
+	e := dlqops.ResendEntry(data.ParseTopic(p.dlq).String(), p.sub, sel+" → "+naming.ShortName(to, ""), p.sum, "complete")
 	e.When, e.By = p.c.Clock.Now().UTC(), "tui"
 	if p.stage == Failed {
 		e.Result = "error: " + p.problem

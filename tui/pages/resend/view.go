@@ -7,15 +7,15 @@ import (
 	"charm.land/bubbles/v2/key"
 	"charm.land/lipgloss/v2"
 
+	"github.com/letterbox-dev/letterbox/client/naming"
 	"github.com/letterbox-dev/letterbox/client/termtext"
 	"github.com/letterbox-dev/letterbox/tui/common"
 	"github.com/letterbox-dev/letterbox/tui/components/input"
-	"github.com/letterbox-dev/letterbox/tui/data"
 )
 
 func (p *Page) View() string {
 	st := p.c.Styles
-	head := st.Title.Render("Resend "+p.letter.ID) + st.Subtle.Render(" of "+termtext.Line(data.ShortName(p.dlq, ""))+" · acknowledged on "+termtext.Line(p.sub)+" once the new message is stored")
+	head := st.Title.Render("Resend "+p.letter.ID) + st.Subtle.Render(" of "+termtext.Line(naming.ShortName(p.dlq, ""))+" · acknowledged on "+termtext.Line(p.sub)+" once the new message is stored")
 	lines := []string{common.Trunc(head, p.w), ""}
 	label := func(f int, name string) string {
 		if f == p.focus && p.stage == Editing {
@@ -44,13 +44,13 @@ func (p *Page) View() string {
 	case Confirming:
 		_, to, _ := p.edit()
 		paint(&st.Warn, wrap(fmt.Sprintf("Send this to %s, then acknowledge %s on %s? The new message carries REPLAYED_FROM=%s.  y yes · n no",
-			termtext.Line(data.ShortName(to, "")), p.letter.ID, termtext.Line(p.sub), p.letter.ID)))
+			termtext.Line(naming.ShortName(to, "")), p.letter.ID, termtext.Line(p.sub), p.letter.ID)))
 	case Sending:
 		paint(&st.Accent, []string{"sending…"})
 	case Sent:
 		_, to, _ := p.edit()
 		paint(&st.OK, wrap(fmt.Sprintf("✓ sent to %s, and %s acknowledged on %s · recorded in the history · esc back",
-			termtext.Line(data.ShortName(to, "")), p.letter.ID, termtext.Line(p.sub))))
+			termtext.Line(naming.ShortName(to, "")), p.letter.ID, termtext.Line(p.sub))))
 	case Failed:
 		paint(&st.Error, wrap("✗ "+termtext.Line(p.problem)+" · esc back"))
 	}

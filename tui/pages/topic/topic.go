@@ -16,6 +16,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 
+	"github.com/letterbox-dev/letterbox/client/naming"
 	"github.com/letterbox-dev/letterbox/tui/common"
 	"github.com/letterbox-dev/letterbox/tui/components/table"
 	"github.com/letterbox-dev/letterbox/tui/data"
@@ -87,19 +88,19 @@ func (p *Page) Init() tea.Cmd { return tea.Batch(p.loadDetail(), p.loadSchema())
 func (p *Page) loadDetail() tea.Cmd {
 	p.loading = true
 	t := p.topic
-	return common.LoadFor(p.c, p, "topic "+data.ShortName(t, ""), func(ctx context.Context, s data.Source) (*data.TopicDetail, error) {
+	return common.LoadFor(p.c, p, "topic "+naming.ShortName(t, ""), func(ctx context.Context, s data.Source) (*data.TopicDetail, error) {
 		return s.TopicDetail(ctx, t)
 	}, func(d *data.TopicDetail) tea.Msg { return DetailMsg{Topic: t, Detail: d} })
 }
 
 func (p *Page) loadSchema() tea.Cmd {
 	t := p.topic
-	return common.Load(p.c, "schema of "+data.ShortName(t, ""), func(ctx context.Context, s data.Source) (*data.SchemaInfo, error) {
+	return common.Load(p.c, "schema of "+naming.ShortName(t, ""), func(ctx context.Context, s data.Source) (*data.SchemaInfo, error) {
 		return s.Schema(ctx, t)
 	}, func(si *data.SchemaInfo) tea.Msg { return SchemaMsg{Topic: t, Schema: si} })
 }
 
-func (p *Page) Title() string   { return data.ShortName(p.topic, "") }
+func (p *Page) Title() string   { return naming.ShortName(p.topic, "") }
 func (p *Page) Capturing() bool { return false }
 func (p *Page) Busy() bool      { return p.loading }
 func (p *Page) Close()          {}

@@ -7,6 +7,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	"charm.land/lipgloss/v2"
 
+	"github.com/letterbox-dev/letterbox/client/naming"
 	"github.com/letterbox-dev/letterbox/tui/common"
 	"github.com/letterbox-dev/letterbox/tui/data"
 )
@@ -39,7 +40,7 @@ func (p *Page) SetSize(w, h int) {
 
 func (p *Page) View() string {
 	st := p.c.Styles
-	name := data.ShortName(p.topic, "")
+	name := naming.ShortName(p.topic, "")
 	head := st.Title.Render(name)
 	if k := p.kind(); k != data.KindTopic {
 		head += " " + st.Kind(k).Render("["+k.String()+"]")

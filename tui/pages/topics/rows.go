@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/letterbox-dev/letterbox/client/naming"
 	"github.com/letterbox-dev/letterbox/tui/common"
 	"github.com/letterbox-dev/letterbox/tui/components/filter"
 	"github.com/letterbox-dev/letterbox/tui/data"
@@ -71,8 +72,8 @@ func (p *Page) reindex() {
 	}
 	for _, kids := range ix.children {
 		slices.SortFunc(kids, func(a, b int) int {
-			_, ia, _ := data.PartitionOf(p.rows[a].Local)
-			_, ib, _ := data.PartitionOf(p.rows[b].Local)
+			ia := naming.PartitionIndex(p.rows[a].Local)
+			ib := naming.PartitionIndex(p.rows[b].Local)
 			return cmp.Compare(ia, ib)
 		})
 	}

@@ -12,6 +12,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/letterbox-dev/letterbox/client/naming"
 	"github.com/letterbox-dev/letterbox/tui/common"
 	"github.com/letterbox-dev/letterbox/tui/components/input"
 	"github.com/letterbox-dev/letterbox/tui/components/table"
@@ -332,7 +333,7 @@ func (p *Page) nameCell(r *data.TopicRow) string {
 	}
 	switch {
 	case r.Parent != "":
-		_, idx, _ := data.PartitionOf(r.Local)
+		idx := naming.PartitionIndex(r.Local)
 		return indent + "  └ partition " + itoa(idx)
 	case r.Partitions > 0:
 		arrow := "▸ "

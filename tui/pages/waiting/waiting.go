@@ -14,12 +14,13 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/letterbox-dev/letterbox/client/naming"
 	"github.com/letterbox-dev/letterbox/tui/common"
 	"github.com/letterbox-dev/letterbox/tui/data"
 )
 
 // ResolvedMsg says the cluster answered for the page's name: Topic is the topic it names, or
-// Err why it names none (a *data.NameError: none or several match).
+// Err why it names none (a *naming.NameError: none or several match).
 type ResolvedMsg struct {
 	common.Fresh
 	Page  *Page
@@ -53,7 +54,7 @@ func (p *Page) resolve() tea.Cmd {
 	name := p.name
 	return common.LoadFor(p.c, p, "topic "+name, func(ctx context.Context, s data.Source) (ResolvedMsg, error) {
 		t, err := data.Resolve(ctx, s, name)
-		var ne *data.NameError
+		var ne *naming.NameError
 		if errors.As(err, &ne) {
 			return ResolvedMsg{Page: p, Err: err}, nil
 		}
@@ -86,7 +87,7 @@ func (p *Page) Update(msg tea.Msg) (common.Page, tea.Cmd) {
 func (p *Page) View() string {
 	st := p.c.Styles
 	head := st.Title.Render(":" + p.line)
-	var ne *data.NameError
+	var ne *naming.NameError
 	if errors.As(p.err, &ne) {
 		// The cluster answered: the name is unknown (or names several topics).
 		lines := []string{head,
