@@ -46,7 +46,7 @@ type options struct {
 	replayN   int
 	dlqN      int
 	scanN     int
-	// scanProfile, when set, is a directory for CPU profiles of the scan part's readings.
+	// scanProfile, when set, is a directory for CPU and heap profiles of the scan part's readings.
 	scanProfile string
 	// keepStored keeps the stored part's data set in the OS temp directory for the next run.
 	keepStored bool
@@ -76,7 +76,7 @@ func main() {
 	flag.IntVar(&o.replayN, "replay", 100_000, "dead letters of the replay run")
 	flag.IntVar(&o.dlqN, "dlq", 1_000_000, "dead letters of the DLQ the TUI browses")
 	flag.IntVar(&o.scanN, "scan", 1_000_000, "dead letters of the DLQ the scan reads")
-	flag.StringVar(&o.scanProfile, "scan-profile", "", "write CPU profiles of the scan's readings to `DIR`")
+	flag.StringVar(&o.scanProfile, "scan-profile", "", "write CPU and heap profiles of the scan's readings to `DIR`")
 	flag.BoolVar(&o.keepStored, "keep-stored", false, "keep the stored part's 10 GiB data set in the OS temp directory for the next run (default: removed when done)")
 	only := flag.String("only", "", "run only these comma-separated parts: "+strings.Join(partNames, ", ")+" (default: all)")
 	flag.Parse()

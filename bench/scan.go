@@ -190,63 +190,108 @@ func memAvailable() (int64, error) {
 // recording what fails and carrying on with what does not depend on it.
 func measureScan(ctx context.Context, r *scanReport, o options, bin string, progress func(string, ...any), failed func(string, error)) {
 	r.n = o.scanN
-	need := scanMemoryNeeded(o.scanN)
-	if avail, err := memAvailable(); err != nil {
-		failed("scan: free memory", err)
+	s := &scanRun{r: r, o: o, bin: bin, progress: progress, failed: failed}
+	if !s.prepare() {
 		return
-	} else if avail < need {
-		r.skipped = fmt.Sprintf("the in-memory broker holding %s letters and a reader need about %.1f GB of memory; the machine had %.1f GB available",
-			thousands(o.scanN), float64(need)/1e9, float64(avail)/1e9)
-		progress("scan: skipped: %s", r.skipped)
-		return
-	}
-	self, err := os.Executable()
-	if err != nil {
-		failed("scan: the bench binary", err)
-		return
-	}
-	if o.scanProfile != "" {
-		if err := os.MkdirAll(o.scanProfile, 0o755); err != nil {
-			failed("scan: the profile directory", err)
-			return
-		}
-		r.profiles = o.scanProfile
 	}
 	// A broker of its own, so that the million letters weigh on nothing else.
 	progress("scan: producing a DLQ of %s dead letters of %d bytes, one entry each", thousands(o.scanN), payloadSize)
-	d, err := openScanDLQ(ctx, bin, o.scanN)
-	if err != nil {
+	var err error
+	if s.d, err = openScanDLQ(ctx, bin, o.scanN); err != nil {
 		failed("scan: the DLQ", err)
 		return
 	}
 	defer func() {
-		if d == nil { // killed after its last reading
+		if s.d == nil { // killed after its last reading
 			return
 		}
-		if err := d.b.stop(); err != nil {
+		if err := s.d.b.stop(); err != nil {
 			failed("scan: stopping the letterbox broker", err)
 		}
 	}()
-	r.fill, r.brokerRSS, r.brokerArgs = d.fill, d.rss, d.args
+	r.fill, r.brokerRSS, r.brokerArgs = s.d.fill, s.d.rss, s.d.args
 	progress("scan: filled in %.1f s (%s letters/s)", r.fill.Seconds(), rate(float64(o.scanN)/r.fill.Seconds()))
-	distinct, matches := scanExpected(o.scanN)
-	r.wantMatches = matches
-
-	type reading struct {
-		mode  string
-		check func(*scanChildResult) error
-		keep  func(*scanRound, *scanChildResult)
+	r.rounds = make([]scanRound, o.rounds)
+	dead := map[string]bool{}
+	for _, st := range scanPlan(o.rounds, s.readings()) {
+		if ctx.Err() != nil || dead[st.rd.mode] {
+			continue
+		}
+		if !s.read(ctx, st) {
+			dead[st.rd.mode] = true
+		}
 	}
+	if s.d != nil && ctx.Err() == nil {
+		measureIncident(ctx, r, s.self, s.d, progress, failed)
+	}
+}
+
+// scanRun is the scan part while it runs: its report, the broker and DLQ of the readings (nil
+// between a broker killed and the next one started).
+type scanRun struct {
+	r        *scanReport
+	o        options
+	bin      string // the letterbox binary
+	self     string // the bench binary, which the children run
+	d        *scanDLQ
+	progress func(string, ...any)
+	failed   func(string, error)
+}
+
+// prepare checks that the machine can hold the part, and readies what the children need;
+// false (with r.skipped, or a failure recorded) when the part cannot run.
+func (s *scanRun) prepare() bool {
+	need := scanMemoryNeeded(s.o.scanN)
+	if avail, err := memAvailable(); err != nil {
+		s.failed("scan: free memory", err)
+		return false
+	} else if avail < need {
+		s.r.skipped = fmt.Sprintf("the in-memory broker holding %s letters and a reader need about %.1f GB of memory; the machine had %.1f GB available",
+			thousands(s.o.scanN), float64(need)/1e9, float64(avail)/1e9)
+		s.progress("scan: skipped: %s", s.r.skipped)
+		return false
+	}
+	var err error
+	if s.self, err = os.Executable(); err != nil {
+		s.failed("scan: the bench binary", err)
+		return false
+	}
+	if s.o.scanProfile != "" {
+		if err := os.MkdirAll(s.o.scanProfile, 0o755); err != nil {
+			s.failed("scan: the profile directory", err)
+			return false
+		}
+		s.r.profiles = s.o.scanProfile
+	}
+	return true
+}
+
+// reading is one way of reading the DLQ: the child's mode, what its result must hold, and
+// where a round keeps it.
+type reading struct {
+	mode  string
+	check func(*scanChildResult) error
+	keep  func(*scanRound, *scanChildResult)
+}
+
+// scanReadings are the part's readings, each checked against what the fill wrote.
+type scanReadings struct{ official, scan, ours, facets, filtered reading }
+
+func (s *scanRun) readings() scanReadings {
+	n := s.o.scanN
+	distinct, matches := scanExpected(n)
+	s.r.wantMatches = matches
 	all := func(res *scanChildResult) error {
-		if res.Read != int64(o.scanN) {
-			return fmt.Errorf("read %d letters of %d", res.Read, o.scanN)
+		if res.Read != int64(n) {
+			return fmt.Errorf("read %d letters of %d", res.Read, n)
 		}
 		return nil
 	}
-	official := reading{modeOfficial, all, func(sr *scanRound, res *scanChildResult) { sr.official = res }}
-	scan := reading{modeScan, func(res *scanChildResult) error {
-		if res.Read != int64(o.scanN) || res.Matched != res.Read || res.Indexed != o.scanN {
-			return fmt.Errorf("read %d letters of %d, counted %d, indexed %d", res.Read, o.scanN, res.Matched, res.Indexed)
+	var rs scanReadings
+	rs.official = reading{modeOfficial, all, func(sr *scanRound, res *scanChildResult) { sr.official = res }}
+	rs.scan = reading{modeScan, func(res *scanChildResult) error {
+		if res.Read != int64(n) || res.Matched != res.Read || res.Indexed != n {
+			return fmt.Errorf("read %d letters of %d, counted %d, indexed %d", res.Read, n, res.Matched, res.Indexed)
 		}
 		// Every breakdown holds what the fill wrote: the origin and its subscription, or, for the
 		// letters the application wrote itself, the bucket of letters without them.
@@ -256,90 +301,95 @@ func measureScan(ctx context.Context, r *scanReport, o options, bin string, prog
 		}
 		return nil
 	}, func(sr *scanRound, res *scanChildResult) { sr.scan = res }}
-	ours := reading{modeOurs, all, func(sr *scanRound, res *scanChildResult) { sr.ours = res }}
+	rs.ours = reading{modeOurs, all, func(sr *scanRound, res *scanChildResult) { sr.ours = res }}
 	// The fill's reasons are its causes: five groups, one per reason, most letters first.
-	facets := reading{modeFacets, func(res *scanChildResult) error {
-		if err := scan.check(res); err != nil {
+	rs.facets = reading{modeFacets, func(res *scanChildResult) error {
+		if err := rs.scan.check(res); err != nil {
 			return err
 		}
-		if len(res.Causes) != len(scanReasons) || !strings.HasPrefix(res.Causes[0], fmt.Sprintf("%d reason %s", o.scanN*3/8, scanReasons[0])) {
+		if len(res.Causes) != len(scanReasons) || !strings.HasPrefix(res.Causes[0], fmt.Sprintf("%d reason %s", n*3/8, scanReasons[0])) {
 			return fmt.Errorf("causes %q: want the %d reasons, %q first", res.Causes, len(scanReasons), scanReasons[0])
 		}
 		return nil
 	}, func(sr *scanRound, res *scanChildResult) { sr.facets = res }}
-	filtered := reading{modeFiltered, func(res *scanChildResult) error {
-		if res.Read != int64(o.scanN) || res.Matched != matches || res.Indexed != int(matches) {
-			return fmt.Errorf("read %d letters of %d, matched %d, indexed %d; want %d matches", res.Read, o.scanN, res.Matched, res.Indexed, matches)
+	rs.filtered = reading{modeFiltered, func(res *scanChildResult) error {
+		if res.Read != int64(n) || res.Matched != matches || res.Indexed != int(matches) {
+			return fmt.Errorf("read %d letters of %d, matched %d, indexed %d; want %d matches", res.Read, n, res.Matched, res.Indexed, matches)
 		}
 		return nil
 	}, func(sr *scanRound, res *scanChildResult) { sr.filtered = res }}
-	// The official reader and the scan take turns every round; our bare reader and the
-	// filtered scan, which only explain the scan's figure, read once, in the first round.
-	type step struct {
-		round int
-		rd    reading
-	}
-	var plan []step
-	for i := range o.rounds {
-		plan = append(plan, step{i, official}, step{i, scan}, step{i, facets})
+	return rs
+}
+
+// scanStep is one reading of one round.
+type scanStep struct {
+	round int
+	rd    reading
+}
+
+// scanPlan orders the readings: the official reader, the scan and the scan with facets take
+// turns every round; our bare reader and the filtered scan, which only explain the scan's
+// figure, read once, in the first round.
+func scanPlan(rounds int, rs scanReadings) []scanStep {
+	var plan []scanStep
+	for i := range rounds {
+		plan = append(plan, scanStep{i, rs.official}, scanStep{i, rs.scan}, scanStep{i, rs.facets})
 		if i == 0 {
-			plan = append(plan, step{i, ours}, step{i, filtered})
+			plan = append(plan, scanStep{i, rs.ours}, scanStep{i, rs.filtered})
 		}
 	}
-	r.rounds = make([]scanRound, o.rounds)
-	dead := map[string]bool{}
-	for _, st := range plan {
-		if ctx.Err() != nil || dead[st.rd.mode] {
-			continue
-		}
-		if d == nil {
-			progress("scan: a new broker, and the DLQ filled again")
-			if d, err = openScanDLQ(ctx, bin, o.scanN); err != nil {
-				failed("scan: filling the DLQ again", err)
-				return
-			}
-			r.refills = append(r.refills, d.fill)
-		}
-		name := fmt.Sprintf("scan: %s [round %d/%d]", st.rd.mode, st.round+1, o.rounds)
-		progress("%s", name)
-		profile := ""
-		if o.scanProfile != "" {
-			profile = filepath.Join(o.scanProfile, fmt.Sprintf("%s-%d.pprof", st.rd.mode, st.round+1))
-		}
-		res, maxRSS, err := runScanChild(ctx, self, d, st.rd.mode, o.scanN, profile)
-		if err == nil {
-			err = st.rd.check(res)
-		}
-		if err == nil {
-			var settled bool
-			if res.settle, settled = d.settle(ctx); !settled {
-				// Keep the figures, and give the next reading a broker that is not busy.
-				res.unsettled = true
-				progress("scan: the broker had not dropped the reader's subscription %v after its process exited; killing it", settleLimit)
-				d.b.kill()
-				d = nil
-			}
-		}
-		if err == nil && d != nil {
-			err = d.b.alive()
-		}
+	return plan
+}
+
+// read performs one step in a child, on a new broker and DLQ when the last was killed, and
+// keeps its figures; false when it failed (recorded), so that the mode is not tried again.
+func (s *scanRun) read(ctx context.Context, st scanStep) bool {
+	if s.d == nil {
+		s.progress("scan: a new broker, and the DLQ filled again")
+		d, err := openScanDLQ(ctx, s.bin, s.o.scanN)
 		if err != nil {
-			failed(name, err)
-			dead[st.rd.mode] = true
-			if d != nil && d.b.alive() != nil {
-				d = nil // the next reading starts a new broker
-			}
-			continue
+			s.failed("scan: filling the DLQ again", err)
+			return false
 		}
-		progress("%s: %s letters/s (closing the reader %.1f s)", name, rate(res.rate()), res.Closing.Seconds())
-		st.rd.keep(&r.rounds[st.round], res)
-		if st.rd.mode == modeScan {
-			r.rounds[st.round].scanMaxRSS = maxRSS
+		s.d = d
+		s.r.refills = append(s.r.refills, d.fill)
+	}
+	name := fmt.Sprintf("scan: %s [round %d/%d]", st.rd.mode, st.round+1, s.o.rounds)
+	s.progress("%s", name)
+	profile := ""
+	if s.o.scanProfile != "" {
+		profile = filepath.Join(s.o.scanProfile, fmt.Sprintf("%s-%d.pprof", st.rd.mode, st.round+1))
+	}
+	res, maxRSS, err := runScanChild(ctx, s.self, s.d, st.rd.mode, s.o.scanN, profile)
+	if err == nil {
+		err = st.rd.check(res)
+	}
+	if err == nil {
+		var settled bool
+		if res.settle, settled = s.d.settle(ctx); !settled {
+			// Keep the figures, and give the next reading a broker that is not busy.
+			res.unsettled = true
+			s.progress("scan: the broker had not dropped the reader's subscription %v after its process exited; killing it", settleLimit)
+			s.d.b.kill()
+			s.d = nil
 		}
 	}
-	if d != nil && ctx.Err() == nil {
-		measureIncident(ctx, r, self, d, progress, failed)
+	if err == nil && s.d != nil {
+		err = s.d.b.alive()
 	}
+	if err != nil {
+		s.failed(name, err)
+		if s.d != nil && s.d.b.alive() != nil {
+			s.d = nil // the next reading starts a new broker
+		}
+		return false
+	}
+	s.progress("%s: %s letters/s (closing the reader %.1f s)", name, rate(res.rate()), res.Closing.Seconds())
+	st.rd.keep(&s.r.rounds[st.round], res)
+	if st.rd.mode == modeScan {
+		s.r.rounds[st.round].scanMaxRSS = maxRSS
+	}
+	return true
 }
 
 // The incident of the causes issue at its full size: 89,000 letters of one region whose

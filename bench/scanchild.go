@@ -15,6 +15,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/pprof"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -109,7 +110,7 @@ func scanChildMain(args []string) int {
 	fs.IntVar(&n, "n", 0, "letters the DLQ holds")
 	fs.IntVar(&brokerPID, "broker-pid", 0, "the broker process, whose CPU is charged")
 	fs.DurationVar(&timeout, "timeout", 2*time.Minute, "give up after this")
-	fs.StringVar(&profile, "cpuprofile", "", "write a CPU profile of the reading to `FILE`")
+	fs.StringVar(&profile, "cpuprofile", "", "write a CPU profile of the reading to `FILE`, and its heap profile beside it")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -216,6 +217,13 @@ func childReading(ctx context.Context, c scanChildConfig) (res scanChildResult, 
 	runtime.GC()
 	runtime.ReadMemStats(&ms)
 	res.HeapInuse, res.HeapAlloc = ms.HeapInuse, ms.HeapAlloc
+	if c.profile != "" {
+		// Beside the CPU profile, the heap's: what the reading keeps (inuse) and what it
+		// allocated on the way (alloc), which is what raises the peak RSS.
+		if err := writeHeapProfile(strings.TrimSuffix(c.profile, ".pprof") + ".heap.pprof"); err != nil {
+			return res, err
+		}
+	}
 	if res.RSS, err = processRSS(self); err != nil {
 		return res, err
 	}
@@ -224,6 +232,18 @@ func childReading(ctx context.Context, c scanChildConfig) (res scanChildResult, 
 	}
 	runtime.KeepAlive(keep)
 	return res, nil
+}
+
+func writeHeapProfile(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := pprof.Lookup("heap").WriteTo(f, 0); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 // scanRead prepares triage.Scan as the TUI calls it: the admin client for the progress

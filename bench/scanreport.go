@@ -261,6 +261,6 @@ func (r *scanReport) markdown(b *strings.Builder) {
 		"GOMAXPROCS %d. CPU per letter: the reading process's and the broker's utime + stime (`/proc/<pid>/stat`) over the timed span, "+
 		"summed over the rounds.\n", gc(scans[0]), scans[0].GOMAXPROCS)
 	if r.profiles != "" {
-		p("- CPU profiles of every reading were written to a directory (`-scan-profile`); profiling slows the readings a little.\n")
+		p("- CPU and heap profiles of every reading were written to a directory (`-scan-profile`); profiling slows the readings a little.\n")
 	}
 }
