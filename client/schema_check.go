@@ -23,6 +23,11 @@ type PayloadDecoder struct {
 	cl    *Client
 	mu    sync.Mutex
 	known map[schemaKey]*payloadSchema // nil: the topic has no schema at that version
+	// unschemed are the last (topic, REAL_TOPIC) of letters without a schema version that
+	// CheckLetter found no schema for, as they came: a scan of a DLQ without schemas asks for
+	// every letter, and comparing its names costs less than reading them and looking both up.
+	unschemed [8][2]string
+	next      int
 }
 
 type schemaKey struct{ topic, version string }
@@ -79,8 +84,12 @@ func (d *PayloadDecoder) DecodeLetter(ctx context.Context, m *Message) error {
 // neither the DLQ nor the origin has one for the letter, so that it decodes because there is
 // nothing to decode with.
 func (d *PayloadDecoder) CheckLetter(ctx context.Context, m *Message) (schema bool, err error) {
+	realTopic := m.Properties[PropertyRealTopic]
+	if m.SchemaVersion == nil && d.knownUnschemed(m.Topic, realTopic) {
+		return false, nil
+	}
 	dlq := naming.BaseName(m.Topic)
-	origin := naming.BaseName(m.Properties[PropertyRealTopic])
+	origin := naming.BaseName(realTopic)
 	topics := []string{dlq, origin}
 	if m.SchemaVersion == nil {
 		topics = []string{origin, dlq}
@@ -94,9 +103,26 @@ func (d *PayloadDecoder) CheckLetter(ctx context.Context, m *Message) (schema bo
 		}
 	}
 	if m.SchemaVersion == nil {
+		d.mu.Lock()
+		d.unschemed[d.next] = [2]string{m.Topic, realTopic}
+		d.next = (d.next + 1) % len(d.unschemed)
+		d.mu.Unlock()
 		return false, nil
 	}
 	return true, fmt.Errorf("%w: schema version %s is neither the DLQ's nor its origin's", ErrSchema, schemaVersionText(m.SchemaVersion))
+}
+
+// knownUnschemed reports whether CheckLetter found no schema for a letter of topic from
+// realTopic without a schema version lately: the answer it keeps for its life (known).
+func (d *PayloadDecoder) knownUnschemed(topic, realTopic string) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for _, u := range d.unschemed {
+		if u[0] == topic && u[1] == realTopic && topic != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // schemaVersionText is a schema version as the admin API numbers it (8 bytes, big endian).
