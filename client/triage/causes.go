@@ -2,7 +2,6 @@ package triage
 
 import (
 	"cmp"
-	"math/bits"
 	"slices"
 	"strings"
 )
@@ -16,7 +15,9 @@ import (
 //     version, an hour) held by at least MinCauseShare of the letters and by fewer than
 //     CommonShare of them: a value nearly every letter has sets nothing apart; it is reported
 //     as common instead. A payload that is JSON or decodes says nothing went wrong: never a
-//     cause.
+//     cause. A value of an open facet (openFacet) must also stand out from the facet's other
+//     values by CauseStandOut (standsOut): letters spread evenly over partitions, shards or ids
+//     are noise.
 //  2. When letters carry a reason property, each reason held by enough letters is a group
 //     first, most letters first.
 //  3. Then, while groups are fewer than MaxCauses and enough letters are unexplained, the group
@@ -49,6 +50,9 @@ const (
 	MaxCauses     = 5
 	MinCauseShare = 0.005
 	CommonShare   = 0.95
+	// CauseStandOut is how many times the letters of an average other value of its facet a
+	// value of an open facet must have to be a candidate.
+	CauseStandOut = 3
 	// maxCandidates bounds the values considered (each costs a bit per letter).
 	maxCandidates = 96
 	// pairsOf is how many of the best singles of a step are combined in pairs.
@@ -65,6 +69,10 @@ type candidate struct {
 	label  string
 	bits   bitset
 	n      int64
+	// standsOut: the value stands out from its facet's other values (standsOut).
+	standsOut bool
+	// mark sets the candidate's letters in a set, until bits is made.
+	mark func(bitset)
 }
 
 // Causes splits the letters f counted.
@@ -96,7 +104,7 @@ func (f *Facets) Causes() CauseSplit {
 		}
 		out.Groups = append(out.Groups, cause)
 		chosen = append(chosen, g)
-		rest = rest.andNot(g.bits)
+		rest.clear(g.bits)
 		left -= n
 		for _, fc := range g.facets {
 			used[fc] = true
@@ -196,35 +204,46 @@ func (f *Facets) bestGroup(cands []*candidate, rest bitset, used map[string]bool
 	best := top.c.group()
 	best.score = top.score
 	bar := top.score * 1.1
+	// The pairs are counted without making their sets: only the one chosen is made.
+	var pairA, pairB *candidate
 	pool := singles[:min(len(singles), pairsOf)]
 	for i, a := range pool {
 		for _, b := range pool[i+1:] {
-			var p bitset
-			var g group
+			var size, cover int64
 			if a.c.facet == b.c.facet {
 				if used[a.c.facet] || a.c.absent || b.c.absent {
 					continue
 				}
-				p = a.c.bits.or(b.c.bits)
-				g = group{label: orLabel(a.c, b.c), expr: exprOr(a.c.expr, b.c.expr), facets: []string{a.c.facet},
-					values: []string{a.c.valueKey(), b.c.valueKey()}}
+				both := a.c.bits.andCount(b.c.bits)
+				size = a.c.n + b.c.n - both
+				cover = a.cover + b.cover - andCount3(a.c.bits, b.c.bits, rest)
 			} else {
-				p = a.c.bits.and(b.c.bits)
-				g = group{label: a.c.label + " and " + b.c.label, expr: exprAnd(a.c.expr, b.c.expr),
-					facets: []string{a.c.facet, b.c.facet}}
+				size = a.c.bits.andCount(b.c.bits)
+				cover = andCount3(a.c.bits, b.c.bits, rest)
 			}
-			size := p.count()
-			cover := p.andCount(rest)
 			if cover < minGroup || size >= commonAt {
 				continue // too few, or so many that it sets nothing apart
 			}
 			if s := score(cover, size); s > bar && s > best.score {
-				g.bits, g.score = p, s
-				best = g
+				best.score, pairA, pairB = s, a.c, b.c
 			}
 		}
 	}
+	if pairA != nil {
+		best = pair(pairA, pairB, best.score)
+	}
 	return best, true
+}
+
+// pair is the group of two candidates: either of two values of one facet, or both of two
+// facets' values.
+func pair(a, b *candidate, score float64) group {
+	if a.facet == b.facet {
+		return group{label: orLabel(a, b), expr: exprOr(a.expr, b.expr), facets: []string{a.facet},
+			values: []string{a.valueKey(), b.valueKey()}, bits: a.bits.or(b.bits), score: score}
+	}
+	return group{label: a.label + " and " + b.label, expr: exprAnd(a.expr, b.expr), facets: []string{a.facet, b.facet},
+		bits: a.bits.and(b.bits), score: score}
 }
 
 // orLabel labels two values of one facet held together: "key empty or UNKNOWN", "property
@@ -240,11 +259,12 @@ func (f *Facets) candidates(minGroup int64) ([]*candidate, []FacetValue) {
 	var cands []*candidate
 	var common []FacetValue
 	commonAt := int64(float64(f.n) * CommonShare)
-	consider := func(c *candidate) {
+	consider := func(c *candidate, mark func(bitset)) {
 		switch {
 		case c.n >= commonAt && c.n > 0:
 			common = append(common, FacetValue{Value: c.label, Absent: c.absent, Letters: c.n, Expr: c.expr})
-		case c.n >= minGroup && !healthy(c):
+		case c.n >= minGroup && !healthy(c) && c.standsOut:
+			c.mark = mark
 			cands = append(cands, c)
 		}
 	}
@@ -254,41 +274,29 @@ func (f *Facets) candidates(minGroup int64) ([]*candidate, []FacetValue) {
 			if v.n < minGroup {
 				break
 			}
-			c := &candidate{facet: col.name, value: v.v, n: v.n, expr: exprIs(col.name, v.v), label: valueLabel(col.name, v.v)}
+			c := &candidate{facet: col.name, value: v.v, n: v.n, expr: exprIs(col.name, v.v), label: valueLabel(col.name, v.v),
+				standsOut: standsOut(col.name, vc, f.n, v.n)}
 			if col.name == FacetSchema && v.v == SchemaFails {
 				c.label = f.failLabel()
 			}
-			c.bits = col.bitsOf(f.n, func(id uint16, h uint64) bool {
-				if col.hashed() {
-					return h == v.hash
-				}
-				return id == v.id
-			})
-			consider(c)
+			consider(c, func(b bitset) { col.mark(b, f.n, v, false) })
 		}
 		if vc.absent >= minGroup && col.name != FacetKey && col.name != FacetSchema {
-			c := &candidate{facet: col.name, absent: true, n: vc.absent, expr: exprAbsent(col.name), label: absentLabel(col.name)}
-			c.bits = col.bitsOf(f.n, func(id uint16, h uint64) bool {
-				if col.hashed() {
-					return h == 0
-				}
-				return id == idAbsent
-			})
-			consider(c)
+			c := &candidate{facet: col.name, absent: true, n: vc.absent, expr: exprAbsent(col.name), label: absentLabel(col.name),
+				standsOut: true}
+			consider(c, func(b bitset) { col.mark(b, f.n, valueCount{}, true) })
 		}
 	}
 	for bit, name := range f.fieldNames {
-		has := newBitset(f.n, false)
-		for i, w := range f.json {
-			if w&(1<<bit) != 0 {
-				has.set(int64(i))
-			}
-		}
-		n := has.count()
+		n := f.fields.has(f.n, bit)
 		facet := facetJSON + name
-		consider(&candidate{facet: facet, value: "present", n: n, bits: has, expr: exprHas(facet), label: "JSON field " + name + " present"})
-		missing := newBitset(f.n, true).andNot(has)
-		consider(&candidate{facet: facet, absent: true, n: f.n - n, bits: missing, expr: exprNot(exprHas(facet)), label: "JSON field " + name + " missing"})
+		consider(&candidate{facet: facet, value: "present", n: n, expr: exprHas(facet), label: "JSON field " + name + " present",
+			standsOut: true}, func(b bitset) { f.fields.mark(b, f.n, bit) })
+		consider(&candidate{facet: facet, absent: true, n: f.n - n, expr: exprNot(exprHas(facet)), label: "JSON field " + name + " missing",
+			standsOut: true}, func(b bitset) {
+			f.fields.mark(b, f.n, bit)
+			b.invert(f.n)
+		})
 	}
 	slices.SortStableFunc(cands, func(a, b *candidate) int { return cmp.Compare(b.n, a.n) })
 	if len(cands) > maxCandidates {
@@ -301,8 +309,37 @@ func (f *Facets) candidates(minGroup int64) ([]*candidate, []FacetValue) {
 		}
 		cands = kept
 	}
+	// Only the candidates kept get their set of letters.
+	for _, c := range cands {
+		c.bits = newBitset(f.n, false)
+		c.mark(c.bits)
+		c.mark = nil
+	}
 	slices.SortStableFunc(common, func(a, b FacetValue) int { return cmp.Compare(b.Letters, a.Letters) })
 	return cands, common
+}
+
+// openFacet reports whether facet's values are whatever anyone wrote (keys, properties,
+// producers, schema versions, hours) rather than categories of ours: values spread over
+// partitions, shards, customers, ids or hours name no cause unless one stands out.
+func openFacet(facet string) bool {
+	switch facet {
+	case FacetPayload, FacetSchema, FacetSize, FacetReason:
+		return false
+	}
+	return true
+}
+
+// standsOut reports whether a value of facet held by n letters stands out from the facet's
+// other values: held by at least CauseStandOut times the letters of an average one (the
+// letters without the facet aside). A facet's only value stands out; so does every value of
+// the facets whose values are fixed categories (payload kind, decoding, size) and reasons.
+func standsOut(facet string, vc *valueCounts, letters, n int64) bool {
+	if !openFacet(facet) || vc.distinct <= 1 {
+		return true
+	}
+	others := float64(letters-vc.absent-n) / float64(vc.distinct-1)
+	return float64(n) >= CauseStandOut*others
 }
 
 // healthy reports whether c is a value that says nothing went wrong with a letter, so that it
@@ -324,90 +361,20 @@ func (f *Facets) failLabel() string {
 	return l
 }
 
-// bitsOf is the set of letters whose value is one that is says is wanted.
-func (c *facetColumn) bitsOf(n int64, is func(id uint16, h uint64) bool) bitset {
-	b := newBitset(n, false)
-	if c.hashed() {
-		for i, h := range c.hashes {
-			if is(0, h) {
-				b.set(int64(i))
-			}
+// mark sets in b the letters, of the first n, whose value is v (absent: that have none).
+func (c *facetColumn) mark(b bitset, n int64, v valueCount, absent bool) {
+	switch {
+	case c.hashed() && absent:
+		markHashes(&c.hashes, b, n, 0)
+	case c.hashed():
+		markHashes(&c.hashes, b, n, v.hash)
+	default:
+		want := make([]bool, len(c.values)+idFirst)
+		if absent {
+			want[idAbsent] = true
+		} else {
+			want[v.id] = true
 		}
-		if is(0, 0) {
-			for i := int64(len(c.hashes)); i < n; i++ {
-				b.set(i)
-			}
-		}
-		return b
+		c.ids.mark(b, n, want)
 	}
-	for i, id := range c.ids {
-		if is(id, 0) {
-			b.set(int64(i))
-		}
-	}
-	if is(idAbsent, 0) {
-		for i := int64(len(c.ids)); i < n; i++ {
-			b.set(i)
-		}
-	}
-	return b
-}
-
-// bitset is a set of letters by their index in the scan.
-type bitset []uint64
-
-func newBitset(n int64, full bool) bitset {
-	b := make(bitset, (n+63)/64)
-	if full {
-		for i := range b {
-			b[i] = ^uint64(0)
-		}
-		if r := n % 64; r != 0 {
-			b[len(b)-1] = 1<<r - 1
-		}
-	}
-	return b
-}
-
-func (b bitset) set(i int64) { b[i/64] |= 1 << (i % 64) }
-
-func (b bitset) count() int64 {
-	var n int
-	for _, w := range b {
-		n += bits.OnesCount64(w)
-	}
-	return int64(n)
-}
-
-// andCount is the size of b ∩ o.
-func (b bitset) andCount(o bitset) int64 {
-	var n int
-	for i := range b {
-		n += bits.OnesCount64(b[i] & o[i])
-	}
-	return int64(n)
-}
-
-func (b bitset) and(o bitset) bitset {
-	out := make(bitset, len(b))
-	for i := range b {
-		out[i] = b[i] & o[i]
-	}
-	return out
-}
-
-func (b bitset) or(o bitset) bitset {
-	out := make(bitset, len(b))
-	for i := range b {
-		out[i] = b[i] | o[i]
-	}
-	return out
-}
-
-func (b bitset) andNot(o bitset) bitset {
-	out := make(bitset, len(b))
-	for i := range b {
-		out[i] = b[i] &^ o[i]
-	}
-	return out
 }

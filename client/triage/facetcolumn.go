@@ -1,6 +1,9 @@
 package triage
 
-import "hash/maphash"
+import (
+	"hash/maphash"
+	"slices"
+)
 
 // How a facet keeps a value per letter: a dictionary, then hashes with a summary of the
 // values seen most often (see Facets).
@@ -9,15 +12,24 @@ import "hash/maphash"
 type facetColumn struct {
 	name string
 	// Dictionary mode: ids[i] is letter i's value: 0 absent, 1 past the cap, k ≥ 2 values[k-2].
-	ids    []uint16
+	ids    letterIDs
 	values []string
 	index  map[string]uint16
 	// Hash mode: hashes[i] is letter i's value's hash, 0 when absent; heavy names the values
-	// seen most often (a space-saving summary).
-	hashes []uint64
+	// seen most often.
+	hashes chunked[uint64]
 	heavy  *heavyValues
 	// capped: no new value gets an id; letters with one count as past the cap.
 	capped bool
+	// last is the value set last and its id: most letters have the value of the letter
+	// before (a payload kind, a content type, an hour), which a comparison finds for less than
+	// a lookup, and for nothing when it is the same string.
+	last   string
+	lastID uint16
+	// counted is what count last found, for the letters there were then (countedAt): a scan's
+	// summary and its causes read the column once between them.
+	counted   *valueCounts
+	countedAt int64
 }
 
 const (
@@ -26,21 +38,19 @@ const (
 	idFirst  = 2
 )
 
-func (c *facetColumn) hashed() bool { return c.hashes != nil }
+func (c *facetColumn) hashed() bool { return c.heavy != nil }
 
 // set records letter i's value v.
 func (c *facetColumn) set(f *Facets, i int64, v string) {
 	if c.hashed() {
-		for int64(len(c.hashes)) < i {
-			c.hashes = append(c.hashes, 0)
-		}
 		h := f.hash(v)
-		c.hashes = append(c.hashes, h)
+		c.hashes.set(i, h)
 		c.heavy.add(h, v)
 		return
 	}
-	for int64(len(c.ids)) < i {
-		c.ids = append(c.ids, idAbsent)
+	if c.lastID != 0 && v == c.last {
+		c.ids.set(i, c.lastID)
+		return
 	}
 	id, ok := c.index[v]
 	switch {
@@ -53,35 +63,36 @@ func (c *facetColumn) set(f *Facets, i int64, v string) {
 		c.values = append(c.values, v)
 	case f.hashed < FacetHashedCap:
 		f.hashed++
-		c.toHashes(f)
+		c.toHashes(f, i)
 		c.set(f, i, v)
 		return
 	default:
 		c.capped = true
 		id = idPast
 	}
-	c.ids = append(c.ids, id)
+	c.last, c.lastID = v, id
+	c.ids.set(i, id)
 }
 
-// toHashes moves c from its dictionary to hashes.
-func (c *facetColumn) toHashes(f *Facets) {
-	byID := make([]uint64, len(c.values))
+// toHashes moves c from its dictionary to hashes; letters from n on have no value yet.
+func (c *facetColumn) toHashes(f *Facets, n int64) {
+	byID := make([]uint64, len(c.values)+idFirst)
 	for k, v := range c.values {
-		byID[k] = f.hash(v)
+		byID[k+idFirst] = f.hash(v)
 	}
-	c.hashes = make([]uint64, len(c.ids), max(2*len(c.ids), 1024))
-	c.heavy = newHeavyValues(FacetHeavyCap)
-	counts := make([]int64, len(c.values))
-	for i, id := range c.ids {
+	counts := make([]int64, len(c.values)+idFirst)
+	for i := range n {
+		id := c.ids.at(i)
+		counts[id]++
 		if id >= idFirst {
-			c.hashes[i] = byID[id-idFirst]
-			counts[id-idFirst]++
+			c.hashes.set(i, byID[id])
 		}
 	}
+	c.heavy = newHeavyValues(FacetHeavyCap)
 	for k, v := range c.values {
-		c.heavy.addN(byID[k], v, counts[k])
+		c.heavy.addN(byID[k+idFirst], v, counts[k+idFirst])
 	}
-	c.ids, c.values, c.index = nil, nil, nil
+	c.ids, c.values, c.index, c.last, c.lastID = letterIDs{}, nil, nil, "", 0
 }
 
 // hash is v's hash, never 0 (0 marks an absent value).
@@ -93,14 +104,22 @@ func (f *Facets) hash(v string) uint64 {
 	return h
 }
 
-// heavyValues is a space-saving summary: the values seen most often, each with an upper bound of
-// its count. Every value seen more than n/cap times, of n, is among them. The counters are a
-// min-heap, so that a newcomer replaces the least counted value in O(log cap): with values
-// that never repeat (a trace id per letter), every letter is a newcomer.
+// heavyValues is a summary of the values seen most often, Misra and Gries' frequent items with
+// their counters cut in batches: every value seen more than n/k times, of n, is among them
+// (each cut takes δ from at least k counters, so the cuts add up to at most n/k, and a value's
+// counter is its count less at most that). A letter costs one lookup, and a new value an
+// insertion, whereas a space-saving summary replaced its least counted value on every letter
+// whose value it did not hold, which for values that never repeat (a trace id per letter) is
+// every letter. The counts it keeps are lower bounds; summaries count the values it names
+// exactly, from the column.
+//
+// The counters are found by their value's hash in a table of their own (open addressing,
+// at most half full): the hashes are already uniform, and a map would hash them again.
 type heavyValues struct {
-	cap   int
-	heap  []heavyValue   // a min-heap by n
-	index map[uint64]int // hash → position in heap
+	k       int
+	entries []heavyValue // fewer than 2k
+	slots   []int32      // 1 + the index in entries of the value whose hash starts there, 0 empty
+	scratch []int64
 }
 
 type heavyValue struct {
@@ -109,61 +128,73 @@ type heavyValue struct {
 	name string
 }
 
-func newHeavyValues(capacity int) *heavyValues {
-	return &heavyValues{cap: capacity, index: map[uint64]int{}}
+func newHeavyValues(k int) *heavyValues {
+	size := 1
+	for size < 4*k {
+		size <<= 1
+	}
+	return &heavyValues{k: k, slots: make([]int32, size)}
+}
+
+// find is the slot of hash: the one that holds it (found), else the empty one it would take.
+func (h *heavyValues) find(hash uint64) (slot int, found bool) {
+	mask := len(h.slots) - 1
+	for s := int(hash) & mask; ; s = (s + 1) & mask {
+		e := h.slots[s]
+		if e == 0 {
+			return s, false
+		}
+		if h.entries[e-1].hash == hash {
+			return s, true
+		}
+	}
 }
 
 func (h *heavyValues) add(hash uint64, v string) { h.addN(hash, v, 1) }
 
 func (h *heavyValues) addN(hash uint64, v string, n int64) {
-	if i, ok := h.index[hash]; ok {
-		h.heap[i].n += n
-		h.down(i)
+	s, found := h.find(hash)
+	if found {
+		h.entries[h.slots[s]-1].n += n
 		return
 	}
-	if len(h.heap) < h.cap {
-		h.heap = append(h.heap, heavyValue{hash: hash, n: n, name: v})
-		h.index[hash] = len(h.heap) - 1
-		h.up(len(h.heap) - 1)
-		return
-	}
-	// Replace the least counted value: the newcomer inherits its count as an upper bound.
-	least := h.heap[0]
-	delete(h.index, least.hash)
-	h.heap[0] = heavyValue{hash: hash, n: least.n + n, name: v}
-	h.index[hash] = 0
-	h.down(0)
-}
-
-func (h *heavyValues) swap(i, j int) {
-	h.heap[i], h.heap[j] = h.heap[j], h.heap[i]
-	h.index[h.heap[i].hash], h.index[h.heap[j].hash] = i, j
-}
-
-func (h *heavyValues) up(i int) {
-	for i > 0 {
-		parent := (i - 1) / 2
-		if h.heap[parent].n <= h.heap[i].n {
-			return
-		}
-		h.swap(i, parent)
-		i = parent
+	h.entries = append(h.entries, heavyValue{hash: hash, n: n, name: v})
+	h.slots[s] = int32(len(h.entries))
+	if len(h.entries) >= 2*h.k {
+		h.cut()
 	}
 }
 
-func (h *heavyValues) down(i int) {
-	for {
-		least, l, r := i, 2*i+1, 2*i+2
-		if l < len(h.heap) && h.heap[l].n < h.heap[least].n {
-			least = l
-		}
-		if r < len(h.heap) && h.heap[r].n < h.heap[least].n {
-			least = r
-		}
-		if least == i {
-			return
-		}
-		h.swap(i, least)
-		i = least
+// cut takes δ, the k-th largest count, from every counter and drops those it empties: fewer
+// than k are left.
+func (h *heavyValues) cut() {
+	h.scratch = h.scratch[:0]
+	for _, e := range h.entries {
+		h.scratch = append(h.scratch, e.n)
 	}
+	slices.Sort(h.scratch)
+	delta := h.scratch[len(h.scratch)-h.k]
+	kept := h.entries[:0]
+	for _, e := range h.entries {
+		if e.n > delta {
+			e.n -= delta
+			kept = append(kept, e)
+		}
+	}
+	clear(h.entries[len(kept):]) // the names dropped are not kept alive
+	h.entries = kept
+	clear(h.slots)
+	for i, e := range h.entries {
+		s, _ := h.find(e.hash)
+		h.slots[s] = int32(i + 1)
+	}
+}
+
+// name is the value whose hash is hash, when the summary holds it.
+func (h *heavyValues) name(hash uint64) (string, bool) {
+	s, found := h.find(hash)
+	if !found {
+		return "", false
+	}
+	return h.entries[h.slots[s]-1].name, true
 }

@@ -1,6 +1,7 @@
 package triage
 
 import (
+	"bytes"
 	"hash/maphash"
 	"strconv"
 	"time"
@@ -20,18 +21,23 @@ import (
 // values it tracks can be counted exactly afterwards without reading the letters again: the
 // counts a cause reports are the counts its expression selects. Memory stays bounded:
 //
-//   - A facet starts as a dictionary of at most FacetDictionaryCap distinct values, two bytes
-//     per letter.
+//   - A facet starts as a dictionary of at most FacetDictionaryCap distinct values: one byte
+//     per letter while it holds fewer than 254, two after.
 //   - Past that (keys, ids carried in properties) it switches to hashes, eight bytes per letter,
-//     and names its most frequent values with a small summary (FacetHeavyCap values): every
-//     value with more than 1/FacetHeavyCap of the letters is among them, and the counts shown
-//     for them are exact, counted from the column. Distinct and single-letter values are
-//     counted exactly at the end, from a sorted copy of the column.
+//     and names its most frequent values with a small summary (heavyValues): every value with
+//     more than 1/FacetHeavyCap of the letters is among them, and the counts shown for them are
+//     exact, counted from the column. Distinct and single-letter values are counted exactly
+//     once the letters are in, from a sorted copy of the column.
 //   - At most FacetHashedCap facets switch to hashes; past that a facet keeps counting the
 //     values it already tracks exactly and counts every letter with a newer value as "past the
 //     cap", so that its summary says "≥" instead of dropping letters silently.
+//   - The top-level JSON fields of a payload are a set of bits, and a letter keeps the id of
+//     its set among those seen (fieldSets): one or two bytes.
 //
-// Facets are used by the one goroutine that scans.
+// Columns grow in chunks (chunked.go), never by copying themselves. A million letters with
+// a dozen facets, two of them hashed, take about 30 MB.
+//
+// Facets are used by one goroutine at a time (a scan's facetFeed while it counts).
 type Facets struct {
 	n       int64
 	seed    maphash.Seed
@@ -42,9 +48,8 @@ type Facets struct {
 	extraNames map[string]bool
 	// errors groups decoder errors by text, at most facetErrorCap of them.
 	errors map[string]int64
-	// json holds each letter's top-level JSON fields as bits of fieldNames (nil until a
-	// payload is a JSON object).
-	json       []uint64
+	// fields holds each letter's top-level JSON fields as bits of fieldNames.
+	fields     fieldSets
 	fieldNames []string
 	fieldIndex map[string]int
 	fieldForms map[string]int // a field's name as written in the payload → its bit
@@ -57,11 +62,16 @@ type Facets struct {
 
 	// What Add uses for every letter, kept at hand: a letter costs no map lookup per facet,
 	// no closure and no formatting of an hour it saw last time.
-	fixed    [fixedFacets]*facetColumn
-	props    map[string]*facetColumn // by property name
-	js       jsonScanner
-	cur      int64        // the letter Add counts, for addField
-	addField func([]byte) // f.field of cur, made once
+	fixed [fixedFacets]*facetColumn
+	props map[string]*facetColumn // by property name
+	js    jsonScanner
+	mask  uint64 // the fields of the payload Add reads, for addField
+	// fieldAt are the bits of the fields of the last payload, in order: the payloads of a DLQ
+	// mostly name the same fields in the same order, which a comparison finds for less than
+	// a lookup. at is the field of the payload Add reads.
+	fieldAt  []int
+	at       int
+	addField func([]byte) // f.field, made once
 	hours    [2]hourText  // published, event
 }
 
@@ -151,7 +161,7 @@ func NewFacets() *Facets {
 	f := &Facets{seed: maphash.MakeSeed(), columns: map[string]*facetColumn{}, extraNames: map[string]bool{},
 		errors: map[string]int64{}, fieldIndex: map[string]int{}, reasonKeys: map[string]int64{}, props: map[string]*facetColumn{},
 		fieldForms: map[string]int{}}
-	f.addField = func(quoted []byte) { f.field(f.cur, quoted) }
+	f.addField = f.field
 	return f
 }
 
@@ -184,12 +194,13 @@ func (f *Facets) Add(m *client.Message, l *deadletter.Letter, d Decoded) {
 		c.set(f, i, v)
 	}
 	kind := PayloadNotJSON
-	f.cur = i
+	f.mask, f.at = 0, 0
 	switch {
 	case len(m.Payload) == 0:
 		kind = PayloadEmpty
 	case f.js.fields(m.Payload, f.addField):
 		kind = PayloadJSON
+		f.fields.set(i, f.mask)
 	}
 	f.slot(slotPayload).set(f, i, kind)
 	// Without a schema a payload decodes, as "payload decodes" says: the facet agrees with the
@@ -243,9 +254,20 @@ func (f *Facets) column(name string) *facetColumn {
 	return c
 }
 
-// field marks letter i's payload as holding the top-level JSON field written quoted. Names as
-// written are looked up without a copy; a form not seen yet is read (unquote) once.
-func (f *Facets) field(i int64, quoted []byte) {
+// field marks the payload Add reads as holding the top-level JSON field written quoted. Names
+// as written are looked up without a copy; a form not seen yet is read (unquote) once.
+func (f *Facets) field(quoted []byte) {
+	at := f.at
+	f.at++
+	if at < len(f.fieldAt) {
+		// The same name as the last payload's here, written without escapes: the same field.
+		bit := f.fieldAt[at]
+		name := f.fieldNames[bit]
+		if len(quoted) == len(name)+2 && string(quoted[1:len(quoted)-1]) == name && bytes.IndexByte(quoted, '\\') < 0 {
+			f.mask |= 1 << bit
+			return
+		}
+	}
 	bit, ok := f.fieldForms[string(quoted)]
 	if !ok {
 		name := unquote(quoted)
@@ -261,10 +283,12 @@ func (f *Facets) field(i int64, quoted []byte) {
 			f.fieldForms[string(quoted)] = bit
 		}
 	}
-	for int64(len(f.json)) <= i {
-		f.json = append(f.json, 0)
+	f.mask |= 1 << bit
+	if at < len(f.fieldAt) {
+		f.fieldAt[at] = bit
+	} else if at == len(f.fieldAt) && at < FacetJSONFieldCap {
+		f.fieldAt = append(f.fieldAt, bit)
 	}
-	f.json[i] |= 1 << bit
 }
 
 // sizeBuckets are the payload size buckets: a payload of n bytes is in the last bucket whose

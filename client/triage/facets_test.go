@@ -80,6 +80,45 @@ func TestCausesOfTheIncident(t *testing.T) {
 	}
 }
 
+// TestCausesIgnoreNoise: values spread evenly over the letters (partitions, shards, ids,
+// hours) set nothing apart, so they are never offered as causes, whether alone, beside the
+// incident's causes, or in a DLQ of a few letters, where each id would pass the share a cause
+// needs.
+func TestCausesIgnoreNoise(t *testing.T) {
+	noisy := func(msgs []*client.Message) {
+		for i, m := range msgs {
+			m.Properties["partition"] = strconv.Itoa(i % 4)
+			m.Properties["shard"] = strconv.Itoa(i * 7 % 100)
+			m.Properties["traceparent"] = fmt.Sprintf("00-%032x-01", i)
+		}
+	}
+	groups := func(split CauseSplit) []string {
+		var got []string
+		for _, g := range split.Groups {
+			got = append(got, fmt.Sprintf("%d %s", g.Letters, g.Label))
+		}
+		return got
+	}
+	msgs := incident(t)
+	noisy(msgs)
+	want := []string{"8900 property region=eu", "900 key empty or UNKNOWN", "100 payload not JSON"}
+	if got := groups(facetsOf(msgs).Causes()); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("the incident with noise: groups %q, want %q", got, want)
+	}
+	for _, n := range []int{20, 150, 9900} {
+		msgs := incident(t)[:n]
+		for i, m := range msgs {
+			m.Key = "order-" + strconv.Itoa(i)
+			m.Payload = []byte(`{"order":1}`)
+			m.Properties["region"] = []string{"eu", "us", "ap"}[i%3]
+		}
+		noisy(msgs)
+		if split := facetsOf(msgs).Causes(); len(split.Groups) != 0 || split.Rest.Letters != int64(n) {
+			t.Errorf("%d letters of noise: groups %q, rest %d; want none", n, groups(split), split.Rest.Letters)
+		}
+	}
+}
+
 func TestCausesNameReasonsFirst(t *testing.T) {
 	msgs := incident(t)
 	for i, m := range msgs {
@@ -229,10 +268,12 @@ func TestPayloadKindAgreesWithTheGrammar(t *testing.T) {
 	}
 }
 
-// The summary keeps every value seen more than n/cap times among n, however many values
-// seen once come between them, and never counts one below its true count.
+// The summary keeps every value seen more than n/k times among n, however many values seen
+// once come between them, and never counts one above its true count nor below it by more than
+// n/k.
 func TestHeavyValuesKeepTheHeavy(t *testing.T) {
-	h := newHeavyValues(16)
+	const k = 16
+	h := newHeavyValues(k)
 	rng := rand.New(rand.NewPCG(3, 4))
 	truth := map[uint64]int64{}
 	const n = 20_000
@@ -243,19 +284,24 @@ func TestHeavyValuesKeepTheHeavy(t *testing.T) {
 		}
 		truth[v]++
 		h.add(v, strconv.FormatUint(v, 10))
+		if len(h.entries) >= 2*k {
+			t.Fatalf("%d counters, want fewer than %d", len(h.entries), 2*k)
+		}
 	}
 	for v, c := range truth {
-		i, kept := h.index[v]
-		if c > n/16 && !kept {
+		name, kept := h.name(v)
+		if c > n/k && !kept {
 			t.Errorf("value %d seen %d times of %d: not kept", v, c, n)
 		}
-		if kept && h.heap[i].n < c {
-			t.Errorf("value %d: counted %d, seen %d", v, h.heap[i].n, c)
+		var got int64
+		if s, found := h.find(v); found {
+			got = h.entries[h.slots[s]-1].n
 		}
-	}
-	for i := range h.heap {
-		if l := 2*i + 1; l < len(h.heap) && h.heap[l].n < h.heap[i].n {
-			t.Fatalf("not a heap at %d", i)
+		if kept && (got > c || got < c-n/k) {
+			t.Errorf("value %d: counted %d, seen %d", v, got, c)
+		}
+		if kept && name != strconv.FormatUint(v, 10) {
+			t.Errorf("value %d named %q", v, name)
 		}
 	}
 }

@@ -112,14 +112,9 @@ func (f *Facets) Facet(name string) FacetSummary {
 	return s
 }
 
-// fieldSummary summarises the top-level JSON field name, bit bit of f.json.
+// fieldSummary summarises the top-level JSON field name, bit bit of f.fields.
 func (f *Facets) fieldSummary(bit int, name string) FacetSummary {
-	var has int64
-	for _, w := range f.json {
-		if w&(1<<bit) != 0 {
-			has++
-		}
-	}
+	has := f.fields.has(f.n, bit)
 	var fv []FacetValue
 	if has > 0 {
 		fv = append(fv, FacetValue{Value: "present", Letters: has, Expr: exprHas(facetJSON + name)})
@@ -148,50 +143,24 @@ type valueCount struct {
 	n    int64
 }
 
-// count reads c's column once: the exact count of every value it can name.
-func (c *facetColumn) count(n int64) valueCounts {
-	var out valueCounts
+// count reads c's column: the exact count of every value it can name, for the first n letters.
+// It reads the column once for the letters there are (a scan's summary and its causes ask
+// for the same counts); the caller must not change what it returns.
+func (c *facetColumn) count(n int64) *valueCounts {
+	if c.counted == nil || c.countedAt != n {
+		c.counted, c.countedAt = c.countAll(n), n
+	}
+	return c.counted
+}
+
+func (c *facetColumn) countAll(n int64) *valueCounts {
+	out := &valueCounts{}
 	if c.hashed() {
-		// Exact counts for the values the summary names, from the column.
-		named := make(map[uint64]int64, len(c.heavy.heap))
-		for _, hv := range c.heavy.heap {
-			named[hv.hash] = 0
-		}
-		sorted := make([]uint64, 0, len(c.hashes))
-		for _, h := range c.hashes {
-			if h == 0 {
-				out.absent++
-				continue
-			}
-			if _, ok := named[h]; ok {
-				named[h]++
-			}
-			sorted = append(sorted, h)
-		}
-		out.absent += n - int64(len(c.hashes))
-		slices.Sort(sorted)
-		for i := 0; i < len(sorted); {
-			j := i + 1
-			for j < len(sorted) && sorted[j] == sorted[i] {
-				j++
-			}
-			out.distinct++
-			if j-i == 1 {
-				out.singles++
-			}
-			i = j
-		}
-		for h, k := range named {
-			if k > 0 {
-				out.values = append(out.values, valueCount{v: c.heavy.heap[c.heavy.index[h]].name, hash: h, n: k})
-			}
-		}
+		c.countHashes(n, out)
 	} else {
 		counts := make([]int64, len(c.values)+idFirst)
-		for _, id := range c.ids {
-			counts[id]++
-		}
-		out.absent = counts[idAbsent] + n - int64(len(c.ids))
+		c.ids.counts(n, counts)
+		out.absent = counts[idAbsent]
 		out.past = counts[idPast]
 		for k, v := range c.values {
 			if m := counts[k+idFirst]; m > 0 {
@@ -214,6 +183,60 @@ func (c *facetColumn) count(n int64) valueCounts {
 		return cmp.Compare(a.v, b.v)
 	})
 	return out
+}
+
+// hashPartBits are the top bits of a hash that say in which part of a hashed column its value
+// is counted: a part at a time, a sorted copy of a sixteenth of the column, rather than of all
+// of it once the scan's memory is at its largest.
+const hashPartBits = 4
+
+// countHashes counts a hashed column: the values the summary names exactly, and the distinct
+// and single values from a sorted copy of each part of it.
+func (c *facetColumn) countHashes(n int64, out *valueCounts) {
+	named := make(map[uint64]int64, len(c.heavy.entries))
+	for _, hv := range c.heavy.entries {
+		named[hv.hash] = 0
+	}
+	var part []uint64
+	var present int64
+	for p := range uint64(1 << hashPartBits) {
+		part = part[:0]
+		for _, ch := range c.hashes.chunks {
+			if ch.vals == nil && ch.same != 0 && ch.same>>(64-hashPartBits) == p {
+				for range ch.n {
+					part = append(part, ch.same)
+				}
+			}
+			for _, h := range ch.vals {
+				if h != 0 && h>>(64-hashPartBits) == p {
+					part = append(part, h)
+				}
+			}
+		}
+		present += int64(len(part))
+		slices.Sort(part)
+		for i := 0; i < len(part); {
+			j := i + 1
+			for j < len(part) && part[j] == part[i] {
+				j++
+			}
+			out.distinct++
+			if j-i == 1 {
+				out.singles++
+			}
+			if _, ok := named[part[i]]; ok {
+				named[part[i]] = int64(j - i)
+			}
+			i = j
+		}
+	}
+	out.absent = n - present
+	for h, k := range named {
+		if k > 0 {
+			name, _ := c.heavy.name(h)
+			out.values = append(out.values, valueCount{v: name, hash: h, n: k})
+		}
+	}
 }
 
 func (f *Facets) summarise(c *facetColumn) FacetSummary {

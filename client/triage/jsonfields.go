@@ -158,53 +158,75 @@ func (p *jsonScanner) next(close byte) (more, ok bool) {
 
 // str reads a string from its opening quote. As encoding/json, it refuses control characters
 // and unknown escapes, and takes any other byte as it is (no UTF-8 check).
+//
+// Most of a payload's bytes are in strings and most strings hold no escape: it finds the
+// closing quote and the backslashes with bytes.IndexByte (vector instructions), and checks the
+// bytes between for control characters eight at a time. Each search starts where the last
+// ended, so a string full of escapes is still read in one pass.
 func (p *jsonScanner) str() bool {
 	b := p.b
-	for i := p.i + 1; i < len(b); i++ {
-		// Most bytes of a string are none of the three that matter: skip them eight at a time,
-		// then one at a time up to the one that does.
-		for i+8 <= len(b) && !special(binary.LittleEndian.Uint64(b[i:])) {
-			i += 8
-		}
-		for i < len(b) && b[i] >= 0x20 && b[i] != '"' && b[i] != '\\' {
-			i++
-		}
-		if i >= len(b) {
+	i := p.i + 1
+	for {
+		q := bytes.IndexByte(b[i:], '"')
+		if q < 0 {
 			return false
 		}
-		switch c := b[i]; {
-		case c == '"':
-			p.i = i + 1
-			return true
-		case c < 0x20:
-			return false
-		default: // a backslash
-			if i+1 >= len(b) {
-				return false
-			}
-			switch b[i+1] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-				i++
-			case 'u':
-				if i+5 >= len(b) || !hex(b[i+2]) || !hex(b[i+3]) || !hex(b[i+4]) || !hex(b[i+5]) {
+		q += i // the next quote: the end, unless a backslash before it escapes it
+		for {
+			e := bytes.IndexByte(b[i:q], '\\')
+			if e < 0 {
+				if control(b[i:q]) {
 					return false
 				}
-				i += 5
+				p.i = q + 1
+				return true
+			}
+			e += i
+			if control(b[i:e]) || e+1 >= len(b) {
+				return false
+			}
+			switch b[e+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i = e + 2
+			case 'u':
+				if e+5 >= len(b) || !hex(b[e+2]) || !hex(b[e+3]) || !hex(b[e+4]) || !hex(b[e+5]) {
+					return false
+				}
+				i = e + 6
 			default:
 				return false
 			}
+			if i > q {
+				break // the escape took the quote (or passed it): find the next one
+			}
+		}
+	}
+}
+
+// control reports whether s holds a control character (a byte below 0x20), eight bytes at a
+// time: the classic test for a byte below n in a word, exact as to whether any byte is one.
+func control(s []byte) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	for len(s) >= 16 {
+		w, v := binary.LittleEndian.Uint64(s), binary.LittleEndian.Uint64(s[8:])
+		if ((w-ones*0x20)&^w|(v-ones*0x20)&^v)&highs != 0 {
+			return true
+		}
+		s = s[16:]
+	}
+	for len(s) >= 8 {
+		w := binary.LittleEndian.Uint64(s)
+		if (w-ones*0x20)&^w&highs != 0 {
+			return true
+		}
+		s = s[8:]
+	}
+	for _, c := range s {
+		if c < 0x20 {
+			return true
 		}
 	}
 	return false
-}
-
-// special reports whether any byte of w is a control character, a quote or a backslash: the
-// classic tests for a zero byte (of w ^ the byte repeated) and for a byte below n, exact as to
-// whether any byte is one.
-func special(w uint64) bool {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	zero := func(v uint64) uint64 { return (v - ones) & ^v & highs }
-	return ((w-ones*0x20)&^w&highs)|zero(w^(ones*'"'))|zero(w^(ones*'\\')) != 0
 }
 
 func hex(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F' }

@@ -38,6 +38,19 @@ func TestJSONScannerAgreesWithEncodingJSON(t *testing.T) {
 			check(doc[:i])
 		}
 	}
+	// Strings long enough for the word-at-a-time checks, with each byte that matters at each
+	// place of them: control characters, escapes, a stray backslash, a quote too early.
+	for n := range 40 {
+		for at := range n {
+			for _, c := range []string{"\x00", "\x1f", " ", "\x7f", "\\", `\"`, `\\`, `\u00e9`, `\u00z9`, `\q`, `"`} {
+				body := []byte(strings.Repeat("ab cd ef ", 5)[:n])
+				check(`"` + string(body[:at]) + c + string(body[at:]) + `"`)
+				check(`{"` + string(body[:at]) + c + string(body[at:]) + `":1}`)
+			}
+		}
+	}
+	check(`"` + strings.Repeat(`\"x`, 10_000) + `"`)
+	check(`"` + strings.Repeat(`\\`, 10_001) + `"`)
 	check(strings.Repeat("[", maxJSONDepth) + strings.Repeat("]", maxJSONDepth))
 	check(strings.Repeat("[", maxJSONDepth+1) + strings.Repeat("]", maxJSONDepth+1))
 	check(strings.Repeat(`{"a":`, maxJSONDepth) + "1" + strings.Repeat("}", maxJSONDepth))

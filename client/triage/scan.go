@@ -189,7 +189,13 @@ func Scan(ctx context.Context, cl *client.Client, o ScanOptions) (*Result, error
 	if o.Admin != nil && o.Progress != nil {
 		s.total = totalEntries(ctx, o.Admin, o.Topic, view)
 	}
+	if res.Facets != nil {
+		s.facets = startFacetFeed(res.Facets)
+	}
 	err = s.run(ctx, r)
+	if s.facets != nil {
+		s.facets.close()
+	}
 	res.Stats = s.t.Stats()
 	res.Elapsed = o.Now().Sub(start)
 	res.Complete = err == nil
@@ -247,6 +253,7 @@ type scanner struct {
 	batchesUnknown bool
 	subs           map[string][]string    // the subscriptions of each origin, when o.Admin tells
 	decoder        *client.PayloadDecoder // for "payload decodes" in o.Filter and the facets; nil when neither asks
+	facets         *facetFeed             // counts res.Facets, while the scan runs
 	res            *Result
 	t              *Tally
 	start          time.Time
@@ -356,7 +363,7 @@ func (s *scanner) take(m *client.Message) error {
 		}
 	}
 	s.t.Add(m.Key, m.PublishTime, &l)
-	if s.res.Facets != nil {
+	if s.facets != nil {
 		var d Decoded
 		schema, err := s.decoder.CheckLetter(s.ctx, m)
 		switch {
@@ -368,7 +375,7 @@ func (s *scanner) take(m *client.Message) error {
 			// As for a filter: a facet that left the letter out would count wrong.
 			return fmt.Errorf("scan %s: letter %s: %w", s.o.Topic, pos, err)
 		}
-		s.res.Facets.Add(m, &l, d)
+		s.facets.add(m, &l, d)
 	}
 	acked := view.IncludeAcknowledged && view.Acked(pos)
 	if acked {
