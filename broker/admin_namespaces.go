@@ -27,7 +27,7 @@ func (b *Broker) defaultPolicies() *policy.Policies {
 			SubscriptionAuthRoles: map[string][]string{},
 		},
 		ReplicationClusters:         []string{b.cfg.ClusterName},
-		Bundles:                     &policy.BundlesData{Boundaries: []string{"0x00000000", "0xffffffff"}, NumBundles: 1},
+		Bundles:                     policy.DefaultBundles(),
 		SchemaCompatibilityStrategy: "UNDEFINED",
 	}
 }
@@ -65,8 +65,8 @@ func (b *Broker) CreateNamespace(ns string, p *policy.Policies) error {
 		if len(np.ReplicationClusters) == 0 {
 			np.ReplicationClusters = def.ReplicationClusters
 		}
-		if np.Bundles == nil || np.Bundles.NumBundles == 0 {
-			np.Bundles = def.Bundles
+		if np.Bundles, err = policy.CheckBundles(np.Bundles); err != nil {
+			return adminErr(ErrInvalidArgument, "%s", err)
 		}
 		if np.SchemaCompatibilityStrategy == "" {
 			np.SchemaCompatibilityStrategy = "UNDEFINED"

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/letterbox-dev/letterbox/broker/policy"
 	"github.com/letterbox-dev/letterbox/broker/storage"
 )
 
@@ -295,23 +296,33 @@ func (b *Broker) BrokerTopicStats() map[string]map[string]map[string]map[string]
 	b.startSampler()
 	now := time.Now()
 	out := map[string]map[string]map[string]map[string]*TopicStats{}
+	bundles := map[string]*policy.BundlesData{} // by namespace, read once
 	for _, t := range b.topics.all() {
 		ns := t.name.namespace()
-		if out[ns] == nil {
-			out[ns] = map[string]map[string]map[string]*TopicStats{bundleRange: {}}
+		nb, ok := bundles[ns]
+		if !ok {
+			nb = policy.DefaultBundles()
+			if p := b.namespaceLayers(ns).Namespace; p != nil && p.Bundles != nil {
+				nb = p.Bundles
+			}
+			bundles[ns] = nb
 		}
-		d := out[ns][bundleRange][t.name.domain()]
+		if out[ns] == nil {
+			out[ns] = map[string]map[string]map[string]*TopicStats{}
+		}
+		bundle := nb.BundleOf(t.full)
+		if out[ns][bundle] == nil {
+			out[ns][bundle] = map[string]map[string]*TopicStats{}
+		}
+		d := out[ns][bundle][t.name.domain()]
 		if d == nil {
 			d = map[string]*TopicStats{}
-			out[ns][bundleRange][t.name.domain()] = d
+			out[ns][bundle][t.name.domain()] = d
 		}
 		d[t.full] = b.topicStats(t, StatsOptions{}, now)
 	}
 	return out
 }
-
-// bundleRange is the one bundle of every namespace on a single broker.
-const bundleRange = "0x00000000_0xffffffff"
 
 // ConnectionCount is the number of open client connections.
 func (b *Broker) ConnectionCount() int {

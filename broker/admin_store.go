@@ -62,6 +62,12 @@ func (b *Broker) recoverAdmin() error {
 			keep(err)
 			return true
 		}
+		// Namespaces stored before their bundles were checked may hold a count alone.
+		if nb, err := policy.CheckBundles(p.Bundles); err == nil {
+			p.Bundles = nb
+		} else {
+			p.Bundles = policy.DefaultBundles()
+		}
 		a.policies[key] = p
 		b.topics.namespaces[key] = true
 		return true

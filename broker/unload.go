@@ -1,5 +1,10 @@
 package broker
 
+import (
+	"slices"
+	"strings"
+)
+
 // Unloading a topic, as upstream's PersistentTopic.close when a topic is unloaded: producers and
 // consumers are closed with reconnect allowed (CLOSE_PRODUCER / CLOSE_CONSUMER naming no other
 // broker, so clients look the topic up again and come back here), its durable cursors and
@@ -25,17 +30,19 @@ func (b *Broker) UnloadTopic(tname string) error {
 	return nil
 }
 
-// UnloadNamespace unloads every open topic of namespace ns ("tenant/ns"); bundle, when not "",
-// must be the namespace's one bundle (bundleRange).
+// UnloadNamespace unloads every open topic of namespace ns ("tenant/ns"), or, when bundle is not
+// "", those of that bundle of the namespace ("0x00000000_0x40000000").
 func (b *Broker) UnloadNamespace(ns, bundle string) error {
-	if _, err := b.NamespacePolicies(ns); err != nil {
+	p, err := b.NamespacePolicies(ns)
+	if err != nil {
 		return err
 	}
-	if bundle != "" && bundle != bundleRange {
-		return adminErr(ErrNotFound, "Namespace bundle %s/%s not found: the namespace has one bundle, %s", ns, bundle, bundleRange)
+	if bundle != "" && !slices.Contains(p.Bundles.Ranges(), bundle) {
+		return adminErr(ErrNotFound, "Namespace bundle %s/%s not found: its bundles are %s", ns, bundle,
+			strings.Join(p.Bundles.Ranges(), ", "))
 	}
 	for _, t := range b.topics.all() {
-		if t.name.InNamespace(ns) {
+		if t.name.InNamespace(ns) && (bundle == "" || p.Bundles.BundleOf(t.full) == bundle) {
 			b.unload(t)
 		}
 	}

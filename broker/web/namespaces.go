@@ -9,7 +9,7 @@ import (
 )
 
 // The namespaces resource: /admin/v2/namespaces/... — list, create (with or without a
-// Policies body), get policies, delete (?force=true deletes the topics too), topics, and the
+// Policies body), get policies, bundles, delete (?force=true deletes the topics too), topics, and the
 // policies of data and topic creation: retention, messageTTL, autoTopicCreation,
 // autoSubscriptionCreation, deduplication, schemaCompatibilityStrategy and permissions (the
 // policies that limit topics are namespace_policies.go's).
@@ -41,6 +41,15 @@ func (s *Server) namespaceRoutes(rt *router) {
 		if force, ok := queryBool(w, r, "force"); ok {
 			noContent(w, s.b.DeleteNamespace(nsName(r), force))
 		}
+	})
+	// The namespace's bundles, as upstream's getBundlesData: how its topics' hash range is cut.
+	rt.handle("GET "+ns+"/bundles", func(w http.ResponseWriter, r *http.Request) {
+		p, err := s.b.NamespacePolicies(nsName(r))
+		if err != nil {
+			writeAdminError(w, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, p.Bundles)
 	})
 	rt.handle("GET "+ns+"/topics", func(w http.ResponseWriter, r *http.Request) {
 		list, err := s.b.Topics(nsName(r), true)
