@@ -57,8 +57,8 @@ func adminErr(kind error, format string, args ...any) error {
 func isKind(err, kind error) bool { return err != nil && errors.Is(err, kind) }
 
 // adminState is what the admin API adds to the broker: tenants, namespace policies, topic
-// policies and terminated topics (persisted in the store's tenants, namespaces, topicPolicies
-// and topics buckets: admin_store.go), plus the rate samples behind the stats. Guarded by mu, a
+// policies, resource groups and terminated topics (persisted in the store's tenants,
+// namespaces, topicPolicies, resourceGroups and topics buckets: admin_store.go), plus the rate samples behind the stats. Guarded by mu, a
 // leaf lock.
 type adminState struct {
 	mu         sync.Mutex
@@ -69,6 +69,8 @@ type adminState struct {
 	// topicPolicies are the topic-level policies by topic (a partitioned topic's base name),
 	// admin_topic_policies.go.
 	topicPolicies map[string]*policy.TopicPolicies
+	// resourceGroups are the resource groups by name (resourcegroups.go).
+	resourceGroups map[string]policy.ResourceGroup
 	// version counts the changes to policies, so that topics know when to resolve theirs again
 	// (topic_limits.go); read without the lock.
 	version atomic.Uint64
@@ -87,6 +89,7 @@ func (b *Broker) adminLocked() (*adminState, func()) {
 		a.policies = map[string]*policy.Policies{}
 		a.terminated = map[string]bool{}
 		a.topicPolicies = map[string]*policy.TopicPolicies{}
+		a.resourceGroups = map[string]policy.ResourceGroup{}
 	}
 	return a, a.mu.Unlock
 }

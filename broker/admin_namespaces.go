@@ -86,6 +86,9 @@ func (b *Broker) CreateNamespace(ns string, p *policy.Policies) error {
 	if r.namespaces[ns] {
 		return adminErr(ErrAlreadyExists, "Namespace already exists")
 	}
+	if err := a.checkResourceGroup(np); err != nil {
+		return err
+	}
 	if err := b.persistAdmin(storage.BucketNamespaces, ns, np); err != nil {
 		return err
 	}
@@ -208,6 +211,9 @@ func (b *Broker) UpdateNamespacePolicies(ns string, fn func(*policy.Policies) er
 		return err
 	}
 	if err := b.checkPolicies(p); err != nil {
+		return err
+	}
+	if err := a.checkResourceGroup(p); err != nil {
 		return err
 	}
 	if err := b.persistAdmin(storage.BucketNamespaces, ns, p); err != nil {

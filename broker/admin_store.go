@@ -8,8 +8,8 @@ import (
 )
 
 // The admin state in the store's metadata: tenants, namespace policies, topic records (the
-// terminated mark) and topic policies, each under its bucket as JSON, written as it changes
-// and read back once at start.
+// terminated mark), topic policies and resource groups, each under its bucket as JSON, written
+// as it changes and read back once at start.
 
 // persistAdmin stores v as JSON under key in bucket (nil deletes it).
 func (b *Broker) persistAdmin(bucket, key string, v any) error {
@@ -90,6 +90,9 @@ func (b *Broker) recoverAdmin() error {
 		return err
 	}
 	if err := b.recoverTopicPolicies(a); err != nil {
+		return err
+	}
+	if err := b.recoverResourceGroups(a); err != nil {
 		return err
 	}
 	if bad != nil {

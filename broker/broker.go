@@ -12,9 +12,9 @@
 // deduplication, schemas, compaction, unloads, deleting topics for good and what an
 // auto-created topic is for; the data's lifetime and persistence (cursors, ledgers, retention,
 // TTL, subscription expiry, backlog quotas, the memory budget); the admin operations, one group
-// per resource, that broker/web serves, and the dynamic configuration; Config and upstream's
-// broker.conf keys; authentication and authorization over broker/auth; limits; containing
-// panics. The policy model, the broker's defaults and their layered resolution are
+// per resource, that broker/web serves, resource groups and the rates their namespaces' topics
+// share, and the dynamic configuration; Config and upstream's broker.conf keys; authentication
+// and authorization over broker/auth; limits; containing panics. The policy model, the broker's defaults and their layered resolution are
 // broker/policy's.
 //
 // Its entry points: New with Options (WithConfig over DefaultConfig or LoadConf, WithStore,
@@ -52,11 +52,12 @@
 // connection's producers and consumers), adminState.mu (tenants, policies, terminated topics, topic
 // policies, rate samples; taken under topicRegistry.mu and topic.mu), schemaRegistry.mu,
 // dedupState.mu, dirtySet.mu (the flusher's dirty topics), Broker.mu (connections, per-IP counts,
-// front ends, closed), dynamicConfig.mu (serializes updates; reads are atomic) and certLoader.mu
-// (the TLS certificates). The store's own locks (a Log's, the metadata store's) come after all of
-// these: the broker calls the store with them held, and the store calls back (Append's done) with
-// none of its locks held: on a durable log's writer goroutine, or for an in-memory log within
-// Append, under the caller's topic.mu. The callback takes only dedupState.mu, dirtySet.mu and the
+// front ends, closed), dynamicConfig.mu (serializes updates; reads are atomic), certLoader.mu
+// (the TLS certificates), and groupLimiters.mu and groupLimiter.mu (resource groups' shared
+// rates). The store's own locks (a Log's, the metadata store's) come after all of these: the
+// broker calls the store with them held, and the store calls back (Append's done) with none of
+// its locks held: on a durable log's writer goroutine, or for an in-memory log within Append,
+// under the caller's topic.mu. The callback takes only dedupState.mu, dirtySet.mu and the
 // receipt queue, never topic.mu. The test hooks (an Interceptor, which runs inside every send, and
 // a cluster fixture's Ownership) may run with any of these held and must not call back into the
 // broker.
@@ -99,8 +100,9 @@ type Broker struct {
 	store   storage.Store
 	topics  *topicRegistry
 	schemas *schemaRegistry
-	admin   adminState // tenants, policies, terminated topics, rate samples (admin*.go)
-	sec     *security  // authentication, authorization, TLS (auth_check.go)
+	admin   adminState    // tenants, policies, terminated topics, rate samples (admin*.go)
+	groups  groupLimiters // resource groups' shared rate buckets (resourcegroup_rate.go)
+	sec     *security     // authentication, authorization, TLS (auth_check.go)
 
 	mu     sync.Mutex
 	conns  map[*conn]struct{}

@@ -16,7 +16,9 @@ import (
 // dispatchThrottlingOnBatchMessageEnabled=false) and bytes from both; a subscription whose
 // buckets are empty delivers nothing until upstream's backoff has passed
 // (MESSAGE_RATE_BACKOFF_MS, a second) and they hold tokens again. With relativeToPublishRate
-// the limits are added to the topic's publish rate, measured over the last second.
+// the limits are added to the topic's publish rate, measured over the last second. A topic
+// whose namespace is attached to a resource group also pays, and waits for, the dispatch
+// buckets its group's topics share (resourcegroup_rate.go).
 
 // dispatchBackoff is upstream's MESSAGE_RATE_BACKOFF_MS.
 const dispatchBackoff = time.Second
@@ -39,6 +41,8 @@ func (dl *dispatchLimiter) set(rate policy.DispatchRate, now time.Time) {
 	dl.msgs = newBucket(int64(rate.DispatchThrottlingRateInMsg), period, now)
 	dl.bytes = newBucket(rate.DispatchThrottlingRateInByte, period, now)
 }
+
+func (dl *dispatchLimiter) limited() bool { return dl.msgs != nil || dl.bytes != nil }
 
 // follow adds the topic's publish rate to the limits of a relativeToPublishRate rate.
 func (dl *dispatchLimiter) follow(in publishRateMeter, now time.Time) {
@@ -99,7 +103,8 @@ func (s *subscription) dispatchThrottled(now time.Time) bool {
 // delivers again after the backoff. Called with the topic's mutex held.
 func (s *subscription) rateSpent(now time.Time) bool {
 	t := s.topic
-	if hasTokens(now, t.dispatchLimit.msgs, t.dispatchLimit.bytes, s.rateLimit.msgs, s.rateLimit.bytes) {
+	if hasTokens(now, t.dispatchLimit.msgs, t.dispatchLimit.bytes, s.rateLimit.msgs, s.rateLimit.bytes) &&
+		t.group.dispatchOpen(now) {
 		return false
 	}
 	s.retryAt = now.Add(dispatchBackoff)
@@ -109,7 +114,7 @@ func (s *subscription) rateSpent(now time.Time) bool {
 // dispatchTokens is how many messages s may deliver now (-1: no limit). Called with the
 // topic's mutex held.
 func (s *subscription) dispatchTokens(now time.Time) int64 {
-	n := int64(-1)
+	n := s.topic.group.dispatchTokens(now) // resourcegroup_rate.go
 	for _, b := range []*ratelimit.Bucket{s.topic.dispatchLimit.msgs, s.rateLimit.msgs} {
 		if b != nil {
 			if tokens := max(b.Tokens(now), 0); n < 0 || tokens < n {
@@ -133,4 +138,5 @@ func (s *subscription) chargeDispatch(msgs, bytes int64, now time.Time) {
 			b.Consume(bytes, now)
 		}
 	}
+	s.topic.group.chargeDispatch(msgs, bytes, now)
 }

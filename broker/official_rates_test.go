@@ -124,16 +124,7 @@ func TestOfficialDispatchRates(t *testing.T) {
 			}
 			var got atomic.Int64
 			for _, cons := range subs {
-				go func() {
-					for {
-						m, err := cons.Receive(context.Background())
-						if err != nil {
-							return
-						}
-						got.Add(1)
-						cons.Ack(m)
-					}
-				}()
+				countReceived(cons, &got)
 			}
 			waitGot := func(want int64) {
 				t.Helper()
@@ -152,6 +143,23 @@ func TestOfficialDispatchRates(t *testing.T) {
 			}
 		})
 	}
+}
+
+// countReceived receives and acknowledges everything cons gets, adding each message to
+// every counter, until the consumer is closed (at the test's end).
+func countReceived(cons pulsar.Consumer, counters ...*atomic.Int64) {
+	go func() {
+		for {
+			m, err := cons.Receive(context.Background())
+			if err != nil {
+				return
+			}
+			for _, n := range counters {
+				n.Add(1)
+			}
+			cons.Ack(m)
+		}
+	}()
 }
 
 func subscribeEarliest(t *testing.T, c pulsar.Client, topic, sub string) pulsar.Consumer {

@@ -73,7 +73,7 @@ func throttleDuration(now time.Time, buckets ...*ratelimit.Bucket) time.Duration
 // is empty. Called with t.mu held (after limits, which configures the buckets).
 func (t *topic) chargePublish(p *producer, msgs int64, bytes int) {
 	pl := &t.pub
-	if !pl.limited() {
+	if !pl.limited() && t.group == nil {
 		return
 	}
 	now := t.b.now()
@@ -84,15 +84,28 @@ func (t *topic) chargePublish(p *producer, msgs int64, bytes int) {
 	if pl.bytes != nil && !pl.bytes.Consume(int64(bytes), now) {
 		empty = true
 	}
+	if !t.group.chargePublish(msgs, int64(bytes), now) { // resourcegroup_rate.go
+		empty = true
+	}
 	if !empty || !p.throttled.CompareAndSwap(false, true) {
 		return
 	}
 	p.conn.throttle()
 	pl.queue = append(pl.queue, p)
 	if pl.retryAt.IsZero() {
-		pl.retryAt = now.Add(throttleDuration(now, pl.msgs, pl.bytes))
+		pl.retryAt = now.Add(t.publishWait(now))
 		t.signal() // the dispatcher goroutine sleeps until retryAt
 	}
+}
+
+// publishOpen reports whether t's publish buckets and its resource group's hold tokens.
+func (t *topic) publishOpen(now time.Time) bool {
+	return hasTokens(now, t.pub.msgs, t.pub.bytes) && t.group.publishOpen(now)
+}
+
+// publishWait is how long until t's publish buckets and its resource group's hold tokens.
+func (t *topic) publishWait(now time.Time) time.Duration {
+	return max(throttleDuration(now, t.pub.msgs, t.pub.bytes), t.group.publishWait(now))
 }
 
 // releasePublishers lets throttled producers go while the buckets hold tokens, and says when to
@@ -100,14 +113,14 @@ func (t *topic) chargePublish(p *producer, msgs int64, bytes int) {
 // t.mu held.
 func (t *topic) releasePublishers(now time.Time) {
 	pl := &t.pub
-	for len(pl.queue) > 0 && hasTokens(now, pl.msgs, pl.bytes) {
+	for len(pl.queue) > 0 && t.publishOpen(now) {
 		p := pl.queue[0]
 		pl.queue = pl.queue[1:]
 		p.unthrottle()
 	}
 	pl.retryAt = time.Time{}
 	if len(pl.queue) > 0 {
-		pl.retryAt = now.Add(max(throttleDuration(now, pl.msgs, pl.bytes), time.Millisecond))
+		pl.retryAt = now.Add(max(t.publishWait(now), time.Millisecond))
 	}
 }
 

@@ -45,6 +45,7 @@ type topic struct {
 	lim            topicLimits      // its policies, resolved (topic_limits.go)
 	pub            publishLimiter   // its publish rate (publish_rate.go)
 	dispatchLimit  dispatchLimiter  // its dispatch rate (dispatch_rate.go)
+	group          *groupLimiter    // its namespace's resource group's rates, or nil (resourcegroup_rate.go)
 	inRate         publishRateMeter // its publish rate as measured, for relative dispatch rates
 	subscribeLimit subscribeLimiter // its subscribe rate (subscribe_rate.go)
 	// lastActive is when it was last seen with clients (inactive_topics.go).

@@ -58,8 +58,9 @@ func (t *topic) limits() *topicLimits {
 	}
 	t.pub.set(l.PublishRate(), now)
 	t.dispatchLimit.set(l.DispatchRate(), now)
-	if !t.pub.limited() {
-		t.releasePublishers(now) // the rate is gone: nothing holds them back any more
+	t.group = t.b.groupOf(l.Namespace, now)
+	if !t.pub.limited() && !t.group.publishLimited() {
+		t.releasePublishers(now) // the rates are gone: nothing holds them back any more
 	}
 	return &t.lim
 }

@@ -48,6 +48,8 @@ type Policies struct {
 	IsAllowAutoUpdateSchema                    *bool    `json:"is_allow_auto_update_schema,omitempty"`
 	SchemaValidationEnforced                   bool     `json:"schema_validation_enforced"`
 	DispatcherPauseOnAckStatePersistentEnabled bool     `json:"dispatcher_pause_on_ack_state_persistent_enabled"`
+	// ResourceGroupName is the resource group whose rates the namespace's topics share.
+	ResourceGroupName string `json:"resource_group_name,omitempty"`
 }
 
 // AuthPolicies is upstream's auth_policies.

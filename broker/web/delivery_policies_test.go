@@ -250,12 +250,8 @@ func TestNamespacePoliciesOutOfScope(t *testing.T) {
 		"offloadDeletionLagMs": "Tiered storage", "scanOffloadedLedgers": "Tiered storage",
 		"replicatorDispatchRate": "Geo-replication", "entryFilters": "entry filters",
 		"antiAffinity": "brokers of a cluster", "migration": "migration",
-		"resourcegroup": "Resource groups", "resourcegroup/rg": "Resource groups",
 	} {
 		for _, method := range []string{"GET", "POST", "DELETE"} {
-			if path == "resourcegroup/rg" && method != "POST" {
-				continue // other methods of two segments are a bundle's
-			}
 			resp, body := do(t, method, base+path)
 			if resp.StatusCode != http.StatusMethodNotAllowed || !strings.Contains(body, reason) {
 				t.Errorf("%s %s = %d %s, want 405 naming %q", method, path, resp.StatusCode, body, reason)

@@ -159,7 +159,6 @@ var unsupportedNamespacePolicies = map[string]string{
 	"replicatorDispatchRate":     reasonGeoReplication,
 	"entryFilters":               reasonPlugins,
 	"antiAffinity":               reasonOneBroker,
-	"resourcegroup":              reasonResourceGroups,
 }
 
 func (s *Server) unsupportedNamespaceRoutes(rt *router) {
@@ -172,8 +171,6 @@ func (s *Server) unsupportedNamespaceRoutes(rt *router) {
 			rt.handle(method+" "+ns+path, refuse(reason))
 		}
 	}
-	// Only POST: other methods of two segments after the namespace are a bundle's.
-	rt.handle("POST "+ns+"resourcegroup/{group}", refuse(reasonResourceGroups))
 }
 
 // writeOptional answers props[key] as a JSON string, or 204 when there is none.

@@ -13,6 +13,7 @@ func (s *Server) routes() http.Handler {
 	s.namespacePolicyRoutes(rt)
 	s.namespaceDeliveryRoutes(rt)
 	s.unsupportedNamespaceRoutes(rt)
+	s.resourceGroupRoutes(rt)
 	s.topicRoutes(rt)
 	s.unloadRoutes(rt)
 	s.topicPolicyRoutes(rt)

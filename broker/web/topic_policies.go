@@ -32,7 +32,6 @@ const (
 	reasonGeoReplication = "Geo-replication is not supported by this broker: a single cluster has nothing to replicate to"
 	reasonPlugins        = "Broker plugins (entry filters) are not supported by this broker"
 	reasonOneBroker      = "This policy places namespaces across the brokers of a cluster; a single broker has none to choose from"
-	reasonResourceGroups = "Resource groups are not supported by this broker (it serves no /admin/v2/resourcegroups): a namespace cannot be attached to one"
 	reasonMigration      = "Cluster migration is not supported by this broker: a single cluster has no other to migrate its namespaces to"
 )
 
