@@ -52,9 +52,12 @@ func (b *Broker) rateOf(key any, cur counters, now time.Time) rateSet {
 	}
 }
 
-// startSampler starts the rate sampler once; it stops with the broker.
+// startSampler starts the rate sampler once; it stops with the broker. The first sample is
+// taken before it returns, so that what happens after the first stats request shows in the
+// next one's rates however late the sampler's goroutine first runs. Called with no lock held.
 func (b *Broker) startSampler() {
 	b.admin.samplerOnce.Do(func() {
+		b.guard("sampling rates", func() { b.sample(time.Now()) })
 		b.mu.Lock()
 		defer b.mu.Unlock()
 		if b.closed {
@@ -70,7 +73,6 @@ func (b *Broker) sampleLoop() {
 	defer b.wg.Done()
 	tick := time.NewTicker(rateTick)
 	defer tick.Stop()
-	b.sample(time.Now())
 	for {
 		select {
 		case <-b.stop:

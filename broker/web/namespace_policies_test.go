@@ -150,13 +150,6 @@ func TestNamespaceBacklogQuota(t *testing.T) {
 		"Backlog Quota exceeds configured retention quota for namespace. Please increase retention quota and retry")
 	must(t, ns.RemoveRetention("public/quota"))
 
-	must(t, ns.SetBacklogQuota("public/quota", utils.NewBacklogQuota(4096, -1, utils.ProducerException), utils.DestinationStorage))
-	quotas, err := ns.GetBacklogQuotaMap("public/quota")
-	must(t, err)
-	if q := quotas[utils.DestinationStorage]; q.LimitSize != 4096 || q.Policy != utils.ProducerException {
-		t.Errorf("backlog quota map = %+v", quotas)
-	}
-
 	const topic = "persistent://public/quota/held"
 	tn := *topicName(t, topic)
 	must(t, e.adm.Topics().Create(tn, 0))
@@ -165,10 +158,19 @@ func TestNamespaceBacklogQuota(t *testing.T) {
 	p, err := c.CreateProducer(pulsar.ProducerOptions{Topic: topic, DisableBatching: true})
 	must(t, err)
 	defer p.Close()
+	// 8 KiB of backlog, stored before the 4 KiB quota is set: with the quota in place, the
+	// broker's check (every 50 ms) may disconnect the producer between two of these sends.
 	payload := make([]byte, 1024)
-	for range 8 { // 8 KiB of backlog, past the 4 KiB quota
+	for range 8 {
 		_, err := p.Send(ctx, &pulsar.ProducerMessage{Payload: payload})
 		must(t, err)
+	}
+
+	must(t, ns.SetBacklogQuota("public/quota", utils.NewBacklogQuota(4096, -1, utils.ProducerException), utils.DestinationStorage))
+	quotas, err := ns.GetBacklogQuotaMap("public/quota")
+	must(t, err)
+	if q := quotas[utils.DestinationStorage]; q.LimitSize != 4096 || q.Policy != utils.ProducerException {
+		t.Errorf("backlog quota map = %+v", quotas)
 	}
 	brokertest.WaitForNil(t, 10*time.Second, "a new producer is refused over the quota", func() error {
 		p2, err := c.CreateProducer(pulsar.ProducerOptions{Topic: topic})

@@ -172,13 +172,15 @@ func TestTopicLevelPoliciesEnforced(t *testing.T) {
 		}
 	}
 
-	// A backlog quota on the topic refuses producers while "only" lags behind.
-	must(t, e.adm.Topics().SetBacklogQuota(tn, utils.NewBacklogQuota(2048, -1, utils.ProducerException), utils.DestinationStorage))
+	// A backlog quota on the topic refuses producers while "only" lags behind. The backlog is
+	// stored before the quota is set: with the quota in place, the broker's check (every 50 ms)
+	// may disconnect p1 between two of these sends.
 	payload := make([]byte, 1024)
 	for range 4 {
 		_, err := p1.Send(ctx, &pulsar.ProducerMessage{Payload: payload})
 		must(t, err)
 	}
+	must(t, e.adm.Topics().SetBacklogQuota(tn, utils.NewBacklogQuota(2048, -1, utils.ProducerException), utils.DestinationStorage))
 	brokertest.WaitForNil(t, 10*time.Second, "a producer is refused over the topic's backlog quota", func() error {
 		p, err := c.CreateProducer(pulsar.ProducerOptions{Topic: topic})
 		if err == nil {
