@@ -163,6 +163,13 @@ func TestAuthHTTPStatus(t *testing.T) {
 		{"GET", "/admin/v2/clusters", "", 401},
 		{"GET", "/admin/v2/brokers/health", bearer("app"), 401},
 		{"GET", "/admin/v2/brokers/health", bearer("admin"), 200},
+		// Resource groups are the superuser's; attaching one, the tenant admin's, as upstream.
+		{"GET", "/admin/v2/resourcegroups", bearer("ops"), 401},
+		{"GET", "/admin/v2/resourcegroups", bearer("admin"), 200},
+		{"DELETE", "/admin/v2/resourcegroups/any", bearer("ops"), 401},
+		{"GET", "/admin/v2/namespaces/acme/orders/resourcegroup", bearer("app"), 401},
+		{"GET", "/admin/v2/namespaces/acme/orders/resourcegroup", bearer("ops"), 204},
+		{"POST", "/admin/v2/namespaces/acme/orders/resourcegroup/none", bearer("ops"), 412},
 		{"GET", "/metrics", "", 200},
 		// An encoded slash does not move the tenant: the segment is "acme/x", not "acme", a
 		// tenant that does not exist.
