@@ -91,6 +91,9 @@ func (b *BundlesData) Ranges() []string {
 // range holds the CRC-32 of the name, lower bound included, upper excluded but for the last.
 // Boundaries that do not read (none a broker stored) name the whole range.
 func (b *BundlesData) BundleOf(topic string) string {
+	if len(b.Boundaries) == 2 { // one bundle, as most namespaces have: no hash to take
+		return b.Boundaries[0] + "_" + b.Boundaries[1]
+	}
 	h := int64(crc32.ChecksumIEEE([]byte(topic)))
 	for i := 0; i+1 < len(b.Boundaries); i++ {
 		hi, err := strconv.ParseInt(b.Boundaries[i+1], 0, 64)
