@@ -7,6 +7,7 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -20,6 +21,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/letterbox-dev/letterbox/internal/testwait"
 )
 
 var (
@@ -133,13 +136,12 @@ func TestBrokerCommand(t *testing.T) {
 	// The broker runs Go code on one CPU unless told otherwise (`letterbox broker --procs`).
 	// It logs that before the ready line, but stderr is copied into the buffer on its own.
 	if want := "procs=1 "; os.Getenv("GOMAXPROCS") == "" {
-		deadline := time.Now().Add(10 * time.Second)
-		for !strings.Contains(stderr.String(), want) && time.Now().Before(deadline) {
-			time.Sleep(10 * time.Millisecond)
-		}
-		if !strings.Contains(stderr.String(), want) {
-			t.Errorf("stderr does not log %q:\n%s", want, stderr)
-		}
+		testwait.ForNil(t, 10*time.Second, "the broker logs how many CPUs it runs on", func() error {
+			if !strings.Contains(stderr.String(), want) {
+				return fmt.Errorf("stderr does not log %q:\n%s", want, stderr)
+			}
+			return nil
+		})
 	}
 
 	client := &http.Client{Timeout: 10 * time.Second}

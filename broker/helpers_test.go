@@ -18,6 +18,7 @@ import (
 	plog "github.com/apache/pulsar-client-go/pulsar/log"
 	"github.com/letterbox-dev/letterbox/broker"
 	"github.com/letterbox-dev/letterbox/client/wire/pb"
+	"github.com/letterbox-dev/letterbox/internal/testwait"
 	"google.golang.org/protobuf/encoding/prototext"
 )
 
@@ -285,16 +286,10 @@ func payloads(msgs []pulsar.Message) []string {
 	return out
 }
 
-// waitFor polls cond every 10 ms until it holds or timeout passes.
+// waitFor polls cond until it holds or timeout passes.
 func waitFor(t testing.TB, timeout time.Duration, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("condition not met within %v", timeout)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testwait.For(t, timeout, "condition not met", cond)
 }
 
 // sameEntry reports whether a and b name the same ledger entry.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/apache/pulsar-client-go/pulsar"
 	"github.com/letterbox-dev/letterbox/broker"
+	"github.com/letterbox-dev/letterbox/internal/testwait"
 )
 
 // deadLetters has the official Go client's dead-letter router write n letters into topic's DLQ
@@ -40,17 +41,16 @@ func deadLetters(t *testing.T, b *broker.Broker, c pulsar.Client, topic string, 
 		}
 		cons.Nack(m)
 	}
-	var in int64
-	deadline := time.Now().Add(time.Minute)
-	for in != int64(n) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the DLQ received %d of %d letters", in, n)
+	testwait.ForNil(t, time.Minute, "the DLQ receives every letter", func() error {
+		st, err := b.TopicStats(dlq, broker.StatsOptions{})
+		if err != nil {
+			return err
 		}
-		time.Sleep(10 * time.Millisecond)
-		if st, err := b.TopicStats(dlq, broker.StatsOptions{}); err == nil {
-			in = st.MsgInCounter
+		if st.MsgInCounter != int64(n) {
+			return fmt.Errorf("the DLQ received %d of %d letters", st.MsgInCounter, n)
 		}
-	}
+		return nil
+	})
 	return dlq
 }
 

@@ -13,6 +13,7 @@ import (
 
 	"github.com/letterbox-dev/letterbox/client/wire"
 	"github.com/letterbox-dev/letterbox/client/wire/pb"
+	"github.com/letterbox-dev/letterbox/internal/testwait"
 )
 
 // These tests send what official clients other than Go's send (the Java client announces
@@ -363,17 +364,13 @@ func TestRawConsumerStats(t *testing.T) {
 	for _, m := range got[1:] {
 		ack(m)
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		time.Sleep(150 * time.Millisecond)
+	testwait.ForNil(t, 5*time.Second, "the consumer's stats", func() error {
 		r = stats()
 		if r.GetMsgRateOut() > 0 && r.GetMsgThroughputOut() > 0 && r.GetMessageAckRate() > 0 && r.GetMsgBacklog() == 0 {
-			break
+			return nil
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("CONSUMER_STATS_RESPONSE %v, want positive out and ack rates and no backlog", r)
-		}
-	}
+		return fmt.Errorf("CONSUMER_STATS_RESPONSE %v, want positive out and ack rates and no backlog", r)
+	})
 	if r.GetMsgRateRedeliver() != 0 || r.GetMsgRateExpired() != 0 {
 		t.Fatalf("CONSUMER_STATS_RESPONSE %v: nothing was redelivered or expired", r)
 	}

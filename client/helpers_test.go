@@ -13,6 +13,7 @@ import (
 
 	"github.com/letterbox-dev/letterbox/client"
 	"github.com/letterbox-dev/letterbox/internal/brokertest"
+	"github.com/letterbox-dev/letterbox/internal/testwait"
 )
 
 // server is a broker the tests connect to: pulsartest's, or the broker package's own where a
@@ -104,18 +105,12 @@ func receiveN(t testing.TB, cons *client.Consumer, n int, d time.Duration) []*cl
 func goroutineLeakCheck(t *testing.T) {
 	t.Helper()
 	t.Cleanup(func() {
-		deadline := time.Now().Add(5 * time.Second)
-		for {
-			stacks := clientGoroutines()
-			if len(stacks) == 0 {
-				return
+		testwait.ForNil(t, 5*time.Second, "goroutines of package client end", func() error {
+			if stacks := clientGoroutines(); len(stacks) > 0 {
+				return fmt.Errorf("%d still running:\n%s", len(stacks), strings.Join(stacks, "\n\n"))
 			}
-			if time.Now().After(deadline) {
-				t.Errorf("%d goroutines of package client still running:\n%s", len(stacks), strings.Join(stacks, "\n\n"))
-				return
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
+			return nil
+		})
 	})
 }
 

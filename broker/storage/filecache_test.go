@@ -5,6 +5,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/letterbox-dev/letterbox/internal/testwait"
 )
 
 // fillTopics writes n entries to each of topics logs, one sealed segment per entry (a rollover
@@ -72,17 +74,12 @@ func TestFileCacheClosesIdleFiles(t *testing.T) {
 	e := newFileEnv(t, FileStoreOptions{FileIdle: 20 * time.Millisecond, Rollover: Rollover{MaxEntries: 2, MinAge: -1}})
 	l := e.log(testTopic)
 	ps := fill(t, l, 0, 5)
-	deadline := time.Now().Add(waitFor)
-	for {
-		if now, _ := e.s.OpenFiles(); now == 0 {
-			break
+	testwait.ForNil(t, waitFor, "idle segment files closed", func() error {
+		if now, _ := e.s.OpenFiles(); now != 0 {
+			return fmt.Errorf("%d segment files still open after the last use", now)
 		}
-		if time.Now().After(deadline) {
-			now, _ := e.s.OpenFiles()
-			t.Fatalf("%d segment files still open %v after the last use", now, waitFor)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+		return nil
+	})
 	got := readAll(t, l)
 	if len(got) != 5 {
 		t.Fatalf("read %d entries after the files were closed, want 5", len(got))

@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/letterbox-dev/letterbox/internal/testwait"
 )
 
 const testTopic = "persistent://public/default/t"
@@ -767,16 +769,10 @@ func TestFileRecoveryFinishesDeletion(t *testing.T) {
 
 	e.open()
 	l = e.log(testTopic)
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		if _, err := os.Stat(leftover); errors.Is(err, os.ErrNotExist) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the leftover of an interrupted deletion is still there")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	testwait.For(t, 5*time.Second, "the leftover of an interrupted deletion is still there", func() bool {
+		_, err := os.Stat(leftover)
+		return errors.Is(err, os.ErrNotExist)
+	})
 	got := readAll(t, l)
 	if len(got) != len(want) || got[len(got)-1].Pos != want[len(want)-1].Pos {
 		t.Errorf("after restart: %d entries up to %v; want %d up to %v", len(got), got[len(got)-1].Pos, len(want), want[len(want)-1].Pos)

@@ -12,26 +12,25 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/letterbox-dev/letterbox/internal/testwait"
 )
 
 // waitForFiles waits, for a few seconds at most, until pattern (a glob in dir) matches exactly
 // want files, and returns them.
 func waitForFiles(t *testing.T, dir, pattern string, want int) []string {
 	t.Helper()
-	deadline := time.Now().Add(spareTTL + 5*time.Second)
-	for {
-		m, err := filepath.Glob(filepath.Join(dir, pattern))
-		if err != nil {
+	var m []string
+	testwait.ForNil(t, spareTTL+5*time.Second, "files settle", func() (err error) {
+		if m, err = filepath.Glob(filepath.Join(dir, pattern)); err != nil {
 			t.Fatal(err)
 		}
-		if len(m) == want {
-			return m
+		if len(m) != want {
+			return fmt.Errorf("%d files match %s in %s, want %d: %q", len(m), pattern, dir, want, m)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d files match %s in %s, want %d: %q", len(m), pattern, dir, want, m)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+		return nil
+	})
+	return m
 }
 
 // sameSize fills entries that all encode to records of one size, so that an older ledger's

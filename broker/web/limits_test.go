@@ -17,6 +17,7 @@ import (
 
 	"github.com/letterbox-dev/letterbox/broker"
 	"github.com/letterbox-dev/letterbox/broker/web"
+	"github.com/letterbox-dev/letterbox/internal/brokertest"
 )
 
 // limitsServer starts a server whose broker configuration edit adjusts.
@@ -225,14 +226,15 @@ func TestUnreadAnswerFreesItsSlot(t *testing.T) {
 	}
 	// Never read. Another request is served once the write timeout frees the slot; before, it
 	// met 503 after waiting the read timeout, every time.
-	deadline := time.Now().Add(45 * time.Second)
-	for {
+	brokertest.WaitForNil(t, 45*time.Second, "another request served", func() error {
 		resp, body := do(t, http.MethodGet, s.URL()+"/admin/v2/clusters")
-		if resp.StatusCode == http.StatusOK {
-			break
+		switch resp.StatusCode {
+		case http.StatusOK:
+			return nil
+		case http.StatusServiceUnavailable:
+			return fmt.Errorf("while an answer is not read: %d %s", resp.StatusCode, body)
 		}
-		if resp.StatusCode != http.StatusServiceUnavailable || time.Now().After(deadline) {
-			t.Fatalf("while an answer is not read: %d %s", resp.StatusCode, body)
-		}
-	}
+		t.Fatalf("while an answer is not read: %d %s", resp.StatusCode, body)
+		return nil
+	})
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/letterbox-dev/letterbox/client/oauth2/oauth2test"
+	"github.com/letterbox-dev/letterbox/internal/testwait"
 )
 
 const secret = "s3cret-never-shown"
@@ -256,19 +257,11 @@ func TestWaiterOutlivesCancelledCaller(t *testing.T) {
 	first := make(chan error, 1)
 	go func() { _, err := ts.Token(short); first <- err }()
 	// Let the first caller start its request, then wait beside it.
-	deadline := time.Now().Add(5 * time.Second)
-	for {
+	testwait.For(t, 5*time.Second, "the first request never started", func() bool {
 		ts.mu.Lock()
-		started := ts.inflight != nil
-		ts.mu.Unlock()
-		if started {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the first request never started")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+		defer ts.mu.Unlock()
+		return ts.inflight != nil
+	})
 	tok, err := ts.Token(testCtx(t, 10*time.Second))
 	if err != nil || tok == "" {
 		t.Fatalf("the waiter: %q, %v", tok, err)

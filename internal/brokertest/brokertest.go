@@ -3,14 +3,15 @@
 // interceptor and Go API), any broker.Config field (sub-second intervals, settings that are no
 // broker.conf key), the admin API's *web.Server. Tests that need none of that start their
 // broker with pulsartest, which is built on Launch here. Also the polls tests wait with
-// (WaitFor, WaitForNil) instead of sleeping, a listener that never answers (SilentListener),
-// letterbox clients of a test's broker (NewClient), and DLQs filled as the official Go client's
-// dead-letter router fills them (RouteDeadLetters).
+// (WaitFor, WaitForNil: internal/testwait's, for the tests that import this package anyway)
+// instead of sleeping, a listener that never answers (SilentListener), letterbox clients of a
+// test's broker (NewClient), and DLQs filled as the official Go client's dead-letter router
+// fills them (RouteDeadLetters).
 //
 // Test code only: no package of the binary imports it. The packages it imports (broker,
 // broker/web, client, client/admin) cannot use it in their own internal tests, which would be
-// an import cycle: the broker's packages keep their own helpers, and client's internal tests
-// start a broker themselves; broker/web's tests are an external package and use it.
+// an import cycle: they wait with internal/testwait, and client's internal tests start a
+// broker themselves; broker/web's tests are an external package and use it.
 package brokertest
 
 import (
@@ -28,6 +29,7 @@ import (
 	"github.com/letterbox-dev/letterbox/broker/web"
 	"github.com/letterbox-dev/letterbox/client"
 	"github.com/letterbox-dev/letterbox/client/admin"
+	"github.com/letterbox-dev/letterbox/internal/testwait"
 )
 
 // Env is a running broker with its admin API on 127.0.0.1, stopped when the test ends.
@@ -154,34 +156,11 @@ func Ctx(t testing.TB, d time.Duration) context.Context {
 	return ctx
 }
 
-// WaitFor polls cond every 10 ms until it holds, failing the test after d.
-func WaitFor(t testing.TB, d time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("after %v: %s", d, what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
-// WaitForNil polls cond every 10 ms until it returns nil, failing the test after d with the
-// last error it returned.
-func WaitForNil(t testing.TB, d time.Duration, what string, cond func() error) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for {
-		err := cond()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("after %v: %s: %v", d, what, err)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
+// WaitFor and WaitForNil are testwait's For and ForNil, here beside the brokers tests wait on.
+var (
+	WaitFor    = testwait.For
+	WaitForNil = testwait.ForNil
+)
 
 // SilentListener listens on 127.0.0.1 and accepts connections that it never reads from nor
 // answers, until the test ends: a cluster that hangs. It returns its host:port.
