@@ -77,27 +77,45 @@ func rates(rs []*scanChildResult) []float64 {
 
 func megabytes(n int64) string { return fmt.Sprintf("%.1f MB", float64(n)/1e6) }
 
+// The scan's targets, as the table shows them.
+const (
+	scanRateTarget = "≥ 150,000 letters/s or ≥ 60 % of the official reader"
+	scanMemTarget  = "< 200 MB"
+)
+
 // markdown renders the scan section.
 func (r *scanReport) markdown(b *strings.Builder) {
-	p := func(format string, a ...any) { fmt.Fprintf(b, format, a...) }
-	p("\n## Dead-letter scan\n\n")
-	const rateTarget, memTarget = "≥ 150,000 letters/s or ≥ 60 % of the official reader", "< 200 MB"
+	fmt.Fprintf(b, "\n## Dead-letter scan\n\n")
 	scans, officials := r.series(func(sr *scanRound) *scanChildResult { return sr.scan }), r.series(func(sr *scanRound) *scanChildResult { return sr.official })
 	if r.skipped != "" || len(scans) == 0 {
-		why := "not measured (see Failures)"
-		if r.skipped != "" {
-			why = "Skipped: " + r.skipped + "."
-		}
-		if r.n == 0 {
-			why = "Not measured in this run."
-		}
-		p("`client/triage`'s `Scan` (the TUI's scan) over a whole DLQ. %s\n\n", why)
-		p("| metric | measured | target | |\n|---|---|---|---|\n")
-		p("| scan rate | %s | %s | not measured |\n", notMeasuredText, rateTarget)
-		p("| heap after GC, result kept | %s | %s | not measured |\n", notMeasuredText, memTarget)
-		p("| peak RSS | %s | %s | not measured |\n", notMeasuredText, memTarget)
+		r.writeNotMeasured(b)
 		return
 	}
+	r.writeTargets(b, scans, officials)
+	r.writeReadings(b, scans, officials)
+	r.writeMethod(b, scans)
+}
+
+// writeNotMeasured says why the scan was not measured, beside its targets.
+func (r *scanReport) writeNotMeasured(b *strings.Builder) {
+	p := func(format string, a ...any) { fmt.Fprintf(b, format, a...) }
+	why := "not measured (see Failures)"
+	if r.skipped != "" {
+		why = "Skipped: " + r.skipped + "."
+	}
+	if r.n == 0 {
+		why = "Not measured in this run."
+	}
+	p("`client/triage`'s `Scan` (the TUI's scan) over a whole DLQ. %s\n\n", why)
+	p("| metric | measured | target | |\n|---|---|---|---|\n")
+	p("| scan rate | %s | %s | not measured |\n", notMeasuredText, scanRateTarget)
+	p("| heap after GC, result kept | %s | %s | not measured |\n", notMeasuredText, scanMemTarget)
+	p("| peak RSS | %s | %s | not measured |\n", notMeasuredText, scanMemTarget)
+}
+
+// writeTargets writes the table of the scan's figures beside their targets.
+func (r *scanReport) writeTargets(b *strings.Builder, scans, officials []*scanChildResult) {
+	p := func(format string, a ...any) { fmt.Fprintf(b, format, a...) }
 	busy := ""
 	if r.others() >= busyWarning {
 		busy = " (busy machine)"
@@ -116,9 +134,6 @@ func (r *scanReport) markdown(b *strings.Builder) {
 			heap, hwm, maxRSS = max(heap, int64(sr.scan.HeapInuse)), max(hwm, sr.scan.HWM), max(maxRSS, sr.scanMaxRSS)
 		}
 	}
-	gc := func(res *scanChildResult) string {
-		return fmt.Sprintf("GOGC %s, GOMEMLIMIT %s", cmp.Or(res.GOGC, "unset (100)"), cmp.Or(res.GOMEMLIMIT, "unset (none)"))
-	}
 
 	p("`client/triage`'s `Scan`, the engine of the TUI's scan, over a DLQ of %s dead letters on `letterbox broker %s` "+
 		"(its own process, one CPU by its default `--procs`), beside a bare reader of the official Go client over the same letters in the same run.\n\n",
@@ -130,7 +145,7 @@ func (r *scanReport) markdown(b *strings.Builder) {
 		rateCell += fmt.Sprintf(", %.0f %% of the official reader", 100*medianF(ratios))
 		met = met || medianF(ratios) >= targetScanRatio
 	}
-	p("| scan rate, whole DLQ, no filter (median of %d) | %s | %s | %s |\n", len(scans), rateCell, rateTarget, verdict(met))
+	p("| scan rate, whole DLQ, no filter (median of %d) | %s | %s | %s |\n", len(scans), rateCell, scanRateTarget, verdict(met))
 	if len(officials) > 0 {
 		p("| bare official reader (median of %d) | %s letters/s | | |\n", len(officials), rate(medianF(rates(officials))))
 	} else {
@@ -141,8 +156,8 @@ func (r *scanReport) markdown(b *strings.Builder) {
 	} else {
 		p("| scan / official reader | %s | | |\n", notMeasuredText)
 	}
-	p("| heap after GC, result kept (largest of %d) | %s | %s | %s |\n", len(scans), megabytes(heap), memTarget, verdict(heap < targetScanMem))
-	p("| peak RSS of the scanning process (largest of %d) | %s (rusage: %s) | %s | %s |\n", len(scans), megabytes(hwm), megabytes(maxRSS), memTarget,
+	p("| heap after GC, result kept (largest of %d) | %s | %s | %s |\n", len(scans), megabytes(heap), scanMemTarget, verdict(heap < targetScanMem))
+	p("| peak RSS of the scanning process (largest of %d) | %s (rusage: %s) | %s | %s |\n", len(scans), megabytes(hwm), megabytes(maxRSS), scanMemTarget,
 		verdict(max(hwm, maxRSS) < targetScanMem))
 	facets := r.series(func(sr *scanRound) *scanChildResult { return sr.facets })
 	if fr := r.facetRatios(); len(fr) > 0 {
@@ -152,7 +167,7 @@ func (r *scanReport) markdown(b *strings.Builder) {
 		}
 		p("| facets and causes / plain scan (median of the rounds' ratios; %s letters/s) | %.1f %% | ≥ 80 %% | %s |\n",
 			rate(medianF(rates(facets))), 100*medianF(fr), verdict(medianF(fr) >= targetFacetsRatio))
-		p("| peak RSS of the scan with facets and causes (largest of %d) | %s | %s | %s |\n", len(facets), megabytes(fhwm), memTarget,
+		p("| peak RSS of the scan with facets and causes (largest of %d) | %s | %s | %s |\n", len(facets), megabytes(fhwm), scanMemTarget,
 			verdict(fhwm < targetScanMem))
 	} else {
 		p("| facets and causes / plain scan | %s | ≥ 80 %% | not measured |\n", notMeasuredText)
@@ -164,7 +179,13 @@ func (r *scanReport) markdown(b *strings.Builder) {
 		p("| the incident's %s letters split into causes | %s | %s | not measured |\n", thousands(incidentN), notMeasuredText,
 			strings.Join(incidentCauses, " · "))
 	}
+}
 
+// writeReadings writes the table of every reading, by round.
+func (r *scanReport) writeReadings(b *strings.Builder, scans, officials []*scanChildResult) {
+	p := func(format string, a ...any) { fmt.Fprintf(b, format, a...) }
+	ratios := r.ratios()
+	facets := r.series(func(sr *scanRound) *scanChildResult { return sr.facets })
 	p("\n| reading | letters/s by round | median | notes |\n|---|---|---|---|\n")
 	perLetter := func(d time.Duration, n int64) float64 { return micros(d) / float64(n) }
 	row := func(name string, rs []*scanChildResult, extra string) {
@@ -228,7 +249,14 @@ func (r *scanReport) markdown(b *strings.Builder) {
 	if len(ratios) > 0 {
 		p("| scan / official reader, by round | %s | %.1f %% | |\n", spread(ratios, percent), 100*medianF(ratios))
 	}
+}
 
+// writeMethod writes how the DLQ was filled and read and how each figure is taken.
+func (r *scanReport) writeMethod(b *strings.Builder, scans []*scanChildResult) {
+	p := func(format string, a ...any) { fmt.Fprintf(b, format, a...) }
+	gc := func(res *scanChildResult) string {
+		return fmt.Sprintf("GOGC %s, GOMEMLIMIT %s", cmp.Or(res.GOGC, "unset (100)"), cmp.Or(res.GOMEMLIMIT, "unset (none)"))
+	}
 	p("\n- The DLQ: %s dead letters of %d-byte JSON orders, each its own entry (batching off, no compression) as our client's and Java's "+
 		"DLQ routers write them, through a producer named as a router names it that created the DLQ's subscription first "+
 		"(`InitialSubscriptionName`), so that the broker keeps them all (it then held %s). As a router moves them from the four partitions "+
