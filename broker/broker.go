@@ -126,6 +126,7 @@ type Broker struct {
 	intercept  atomic.Pointer[Interceptor]
 	// fronts makes a test broker play a cluster's brokers (frontend.go, built with the
 	// clustertest tag only); its front ends are guarded by mu.
+	//lint:ignore U1000 read only by the clustertest build's frontend.go
 	fronts  frontEnds
 	dyn     dynamicConfig // dynamic configuration overrides (dynamic_config.go)
 	nextID  atomic.Uint64 // producer name counter and ledger ids

@@ -12,6 +12,8 @@ import "github.com/letterbox-dev/letterbox/client/wire/pb"
 type frontEnd struct{}
 
 // frontEnds holds no state here: there is no Ownership to consult.
+//
+//lint:ignore U1000 the type of Broker.fronts, which only the clustertest build reads
 type frontEnds struct{}
 
 func (c *conn) adoptProxiedFrontEnd(string) {}
