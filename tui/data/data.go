@@ -3,8 +3,8 @@
 // Source from a tea.Cmd with a deadline. Admin (NewAdmin) is the Source of a real cluster or the
 // embedded broker: topics, stats and peeks through client/admin, with its errors worded for the
 // screens; what a topic is for; tail and produce through client; replays, purges and retention
-// with client/replay; and whole-DLQ reads with client/triage. The tests' Source is datatest's
-// fake, over fixed snapshots.
+// through client/dlqops, as the command line's; and whole-DLQ reads with client/triage. The
+// tests' Source is datatest's fake, over fixed snapshots.
 package data
 
 import (
