@@ -1,6 +1,7 @@
 package web
 
 import (
+	"io"
 	"maps"
 	"net/http"
 
@@ -173,10 +174,14 @@ func (s *Server) unsupportedNamespaceRoutes(rt *router) {
 	}
 }
 
-// writeOptional answers props[key] as a JSON string, or 204 when there is none.
+// writeOptional answers props[key], or 204 when there is none.
 func writeOptional(w http.ResponseWriter, props map[string]string, key string) {
 	if v, ok := props[key]; ok {
-		writeJSON(w, http.StatusOK, v)
+		// The value itself, not a JSON string: upstream's server writes a String entity bare,
+		// and its admin client reads the body as the value ("a", not "\"a\"").
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusOK)
+		io.WriteString(w, v)
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)

@@ -66,6 +66,17 @@ func TestNamespaceLimitPolicies(t *testing.T) {
 	if !maps.Equal(props, map[string]string{"team": "billing", "tier": "gold"}) {
 		t.Errorf("properties = %v", props)
 	}
+	// One property, as upstream's Java admin reads it: the body is the value, bare.
+	prop := e.s.URL() + "/admin/v2/namespaces/" + nsn.String() + "/property/"
+	if resp, body := do(t, "GET", prop+"team"); resp.StatusCode != 200 || body != "billing" {
+		t.Errorf("GET property team = %d %q; want 200 and the bare value billing", resp.StatusCode, body)
+	}
+	if resp, body := do(t, "GET", prop+"absent"); resp.StatusCode != 204 || body != "" {
+		t.Errorf("GET property absent = %d %q; want 204", resp.StatusCode, body)
+	}
+	if resp, body := do(t, "DELETE", prop+"tier"); resp.StatusCode != 200 || body != "gold" {
+		t.Errorf("DELETE property tier = %d %q; want 200 and the value it had, bare", resp.StatusCode, body)
+	}
 	must(t, ns.RemoveProperties(nsn))
 	if props, err = ns.GetProperties(nsn); err != nil || len(props) != 0 {
 		t.Errorf("properties after removal = %v, %v", props, err)
