@@ -9,9 +9,10 @@ import (
 // and stops (close). The scan's goroutine spends its time waiting for the reader's next
 // letter and reading the letter; counting facets there too made every letter wait for them,
 // whereas beside it they take a core the scan leaves idle. Letters go over in batches, so
-// that a hand-over costs nothing next to the letters in it; at most feedBatches are in
-// flight (the scan waits for the counting past that). A letter's message is not changed
-// once received, so both goroutines may read it.
+// that a hand-over costs nothing next to the letters in it; at most feedBatches wait (the
+// scan waits for the counting past that): counting is much quicker than reading, so a few
+// suffice, and each letter waiting keeps its message (a frame) alive. A letter's message is
+// not changed once received, so both goroutines may read it.
 type facetFeed struct {
 	f     *Facets
 	batch []fedLetter
@@ -27,8 +28,8 @@ type fedLetter struct {
 }
 
 const (
-	feedBatch   = 256
-	feedBatches = 4
+	feedBatch   = 128
+	feedBatches = 2
 )
 
 func startFacetFeed(f *Facets) *facetFeed {
