@@ -56,7 +56,7 @@ func TestBacklogMessagesAreOptional(t *testing.T) {
 		for i := range 250 {
 			p.SendAsync(x, &pulsar.ProducerMessage{Payload: fmt.Appendf(nil, "m%d", i)}, nil)
 		}
-		must(t, p.Flush())
+		must(t, p.FlushWithCtx(x))
 		p.Close()
 		pc.Close()
 		st, err := c.Stats(x, topic)

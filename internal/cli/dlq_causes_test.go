@@ -72,7 +72,7 @@ func TestDLQCausesOfTheIncident(t *testing.T) {
 	for _, line := range []string{"9900 letters in orders-billing-DLQ (subscription billing-keep), 3 causes:",
 		"  8900   89.9%  property region=eu", "   900    9.1%  key empty or UNKNOWN", "   100    1.0%  payload not JSON"} {
 		if code != ExitOK || !strings.Contains(out, line+"\n") {
-			t.Errorf("causes: code %d, no %q in\n%s", code, line, out)
+			t.Errorf("causes: code %d, no %q in\n%s\nstderr: %s", code, line, out, errOut)
 		}
 	}
 

@@ -211,7 +211,10 @@ func TestDLQDiscardLeftOutAndArrived(t *testing.T) {
 	if sum := lines[len(lines)-1]; code != ExitOK || sum["discarded"] != 3.0 || sum["arrived"] != 0.0 || sum["left_out"] != 297.0 {
 		t.Fatalf("--limit 3 of 300: code %d, stderr %q, summary %v", code, errOut, sum)
 	}
-	code, out, _ = runAct(t, ctx, env, "", false, "discard", "orders-billing-DLQ", "--limit", "3", "--dry-run", "--json")
+	code, out, errOut = runAct(t, ctx, env, "", false, "discard", "orders-billing-DLQ", "--limit", "3", "--dry-run", "--json")
+	if code != ExitOK {
+		t.Fatalf("--limit 3 --dry-run: code %d, stderr %q", code, errOut)
+	}
 	lines = jsonLines(t, out)
 	until := lines[len(lines)-1]["until"].(string)
 	fillDLQ(t, ctx, env, dlq, sub, 5, func(i int) *client.Message { return orderLetter(1000+i, "timeout") })
