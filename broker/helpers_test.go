@@ -53,6 +53,46 @@ func testLogger(t testing.TB, prefix string) *slog.Logger {
 	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelWarn}))
 }
 
+// noticing is a slog handler that passes records on to next and closes seen at the first
+// record whose message is msg, whatever its level: a test waits on it for what the official
+// client does on goroutines of its own and says only in its log.
+type noticing struct {
+	next slog.Handler
+	msg  string
+	seen chan struct{}
+	once *sync.Once
+}
+
+// notice returns a logger writing to t.Log as testLogger's does, and a channel closed when
+// something logs msg.
+func notice(t testing.TB, prefix, msg string) (*slog.Logger, <-chan struct{}) {
+	seen := make(chan struct{})
+	h := noticing{next: testLogger(t, prefix).Handler(), msg: msg, seen: seen, once: &sync.Once{}}
+	return slog.New(h), seen
+}
+
+func (h noticing) Enabled(context.Context, slog.Level) bool { return true }
+
+func (h noticing) Handle(ctx context.Context, r slog.Record) error {
+	if r.Message == h.msg {
+		h.once.Do(func() { close(h.seen) })
+	}
+	if !h.next.Enabled(ctx, r.Level) {
+		return nil
+	}
+	return h.next.Handle(ctx, r)
+}
+
+func (h noticing) WithAttrs(as []slog.Attr) slog.Handler {
+	h.next = h.next.WithAttrs(as)
+	return h
+}
+
+func (h noticing) WithGroup(name string) slog.Handler {
+	h.next = h.next.WithGroup(name)
+	return h
+}
+
 // startBroker starts a broker with upstream defaults, adjusted by mods, and closes it when the
 // test ends.
 func startBroker(t testing.TB, mods ...func(*broker.Config)) *broker.Broker {

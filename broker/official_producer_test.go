@@ -58,10 +58,14 @@ func TestOfficialSecondExclusiveProducerFenced(t *testing.T) {
 func TestOfficialProducerAskedAgainAnsweredWithNewRequestID(t *testing.T) {
 	t.Parallel()
 	b := startBroker(t, func(cfg *broker.Config) { cfg.TopicTombstoneTTL = time.Millisecond })
+	// The official producer's reconnection writes its name and epoch on a goroutine of its own
+	// while a send being written reads them, unguarded (a data race in the client): the test
+	// sends once the client says it has reconnected.
+	log, reconnected := notice(t, "client: ", "Reconnected producer to broker")
 	c, err := pulsar.NewClient(pulsar.ClientOptions{
 		URL:              b.ServiceURL(),
 		OperationTimeout: time.Second, // the reconnecting PRODUCER times out soon
-		Logger:           plog.NewLoggerWithSlog(testLogger(t, "client: ")),
+		Logger:           plog.NewLoggerWithSlog(log),
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -114,6 +118,13 @@ func TestOfficialProducerAskedAgainAnsweredWithNewRequestID(t *testing.T) {
 	}
 
 	ctx := testCtx(t, 20*time.Second)
+	select {
+	case <-reconnected:
+	case <-ctx.Done():
+		mu.Lock()
+		defer mu.Unlock()
+		t.Fatalf("the producer did not reconnect (PRODUCER requests %v, an answer dropped: %v)", requests, dropped)
+	}
 	if _, err := p.Send(ctx, &pulsar.ProducerMessage{Payload: []byte("after")}); err != nil {
 		mu.Lock()
 		defer mu.Unlock()
