@@ -226,62 +226,11 @@ func (c *conn) dispatch(cmd *pb.BaseCommand, payload []byte) error {
 		// As upstream's decoder (checkArgument(cmd.hasX())): the handlers may rely on it.
 		return errProtocol("command " + cmd.GetType().String() + " without its body")
 	}
-	switch cmd.GetType() {
-	case pb.BaseCommand_CONNECT:
-		return c.handleConnect(cmd.GetConnect())
-	case pb.BaseCommand_SUBSCRIBE:
-		return c.handleSubscribe(cmd.GetSubscribe())
-	case pb.BaseCommand_PRODUCER:
-		return c.handleProducer(cmd.GetProducer())
-	case pb.BaseCommand_SEND:
-		return c.handleSend(cmd.GetSend(), payload)
-	case pb.BaseCommand_ACK:
-		return c.handleAck(cmd.GetAck())
-	case pb.BaseCommand_FLOW:
-		return c.handleFlow(cmd.GetFlow())
-	case pb.BaseCommand_UNSUBSCRIBE:
-		return c.handleUnsubscribe(cmd.GetUnsubscribe())
-	case pb.BaseCommand_CLOSE_PRODUCER:
-		return c.handleCloseProducer(cmd.GetCloseProducer())
-	case pb.BaseCommand_CLOSE_CONSUMER:
-		return c.handleCloseConsumer(cmd.GetCloseConsumer())
-	case pb.BaseCommand_PING:
-		return c.handlePing()
-	case pb.BaseCommand_PONG:
-		return nil // lastRecv was updated; that is all a PONG is for
-	case pb.BaseCommand_REDELIVER_UNACKNOWLEDGED_MESSAGES:
-		return c.handleRedeliver(cmd.GetRedeliverUnacknowledgedMessages())
-	case pb.BaseCommand_PARTITIONED_METADATA:
-		return c.handlePartitionedMetadata(cmd.GetPartitionMetadata())
-	case pb.BaseCommand_LOOKUP:
-		return c.handleLookup(cmd.GetLookupTopic())
-	case pb.BaseCommand_CONSUMER_STATS:
-		return c.handleConsumerStats(cmd.GetConsumerStats())
-	case pb.BaseCommand_SEEK:
-		return c.handleSeek(cmd.GetSeek())
-	case pb.BaseCommand_GET_LAST_MESSAGE_ID:
-		return c.handleGetLastMessageID(cmd.GetGetLastMessageId())
-	case pb.BaseCommand_GET_TOPICS_OF_NAMESPACE:
-		return c.handleGetTopicsOfNamespace(cmd.GetGetTopicsOfNamespace())
-	case pb.BaseCommand_GET_SCHEMA:
-		return c.handleGetSchema(cmd.GetGetSchema())
-	case pb.BaseCommand_GET_OR_CREATE_SCHEMA:
-		return c.handleGetOrCreateSchema(cmd.GetGetOrCreateSchema())
-	case pb.BaseCommand_AUTH_RESPONSE:
-		return c.handleAuthResponse(cmd.GetAuthResponse())
-	case pb.BaseCommand_TC_CLIENT_CONNECT_REQUEST:
-		c.send(&pb.BaseCommand{
-			Type: pb.BaseCommand_TC_CLIENT_CONNECT_RESPONSE.Enum(),
-			TcClientConnectResponse: &pb.CommandTcClientConnectResponse{
-				RequestId: cmd.GetTcClientConnectRequest().RequestId,
-				Error:     pb.ServerError_NotAllowedError.Enum(),
-				Message:   ptr("transactions are not supported by this broker"),
-			},
-		}, nil)
-		return nil
-	default:
+	h, ok := commands[cmd.GetType()]
+	if !ok {
 		return errProtocol("unsupported command " + cmd.GetType().String())
 	}
+	return h.handle(c, cmd, payload)
 }
 
 // hasBody reports whether cmd carries the message its type names: BaseCommand's field for each
@@ -497,55 +446,6 @@ func (c *conn) sendChecksumError(send *pb.CommandSend, err error) {
 		return
 	}
 	p.fail(send, pb.ServerError_ChecksumError, err.Error())
-}
-
-// failCommand answers cmd with an error in the shape its sender waits for.
-func (c *conn) failCommand(cmd *pb.BaseCommand, code pb.ServerError, msg string) {
-	switch cmd.GetType() {
-	case pb.BaseCommand_SEND:
-		c.send(sendError(cmd.GetSend(), code, msg), nil)
-	case pb.BaseCommand_PARTITIONED_METADATA:
-		c.sendPartitionedMetadataError(cmd.GetPartitionMetadata().GetRequestId(), code, msg)
-	case pb.BaseCommand_LOOKUP:
-		c.sendLookupError(cmd.GetLookupTopic().GetRequestId(), code, msg)
-	default:
-		if id, ok := requestID(cmd); ok {
-			c.sendError(id, code, msg)
-		}
-	}
-}
-
-// requestID extracts the request id of a request command.
-func requestID(cmd *pb.BaseCommand) (uint64, bool) {
-	switch cmd.GetType() {
-	case pb.BaseCommand_SUBSCRIBE:
-		return cmd.GetSubscribe().GetRequestId(), true
-	case pb.BaseCommand_PRODUCER:
-		return cmd.GetProducer().GetRequestId(), true
-	case pb.BaseCommand_UNSUBSCRIBE:
-		return cmd.GetUnsubscribe().GetRequestId(), true
-	case pb.BaseCommand_CLOSE_PRODUCER:
-		return cmd.GetCloseProducer().GetRequestId(), true
-	case pb.BaseCommand_CLOSE_CONSUMER:
-		return cmd.GetCloseConsumer().GetRequestId(), true
-	case pb.BaseCommand_SEEK:
-		return cmd.GetSeek().GetRequestId(), true
-	case pb.BaseCommand_GET_LAST_MESSAGE_ID:
-		return cmd.GetGetLastMessageId().GetRequestId(), true
-	case pb.BaseCommand_GET_TOPICS_OF_NAMESPACE:
-		return cmd.GetGetTopicsOfNamespace().GetRequestId(), true
-	case pb.BaseCommand_GET_SCHEMA:
-		return cmd.GetGetSchema().GetRequestId(), true
-	case pb.BaseCommand_GET_OR_CREATE_SCHEMA:
-		return cmd.GetGetOrCreateSchema().GetRequestId(), true
-	case pb.BaseCommand_CONSUMER_STATS:
-		return cmd.GetConsumerStats().GetRequestId(), true
-	case pb.BaseCommand_ACK:
-		if cmd.GetAck().RequestId != nil {
-			return cmd.GetAck().GetRequestId(), true
-		}
-	}
-	return 0, false
 }
 
 // isGoClient reports a client whose version string says it is the official Go client, which
