@@ -179,3 +179,13 @@ func (s *subscription) cursorStats(added int64, last storage.Position) *CursorSt
 	}
 	return cs
 }
+
+// compactedLedgerInfo is internalStats' compactedLedger: −1 everywhere until a compaction
+// succeeded, as upstream. Called with t.mu held.
+func (t *topic) compactedLedgerInfo() InternalLedgerInfo {
+	view := t.compactedView()
+	if view == nil {
+		return InternalLedgerInfo{LedgerID: -1, Entries: -1, Size: -1}
+	}
+	return InternalLedgerInfo{LedgerID: view.Ledger, Entries: int64(len(view.Entries)), Size: view.Size}
+}

@@ -343,33 +343,3 @@ func (b *Broker) namespaceTopics(ns string) []topicName {
 	}
 	return out
 }
-
-// autoTopicCreation is the auto topic creation policy for ns: the namespace override if set,
-// else the broker's configuration. Safe with topics.mu or a topic's mutex held.
-func (b *Broker) autoTopicCreation(ns string) (allow, partitioned bool, partitions int) {
-	d := b.dynamic() // the configuration, dynamic overrides applied (dynamic_config.go)
-	allow, partitioned, partitions = d.allowAutoTopicCreation, d.allowAutoTopicCreationType == "partitioned", d.defaultNumPartitions
-	a, unlock := b.adminLocked()
-	defer unlock()
-	if p := a.policies[ns]; p != nil && p.AutoTopicCreationOverride != nil {
-		o := p.AutoTopicCreationOverride
-		allow, partitioned = o.AllowAutoTopicCreation, o.TopicType == "partitioned"
-		if o.DefaultNumPartitions != nil && *o.DefaultNumPartitions > 0 {
-			partitions = *o.DefaultNumPartitions
-		}
-	}
-	return allow, partitioned, partitions
-}
-
-// autoSubscriptionCreation is a topic's auto subscription creation policy: its topic-level
-// override, else its namespace's, else the broker's (dynamic configuration). Safe with
-// topics.mu or a topic's mutex held.
-func (b *Broker) autoSubscriptionCreation(name topicName) bool {
-	return b.layers(name).AutoSubscriptionCreation(b.dynamic().allowAutoSubscriptionCreation) // dynamic_config.go
-}
-
-// autoTopicAllowed reports whether topics may be auto-created in ns.
-func (b *Broker) autoTopicAllowed(ns string) bool {
-	allow, _, _ := b.autoTopicCreation(ns)
-	return allow
-}

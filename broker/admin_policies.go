@@ -160,66 +160,6 @@ func (b *Broker) SetNamespaceAllowedClusters(ns string, clusters []string) error
 	})
 }
 
-// layers returns the policies that apply to name: its topic-level policies (a partition's are
-// its partitioned topic's) and its namespace's, as stored (never changed in place: an update
-// stores a new copy, so they may be read after the lock), over the broker's. It takes the admin
-// lock, a leaf, so it is safe with topics.mu or a topic's mutex held.
-func (b *Broker) layers(name topicName) policy.Layers {
-	a, unlock := b.adminLocked()
-	defer unlock()
-	l := policy.Layers{Namespace: a.policies[name.namespace()], Defaults: &b.cfg.Defaults, Cluster: b.cfg.ClusterName}
-	if len(a.topicPolicies) > 0 { // most brokers have none: no name to build on every SEND
-		l.Topic = a.topicPolicies[name.base().String()]
-	}
-	return l
-}
-
-// namespaceLayers returns the policies of namespace ns over the broker's.
-func (b *Broker) namespaceLayers(ns string) policy.Layers {
-	a, unlock := b.adminLocked()
-	defer unlock()
-	return policy.Layers{Namespace: a.policies[ns], Defaults: &b.cfg.Defaults, Cluster: b.cfg.ClusterName}
-}
-
-// CompactionThreshold is the effective compaction threshold of a topic, in bytes of backlog
-// (0: no automatic compaction): its topic-level compactionThreshold, else its namespace's
-// compaction_threshold, else the broker's brokerServiceCompactionThresholdInBytes. Compaction
-// reads it; the admin API only stores and validates the policies.
-func (b *Broker) CompactionThreshold(tname string) (int64, error) {
-	name, err := parseAdminTopic(tname)
-	if err != nil {
-		return 0, err
-	}
-	return b.layers(name).CompactionThreshold(), nil
-}
-
-// maxTopicsRefusal says why ns may not hold n more topics (a partitioned topic counts its
-// partitions), or "" (maxTopicsPerNamespace, the namespace's policy else the broker's; 0: no
-// limit). Called with topics.mu held.
-func (r *topicRegistry) maxTopicsRefusal(ns string, n int) string {
-	b := r.b
-	limit := b.namespaceLayers(ns).MaxTopics()
-	if limit <= 0 {
-		return ""
-	}
-	// As list counts them: partitions, open topics and stored ones not opened yet.
-	seen := map[string]bool{}
-	for full, parts := range r.partitioned {
-		if name, err := parseTopicName(full); err == nil && name.InNamespace(ns) {
-			for i := range parts {
-				seen[name.partition(i).String()] = true
-			}
-		}
-	}
-	for full := range r.byNS[ns] {
-		seen[full] = true
-	}
-	if len(seen)+n > limit {
-		return "Exceed maximum number of topics in namespace."
-	}
-	return ""
-}
-
 // GrantSubscriptionPermission lets roles use subscription sub of ns's topics: once a
 // subscription has roles, only they (and superusers) may consume through it.
 func (b *Broker) GrantSubscriptionPermission(ns, sub string, roles []string) error {

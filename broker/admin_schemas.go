@@ -238,19 +238,6 @@ func (b *Broker) DeleteSchema(tname string) error {
 	return nil
 }
 
-// drop deletes a topic's schema versions, reporting whether it had any.
-func (r *schemaRegistry) drop(topic topicName) bool {
-	key := topic.base().String()
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if len(r.byTopic[key]) == 0 {
-		return false
-	}
-	delete(r.byTopic, key)
-	r.persist(key, nil)
-	return true
-}
-
 // KeyValueSchemaJSON renders a KEY_VALUE schema's data as upstream's admin API does:
 // {"key": <key schema>, "value": <value schema>}, each embedded as JSON when it is JSON.
 func KeyValueSchemaJSON(data []byte) (string, bool) {

@@ -82,24 +82,6 @@ func (b *Broker) topicStats(t *topic, opts StatsOptions, now time.Time) *TopicSt
 	return st
 }
 
-// estimatedBacklogSize is upstream's estimatedBacklogSize: the bytes stored after the slowest
-// subscription's mark-delete position (0 without subscriptions). As upstream it counts the
-// ledgers after that position's ledger whole and estimates the rest of its ledger from the
-// ledger's average entry size. Called with t.mu held.
-func (t *topic) estimatedBacklogSize() int64 {
-	if len(t.subs) == 0 {
-		return 0
-	}
-	var slowest storage.Position
-	first := true
-	for _, s := range t.subs {
-		if first || s.markDelete.Less(slowest) {
-			slowest, first = s.markDelete, false
-		}
-	}
-	return t.sizeAfter(slowest) // compaction_trigger.go
-}
-
 func avg(bytes, msgs float64) float64 {
 	if msgs <= 0 {
 		return 0

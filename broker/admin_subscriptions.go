@@ -255,27 +255,3 @@ func (b *Broker) ResetCursorToID(tname, sub string, id MessageID) error {
 		return nil
 	})
 }
-
-// scanBacklogUntil calls fn for unacknowledged entries after the mark-delete position until it
-// returns false. Called with the topic's mutex held.
-func (s *subscription) scanBacklogUntil(fn func(storage.Entry) bool) {
-	from := s.topic.log.Next(s.markDelete)
-	for {
-		entries, err := s.topic.log.Read(from, 256)
-		if err != nil || len(entries) == 0 {
-			return
-		}
-		for _, e := range entries {
-			if !s.isAcked(e.Pos) && !fn(e) {
-				return
-			}
-			from = s.topic.log.Next(e.Pos)
-		}
-	}
-}
-
-// scanBacklog calls fn for every unacknowledged entry after the mark-delete position. Called
-// with the topic's mutex held.
-func (s *subscription) scanBacklog(fn func(storage.Entry)) {
-	s.scanBacklogUntil(func(e storage.Entry) bool { fn(e); return true })
-}

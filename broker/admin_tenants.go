@@ -10,12 +10,6 @@ import (
 // broker's cluster exists) and its admin roles (who may administer it when authorization is
 // on: auth_check.go).
 
-// TenantInfo is upstream's TenantInfo JSON.
-type TenantInfo struct {
-	AdminRoles      []string `json:"adminRoles"`
-	AllowedClusters []string `json:"allowedClusters"`
-}
-
 // Tenants lists the tenants, sorted.
 func (b *Broker) Tenants() []string {
 	a, unlock := b.adminLocked()

@@ -70,10 +70,3 @@ func (b *Broker) TerminateTopic(tname string) (MessageID, error) {
 	t.signal() // consumers already at the end are told so (REACHED_END_OF_TOPIC, where taken)
 	return b.messageID(t, t.log.Last()), nil
 }
-
-// isTerminated reports whether a topic was terminated. Safe with any broker lock held.
-func (b *Broker) isTerminated(full string) bool {
-	a, unlock := b.adminLocked()
-	defer unlock()
-	return a.terminated[full]
-}

@@ -1,8 +1,6 @@
 package broker
 
 import (
-	"encoding/json"
-
 	"github.com/letterbox-dev/letterbox/broker/policy"
 )
 
@@ -15,11 +13,8 @@ import (
 // The policies kept are the ones this broker enforces: message TTL (ttl.go), retention
 // (retention.go), max producers, consumers, consumers per subscription and subscriptions
 // (limits.go), deduplication (dedup.go), backlog quotas (backlog_quota.go), automatic
-// subscription creation (admin_namespaces.go), the schema compatibility strategy (schema.go) and
+// subscription creation (policies.go), the schema compatibility strategy (schema.go) and
 // the compaction threshold (read by compaction). broker/web answers the others 405.
-
-// bucketTopicPolicies holds TopicPolicies JSON by topic full name (a partitioned topic's base).
-const bucketTopicPolicies = "topicPolicies"
 
 // policyTopic resolves the topic whose policies an admin call reads or edits: it must exist
 // (a partitioned topic by its base name), and may not be a partition.
@@ -165,33 +160,4 @@ func (b *Broker) AppliedTopicPolicies(tname string) (AppliedTopicPolicies, error
 	}
 	return AppliedTopicPolicies{Layers: b.layers(name), AllowAutoSubscriptionCreation: b.dynamic().allowAutoSubscriptionCreation,
 		BrokerMaxMessageSize: b.cfg.MaxMessageSize}, nil
-}
-
-// forgetTopicPolicies drops a deleted topic's policies.
-func (b *Broker) forgetTopicPolicies(full string) {
-	a, unlock := b.adminLocked()
-	_, ok := a.topicPolicies[full]
-	delete(a.topicPolicies, full)
-	a.version.Add(1)
-	unlock()
-	if !ok {
-		return
-	}
-	if err := b.persistAdmin(bucketTopicPolicies, full, nil); err != nil {
-		b.log.Warn("deleting a topic's policies", "topic", full, "err", err)
-	}
-}
-
-// recoverTopicPolicies loads the stored topic policies. Called with the admin lock held, by
-// recoverAdmin.
-func (b *Broker) recoverTopicPolicies(a *adminState) error {
-	return b.store.Metadata().Scan(bucketTopicPolicies, "", func(key string, v []byte) bool {
-		tp := &policy.TopicPolicies{}
-		if err := json.Unmarshal(v, tp); err != nil {
-			b.log.Error("a topic's stored policies could not be read; they are ignored", "topic", key, "err", err)
-			return true
-		}
-		a.topicPolicies[key] = tp
-		return true
-	})
 }

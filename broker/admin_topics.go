@@ -6,7 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/letterbox-dev/letterbox/broker/storage"
 	"github.com/letterbox-dev/letterbox/client/wire/pb"
 )
 
@@ -64,62 +63,6 @@ func (b *Broker) checkNamespace(ns string) error {
 	return nil
 }
 
-// partitionCount returns the partition count of a partitioned topic (base name).
-func (b *Broker) partitionCount(name topicName) (int, bool) {
-	b.topics.mu.Lock()
-	defer b.topics.mu.Unlock()
-	n, ok := b.topics.partitioned[name.String()]
-	return n, ok
-}
-
-// topicFor returns the live topic named name (a non-partitioned topic or a partition, which is
-// opened if its partitioned topic exists), or ErrNotFound. A partitioned base name is
-// ErrNotAllowed with what.
-func (b *Broker) topicFor(name topicName, what string) (*topic, error) {
-	r := b.topics
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	full := name.String()
-	if t, ok, serr := r.liveLocked(name); ok {
-		if serr != nil {
-			return nil, adminErr(ErrPreconditionFailed, "%s", serr.msg)
-		}
-		return t, nil
-	}
-	if _, ok := r.partitioned[full]; ok {
-		return nil, adminErr(ErrNotAllowed, "%s on a partitioned topic is not allowed", what)
-	}
-	if n, ok := r.partitioned[name.base().String()]; ok && name.Partition >= 0 && name.Partition < n {
-		t, serr := r.openLocked(name)
-		if serr != nil {
-			return nil, adminErr(ErrPreconditionFailed, "%s", serr.msg)
-		}
-		return t, nil
-	}
-	return nil, adminErr(ErrNotFound, "Topic not found")
-}
-
-// targets resolves name to the topics an operation applies to: the topic itself, or every
-// partition of a partitioned topic (upstream applies subscription operations to all).
-func (b *Broker) targets(name topicName) ([]*topic, error) {
-	if n, ok := b.partitionCount(name); ok {
-		out := make([]*topic, 0, n)
-		for i := range n {
-			t, err := b.topicFor(name.partition(i), "")
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, t)
-		}
-		return out, nil
-	}
-	t, err := b.topicFor(name, "")
-	if err != nil {
-		return nil, err
-	}
-	return []*topic{t}, nil
-}
-
 // CreateTopic creates a non-partitioned topic with properties (may be nil).
 func (b *Broker) CreateTopic(tname string, props map[string]string) error {
 	name, err := parseAdminTopic(tname)
@@ -142,7 +85,7 @@ func (b *Broker) CreateTopic(tname string, props map[string]string) error {
 	if n, ok := r.partitioned[name.base().String()]; ok && name.Partition >= 0 && name.Partition < n {
 		return adminErr(ErrPreconditionFailed, "%s is a partition of a partitioned topic", full)
 	}
-	if why := r.maxTopicsRefusal(name.namespace(), 1); why != "" { // admin_policies.go
+	if why := r.maxTopicsRefusal(name.namespace(), 1); why != "" { // policies.go
 		return adminErr(ErrPreconditionFailed, "%s", why)
 	}
 	if _, serr := r.openCreating(name, maps.Clone(props)); serr != nil {
@@ -177,7 +120,7 @@ func (b *Broker) CreatePartitionedTopic(tname string, n int, props map[string]st
 	if r.knownLocked(full) {
 		return adminErr(ErrAlreadyExists, "This topic already exists")
 	}
-	if why := r.maxTopicsRefusal(name.namespace(), n); why != "" { // admin_policies.go
+	if why := r.maxTopicsRefusal(name.namespace(), n); why != "" { // policies.go
 		return adminErr(ErrPreconditionFailed, "%s", why)
 	}
 	if err := b.storeTopicRecord(full, topicRecord{Properties: maps.Clone(props), Created: time.Now().UnixMilli()}); err != nil {
@@ -217,7 +160,7 @@ func (b *Broker) UpdatePartitions(tname string, n int) error {
 	if n <= cur {
 		return adminErr(ErrUnprocessable, "Desired partitions %d can't be less than the current partitions %d.", n, cur)
 	}
-	if why := r.maxTopicsRefusal(name.namespace(), n-cur); why != "" { // admin_policies.go
+	if why := r.maxTopicsRefusal(name.namespace(), n-cur); why != "" { // policies.go
 		return adminErr(ErrPreconditionFailed, "%s", why)
 	}
 	if err := b.persistPartitioned(full, n); err != nil {
@@ -398,67 +341,4 @@ func (t *topic) busy() bool {
 		}
 	}
 	return false
-}
-
-// dropTopic finishes deleting t, already removed from the registry: stops it, closes its
-// clients, deletes its log and cursors, and (whole topics only) its schema and properties.
-func (b *Broker) dropTopic(t *topic, whole bool) {
-	t.close()
-	t.locked(func() {
-		for _, s := range t.subs {
-			t.closeSubscriptionConsumers(s, false, "topic "+t.full+" was deleted")
-			t.removeSubscription(s)
-		}
-		b.closeProducersForGood(t, "topic "+t.full+" was deleted")
-	})
-	if err := b.store.DeleteLog(t.full); err != nil {
-		b.log.Warn("deleting a topic's log", "topic", t.full, "err", err)
-	}
-	if err := b.store.Metadata().Update(func(tx storage.MetadataTx) error {
-		if err := tx.Delete(storage.BucketDedup, t.full); err != nil {
-			return err
-		}
-		if err := tx.Delete(bucketCompacted, t.full); err != nil { // compaction.go
-			return err
-		}
-		return tx.DeletePrefix(storage.BucketCursors, cursorKey(t.full, ""))
-	}); err != nil {
-		b.log.Warn("deleting a topic's cursors", "topic", t.full, "err", err)
-	}
-	b.forgetTopicMetadata(t.name, whole)
-}
-
-// closeProducersForGood closes t's producers with allow_reconnect=false (PIP-139). Called with
-// t.mu held.
-func (b *Broker) closeProducersForGood(t *topic, reason string) {
-	b.closeTopicProducers(t, false, reason)
-}
-
-func (b *Broker) closeTopicProducers(t *topic, allowReconnect bool, reason string) {
-	for p := range t.producers {
-		delete(t.producers, p)
-		p.conn.forgetProducer(p)
-		p.conn.sendCloseProducer(p.id, allowReconnect, reason)
-	}
-	for _, p := range t.waiting {
-		p.conn.forgetProducer(p)
-		p.conn.sendCloseProducer(p.id, allowReconnect, reason)
-	}
-	t.waiting = nil
-}
-
-// forgetTopicMetadata drops a deleted topic's stored record (properties, terminated mark)
-// and, for a whole topic, its schema.
-func (b *Broker) forgetTopicMetadata(name topicName, whole bool) {
-	if whole {
-		b.schemas.drop(name)
-		b.forgetTopicPolicies(name.String())
-	}
-	full := name.String()
-	if err := b.persistAdmin(storage.BucketTopics, full, nil); err != nil {
-		b.log.Warn("deleting a topic's metadata", "topic", full, "err", err)
-	}
-	a, unlock := b.adminLocked()
-	defer unlock()
-	delete(a.terminated, full)
 }

@@ -12,7 +12,7 @@ import (
 // acknowledged, measured in bytes (destination_storage: limitSize) or in the age of its oldest
 // message (message_age: limitTime seconds). The quota in effect is the topic's own, else its
 // namespace's, else the broker's backlogQuotaDefaultLimitBytes / backlogQuotaDefaultLimitSecond
-// with backlogQuotaDefaultRetentionPolicy (admin_policies.go). Past it:
+// with backlogQuotaDefaultRetentionPolicy (broker/policy resolves which). Past it:
 //
 //   - producer_request_hold, producer_exception: a new producer is refused
 //     (ProducerBlockedQuotaExceededError, which clients retry, or …Exception, on which they

@@ -12,10 +12,11 @@
 // deduplication, schemas, compaction, unloads, deleting topics for good and what an
 // auto-created topic is for; the data's lifetime and persistence (cursors, ledgers, retention,
 // TTL, subscription expiry, backlog quotas, the memory budget); the admin operations, one group
-// per resource, that broker/web serves, resource groups and the rates their namespaces' topics
-// share, and the dynamic configuration; Config and upstream's broker.conf keys; authentication
-// and authorization over broker/auth; limits; containing panics. The policy model, the broker's defaults and their layered resolution are
-// broker/policy's.
+// per resource, that broker/web serves (the REST-facing API only: the core never calls them),
+// resource groups and the rates their namespaces' topics share, and the dynamic configuration;
+// Config and upstream's broker.conf keys; authentication and authorization over broker/auth;
+// limits; containing panics. The policy model, the broker's defaults and their layered
+// resolution are broker/policy's.
 //
 // Its entry points: New with Options (WithConfig over DefaultConfig or LoadConf, WithStore,
 // WithListen, WithLogger), Addr and ServiceURL, Close; the admin operations are methods of

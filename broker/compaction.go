@@ -297,13 +297,3 @@ func (t *topic) storeCompacted(view *compactedRecord) error {
 	}
 	return nil
 }
-
-// compactedLedgerInfo is internalStats' compactedLedger: −1 everywhere until a compaction
-// succeeded, as upstream. Called with t.mu held.
-func (t *topic) compactedLedgerInfo() InternalLedgerInfo {
-	view := t.compactedView()
-	if view == nil {
-		return InternalLedgerInfo{LedgerID: -1, Entries: -1, Size: -1}
-	}
-	return InternalLedgerInfo{LedgerID: view.Ledger, Entries: int64(len(view.Entries)), Size: view.Size}
-}

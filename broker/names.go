@@ -2,6 +2,7 @@ package broker
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/letterbox-dev/letterbox/client/naming"
 )
@@ -42,3 +43,24 @@ func (t topicName) partition(i int) topicName { return topicName{t.PartitionTopi
 // isDLQOrRetryName reports the upstream name rule (3.0.5+): such topics are always
 // auto-created non-partitioned.
 func (t topicName) isDLQOrRetryName() bool { return naming.IsLetterName(t.Local) }
+
+// parseAdminTopic parses a fully qualified (or short) topic name, as the admin API takes it.
+func parseAdminTopic(name string) (topicName, error) {
+	t, err := parseTopicName(name)
+	if err != nil {
+		return t, adminErr(ErrInvalidName, "Invalid topic name %s: %v", name, err)
+	}
+	return t, nil
+}
+
+// validNamePart reports whether s is a valid tenant or namespace name.
+func validNamePart(s string) bool { return naming.ValidNamePart(s) }
+
+// splitNamespace checks "tenant/ns".
+func splitNamespace(ns string) (tenant, local string, err error) {
+	tenant, local, ok := strings.Cut(ns, "/")
+	if !ok || !validNamePart(tenant) || !validNamePart(local) {
+		return "", "", adminErr(ErrInvalidName, "Invalid namespace name %s", ns)
+	}
+	return tenant, local, nil
+}

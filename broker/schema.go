@@ -210,3 +210,16 @@ func (b *Broker) schemaStrategy(name topicName) schemacompat.Strategy {
 	level, _ := schemacompat.ParseStrategy(b.layers(name).SchemaCompatibilityStrategy())
 	return schemacompat.Effective(level)
 }
+
+// drop deletes a topic's schema versions, reporting whether it had any.
+func (r *schemaRegistry) drop(topic topicName) bool {
+	key := topic.base().String()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.byTopic[key]) == 0 {
+		return false
+	}
+	delete(r.byTopic, key)
+	r.persist(key, nil)
+	return true
+}

@@ -260,3 +260,45 @@ func (r *topicRegistry) close() {
 		t.close()
 	}
 }
+
+// isTerminated reports whether a topic was terminated. Safe with any broker lock held.
+func (b *Broker) isTerminated(full string) bool {
+	a, unlock := b.adminLocked()
+	defer unlock()
+	return a.terminated[full]
+}
+
+// partitionCount returns the partition count of a partitioned topic (base name).
+func (b *Broker) partitionCount(name topicName) (int, bool) {
+	b.topics.mu.Lock()
+	defer b.topics.mu.Unlock()
+	n, ok := b.topics.partitioned[name.String()]
+	return n, ok
+}
+
+// topicFor returns the live topic named name (a non-partitioned topic or a partition, which is
+// opened if its partitioned topic exists), or ErrNotFound. A partitioned base name is
+// ErrNotAllowed with what.
+func (b *Broker) topicFor(name topicName, what string) (*topic, error) {
+	r := b.topics
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	full := name.String()
+	if t, ok, serr := r.liveLocked(name); ok {
+		if serr != nil {
+			return nil, adminErr(ErrPreconditionFailed, "%s", serr.msg)
+		}
+		return t, nil
+	}
+	if _, ok := r.partitioned[full]; ok {
+		return nil, adminErr(ErrNotAllowed, "%s on a partitioned topic is not allowed", what)
+	}
+	if n, ok := r.partitioned[name.base().String()]; ok && name.Partition >= 0 && name.Partition < n {
+		t, serr := r.openLocked(name)
+		if serr != nil {
+			return nil, adminErr(ErrPreconditionFailed, "%s", serr.msg)
+		}
+		return t, nil
+	}
+	return nil, adminErr(ErrNotFound, "Topic not found")
+}

@@ -1,10 +1,5 @@
 package broker
 
-import (
-	"slices"
-	"strings"
-)
-
 // Unloading a topic, as upstream's PersistentTopic.close when a topic is unloaded: producers and
 // consumers are closed with reconnect allowed (CLOSE_PRODUCER / CLOSE_CONSUMER naming no other
 // broker, so clients look the topic up again and come back here), its durable cursors and
@@ -13,41 +8,6 @@ import (
 // What lives only in the open topic goes with it, as upstream: readers' (non-durable)
 // subscriptions, whose clients re-create them from their last message on reconnecting, the
 // counters behind stats, and the status of the last compaction.
-
-// UnloadTopic unloads a topic, or every partition of a partitioned one.
-func (b *Broker) UnloadTopic(tname string) error {
-	name, err := parseAdminTopic(tname)
-	if err != nil {
-		return err
-	}
-	ts, err := b.targets(name)
-	if err != nil {
-		return err
-	}
-	for _, t := range ts {
-		b.unload(t)
-	}
-	return nil
-}
-
-// UnloadNamespace unloads every open topic of namespace ns ("tenant/ns"), or, when bundle is not
-// "", those of that bundle of the namespace ("0x00000000_0x40000000").
-func (b *Broker) UnloadNamespace(ns, bundle string) error {
-	p, err := b.NamespacePolicies(ns)
-	if err != nil {
-		return err
-	}
-	if bundle != "" && !slices.Contains(p.Bundles.Ranges(), bundle) {
-		return adminErr(ErrNotFound, "Namespace bundle %s/%s not found: its bundles are %s", ns, bundle,
-			strings.Join(p.Bundles.Ranges(), ", "))
-	}
-	for _, t := range b.topics.all() {
-		if t.name.InNamespace(ns) && (bundle == "" || p.Bundles.BundleOf(t.full) == bundle) {
-			b.unload(t)
-		}
-	}
-	return nil
-}
 
 // unload closes t's clients (reconnect allowed), stores its state and returns it to the stored
 // topics. The registry stays locked until t's state is stored and its dispatcher stopped, so
@@ -99,3 +59,6 @@ func (b *Broker) unload(t *topic) {
 func (b *Broker) closeCurrentLedger(t *topic) {
 	t.log.Roll()
 }
+
+// bundleRange is the one bundle of every namespace on a single broker.
+const bundleRange = "0x00000000_0xffffffff"

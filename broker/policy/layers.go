@@ -131,6 +131,20 @@ func (l Layers) BacklogQuota(kind string) (q BacklogQuota, ok bool) {
 	return q, ok
 }
 
+// AutoTopicCreation says whether topics may be auto-created, partitioned or not, and with how
+// many partitions: the namespace's override if set (its partitions when it gives more than 0),
+// else the broker's values (dynamic configuration), as upstream, which has no topic-level one.
+func (l Layers) AutoTopicCreation(allow, partitioned bool, partitions int) (bool, bool, int) {
+	o := l.ns().AutoTopicCreationOverride
+	if o == nil {
+		return allow, partitioned, partitions
+	}
+	if o.DefaultNumPartitions != nil && *o.DefaultNumPartitions > 0 {
+		partitions = *o.DefaultNumPartitions
+	}
+	return o.AllowAutoTopicCreation, o.TopicType == "partitioned", partitions
+}
+
 // AutoSubscriptionCreation reports whether a topic's subscriptions may be created on
 // subscribe; broker is the broker's allowAutoSubscriptionCreation, which may change at run
 // time (dynamic configuration).

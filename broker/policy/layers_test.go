@@ -170,3 +170,18 @@ func TestLayersSubscriptionLevelDispatchRate(t *testing.T) {
 		t.Errorf("subscription rates = %v", got)
 	}
 }
+
+func TestLayersAutoTopicCreation(t *testing.T) {
+	var l Layers
+	if allow, part, n := l.AutoTopicCreation(true, false, 1); !allow || part || n != 1 {
+		t.Errorf("no override = %v %v %d, want the broker's true false 1", allow, part, n)
+	}
+	l.Namespace = &Policies{AutoTopicCreationOverride: &AutoTopicCreationOverride{AllowAutoTopicCreation: true, TopicType: "partitioned", DefaultNumPartitions: ptr(4)}}
+	if allow, part, n := l.AutoTopicCreation(false, false, 1); !allow || !part || n != 4 {
+		t.Errorf("namespace override = %v %v %d, want true true 4", allow, part, n)
+	}
+	l.Namespace.AutoTopicCreationOverride = &AutoTopicCreationOverride{AllowAutoTopicCreation: false, TopicType: "non-partitioned", DefaultNumPartitions: ptr(0)}
+	if allow, part, n := l.AutoTopicCreation(true, true, 3); allow || part || n != 3 {
+		t.Errorf("override without partitions = %v %v %d, want false false and the broker's 3", allow, part, n)
+	}
+}

@@ -9,7 +9,7 @@ import (
 // Resource groups, as upstream's /admin/v2/resourcegroups (superusers only, as upstream): list,
 // get, create or update (PUT), delete; and a namespace's resourcegroup: GET (the group's name,
 // written as upstream's Jersey writes a String, unquoted; 204 when none), POST …/{group}
-// attaches it, DELETE detaches it (broker/resourcegroups.go keeps them, and their rates are
+// attaches it, DELETE detaches it (broker/admin_resource_groups.go keeps them, and their rates are
 // enforced by broker/resourcegroup_rate.go).
 func (s *Server) resourceGroupRoutes(rt *router) {
 	const rg = "/admin/v2/resourcegroups"

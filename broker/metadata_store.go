@@ -100,3 +100,35 @@ func (b *Broker) recoverAdmin() error {
 	}
 	return nil
 }
+
+// recoverTopicPolicies loads the stored topic policies. Called with the admin lock held, by
+// recoverAdmin.
+func (b *Broker) recoverTopicPolicies(a *adminState) error {
+	return b.store.Metadata().Scan(bucketTopicPolicies, "", func(key string, v []byte) bool {
+		tp := &policy.TopicPolicies{}
+		if err := json.Unmarshal(v, tp); err != nil {
+			b.log.Error("a topic's stored policies could not be read; they are ignored", "topic", key, "err", err)
+			return true
+		}
+		a.topicPolicies[key] = tp
+		return true
+	})
+}
+
+// bucketTopicPolicies holds TopicPolicies JSON by topic full name (a partitioned topic's base).
+const bucketTopicPolicies = "topicPolicies"
+
+// recoverResourceGroups loads the groups from the store. Called with the admin lock held.
+func (b *Broker) recoverResourceGroups(a *adminState) error {
+	return b.store.Metadata().Scan(bucketResourceGroups, "", func(key string, v []byte) bool {
+		var g policy.ResourceGroup
+		if err := json.Unmarshal(v, &g); err != nil {
+			b.log.Error("a stored resource group could not be read; it is left out", "group", key, "err", err)
+			return true
+		}
+		a.resourceGroups[key] = g.Created()
+		return true
+	})
+}
+
+const bucketResourceGroups = "resourceGroups"

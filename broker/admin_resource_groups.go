@@ -1,7 +1,6 @@
 package broker
 
 import (
-	"encoding/json"
 	"slices"
 	"strings"
 
@@ -13,8 +12,6 @@ import (
 // them). They are kept in the store's resourceGroups bucket, as upstream keeps them in its
 // metadata store, and read back at start. A group may not be deleted while a namespace is
 // attached to it, nor a namespace attached to a group that does not exist.
-
-const bucketResourceGroups = "resourceGroups"
 
 // ResourceGroups lists the groups' names, sorted.
 func (b *Broker) ResourceGroups() []string {
@@ -107,17 +104,4 @@ func (a *adminState) checkResourceGroup(p *policy.Policies) error {
 		return adminErr(ErrPreconditionFailed, "ResourceGroup does not exist")
 	}
 	return nil
-}
-
-// recoverResourceGroups loads the groups from the store. Called with the admin lock held.
-func (b *Broker) recoverResourceGroups(a *adminState) error {
-	return b.store.Metadata().Scan(bucketResourceGroups, "", func(key string, v []byte) bool {
-		var g policy.ResourceGroup
-		if err := json.Unmarshal(v, &g); err != nil {
-			b.log.Error("a stored resource group could not be read; it is left out", "group", key, "err", err)
-			return true
-		}
-		a.resourceGroups[key] = g.Created()
-		return true
-	})
 }
