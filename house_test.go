@@ -139,9 +139,6 @@ const maxFuncLines = 120
 // is read entry by entry, not as steps), and those still waiting for their split, which should
 // not be added to.
 var longFuncs = map[string]bool{
-	// Route tables: one entry per route, each read on its own.
-	"broker/web/namespaces.go:Server.namespaceRoutes":               true,
-	"broker/web/namespace_policies.go:Server.namespacePolicyRoutes": true,
 	// Waiting for their split.
 	"internal/cli/dlq_discard.go:runDLQDiscard":     true,
 	"internal/cli/dlq_resend.go:runDLQResend":       true,

@@ -16,7 +16,7 @@ import (
 // null.
 
 func (s *Server) namespaceDeliveryRoutes(rt *router) {
-	const ns = "/admin/v2/namespaces/{tenant}/{namespace}"
+	const ns = nsPath
 	cluster := s.b.Config().ClusterName
 	clusterRate(s, rt, ns+"/publishRate", cluster, func(p *policy.Policies) []*map[string]policy.PublishRate {
 		return []*map[string]policy.PublishRate{&p.PublishMaxMessageRate}

@@ -9,14 +9,14 @@ import (
 	"github.com/letterbox-dev/letterbox/broker/policy"
 )
 
-// The namespace policies that limit topics (broker/admin_policies.go enforces them):
+// The namespace policies that limit topics (the broker validates and enforces them):
 // compactionThreshold (set with PUT, as upstream), maxTopicsPerNamespace,
 // subscriptionExpirationTime, maxConsumersPerSubscription, maxConsumersPerTopic,
 // maxProducersPerTopic, backlogQuota / backlogQuotaMap, properties, and the subscription
 // permissions (permissions/subscription). Unset policies answer 204, as upstream answers null.
 
 func (s *Server) namespacePolicyRoutes(rt *router) {
-	const ns = "/admin/v2/namespaces/{tenant}/{namespace}"
+	const ns = nsPath
 	intPolicy := func(method, path string, field func(*policy.Policies) **int) {
 		s.policyRouteWith(rt, method, ns+"/"+path,
 			func(p *policy.Policies) any { return nilIfNone(*field(p)) },
@@ -38,8 +38,16 @@ func (s *Server) namespacePolicyRoutes(rt *router) {
 			p.CompactionThreshold = nilOr(v, func(v any) *int64 { return v.(*int64) })
 			return nil
 		})
+	s.namespacePropertyRoutes(rt)
+	s.namespaceBacklogQuotaRoutes(rt)
+	s.namespaceSubscriptionPermissionRoutes(rt)
+}
 
-	// Properties: PUT merges, GET lists, DELETE removes them all, as upstream.
+// namespacePropertyRoutes serves a namespace's properties. All of them: PUT merges, GET lists,
+// DELETE removes them all. One: GET answers its value (204 when there is none), PUT sets it,
+// DELETE removes it and answers the value it had. As upstream.
+func (s *Server) namespacePropertyRoutes(rt *router) {
+	const ns = nsPath
 	rt.handle("GET "+ns+"/properties", func(w http.ResponseWriter, r *http.Request) {
 		p, err := s.b.NamespacePolicies(nsName(r))
 		if err != nil {
@@ -64,8 +72,6 @@ func (s *Server) namespacePolicyRoutes(rt *router) {
 		}))
 	})
 
-	// One property: GET answers its value (204 when there is none), PUT sets it, DELETE removes
-	// it and answers the value it had, as upstream.
 	rt.handle("GET "+ns+"/property/{key}", func(w http.ResponseWriter, r *http.Request) {
 		p, err := s.b.NamespacePolicies(nsName(r))
 		if err != nil {
@@ -93,8 +99,12 @@ func (s *Server) namespacePolicyRoutes(rt *router) {
 		}
 		writeOptional(w, old, r.PathValue("key"))
 	})
+}
 
-	// Backlog quotas, by ?backlogQuotaType= (destination_storage when absent, as upstream).
+// namespaceBacklogQuotaRoutes serves a namespace's backlog quotas, by ?backlogQuotaType=
+// (destination_storage when absent, as upstream).
+func (s *Server) namespaceBacklogQuotaRoutes(rt *router) {
+	const ns = nsPath
 	rt.handle("GET "+ns+"/backlogQuotaMap", func(w http.ResponseWriter, r *http.Request) {
 		p, err := s.b.NamespacePolicies(nsName(r))
 		if err != nil {
@@ -120,8 +130,12 @@ func (s *Server) namespacePolicyRoutes(rt *router) {
 			return nil
 		}))
 	})
+}
 
-	// Subscription permissions: once a subscription has roles, only they consume through it.
+// namespaceSubscriptionPermissionRoutes serves the roles allowed on a namespace's
+// subscriptions: once a subscription has roles, only they consume through it.
+func (s *Server) namespaceSubscriptionPermissionRoutes(rt *router) {
+	const ns = nsPath
 	rt.handle("GET "+ns+"/permissions/subscription", func(w http.ResponseWriter, r *http.Request) {
 		p, err := s.b.NamespacePolicies(nsName(r))
 		if err != nil {
@@ -163,7 +177,7 @@ var unsupportedNamespacePolicies = map[string]string{
 }
 
 func (s *Server) unsupportedNamespaceRoutes(rt *router) {
-	const ns = "/admin/v2/namespaces/{tenant}/{namespace}/"
+	const ns = nsPath + "/"
 	refuse := func(reason string) http.HandlerFunc {
 		return func(w http.ResponseWriter, _ *http.Request) { writeError(w, http.StatusMethodNotAllowed, reason) }
 	}

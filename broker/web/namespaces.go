@@ -15,8 +15,11 @@ import (
 // policies that limit topics are namespace_policies.go's).
 // Unset policies answer 204 with no body, as upstream answers null.
 
+// nsPath is a namespace's path, which its routes extend.
+const nsPath = "/admin/v2/namespaces/{tenant}/{namespace}"
+
 func (s *Server) namespaceRoutes(rt *router) {
-	const ns = "/admin/v2/namespaces/{tenant}/{namespace}"
+	const ns = nsPath
 	rt.handle("GET /admin/v2/namespaces/{tenant}", func(w http.ResponseWriter, r *http.Request) {
 		list, err := s.b.Namespaces(r.PathValue("tenant"))
 		answer(w, list, err)
@@ -64,8 +67,16 @@ func (s *Server) namespaceRoutes(rt *router) {
 		}
 		answer(w, list, err)
 	})
+	s.namespaceDataPolicyRoutes(rt)
+	s.namespaceSchemaRoutes(rt)
+	s.namespaceClusterRoutes(rt)
+	s.namespacePermissionRoutes(rt)
+}
 
-	// Policies stored whole; each endpoint reads or edits one field.
+// namespaceDataPolicyRoutes serves the policies of data and topic creation, stored whole in
+// the namespace's Policies: each endpoint reads or edits one field.
+func (s *Server) namespaceDataPolicyRoutes(rt *router) {
+	const ns = nsPath
 	s.policyRoute(rt, ns+"/retention",
 		func(p *policy.Policies) any { return nilIfNone(p.RetentionPolicies) },
 		func() any { return &policy.RetentionPolicies{} },
@@ -122,9 +133,13 @@ func (s *Server) namespaceRoutes(rt *router) {
 			return nil
 		}))
 	})
-	s.namespaceSchemaRoutes(rt)
+}
 
-	// Replication clusters: a single broker's namespaces replicate to its own cluster only.
+// namespaceClusterRoutes serves where a namespace lives: the replication clusters (a single
+// broker's namespaces replicate to its own cluster only) and the allowed clusters (PIP-321:
+// on a single broker, its own cluster).
+func (s *Server) namespaceClusterRoutes(rt *router) {
+	const ns = nsPath
 	rt.handle("GET "+ns+"/replication", func(w http.ResponseWriter, r *http.Request) {
 		p, err := s.b.NamespacePolicies(nsName(r))
 		if err != nil {
@@ -143,7 +158,6 @@ func (s *Server) namespaceRoutes(rt *router) {
 		}
 	})
 
-	// Allowed clusters (PIP-321): on a single broker, its own cluster.
 	rt.handle("GET "+ns+"/allowedClusters", func(w http.ResponseWriter, r *http.Request) {
 		p, err := s.b.NamespacePolicies(nsName(r))
 		if err != nil {
@@ -158,7 +172,11 @@ func (s *Server) namespaceRoutes(rt *router) {
 			noContent(w, s.b.SetNamespaceAllowedClusters(nsName(r), clusters))
 		}
 	})
+}
 
+// namespacePermissionRoutes serves the roles' permissions on a namespace.
+func (s *Server) namespacePermissionRoutes(rt *router) {
+	const ns = nsPath
 	rt.handle("GET "+ns+"/permissions", func(w http.ResponseWriter, r *http.Request) {
 		p, err := s.b.NamespacePolicies(nsName(r))
 		if err != nil {
@@ -187,7 +205,7 @@ func (s *Server) namespaceRoutes(rt *router) {
 // schemaValidationEnforced (with ?applied=true, the broker's isSchemaValidationEnforced counts
 // too) and the deprecated schemaAutoUpdateCompatibilityStrategy (set with PUT, as upstream).
 func (s *Server) namespaceSchemaRoutes(rt *router) {
-	const ns = "/admin/v2/namespaces/{tenant}/{namespace}"
+	const ns = nsPath
 	withPolicies := func(w http.ResponseWriter, r *http.Request, answer func(*policy.Policies) any) {
 		p, err := s.b.NamespacePolicies(nsName(r))
 		if err != nil {

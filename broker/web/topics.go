@@ -48,34 +48,7 @@ func (s *Server) topicRoutes(rt *router) {
 			noContent(w, s.b.DeleteTopic(topic, force))
 		}
 	})
-	s.topicRoute(rt, "PUT", "/partitions", func(w http.ResponseWriter, r *http.Request, topic string) {
-		body, ok := readBody(w, r)
-		if !ok {
-			return
-		}
-		var meta struct {
-			Partitions *int              `json:"partitions"`
-			Properties map[string]string `json:"properties"`
-		}
-		if bytes.HasPrefix(body, []byte("{")) {
-			if err := unmarshal(body, &meta); err != nil {
-				writeError(w, http.StatusBadRequest, "Invalid request body: "+err.Error())
-				return
-			}
-		} else {
-			var n int
-			if err := unmarshal(body, &n); err != nil {
-				writeError(w, http.StatusBadRequest, "Invalid request body: want a partition count or partitioned topic metadata: "+errText(err, body))
-				return
-			}
-			meta.Partitions = &n
-		}
-		if meta.Partitions == nil {
-			writeError(w, http.StatusBadRequest, "Invalid request body: partitions is missing")
-			return
-		}
-		noContent(w, s.b.CreatePartitionedTopic(topic, *meta.Partitions, meta.Properties))
-	})
+	s.topicRoute(rt, "PUT", "/partitions", s.createPartitionedTopic)
 	s.topicRoute(rt, "POST", "/partitions", func(w http.ResponseWriter, r *http.Request, topic string) {
 		var n int
 		if _, ok := decodeBody(w, r, &n, false); ok {
@@ -99,24 +72,7 @@ func (s *Server) topicRoutes(rt *router) {
 			noContent(w, s.b.DeletePartitionedTopic(topic, force))
 		}
 	})
-	s.topicRoute(rt, "GET", "/properties", func(w http.ResponseWriter, r *http.Request, topic string) {
-		props, err := s.b.TopicProperties(topic)
-		answer(w, props, err)
-	})
-	s.topicRoute(rt, "PUT", "/properties", func(w http.ResponseWriter, r *http.Request, topic string) {
-		var props map[string]string
-		if _, ok := decodeBody(w, r, &props, true); ok {
-			noContent(w, s.b.UpdateTopicProperties(topic, props))
-		}
-	})
-	s.topicRoute(rt, "DELETE", "/properties", func(w http.ResponseWriter, r *http.Request, topic string) {
-		key := r.URL.Query().Get("key")
-		if key == "" {
-			writeError(w, http.StatusBadRequest, "Query parameter key is required")
-			return
-		}
-		noContent(w, s.b.RemoveTopicProperty(topic, key))
-	})
+	s.topicPropertyRoutes(rt)
 	s.topicRoute(rt, "GET", "/lastMessageId", func(w http.ResponseWriter, r *http.Request, topic string) {
 		id, err := s.b.LastMessageID(topic)
 		answer(w, id, err)
@@ -141,6 +97,59 @@ func (s *Server) topicRoutes(rt *router) {
 	s.topicRoute(rt, "GET", "/compaction", func(w http.ResponseWriter, r *http.Request, topic string) {
 		st, err := s.b.CompactionStatus(topic)
 		answer(w, st, err)
+	})
+}
+
+// createPartitionedTopic creates a partitioned topic from a partition count or, as newer
+// admin clients send it, partitioned topic metadata with properties.
+func (s *Server) createPartitionedTopic(w http.ResponseWriter, r *http.Request, topic string) {
+	body, ok := readBody(w, r)
+	if !ok {
+		return
+	}
+	var meta struct {
+		Partitions *int              `json:"partitions"`
+		Properties map[string]string `json:"properties"`
+	}
+	if bytes.HasPrefix(body, []byte("{")) {
+		if err := unmarshal(body, &meta); err != nil {
+			writeError(w, http.StatusBadRequest, "Invalid request body: "+err.Error())
+			return
+		}
+	} else {
+		var n int
+		if err := unmarshal(body, &n); err != nil {
+			writeError(w, http.StatusBadRequest, "Invalid request body: want a partition count or partitioned topic metadata: "+errText(err, body))
+			return
+		}
+		meta.Partitions = &n
+	}
+	if meta.Partitions == nil {
+		writeError(w, http.StatusBadRequest, "Invalid request body: partitions is missing")
+		return
+	}
+	noContent(w, s.b.CreatePartitionedTopic(topic, *meta.Partitions, meta.Properties))
+}
+
+// topicPropertyRoutes serves a topic's properties: GET lists, PUT merges, DELETE ?key= removes one.
+func (s *Server) topicPropertyRoutes(rt *router) {
+	s.topicRoute(rt, "GET", "/properties", func(w http.ResponseWriter, r *http.Request, topic string) {
+		props, err := s.b.TopicProperties(topic)
+		answer(w, props, err)
+	})
+	s.topicRoute(rt, "PUT", "/properties", func(w http.ResponseWriter, r *http.Request, topic string) {
+		var props map[string]string
+		if _, ok := decodeBody(w, r, &props, true); ok {
+			noContent(w, s.b.UpdateTopicProperties(topic, props))
+		}
+	})
+	s.topicRoute(rt, "DELETE", "/properties", func(w http.ResponseWriter, r *http.Request, topic string) {
+		key := r.URL.Query().Get("key")
+		if key == "" {
+			writeError(w, http.StatusBadRequest, "Query parameter key is required")
+			return
+		}
+		noContent(w, s.b.RemoveTopicProperty(topic, key))
 	})
 }
 

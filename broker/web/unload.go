@@ -10,7 +10,7 @@ func (s *Server) unloadRoutes(rt *router) {
 	s.topicRoute(rt, "PUT", "/unload", func(w http.ResponseWriter, r *http.Request, topic string) {
 		noContent(w, s.b.UnloadTopic(topic))
 	})
-	const ns = "/admin/v2/namespaces/{tenant}/{namespace}"
+	const ns = nsPath
 	rt.handle("PUT "+ns+"/unload", func(w http.ResponseWriter, r *http.Request) {
 		noContent(w, s.b.UnloadNamespace(nsName(r), ""))
 	})
