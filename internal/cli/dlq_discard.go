@@ -164,54 +164,10 @@ func runDLQDiscard(ctx context.Context, cf *clientFlags, in stdin, args []string
 		printError(stderr, cmd, err)
 		return ExitFailure
 	}
-	bar := !f.json && isTerminal(stderr)
-	var last time.Time
-	var taken []client.MessageID
-	res, err := dlqops.Run(ctx, t.Client, opts, func(ev replay.Event) {
-		if ev.Action == replay.Discarded {
-			taken = append(taken, ev.ID)
-		}
-		switch {
-		case f.json:
-			json.NewEncoder(stdout).Encode(jsonEvent{ID: positionOf(ev.ID), Key: ev.Key, Action: string(ev.Action), Reason: ev.Reason})
-		case ev.Action == replay.Failed:
-			fmt.Fprintf(stderr, "\r\033[K%s: %s not discarded: %s\n", cmd, positionOf(ev.ID), termtext.Line(ev.Reason))
-		case bar && time.Since(last) > 100*time.Millisecond:
-			last = time.Now()
-			fmt.Fprintf(stderr, "\r\033[K%d considered, discarded %d of %d, failed %d", ev.Progress.Considered, ev.Progress.Discarded, n, ev.Progress.Failed)
-		}
-	})
-	if bar && !last.IsZero() {
-		io.WriteString(stderr, "\r\033[K")
-	}
-	// What the broker kept: a letter it does not show acknowledged comes back, and is not
-	// reported as discarded.
-	var kept string
-	if len(taken) > 0 {
-		dropped, unknown, kerr := notKept(ctx, t, taken)
-		if kerr == nil {
-			res.Discarded -= dropped
-			res.Failed += dropped
-			kept = keptWords(dropped, unknown, t.Sub)
-		}
-	}
+	res, kept, err := discardLetters(ctx, t, opts, n, f.json, stdout, stderr)
 	sum.Discarded, sum.Skipped, sum.Failed, sum.Arrived, sum.LeftOut = res.Discarded, res.Skipped, res.Failed, res.Arrived, res.LeftOut
 	sum.Complete, sum.OK, sum.Seconds = res.Complete, res.OK() && err == nil, res.Elapsed.Seconds()
-	if f.json {
-		json.NewEncoder(stdout).Encode(sum)
-	} else {
-		fmt.Fprintf(stdout, "discarded %d of %d selected from %s via %s", res.Discarded, n, shortTopic(t.Topic), t.Sub)
-		if res.Failed > 0 {
-			fmt.Fprintf(stdout, "; %d failed and stay", res.Failed)
-		}
-		if res.Complete {
-			if res.LeftOut > 0 {
-				fmt.Fprintf(stdout, "; %d left out up to %s (the selection was done before them)", res.LeftOut, positionOf(p.until))
-			}
-			fmt.Fprintf(stdout, "; %d arrived since the preview and were left", res.Arrived)
-		}
-		io.WriteString(stdout, "\n")
-	}
+	writeDiscarded(res, &sum, f.json, stdout)
 	if kept != "" {
 		fmt.Fprintf(stderr, "%s: %s\n", cmd, kept)
 	}
@@ -229,6 +185,65 @@ func runDLQDiscard(ctx context.Context, cf *clientFlags, in stdin, args []string
 		return ExitFailure
 	}
 	return ExitOK
+}
+
+// discardLetters acknowledges the n letters opts select with the engine, showing each as it
+// goes (--json: one object each; else a failure on a line of its own, and a progress line on a
+// terminal), then reads the subscription's cursor back: a letter the broker does not show
+// acknowledged comes back, and counts as failed, not discarded. kept says what the read-back
+// found ("" when every letter is acknowledged).
+func discardLetters(ctx context.Context, t *dlqops.Target, opts replay.Options, n int64, asJSON bool, stdout, stderr io.Writer) (res replay.Summary, kept string, err error) {
+	cmd := dlqDiscard.cmd
+	bar := !asJSON && isTerminal(stderr)
+	var last time.Time
+	var taken []client.MessageID
+	res, err = dlqops.Run(ctx, t.Client, opts, func(ev replay.Event) {
+		if ev.Action == replay.Discarded {
+			taken = append(taken, ev.ID)
+		}
+		switch {
+		case asJSON:
+			json.NewEncoder(stdout).Encode(jsonEvent{ID: positionOf(ev.ID), Key: ev.Key, Action: string(ev.Action), Reason: ev.Reason})
+		case ev.Action == replay.Failed:
+			fmt.Fprintf(stderr, "\r\033[K%s: %s not discarded: %s\n", cmd, positionOf(ev.ID), termtext.Line(ev.Reason))
+		case bar && time.Since(last) > 100*time.Millisecond:
+			last = time.Now()
+			fmt.Fprintf(stderr, "\r\033[K%d considered, discarded %d of %d, failed %d", ev.Progress.Considered, ev.Progress.Discarded, n, ev.Progress.Failed)
+		}
+	})
+	if bar && !last.IsZero() {
+		io.WriteString(stderr, "\r\033[K")
+	}
+	// What the broker kept: a letter it does not show acknowledged comes back, and is not
+	// reported as discarded.
+	if len(taken) > 0 {
+		dropped, unknown, kerr := notKept(ctx, t, taken)
+		if kerr == nil {
+			res.Discarded -= dropped
+			res.Failed += dropped
+			kept = keptWords(dropped, unknown, t.Sub)
+		}
+	}
+	return res, kept, err
+}
+
+// writeDiscarded writes what a discard did: the --json summary, or its line of text.
+func writeDiscarded(res replay.Summary, sum *discardSummary, asJSON bool, stdout io.Writer) {
+	if asJSON {
+		json.NewEncoder(stdout).Encode(sum)
+		return
+	}
+	fmt.Fprintf(stdout, "discarded %d of %d selected from %s via %s", res.Discarded, sum.Selected, shortTopic(sum.DLQ), sum.Subscription)
+	if res.Failed > 0 {
+		fmt.Fprintf(stdout, "; %d failed and stay", res.Failed)
+	}
+	if res.Complete {
+		if res.LeftOut > 0 {
+			fmt.Fprintf(stdout, "; %d left out up to %s (the selection was done before them)", res.LeftOut, sum.Until)
+		}
+		fmt.Fprintf(stdout, "; %d arrived since the preview and were left", res.Arrived)
+	}
+	io.WriteString(stdout, "\n")
 }
 
 // writeDiscardPreview writes what a dry run (or a run with nothing selected) found: each

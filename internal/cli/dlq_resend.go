@@ -82,28 +82,9 @@ func runDLQResend(ctx context.Context, cf *clientFlags, in stdin, args []string,
 		return code
 	}
 	usage := func(err error) int { return usageError(stderr, cmd, err) }
-	if f.id == "" {
-		return usage(errors.New("which letter? give its id with --id L:E (letterbox dlq export lists them)"))
-	}
-	id, err := client.ParseMessageID(f.id)
+	id, fileBody, editor, err := f.check(in)
 	if err != nil {
-		return usage(fmt.Errorf("--id: %w", err))
-	}
-	if f.payload.set && f.payloadFile != "" {
-		return usage(errors.New("--payload and --payload-file exclude each other"))
-	}
-	if err := f.properties.check(f.unset); err != nil {
 		return usage(err)
-	}
-	editor := editorCommand()
-	if f.edit && (editor == "" || !in.terminal) {
-		return usage(errors.New("--edit needs $VISUAL or $EDITOR set, and a terminal on stdin"))
-	}
-	var fileBody []byte
-	if f.payloadFile != "" {
-		if fileBody, err = os.ReadFile(f.payloadFile); err != nil {
-			return usage(fmt.Errorf("--payload-file: %w", err))
-		}
 	}
 	if code := cf.refuseReadOnly(cmd, "resend a dead letter", stderr); code != ExitOK {
 		return code
@@ -141,16 +122,7 @@ func runDLQResend(ctx context.Context, cf *clientFlags, in stdin, args []string,
 		return usage(err)
 	}
 	ed := startEdit(m)
-	switch {
-	case f.payload.set:
-		ed.Payload = []byte(f.payload.v)
-	case f.payloadFile != "":
-		ed.Payload = fileBody
-	}
-	if f.key.set {
-		ed.Key = f.key.v
-	}
-	f.properties.apply(ed.Properties, f.unset)
+	f.applyTo(&ed, fileBody)
 	if f.edit {
 		if ed.Payload, err = editPayload(ctx, editor, ed.Payload, in, stderr); err != nil {
 			return fail(err)
@@ -176,6 +148,73 @@ func runDLQResend(ctx context.Context, cf *clientFlags, in stdin, args []string,
 	if err != nil {
 		return fail(err)
 	}
+	res, sum, err := sendLetter(ctx, t, opts, m, dest, stderr)
+	writeResend(res, f.json, stdout, stderr)
+	selection := "id " + res.ID
+	if edited {
+		selection += " edited"
+	}
+	result := replay.Result(sum, err)
+	if err == nil && !res.OK {
+		result = "error: " + res.Reason
+	}
+	e := dlqops.ResendEntry(t.Topic, t.Sub, selection, sum, result)
+	e.When, e.Elapsed = started, time.Since(started)
+	cf.record(cmd, e, stderr)
+	if !res.OK {
+		return ExitFailure
+	}
+	return ExitOK
+}
+
+// check reads the flags that say which letter and how it changes, before anything connects:
+// the letter's id, the payload file's content, and the editor --edit opens. An error is the
+// command line's mistake.
+func (f *resendFlags) check(in stdin) (id client.MessageID, fileBody []byte, editor string, err error) {
+	if f.id == "" {
+		return id, nil, "", errors.New("which letter? give its id with --id L:E (letterbox dlq export lists them)")
+	}
+	if id, err = client.ParseMessageID(f.id); err != nil {
+		return id, nil, "", fmt.Errorf("--id: %w", err)
+	}
+	if f.payload.set && f.payloadFile != "" {
+		return id, nil, "", errors.New("--payload and --payload-file exclude each other")
+	}
+	if err := f.properties.check(f.unset); err != nil {
+		return id, nil, "", err
+	}
+	editor = editorCommand()
+	if f.edit && (editor == "" || !in.terminal) {
+		return id, nil, "", errors.New("--edit needs $VISUAL or $EDITOR set, and a terminal on stdin")
+	}
+	if f.payloadFile != "" {
+		if fileBody, err = os.ReadFile(f.payloadFile); err != nil {
+			return id, nil, "", fmt.Errorf("--payload-file: %w", err)
+		}
+	}
+	return id, fileBody, editor, nil
+}
+
+// applyTo changes ed as the flags say (not --edit, which comes after): the payload, from
+// --payload or the file read, the key, and the properties set and removed.
+func (f *resendFlags) applyTo(ed *replay.Edit, fileBody []byte) {
+	switch {
+	case f.payload.set:
+		ed.Payload = []byte(f.payload.v)
+	case f.payloadFile != "":
+		ed.Payload = fileBody
+	}
+	if f.key.set {
+		ed.Key = f.key.v
+	}
+	f.properties.apply(ed.Properties, f.unset)
+}
+
+// sendLetter resends the letter m to dest with the engine (opts select it alone), then reads
+// the subscription's cursor back: a letter the broker did not keep acknowledged comes back,
+// and is reported so. res says what happened, and why not when it did not.
+func sendLetter(ctx context.Context, t *dlqops.Target, opts replay.Options, m *client.Message, dest string, stderr io.Writer) (resendResult, replay.Summary, error) {
+	cmd := dlqResend.cmd
 	res := resendResult{ID: positionOf(m.ID), DLQ: t.Topic, Subscription: t.Sub, Destination: dest, Action: "failed"}
 	sum, err := dlqops.Run(ctx, t.Client, opts, func(ev replay.Event) {
 		switch ev.Action {
@@ -202,28 +241,21 @@ func runDLQResend(ctx context.Context, cf *clientFlags, in stdin, args []string,
 	case !res.OK && res.Reason == "":
 		res.Reason = "not found on " + t.Sub + ": acknowledged meanwhile?"
 	}
-	if f.json {
+	return res, sum, err
+}
+
+// writeResend says what the resend did: the --json object, or a line on stdout when it was
+// resent, on stderr when not.
+func writeResend(res resendResult, asJSON bool, stdout, stderr io.Writer) {
+	switch {
+	case asJSON:
 		json.NewEncoder(stdout).Encode(res)
-	} else if res.OK {
-		fmt.Fprintf(stdout, "resent %s to %s; acknowledged in %s via %s\n", res.ID, termtext.Line(dest), shortTopic(t.Topic), termtext.Line(t.Sub))
-	} else {
-		fmt.Fprintf(stderr, "%s: %s not resent: %s\n", cmd, res.ID, termtext.Line(res.Reason))
+	case res.OK:
+		fmt.Fprintf(stdout, "resent %s to %s; acknowledged in %s via %s\n", res.ID, termtext.Line(res.Destination), shortTopic(res.DLQ),
+			termtext.Line(res.Subscription))
+	default:
+		fmt.Fprintf(stderr, "%s: %s not resent: %s\n", dlqResend.cmd, res.ID, termtext.Line(res.Reason))
 	}
-	selection := "id " + res.ID
-	if edited {
-		selection += " edited"
-	}
-	result := replay.Result(sum, err)
-	if err == nil && !res.OK {
-		result = "error: " + res.Reason
-	}
-	e := dlqops.ResendEntry(t.Topic, t.Sub, selection, sum, result)
-	e.When, e.Elapsed = started, time.Since(started)
-	cf.record(cmd, e, stderr)
-	if !res.OK {
-		return ExitFailure
-	}
-	return ExitOK
 }
 
 // stringList is a repeatable flag of plain strings (--unset-property).

@@ -175,23 +175,7 @@ func runDLQSubscribe(ctx context.Context, cf *clientFlags, in stdin, args []stri
 
 	var errs []error
 	if res.Subscription != "" {
-		started := time.Now()
-		err := dlqops.Subscribe(ctx, ad, topic, res.Subscription)
-		if admin.StatusOf(err) == http.StatusConflict {
-			err = fmt.Errorf("%s has a subscription %s already: nothing created", shortTopic(topic), res.Subscription)
-		} else if err != nil {
-			err = fmt.Errorf("create subscription %s on %s: %w", res.Subscription, topic, err)
-		}
-		errs = append(errs, err)
-		res.Created = err == nil
-		cf.record(cmd, replay.HistoryEntry{When: started, Action: replay.ActionSubscribe, DLQ: topic, Subscription: res.Subscription,
-			Selection: "earliest", Result: resultOf(ctx, err), Elapsed: time.Since(started)}, stderr)
-		if err == nil {
-			if st, err := topicStats(ctx, ad, dt); err == nil {
-				b := triage.BacklogOf(st, res.Subscription)
-				res.Backlog, res.Letters = b.Entries, lettersOf(b)
-			}
-		}
+		errs = append(errs, createSubscription(ctx, cf, ad, dt, &res, stderr))
 	}
 	if retention && ctx.Err() == nil {
 		started := time.Now()
@@ -212,6 +196,29 @@ func runDLQSubscribe(ctx context.Context, cf *clientFlags, in stdin, args []stri
 		return fail(errors.Join(errs...))
 	}
 	return ExitOK
+}
+
+// createSubscription creates res.Subscription on the DLQ dt at its earliest retained letter,
+// records it, and reads its backlog back into res.
+func createSubscription(ctx context.Context, cf *clientFlags, ad *admin.Client, dt triage.Topic, res *subscribeResult, stderr io.Writer) error {
+	cmd, topic := dlqSubscribe.cmd, dt.Name
+	started := time.Now()
+	err := dlqops.Subscribe(ctx, ad, topic, res.Subscription)
+	if admin.StatusOf(err) == http.StatusConflict {
+		err = fmt.Errorf("%s has a subscription %s already: nothing created", shortTopic(topic), res.Subscription)
+	} else if err != nil {
+		err = fmt.Errorf("create subscription %s on %s: %w", res.Subscription, topic, err)
+	}
+	res.Created = err == nil
+	cf.record(cmd, replay.HistoryEntry{When: started, Action: replay.ActionSubscribe, DLQ: topic, Subscription: res.Subscription,
+		Selection: "earliest", Result: resultOf(ctx, err), Elapsed: time.Since(started)}, stderr)
+	if err == nil {
+		if st, err := topicStats(ctx, ad, dt); err == nil {
+			b := triage.BacklogOf(st, res.Subscription)
+			res.Backlog, res.Letters = b.Entries, lettersOf(b)
+		}
+	}
+	return err
 }
 
 // suggestSubscription names the subscription to create after the one the DLQ's letters died

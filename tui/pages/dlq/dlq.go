@@ -308,34 +308,13 @@ func (p *Page) key(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		return nil
 	}
-	t := p.activeTable()
-	switch {
-	case key.Matches(msg, km.Back):
+	if key.Matches(msg, km.Back) {
 		return p.back()
-	case key.Matches(msg, km.Up):
-		t.Move(-1)
-		p.counts.skipHeader(-1)
-	case key.Matches(msg, km.Down):
-		t.Move(1)
-		p.counts.skipHeader(1)
-	case key.Matches(msg, km.PageUp):
-		t.PageUp()
-		p.counts.skipHeader(-1)
-	case key.Matches(msg, km.PageDown):
-		t.PageDown()
-		p.counts.skipHeader(1)
-	case key.Matches(msg, km.HalfUp):
-		t.HalfUp()
-		p.counts.skipHeader(-1)
-	case key.Matches(msg, km.HalfDown):
-		t.HalfDown()
-		p.counts.skipHeader(1)
-	case key.Matches(msg, km.Top):
-		t.Top()
-		p.counts.skipHeader(1)
-	case key.Matches(msg, km.Bottom):
-		t.Bottom()
-		p.counts.skipHeader(-1)
+	}
+	if p.move(msg) {
+		return nil
+	}
+	switch {
 	case key.Matches(msg, km.Filter):
 		p.openPrompt(promptFilter)
 	case key.Matches(msg, keyFrom):
@@ -368,18 +347,7 @@ func (p *Page) key(msg tea.KeyPressMsg) tea.Cmd {
 	case p.counts.shown:
 		return nil
 	case key.Matches(msg, keyMark):
-		if d := p.current(); d != nil {
-			if d.Unreadable != "" {
-				return status(unreadableNote)
-			}
-			if p.marked[d.ID] {
-				delete(p.marked, d.ID)
-			} else {
-				p.marked[d.ID] = true
-			}
-			p.tbl.Move(1)
-			p.setRows()
-		}
+		return p.toggleMark()
 	case key.Matches(msg, keyMarkAll):
 		for _, i := range p.shown {
 			if d := p.list.msgs[i]; d.Unreadable == "" {
@@ -406,30 +374,95 @@ func (p *Page) key(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, keyPrevPage):
 		return p.prevPage()
 	case key.Matches(msg, keySub):
-		// A DLQ's letters are kept by its durable subscriptions; a reader's is not one.
-		var subs []string
-		for _, s := range p.subscriptions() {
-			if !s.NonDurable {
-				subs = append(subs, s.Name)
-			}
-		}
-		if len(subs) > 1 {
-			i := slices.Index(subs, p.sub)
-			p.sub = subs[(i+1)%len(subs)]
-			return tea.Batch(status("the letters of "+p.sub), p.rebase())
-		}
-		return status("the DLQ has one durable subscription or none: no other letters to show")
+		return p.nextSubscription()
 	case key.Matches(msg, keyAcked):
-		if p.sub == "" {
-			return status("no subscription: every retained letter is shown already")
-		}
-		p.includeAcked = !p.includeAcked
-		if p.includeAcked {
-			return tea.Batch(status("the letters "+p.sub+" acknowledged are shown too, marked ✓, while the DLQ retains them"), p.rebase())
-		}
-		return tea.Batch(status("the letters of "+p.sub+" only"), p.rebase())
+		return p.toggleAcked()
 	}
 	return nil
+}
+
+// move moves the cursor of the table shown when msg is a movement key, skipping the counts'
+// headers; false for any other key.
+func (p *Page) move(msg tea.KeyPressMsg) bool {
+	km, t := p.c.Keys, p.activeTable()
+	switch {
+	case key.Matches(msg, km.Up):
+		t.Move(-1)
+		p.counts.skipHeader(-1)
+	case key.Matches(msg, km.Down):
+		t.Move(1)
+		p.counts.skipHeader(1)
+	case key.Matches(msg, km.PageUp):
+		t.PageUp()
+		p.counts.skipHeader(-1)
+	case key.Matches(msg, km.PageDown):
+		t.PageDown()
+		p.counts.skipHeader(1)
+	case key.Matches(msg, km.HalfUp):
+		t.HalfUp()
+		p.counts.skipHeader(-1)
+	case key.Matches(msg, km.HalfDown):
+		t.HalfDown()
+		p.counts.skipHeader(1)
+	case key.Matches(msg, km.Top):
+		t.Top()
+		p.counts.skipHeader(1)
+	case key.Matches(msg, km.Bottom):
+		t.Bottom()
+		p.counts.skipHeader(-1)
+	default:
+		return false
+	}
+	return true
+}
+
+// toggleMark marks the letter under the cursor, or unmarks it, and moves to the next.
+func (p *Page) toggleMark() tea.Cmd {
+	d := p.current()
+	switch {
+	case d == nil:
+		return nil
+	case d.Unreadable != "":
+		return status(unreadableNote)
+	}
+	if p.marked[d.ID] {
+		delete(p.marked, d.ID)
+	} else {
+		p.marked[d.ID] = true
+	}
+	p.tbl.Move(1)
+	p.setRows()
+	return nil
+}
+
+// nextSubscription shows the letters of the DLQ's next durable subscription: a DLQ's letters
+// are kept by its durable subscriptions, and a reader's is not one.
+func (p *Page) nextSubscription() tea.Cmd {
+	var subs []string
+	for _, s := range p.subscriptions() {
+		if !s.NonDurable {
+			subs = append(subs, s.Name)
+		}
+	}
+	if len(subs) > 1 {
+		i := slices.Index(subs, p.sub)
+		p.sub = subs[(i+1)%len(subs)]
+		return tea.Batch(status("the letters of "+p.sub), p.rebase())
+	}
+	return status("the DLQ has one durable subscription or none: no other letters to show")
+}
+
+// toggleAcked shows the letters the subscription acknowledged too, while the DLQ retains
+// them, or hides them again.
+func (p *Page) toggleAcked() tea.Cmd {
+	if p.sub == "" {
+		return status("no subscription: every retained letter is shown already")
+	}
+	p.includeAcked = !p.includeAcked
+	if p.includeAcked {
+		return tea.Batch(status("the letters "+p.sub+" acknowledged are shown too, marked ✓, while the DLQ retains them"), p.rebase())
+	}
+	return tea.Batch(status("the letters of "+p.sub+" only"), p.rebase())
 }
 
 // rebase starts over on what the screen reads (another subscription, or the acknowledged
