@@ -34,8 +34,11 @@ func (b *Broker) TopicStats(tname string, opts StatsOptions) (*TopicStats, error
 }
 
 func (b *Broker) topicStats(t *topic, opts StatsOptions, now time.Time) *TopicStats {
+	// The deduplication in effect, as upstream's status says: the topic's policy, else its
+	// namespace's, else brokerDeduplicationEnabled (a namespace's alone left a broker that
+	// deduplicates everywhere saying Disabled, and replays at least once).
 	dedup := "Disabled"
-	if p, err := b.NamespacePolicies(t.name.namespace()); err == nil && p.DeduplicationEnabled != nil && *p.DeduplicationEnabled {
+	if t.name.Persistent && b.layers(t.name).Deduplication() {
 		dedup = "Enabled"
 	}
 	t.mu.Lock()

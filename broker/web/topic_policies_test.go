@@ -12,6 +12,7 @@ import (
 	"github.com/apache/pulsar-client-go/pulsaradmin/pkg/rest"
 	"github.com/apache/pulsar-client-go/pulsaradmin/pkg/utils"
 
+	"github.com/letterbox-dev/letterbox/broker"
 	"github.com/letterbox-dev/letterbox/internal/brokertest"
 )
 
@@ -266,4 +267,43 @@ func TestTopicLevelSubscriptionCreationAndSchemaStrategy(t *testing.T) {
 		t.Fatalf("a new schema under the namespace's ALWAYS_COMPATIBLE: %v", err)
 	}
 	p3.Close()
+}
+
+// A topic's stats say the deduplication in effect, as upstream's deduplicationStatus does:
+// the topic's policy, else its namespace's, else the broker's brokerDeduplicationEnabled.
+// letterbox's replay reads it to know whether a replay is exactly once.
+func TestDeduplicationStatusInEffect(t *testing.T) {
+	t.Parallel()
+	status := func(e *env, topic string) string {
+		t.Helper()
+		tn, err := utils.GetTopicName(topic)
+		must(t, err)
+		must(t, e.adm.Topics().Create(*tn, 0))
+		st, err := e.adm.Topics().GetStats(*tn)
+		must(t, err)
+		return st.DeDuplicationStatus
+	}
+	on := newEnv(t, func(c *broker.Config) { c.BrokerDeduplicationEnabled = true })
+	if got := status(on, "persistent://public/default/everywhere"); got != "Enabled" {
+		t.Errorf("on a broker that deduplicates everywhere: %q, want Enabled", got)
+	}
+	must(t, on.adm.Namespaces().CreateNamespace("public/nodedup"))
+	must(t, on.adm.Namespaces().SetDeduplicationStatus("public/nodedup", false))
+	if got := status(on, "persistent://public/nodedup/off"); got != "Disabled" {
+		t.Errorf("in a namespace that turns it off: %q, want Disabled", got)
+	}
+
+	off := newEnv(t)
+	if got := status(off, "persistent://public/default/plain"); got != "Disabled" {
+		t.Errorf("on a broker that does not deduplicate: %q, want Disabled", got)
+	}
+	tn, err := utils.GetTopicName("persistent://public/default/own")
+	must(t, err)
+	must(t, off.adm.Topics().Create(*tn, 0))
+	must(t, off.adm.Topics().SetDeduplicationStatus(*tn, true))
+	st, err := off.adm.Topics().GetStats(*tn)
+	must(t, err)
+	if st.DeDuplicationStatus != "Enabled" {
+		t.Errorf("a topic whose own policy turns it on: %q, want Enabled", st.DeDuplicationStatus)
+	}
 }
