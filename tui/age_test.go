@@ -65,21 +65,28 @@ func (c *movingClock) Tick(d time.Duration, fn func(time.Time) tea.Msg) tea.Cmd 
 	return nil
 }
 
-// What is on screen says how old it is only once a refresh has gone unanswered for a whole
-// period — never while the broker answers, however old what is shown — and an error stays on
-// the status line through a key that does nothing, until news replaces it.
-func TestDataAgeAndHeldErrors(t *testing.T) {
-	clk := &movingClock{t: datatest.FakeEpoch}
-	src := datatest.NewFake()
+// agingApp is the app on src at 160×48, started, on a clock the test moves, refreshing every
+// 2 s; header reads its top line.
+func agingApp(t *testing.T, src *datatest.Fake) (h *harness, clk *movingClock, header func() string) {
+	t.Helper()
+	clk = &movingClock{t: datatest.FakeEpoch}
 	app, err := New(context.Background(), Options{Source: src, ThemesDir: t.TempDir(), Clock: clk,
 		Getenv: func(string) string { return "" }, ExportDir: t.TempDir(), Refresh: 2 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := &harness{t: t, app: app, src: src}
+	h = &harness{t: t, app: app, src: src}
 	h.send(tea.WindowSizeMsg{Width: 160, Height: 48})
 	h.run(app.Init())
-	header := func() string { return strings.SplitN(tuitest.Plain(app.Render()), "\n", 2)[0] }
+	return h, clk, func() string { return strings.SplitN(tuitest.Plain(app.Render()), "\n", 2)[0] }
+}
+
+// What is on screen says how old it is only once a refresh has gone unanswered for a whole
+// period — never while the broker answers, however old what is shown — and an error stays on
+// the status line through a key that does nothing, until news replaces it.
+func TestDataAgeAndHeldErrors(t *testing.T) {
+	src := datatest.NewFake()
+	h, clk, header := agingApp(t, src)
 	if strings.Contains(header(), "as of") {
 		t.Fatalf("fresh data carries an age:\n%s", header())
 	}
@@ -158,18 +165,9 @@ func TestNoAgeWhereNothingIsRead(t *testing.T) {
 // answer is the cluster answering, so the screen is never said to be old while it does (it
 // said "as of" a minute-old listing while the broker answered every refresh).
 func TestLargeListingRefreshesAreAnswers(t *testing.T) {
-	clk := &movingClock{t: datatest.FakeEpoch}
 	src := bigFake(data.OnScreenFrom + 1)
 	src.ListsWithoutStats = true
-	app, err := New(context.Background(), Options{Source: src, ThemesDir: t.TempDir(), Clock: clk,
-		Getenv: func(string) string { return "" }, ExportDir: t.TempDir(), Refresh: 2 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := &harness{t: t, app: app, src: src}
-	h.send(tea.WindowSizeMsg{Width: 160, Height: 48})
-	h.run(app.Init())
-	header := func() string { return strings.SplitN(tuitest.Plain(app.Render()), "\n", 2)[0] }
+	h, clk, header := agingApp(t, src)
 	for range 5 {
 		h.send(common.RefreshMsg{})
 		clk.add(3 * time.Second)
