@@ -385,35 +385,23 @@ func (p *Page) key(msg tea.KeyPressMsg) tea.Cmd {
 // headers; false for any other key.
 func (p *Page) move(msg tea.KeyPressMsg) bool {
 	km, t := p.c.Keys, p.activeTable()
-	switch {
-	case key.Matches(msg, km.Up):
-		t.Move(-1)
-		p.counts.skipHeader(-1)
-	case key.Matches(msg, km.Down):
-		t.Move(1)
-		p.counts.skipHeader(1)
-	case key.Matches(msg, km.PageUp):
-		t.PageUp()
-		p.counts.skipHeader(-1)
-	case key.Matches(msg, km.PageDown):
-		t.PageDown()
-		p.counts.skipHeader(1)
-	case key.Matches(msg, km.HalfUp):
-		t.HalfUp()
-		p.counts.skipHeader(-1)
-	case key.Matches(msg, km.HalfDown):
-		t.HalfDown()
-		p.counts.skipHeader(1)
-	case key.Matches(msg, km.Top):
-		t.Top()
-		p.counts.skipHeader(1)
-	case key.Matches(msg, km.Bottom):
-		t.Bottom()
-		p.counts.skipHeader(-1)
-	default:
-		return false
+	for _, m := range []struct {
+		key  key.Binding
+		move func()
+		dir  int // the way a section header under the cursor is skipped
+	}{
+		{km.Up, func() { t.Move(-1) }, -1}, {km.Down, func() { t.Move(1) }, 1},
+		{km.PageUp, t.PageUp, -1}, {km.PageDown, t.PageDown, 1},
+		{km.HalfUp, t.HalfUp, -1}, {km.HalfDown, t.HalfDown, 1},
+		{km.Top, t.Top, 1}, {km.Bottom, t.Bottom, -1},
+	} {
+		if key.Matches(msg, m.key) {
+			m.move()
+			p.counts.skipHeader(m.dir)
+			return true
+		}
 	}
-	return true
+	return false
 }
 
 // toggleMark marks the letter under the cursor, or unmarks it, and moves to the next.
@@ -433,54 +421,6 @@ func (p *Page) toggleMark() tea.Cmd {
 	p.tbl.Move(1)
 	p.setRows()
 	return nil
-}
-
-// nextSubscription shows the letters of the DLQ's next durable subscription: a DLQ's letters
-// are kept by its durable subscriptions, and a reader's is not one.
-func (p *Page) nextSubscription() tea.Cmd {
-	var subs []string
-	for _, s := range p.subscriptions() {
-		if !s.NonDurable {
-			subs = append(subs, s.Name)
-		}
-	}
-	if len(subs) > 1 {
-		i := slices.Index(subs, p.sub)
-		p.sub = subs[(i+1)%len(subs)]
-		return tea.Batch(status("the letters of "+p.sub), p.rebase())
-	}
-	return status("the DLQ has one durable subscription or none: no other letters to show")
-}
-
-// toggleAcked shows the letters the subscription acknowledged too, while the DLQ retains
-// them, or hides them again.
-func (p *Page) toggleAcked() tea.Cmd {
-	if p.sub == "" {
-		return status("no subscription: every retained letter is shown already")
-	}
-	p.includeAcked = !p.includeAcked
-	if p.includeAcked {
-		return tea.Batch(status("the letters "+p.sub+" acknowledged are shown too, marked ✓, while the DLQ retains them"), p.rebase())
-	}
-	return tea.Batch(status("the letters of "+p.sub+" only"), p.rebase())
-}
-
-// rebase starts over on what the screen reads (another subscription, or the acknowledged
-// letters shown or not): counts, search and marks were of the other, and go; the list is read
-// from its first letter.
-func (p *Page) rebase() tea.Cmd {
-	p.scan.stop()
-	p.scan.result, p.counts.shown, p.stale, p.drilled = nil, false, false, nil
-	p.filter, p.expr = "", nil
-	p.marked = map[string]bool{}
-	p.tbl.Top()
-	if p.includeAcked {
-		p.list.src = srcBrowse
-		return p.browse(data.From{Earliest: true})
-	}
-	p.list.src = srcBacklog
-	p.list.resetPages()
-	return p.loadBacklog(1)
 }
 
 // catchUp reads the counts and the search results again once they are stale and no scan runs,
@@ -561,7 +501,7 @@ func (p *Page) selection() (req data.ReplayRequest, ok bool) {
 			}
 		}
 		for id := range p.marked { // marked on another page
-			if !containsID(req.IDs, id) {
+			if !slices.Contains(req.IDs, id) {
 				req.IDs = append(req.IDs, id)
 			}
 		}
@@ -569,23 +509,6 @@ func (p *Page) selection() (req data.ReplayRequest, ok bool) {
 		req.Filters = []string{p.expr.String()}
 	}
 	return req, true
-}
-
-func containsID(ids []string, id string) bool {
-	for _, x := range ids {
-		if x == id {
-			return true
-		}
-	}
-	return false
-}
-
-// subscriptions are the DLQ's, none before its detail came.
-func (p *Page) subscriptions() []data.Subscription {
-	if p.detail == nil {
-		return nil
-	}
-	return p.detail.Subscriptions
 }
 
 func (p *Page) setState(m StateMsg) {
