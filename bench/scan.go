@@ -24,6 +24,7 @@ import (
 
 	"github.com/letterbox-dev/letterbox/client"
 	"github.com/letterbox-dev/letterbox/client/admin"
+	"github.com/letterbox-dev/letterbox/client/adminapi"
 )
 
 // Targets from the scan issue: the rate is met by either the absolute or the relative goal.
@@ -482,7 +483,7 @@ func createOrigin(ctx context.Context, ad *admin.Client, origin string) error {
 		return fmt.Errorf("creating the origin topic: %w", err)
 	}
 	for _, sub := range scanOriginSubs {
-		if err := ad.CreateSubscription(ctx, origin, sub, admin.Earliest); err != nil {
+		if err := ad.CreateSubscription(ctx, origin, sub, adminapi.Earliest); err != nil {
 			return fmt.Errorf("creating the origin's subscription %s: %w", sub, err)
 		}
 	}

@@ -2,6 +2,8 @@ package broker
 
 import (
 	"time"
+
+	"github.com/letterbox-dev/letterbox/client/adminapi"
 )
 
 // The admin API: what broker/web serves as upstream's REST v2, as methods on *Broker, one
@@ -14,18 +16,10 @@ import (
 // admin state's own mutex (adminState.mu) is a leaf there, held only around the store's
 // metadata writes besides the state itself.
 
-// MessageID is a position as the admin API shows it: upstream's JSON
-// {"ledgerId","entryId","partitionIndex"} plus batchIndex when inside a batch.
-type MessageID struct {
-	LedgerID       int64 `json:"ledgerId"`
-	EntryID        int64 `json:"entryId"`
-	PartitionIndex int   `json:"partitionIndex"`
-	BatchIndex     int   `json:"batchIndex,omitempty"`
-}
-
-// Earliest and latest as upstream's admin clients send them.
-func (m MessageID) isEarliest() bool { return m.LedgerID == -1 && m.EntryID == -1 }
-func (m MessageID) isLatest() bool {
+// isEarliest and isLatest read the positions upstream's admin clients send for the earliest
+// and the latest message.
+func isEarliest(m adminapi.MessageID) bool { return m.LedgerID == -1 && m.EntryID == -1 }
+func isLatest(m adminapi.MessageID) bool {
 	return m.LedgerID == 1<<63-1 && m.EntryID == 1<<63-1
 }
 

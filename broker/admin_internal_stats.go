@@ -5,70 +5,15 @@ import (
 	"time"
 
 	"github.com/letterbox-dev/letterbox/broker/storage"
+	"github.com/letterbox-dev/letterbox/client/adminapi"
 )
 
 // Upstream's …/internalStats: a topic's ledgers (our segments) and cursors (our durable
 // subscriptions), in upstream's PersistentTopicInternalStats JSON.
 
-// InternalStats is upstream's PersistentTopicInternalStats JSON.
-type InternalStats struct {
-	EntriesAddedCounter                int64                   `json:"entriesAddedCounter"`
-	NumberOfEntries                    int64                   `json:"numberOfEntries"`
-	TotalSize                          int64                   `json:"totalSize"`
-	CurrentLedgerEntries               int64                   `json:"currentLedgerEntries"`
-	CurrentLedgerSize                  int64                   `json:"currentLedgerSize"`
-	LastLedgerCreatedTimestamp         string                  `json:"lastLedgerCreatedTimestamp"`
-	LastLedgerCreationFailureTimestamp string                  `json:"lastLedgerCreationFailureTimestamp,omitempty"`
-	WaitingCursorsCount                int                     `json:"waitingCursorsCount"`
-	PendingAddEntriesCount             int                     `json:"pendingAddEntriesCount"`
-	LastConfirmedEntry                 string                  `json:"lastConfirmedEntry"`
-	State                              string                  `json:"state"`
-	Ledgers                            []InternalLedgerInfo    `json:"ledgers"`
-	Cursors                            map[string]*CursorStats `json:"cursors"`
-	SchemaLedgers                      []InternalLedgerInfo    `json:"schemaLedgers"`
-	CompactedLedger                    InternalLedgerInfo      `json:"compactedLedger"`
-}
-
-// InternalLedgerInfo is upstream's LedgerInfo JSON.
-type InternalLedgerInfo struct {
-	LedgerID        int64  `json:"ledgerId"`
-	Entries         int64  `json:"entries"`
-	Size            int64  `json:"size"`
-	Timestamp       int64  `json:"timestamp,omitempty"`
-	Offloaded       bool   `json:"offloaded"`
-	Metadata        string `json:"metadata,omitempty"`
-	UnderReplicated bool   `json:"underReplicated"`
-}
-
-// CursorStats is upstream's CursorStats JSON plus our extension batchDeletedIndexes (left out
-// in upstream-compat mode).
-type CursorStats struct {
-	MarkDeletePosition                       string           `json:"markDeletePosition"`
-	ReadPosition                             string           `json:"readPosition"`
-	WaitingReadOp                            bool             `json:"waitingReadOp"`
-	PendingReadOps                           int              `json:"pendingReadOps"`
-	MessagesConsumedCounter                  int64            `json:"messagesConsumedCounter"`
-	CursorLedger                             int64            `json:"cursorLedger"`
-	CursorLedgerLastEntry                    int64            `json:"cursorLedgerLastEntry"`
-	IndividuallyDeletedMessages              string           `json:"individuallyDeletedMessages"`
-	LastLedgerSwitchTimestamp                string           `json:"lastLedgerSwitchTimestamp"`
-	State                                    string           `json:"state"`
-	Active                                   bool             `json:"active"`
-	NumberOfEntriesSinceFirstNotAckedMessage int64            `json:"numberOfEntriesSinceFirstNotAckedMessage"`
-	TotalNonContiguousDeletedMessagesRange   int              `json:"totalNonContiguousDeletedMessagesRange"`
-	SubscriptionHavePendingRead              bool             `json:"subscriptionHavePendingRead"`
-	Properties                               map[string]int64 `json:"properties"`
-	// BatchDeletedIndexes names each batch after the mark-delete position that is
-	// acknowledged in part ("ledger:entry") with its acknowledged indexes, ascending: what
-	// upstream's cursor keeps as batchDeletedIndexes and its stats do not show. With it, a
-	// reader skips exactly the messages the subscription acknowledged. Absent in
-	// upstream-compat mode; {} when no batch is acknowledged in part.
-	BatchDeletedIndexes *map[string][]int32 `json:"batchDeletedIndexes,omitempty"`
-}
-
 // InternalStats returns a topic's (or partition's) storage-level stats: its ledgers (segments)
 // and one cursor per durable subscription.
-func (b *Broker) InternalStats(tname string) (*InternalStats, error) {
+func (b *Broker) InternalStats(tname string) (*adminapi.InternalStats, error) {
 	name, err := parseAdminTopic(tname)
 	if err != nil {
 		return nil, err
@@ -90,15 +35,15 @@ func (b *Broker) InternalStats(tname string) (*InternalStats, error) {
 // included, and its timestamp is its last entry's publish time (upstream's is when it closed,
 // which a segment does not record). Cursors are the subscriptions; they live in the metadata
 // store, not in a cursor ledger, so cursorLedger is −1.
-func (t *topic) internalStats() *InternalStats {
+func (t *topic) internalStats() *adminapi.InternalStats {
 	last := t.log.Last()
-	ledgers := []InternalLedgerInfo{}
+	ledgers := []adminapi.LedgerInfo{}
 	var added int64
 	infos := t.log.Ledgers()
 	for i, l := range infos {
 		n := l.First + l.Entries
 		added += n
-		li := InternalLedgerInfo{LedgerID: l.ID, Entries: n, Size: l.Size}
+		li := adminapi.LedgerInfo{LedgerID: l.ID, Entries: n, Size: l.Size}
 		if i == len(infos)-1 {
 			li.Entries, li.Size = 0, 0
 		} else if e, ok := t.log.GetHeld(storage.Position{Ledger: l.ID, Entry: n - 1}); ok {
@@ -115,7 +60,7 @@ func (t *topic) internalStats() *InternalStats {
 	if t.b.isTerminated(t.full) {
 		state = "Terminated"
 	}
-	st := &InternalStats{
+	st := &adminapi.InternalStats{
 		EntriesAddedCounter:        added,
 		NumberOfEntries:            t.log.Entries(),
 		TotalSize:                  t.log.Size(),
@@ -125,8 +70,8 @@ func (t *topic) internalStats() *InternalStats {
 		LastConfirmedEntry:         last.String(),
 		State:                      state,
 		Ledgers:                    ledgers,
-		Cursors:                    map[string]*CursorStats{},
-		SchemaLedgers:              []InternalLedgerInfo{},
+		Cursors:                    map[string]adminapi.CursorStats{},
+		SchemaLedgers:              []adminapi.LedgerInfo{},
 		CompactedLedger:            t.compactedLedgerInfo(),
 	}
 	for name, s := range t.subs {
@@ -137,7 +82,7 @@ func (t *topic) internalStats() *InternalStats {
 
 // cursorStats is s's CursorStats; added is the topic's entriesAddedCounter. Called with the
 // topic's mutex held.
-func (s *subscription) cursorStats(added int64, last storage.Position) *CursorStats {
+func (s *subscription) cursorStats(added int64, last storage.Position) adminapi.CursorStats {
 	log := s.topic.log
 	ranges := ackedRanges(s)
 	parts := make([]string, len(ranges))
@@ -155,7 +100,7 @@ func (s *subscription) cursorStats(added int64, last storage.Position) *CursorSt
 	if len(s.consumers) == 0 && !s.durable {
 		state = "Closed"
 	}
-	cs := &CursorStats{
+	cs := adminapi.CursorStats{
 		MarkDeletePosition: s.markDelete.String(),
 		ReadPosition:       s.readPos.String(),
 		WaitingReadOp:      len(s.consumers) > 0 && last.Less(s.readPos),
@@ -182,10 +127,10 @@ func (s *subscription) cursorStats(added int64, last storage.Position) *CursorSt
 
 // compactedLedgerInfo is internalStats' compactedLedger: −1 everywhere until a compaction
 // succeeded, as upstream. Called with t.mu held.
-func (t *topic) compactedLedgerInfo() InternalLedgerInfo {
+func (t *topic) compactedLedgerInfo() adminapi.LedgerInfo {
 	view := t.compactedView()
 	if view == nil {
-		return InternalLedgerInfo{LedgerID: -1, Entries: -1, Size: -1}
+		return adminapi.LedgerInfo{LedgerID: -1, Entries: -1, Size: -1}
 	}
-	return InternalLedgerInfo{LedgerID: view.Ledger, Entries: int64(len(view.Entries)), Size: view.Size}
+	return adminapi.LedgerInfo{LedgerID: view.Ledger, Entries: int64(len(view.Entries)), Size: view.Size}
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/letterbox-dev/letterbox/broker/policy"
 	"github.com/letterbox-dev/letterbox/broker/storage"
+	"github.com/letterbox-dev/letterbox/client/adminapi"
 )
 
 // Namespaces and their policies, as upstream's /admin/v2/namespaces. Policies (broker/policy)
@@ -19,9 +20,9 @@ import (
 var authActions = map[string]bool{"produce": true, "consume": true, "functions": true,
 	"sources": true, "sinks": true, "packages": true}
 
-func (b *Broker) defaultPolicies() *policy.Policies {
-	return &policy.Policies{
-		AuthPolicies: policy.AuthPolicies{
+func (b *Broker) defaultPolicies() *adminapi.Policies {
+	return &adminapi.Policies{
+		AuthPolicies: adminapi.AuthPolicies{
 			NamespaceAuth:         map[string][]string{},
 			DestinationAuth:       map[string]map[string][]string{},
 			SubscriptionAuthRoles: map[string][]string{},
@@ -50,14 +51,14 @@ func (b *Broker) Namespaces(tenant string) ([]string, error) {
 }
 
 // CreateNamespace creates "tenant/ns" with policies p (nil: the defaults).
-func (b *Broker) CreateNamespace(ns string, p *policy.Policies) error {
+func (b *Broker) CreateNamespace(ns string, p *adminapi.Policies) error {
 	tenant, _, err := splitNamespace(ns)
 	if err != nil {
 		return err
 	}
 	np := b.defaultPolicies()
 	if p != nil {
-		np = p.Clone()
+		np = policy.CloneNamespace(p)
 		def := b.defaultPolicies()
 		if np.AuthPolicies.NamespaceAuth == nil {
 			np.AuthPolicies = def.AuthPolicies
@@ -98,7 +99,7 @@ func (b *Broker) CreateNamespace(ns string, p *policy.Policies) error {
 	return nil
 }
 
-func (b *Broker) checkPolicies(p *policy.Policies) error {
+func (b *Broker) checkPolicies(p *adminapi.Policies) error {
 	if o := p.AutoTopicCreationOverride; o != nil {
 		if err := checkAutoTopicCreation(o); err != nil {
 			return err
@@ -132,7 +133,7 @@ func validStrategy(s string) bool {
 
 // checkAutoTopicCreation validates an autoTopicCreationOverride as upstream does: only an
 // override that allows auto-creation is checked, and a failure is 412 with upstream's words.
-func checkAutoTopicCreation(o *policy.AutoTopicCreationOverride) error {
+func checkAutoTopicCreation(o *adminapi.AutoTopicCreationOverride) error {
 	if !o.AllowAutoTopicCreation {
 		return nil
 	}
@@ -173,7 +174,7 @@ func (b *Broker) checkTenant(ns string) error {
 }
 
 // NamespacePolicies returns a namespace's policies.
-func (b *Broker) NamespacePolicies(ns string) (*policy.Policies, error) {
+func (b *Broker) NamespacePolicies(ns string) (*adminapi.Policies, error) {
 	if err := b.checkTenant(ns); err != nil {
 		return nil, err
 	}
@@ -186,11 +187,11 @@ func (b *Broker) NamespacePolicies(ns string) (*policy.Policies, error) {
 	if p == nil {
 		p = b.defaultPolicies() // public/default, until someone changes it
 	}
-	return p.Clone(), nil
+	return policy.CloneNamespace(p), nil
 }
 
 // UpdateNamespacePolicies applies fn to a copy of ns's policies and stores the result.
-func (b *Broker) UpdateNamespacePolicies(ns string, fn func(*policy.Policies) error) error {
+func (b *Broker) UpdateNamespacePolicies(ns string, fn func(*adminapi.Policies) error) error {
 	if err := b.checkTenant(ns); err != nil {
 		return err
 	}
@@ -206,7 +207,7 @@ func (b *Broker) UpdateNamespacePolicies(ns string, fn func(*policy.Policies) er
 	if p == nil {
 		p = b.defaultPolicies()
 	}
-	p = p.Clone()
+	p = policy.CloneNamespace(p)
 	if err := fn(p); err != nil {
 		return err
 	}
@@ -231,7 +232,7 @@ func (b *Broker) GrantNamespacePermission(ns, role string, actions []string) err
 			return adminErr(ErrInvalidArgument, "Unknown auth action %q", act)
 		}
 	}
-	return b.UpdateNamespacePolicies(ns, func(p *policy.Policies) error {
+	return b.UpdateNamespacePolicies(ns, func(p *adminapi.Policies) error {
 		if p.AuthPolicies.NamespaceAuth == nil {
 			p.AuthPolicies.NamespaceAuth = map[string][]string{}
 		}
@@ -242,7 +243,7 @@ func (b *Broker) GrantNamespacePermission(ns, role string, actions []string) err
 
 // RevokeNamespacePermission removes role's permissions on ns.
 func (b *Broker) RevokeNamespacePermission(ns, role string) error {
-	return b.UpdateNamespacePolicies(ns, func(p *policy.Policies) error {
+	return b.UpdateNamespacePolicies(ns, func(p *adminapi.Policies) error {
 		if _, ok := p.AuthPolicies.NamespaceAuth[role]; !ok {
 			return adminErr(ErrPreconditionFailed, "Permissions are not set at the namespace level")
 		}

@@ -2,6 +2,7 @@ package broker
 
 import (
 	"github.com/letterbox-dev/letterbox/broker/storage"
+	"github.com/letterbox-dev/letterbox/client/adminapi"
 )
 
 // Reading entries without consuming them: upstream's peek (…/subscription/{sub}/position/{n}),
@@ -131,7 +132,7 @@ func (b *Broker) peekSubscription(t *topic, sub string) error {
 	if !b.autoSubscriptionCreation(t.name) {
 		return adminErr(ErrPreconditionFailed, "Subscription %s does not exist and the auto subscription creation is not allowed", sub)
 	}
-	if err := t.createSubscription(sub, MessageID{LedgerID: -1, EntryID: -1}); err != nil {
+	if err := t.createSubscription(sub, adminapi.MessageID{LedgerID: -1, EntryID: -1}); err != nil {
 		return err
 	}
 	b.log.Info("subscription created by a peek", "topic", t.full, "subscription", sub)

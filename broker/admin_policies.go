@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/letterbox-dev/letterbox/broker/policy"
+	"github.com/letterbox-dev/letterbox/client/adminapi"
 )
 
 // The policies in effect on a topic, as upstream layers them: a topic-level policy
@@ -18,7 +19,7 @@ import (
 // maxTopicsRefusal (below). The compaction threshold is read by compaction (CompactionThreshold).
 
 // checkBacklogQuota validates one backlog quota of type kind and fills in its limits.
-func checkBacklogQuota(kind string, q *policy.BacklogQuota) error {
+func checkBacklogQuota(kind string, q *adminapi.BacklogQuota) error {
 	switch kind {
 	case policy.QuotaDestinationStorage, policy.QuotaMessageAge:
 	default:
@@ -39,7 +40,7 @@ func checkBacklogQuota(kind string, q *policy.BacklogQuota) error {
 
 // checkQuotaWithinRetention refuses a backlog quota larger than the retention it would be held
 // to, as upstream does: data past retention is gone, so such a quota could never trigger.
-func checkQuotaWithinRetention(q policy.BacklogQuota, r *policy.RetentionPolicies, scope string) error {
+func checkQuotaWithinRetention(q adminapi.BacklogQuota, r *adminapi.RetentionPolicies, scope string) error {
 	if r == nil {
 		return nil
 	}
@@ -52,7 +53,7 @@ func checkQuotaWithinRetention(q policy.BacklogQuota, r *policy.RetentionPolicie
 
 // checkLimitPolicies validates the namespace policies that are counts and thresholds, with
 // upstream's reasons.
-func checkLimitPolicies(p *policy.Policies) error {
+func checkLimitPolicies(p *adminapi.Policies) error {
 	for _, l := range []struct {
 		v      *int
 		reason string
@@ -111,7 +112,7 @@ func checkSubscriptionTypes(types []string) error {
 }
 
 // checkInactiveTopicPolicies refuses a delete mode upstream does not have.
-func checkInactiveTopicPolicies(p *policy.InactiveTopicPolicies) error {
+func checkInactiveTopicPolicies(p *adminapi.InactiveTopicPolicies) error {
 	if p == nil {
 		return nil
 	}
@@ -145,7 +146,7 @@ func (b *Broker) checkReplicationClusters(clusters []string) error {
 // checks: not "global", clusters that exist, and every cluster the namespace replicates to. On
 // a single broker that is its own cluster.
 func (b *Broker) SetNamespaceAllowedClusters(ns string, clusters []string) error {
-	return b.UpdateNamespacePolicies(ns, func(p *policy.Policies) error {
+	return b.UpdateNamespacePolicies(ns, func(p *adminapi.Policies) error {
 		if slices.Contains(clusters, "global") {
 			return adminErr(ErrPreconditionFailed, "Cannot specify global in the list of allowed clusters")
 		}
@@ -163,7 +164,7 @@ func (b *Broker) SetNamespaceAllowedClusters(ns string, clusters []string) error
 // GrantSubscriptionPermission lets roles use subscription sub of ns's topics: once a
 // subscription has roles, only they (and superusers) may consume through it.
 func (b *Broker) GrantSubscriptionPermission(ns, sub string, roles []string) error {
-	return b.UpdateNamespacePolicies(ns, func(p *policy.Policies) error {
+	return b.UpdateNamespacePolicies(ns, func(p *adminapi.Policies) error {
 		if p.AuthPolicies.SubscriptionAuthRoles == nil {
 			p.AuthPolicies.SubscriptionAuthRoles = map[string][]string{}
 		}
@@ -180,7 +181,7 @@ func (b *Broker) GrantSubscriptionPermission(ns, sub string, roles []string) err
 
 // RevokeSubscriptionPermission takes role off subscription sub of ns.
 func (b *Broker) RevokeSubscriptionPermission(ns, sub, role string) error {
-	return b.UpdateNamespacePolicies(ns, func(p *policy.Policies) error {
+	return b.UpdateNamespacePolicies(ns, func(p *adminapi.Policies) error {
 		have, ok := p.AuthPolicies.SubscriptionAuthRoles[sub]
 		if !ok {
 			return adminErr(ErrPreconditionFailed, "Permissions are not set at the subscription level")
@@ -197,7 +198,7 @@ func (b *Broker) RevokeSubscriptionPermission(ns, sub, role string) error {
 
 // SetNamespaceBacklogQuota sets the backlog quota of kind in namespace policies p, validated
 // as upstream validates it (also against the namespace's retention).
-func SetNamespaceBacklogQuota(p *policy.Policies, kind string, q policy.BacklogQuota) error {
+func SetNamespaceBacklogQuota(p *adminapi.Policies, kind string, q adminapi.BacklogQuota) error {
 	if err := checkBacklogQuota(kind, &q); err != nil {
 		return err
 	}
@@ -205,7 +206,7 @@ func SetNamespaceBacklogQuota(p *policy.Policies, kind string, q policy.BacklogQ
 		return err
 	}
 	if p.BacklogQuotaMap == nil {
-		p.BacklogQuotaMap = map[string]policy.BacklogQuota{}
+		p.BacklogQuotaMap = map[string]adminapi.BacklogQuota{}
 	}
 	p.BacklogQuotaMap[kind] = q
 	return nil

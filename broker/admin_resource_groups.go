@@ -5,9 +5,10 @@ import (
 	"strings"
 
 	"github.com/letterbox-dev/letterbox/broker/policy"
+	"github.com/letterbox-dev/letterbox/client/adminapi"
 )
 
-// Resource groups, as upstream's /admin/v2/resourcegroups: named rates (policy.ResourceGroup)
+// Resource groups, as upstream's /admin/v2/resourcegroups: named rates (adminapi.ResourceGroup)
 // that the topics of every namespace attached to a group share (resourcegroup_rate.go enforces
 // them). They are kept in the store's resourceGroups bucket, as upstream keeps them in its
 // metadata store, and read back at start. A group may not be deleted while a namespace is
@@ -26,12 +27,12 @@ func (b *Broker) ResourceGroups() []string {
 }
 
 // ResourceGroup returns group name.
-func (b *Broker) ResourceGroup(name string) (policy.ResourceGroup, error) {
+func (b *Broker) ResourceGroup(name string) (adminapi.ResourceGroup, error) {
 	a, unlock := b.adminLocked()
 	defer unlock()
 	g, ok := a.resourceGroups[name]
 	if !ok {
-		return policy.ResourceGroup{}, adminErr(ErrNotFound, "ResourceGroup does not exist")
+		return adminapi.ResourceGroup{}, adminErr(ErrNotFound, "ResourceGroup does not exist")
 	}
 	return g, nil
 }
@@ -39,16 +40,16 @@ func (b *Broker) ResourceGroup(name string) (policy.ResourceGroup, error) {
 // PutResourceGroup creates group name with g's rates (those g leaves unset are -1, no limit),
 // or, when it exists, sets the rates g sets and keeps the others, as upstream's
 // createOrUpdateResourceGroup. Its topics apply the new rates at once, with fresh buckets.
-func (b *Broker) PutResourceGroup(name string, g policy.ResourceGroup) error {
+func (b *Broker) PutResourceGroup(name string, g adminapi.ResourceGroup) error {
 	if strings.TrimSpace(name) == "" {
 		return adminErr(ErrPreconditionFailed, "ResourceGroup name is not valid")
 	}
 	a, unlock := b.adminLocked()
 	defer unlock()
 	if old, ok := a.resourceGroups[name]; ok {
-		g = old.Updated(g)
+		g = policy.UpdatedGroup(old, g)
 	} else {
-		g = g.Created()
+		g = policy.CreatedGroup(g)
 	}
 	if err := b.persistAdmin(bucketResourceGroups, name, g); err != nil {
 		return err
@@ -88,7 +89,7 @@ func (b *Broker) deleteResourceGroup(name string) error {
 
 // SetNamespaceResourceGroup attaches namespace ns to group name ("": detaches it).
 func (b *Broker) SetNamespaceResourceGroup(ns, name string) error {
-	return b.UpdateNamespacePolicies(ns, func(p *policy.Policies) error {
+	return b.UpdateNamespacePolicies(ns, func(p *adminapi.Policies) error {
 		p.ResourceGroupName = name
 		return nil
 	})
@@ -96,7 +97,7 @@ func (b *Broker) SetNamespaceResourceGroup(ns, name string) error {
 
 // checkResourceGroup refuses to attach a namespace to a group that does not exist, as upstream.
 // Called with the admin lock held.
-func (a *adminState) checkResourceGroup(p *policy.Policies) error {
+func (a *adminState) checkResourceGroup(p *adminapi.Policies) error {
 	if p.ResourceGroupName == "" {
 		return nil
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/letterbox-dev/letterbox/broker/policy"
 	"github.com/letterbox-dev/letterbox/broker/storage"
+	"github.com/letterbox-dev/letterbox/client/adminapi"
 )
 
 // Stats, as upstream's …/stats, …/partitioned-stats, …/internalStats and
@@ -16,8 +17,17 @@ import (
 // msgBacklogMessages, our extension, counts messages.
 // Not tracked (always 0): chunked message rates.
 
+// StatsOptions are upstream's stats query parameters.
+type StatsOptions struct {
+	GetPreciseBacklog        bool
+	SubscriptionBacklogSize  bool
+	GetEarliestTimeInBacklog bool
+	ExcludePublishers        bool
+	ExcludeConsumers         bool
+}
+
 // TopicStats returns the stats of a non-partitioned topic or of one partition.
-func (b *Broker) TopicStats(tname string, opts StatsOptions) (*TopicStats, error) {
+func (b *Broker) TopicStats(tname string, opts StatsOptions) (*adminapi.TopicStats, error) {
 	name, err := parseAdminTopic(tname)
 	if err != nil {
 		return nil, err
@@ -33,7 +43,7 @@ func (b *Broker) TopicStats(tname string, opts StatsOptions) (*TopicStats, error
 	return b.topicStats(t, opts, time.Now()), nil
 }
 
-func (b *Broker) topicStats(t *topic, opts StatsOptions, now time.Time) *TopicStats {
+func (b *Broker) topicStats(t *topic, opts StatsOptions, now time.Time) *adminapi.TopicStats {
 	// The deduplication in effect, as upstream's status says: the topic's policy, else its
 	// namespace's, else brokerDeduplicationEnabled (a namespace's alone left a broker that
 	// deduplicates everywhere saying Disabled, and replays at least once).
@@ -43,15 +53,15 @@ func (b *Broker) topicStats(t *topic, opts StatsOptions, now time.Time) *TopicSt
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	st := &TopicStats{
+	st := &adminapi.TopicStats{
 		MsgInCounter:           t.stats.msgIn,
 		BytesInCounter:         t.stats.bytesIn,
 		MsgOutCounter:          t.stats.msgOut,
 		BytesOutCounter:        t.stats.bytesOut,
 		StorageSize:            t.log.Size(),
-		Publishers:             []PublisherStats{},
+		Publishers:             []adminapi.PublisherStats{},
 		WaitingPublishers:      len(t.waiting),
-		Subscriptions:          map[string]*SubscriptionStats{},
+		Subscriptions:          map[string]adminapi.SubscriptionStats{},
 		Replication:            map[string]any{},
 		DeduplicationStatus:    dedup,
 		TopicCreationTimeStamp: millis(t.created),
@@ -63,7 +73,7 @@ func (b *Broker) topicStats(t *topic, opts StatsOptions, now time.Time) *TopicSt
 	st.AverageMsgSize = avg(st.MsgThroughputIn, st.MsgRateIn)
 	if !opts.ExcludePublishers {
 		for p := range t.producers {
-			ps := PublisherStats{
+			ps := adminapi.PublisherStats{
 				AccessMode:     p.mode.String(),
 				ProducerID:     p.id,
 				ProducerName:   p.name,
@@ -100,8 +110,8 @@ func nonNil(m map[string]string) map[string]string {
 }
 
 // subscriptionStats is s's stats. Called with the topic's mutex held.
-func (b *Broker) subscriptionStats(s *subscription, opts StatsOptions, now time.Time) *SubscriptionStats {
-	ss := &SubscriptionStats{
+func (b *Broker) subscriptionStats(s *subscription, opts StatsOptions, now time.Time) adminapi.SubscriptionStats {
+	ss := adminapi.SubscriptionStats{
 		MsgOutCounter:                    s.msgOut,
 		BytesOutCounter:                  s.bytesOut,
 		MsgBacklog:                       s.backlogEntries(),
@@ -110,7 +120,7 @@ func (b *Broker) subscriptionStats(s *subscription, opts StatsOptions, now time.
 		BlockedSubscriptionOnUnackedMsgs: s.unackedBlocked(), // unacked.go
 		LastConsumedTimestamp:            millis(s.lastConsumed),
 		LastAckedTimestamp:               millis(s.lastAck),
-		Consumers:                        []ConsumerStats{},
+		Consumers:                        []adminapi.ConsumerStats{},
 		IsDurable:                        s.durable,
 		ConsumersAfterMarkDeletePosition: map[string]string{},
 		NonContiguousDeletedRanges:       len(ackedRanges(s)),
@@ -144,7 +154,7 @@ func (b *Broker) subscriptionStats(s *subscription, opts StatsOptions, now time.
 		if opts.ExcludeConsumers {
 			continue
 		}
-		c := ConsumerStats{
+		c := adminapi.ConsumerStats{
 			ConsumerName:              cs.name,
 			AvgMessagesPerEntry:       int(math.Round(float64(cs.avgMsgsPerEntry))),
 			MsgOutCounter:             cs.msgOut,
@@ -191,7 +201,7 @@ func ackedRanges(s *subscription) [][2]storage.Position {
 
 // PartitionedTopicStats returns a partitioned topic's aggregated stats, with each partition's
 // when perPartition is set.
-func (b *Broker) PartitionedTopicStats(tname string, perPartition bool, opts StatsOptions) (*PartitionedTopicStats, error) {
+func (b *Broker) PartitionedTopicStats(tname string, perPartition bool, opts StatsOptions) (*adminapi.PartitionedTopicStats, error) {
 	name, err := parseAdminTopic(tname)
 	if err != nil {
 		return nil, err
@@ -202,15 +212,15 @@ func (b *Broker) PartitionedTopicStats(tname string, perPartition bool, opts Sta
 	}
 	b.startSampler()
 	now := time.Now()
-	out := &PartitionedTopicStats{
-		TopicStats: TopicStats{
-			Publishers:          []PublisherStats{},
-			Subscriptions:       map[string]*SubscriptionStats{},
+	out := &adminapi.PartitionedTopicStats{
+		TopicStats: adminapi.TopicStats{
+			Publishers:          []adminapi.PublisherStats{},
+			Subscriptions:       map[string]adminapi.SubscriptionStats{},
 			Replication:         map[string]any{},
 			DeduplicationStatus: "Disabled",
 		},
-		Metadata:   PartitionedMetadataJSON{Partitions: n},
-		Partitions: map[string]*TopicStats{},
+		Metadata:   adminapi.PartitionedTopicMetadata{Partitions: n},
+		Partitions: map[string]adminapi.TopicStats{},
 	}
 	agg := &out.TopicStats
 	for i := range n {
@@ -220,7 +230,7 @@ func (b *Broker) PartitionedTopicStats(tname string, perPartition bool, opts Sta
 		}
 		ps := b.topicStats(t, opts, now)
 		if perPartition {
-			out.Partitions[t.full] = ps
+			out.Partitions[t.full] = *ps
 		}
 		agg.DeduplicationStatus = ps.DeduplicationStatus
 		agg.MsgRateIn += ps.MsgRateIn
@@ -241,11 +251,10 @@ func (b *Broker) PartitionedTopicStats(tname string, perPartition bool, opts Sta
 		agg.LastPublishTimeStamp = max(agg.LastPublishTimeStamp, ps.LastPublishTimeStamp)
 		agg.LastPublishTimestamp = agg.LastPublishTimeStamp
 		for sn, ss := range ps.Subscriptions {
-			a := agg.Subscriptions[sn]
-			if a == nil {
-				c := *ss
-				c.Consumers = append([]ConsumerStats{}, ss.Consumers...)
-				agg.Subscriptions[sn] = &c
+			a, ok := agg.Subscriptions[sn]
+			if !ok {
+				ss.Consumers = append([]adminapi.ConsumerStats{}, ss.Consumers...)
+				agg.Subscriptions[sn] = ss
 				continue
 			}
 			a.MsgRateOut += ss.MsgRateOut
@@ -269,6 +278,7 @@ func (b *Broker) PartitionedTopicStats(tname string, perPartition bool, opts Sta
 			a.LastConsumedTimestamp = max(a.LastConsumedTimestamp, ss.LastConsumedTimestamp)
 			a.LastAckedTimestamp = max(a.LastAckedTimestamp, ss.LastAckedTimestamp)
 			a.LastConsumedFlowTimestamp = max(a.LastConsumedFlowTimestamp, ss.LastConsumedFlowTimestamp)
+			agg.Subscriptions[sn] = a
 		}
 	}
 	agg.AverageMsgSize = avg(agg.MsgThroughputIn, agg.MsgRateIn)
@@ -277,11 +287,11 @@ func (b *Broker) PartitionedTopicStats(tname string, perPartition bool, opts Sta
 
 // BrokerTopicStats returns every live topic's stats as upstream's broker-stats/topics
 // groups them: namespace → bundle → "persistent"/"non-persistent" → topic → stats.
-func (b *Broker) BrokerTopicStats() map[string]map[string]map[string]map[string]*TopicStats {
+func (b *Broker) BrokerTopicStats() map[string]map[string]map[string]map[string]*adminapi.TopicStats {
 	b.startSampler()
 	now := time.Now()
-	out := map[string]map[string]map[string]map[string]*TopicStats{}
-	bundles := map[string]*policy.BundlesData{} // by namespace, read once
+	out := map[string]map[string]map[string]map[string]*adminapi.TopicStats{}
+	bundles := map[string]*adminapi.BundlesData{} // by namespace, read once
 	for _, t := range b.topics.all() {
 		ns := t.name.namespace()
 		nb, ok := bundles[ns]
@@ -293,15 +303,15 @@ func (b *Broker) BrokerTopicStats() map[string]map[string]map[string]map[string]
 			bundles[ns] = nb
 		}
 		if out[ns] == nil {
-			out[ns] = map[string]map[string]map[string]*TopicStats{}
+			out[ns] = map[string]map[string]map[string]*adminapi.TopicStats{}
 		}
-		bundle := nb.BundleOf(t.full)
+		bundle := policy.BundleOf(nb, t.full)
 		if out[ns][bundle] == nil {
-			out[ns][bundle] = map[string]map[string]*TopicStats{}
+			out[ns][bundle] = map[string]map[string]*adminapi.TopicStats{}
 		}
 		d := out[ns][bundle][t.name.domain()]
 		if d == nil {
-			d = map[string]*TopicStats{}
+			d = map[string]*adminapi.TopicStats{}
 			out[ns][bundle][t.name.domain()] = d
 		}
 		d[t.full] = b.topicStats(t, StatsOptions{}, now)

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/letterbox-dev/letterbox/broker/storage"
+	"github.com/letterbox-dev/letterbox/client/adminapi"
 	"github.com/letterbox-dev/letterbox/client/wire/pb"
 )
 
@@ -42,12 +43,12 @@ func (b *Broker) Subscriptions(tname string) ([]string, error) {
 
 // position turns an admin message id into the position a cursor starts at on t (inclusive),
 // clamped to what the log holds. Called with t.mu held.
-func (t *topic) position(id MessageID) storage.Position {
+func (t *topic) position(id adminapi.MessageID) storage.Position {
 	first, end := t.log.First(), t.log.Next(t.log.Last())
 	switch {
-	case id.isEarliest():
+	case isEarliest(id):
 		return first
-	case id.isLatest():
+	case isLatest(id):
 		return end
 	}
 	p := storage.Position{Ledger: id.LedgerID, Entry: id.EntryID}
@@ -62,7 +63,7 @@ func (t *topic) position(id MessageID) storage.Position {
 
 // CreateSubscription creates a durable subscription starting at id (inclusive; earliest and
 // latest as upstream encodes them).
-func (b *Broker) CreateSubscription(tname, sub string, id MessageID) error {
+func (b *Broker) CreateSubscription(tname, sub string, id adminapi.MessageID) error {
 	name, err := parseAdminTopic(tname)
 	if err != nil {
 		return err
@@ -95,7 +96,7 @@ func (b *Broker) CreateSubscription(tname, sub string, id MessageID) error {
 }
 
 // createSubscription is CreateSubscription on one topic (or partition).
-func (t *topic) createSubscription(sub string, id MessageID) error {
+func (t *topic) createSubscription(sub string, id adminapi.MessageID) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if _, ok := t.subs[sub]; ok {
@@ -245,9 +246,9 @@ func (b *Broker) ResetCursorByTime(tname, sub string, ms int64) error {
 }
 
 // ResetCursorToID moves sub so that id is the next entry delivered.
-func (b *Broker) ResetCursorToID(tname, sub string, id MessageID) error {
+func (b *Broker) ResetCursorToID(tname, sub string, id adminapi.MessageID) error {
 	return b.withSubscription(tname, sub, func(t *topic, s *subscription) error {
-		if id.PartitionIndex >= 0 && t.name.Partition >= 0 && id.PartitionIndex != t.name.Partition && !id.isEarliest() && !id.isLatest() {
+		if id.PartitionIndex >= 0 && t.name.Partition >= 0 && id.PartitionIndex != t.name.Partition && !isEarliest(id) && !isLatest(id) {
 			return nil // the id names another partition
 		}
 		s.resetTo(t.position(id))

@@ -4,6 +4,7 @@ import (
 	"sort"
 
 	"github.com/letterbox-dev/letterbox/broker/storage"
+	"github.com/letterbox-dev/letterbox/client/adminapi"
 )
 
 // Tenants, as upstream's /admin/v2/tenants. A tenant lists the clusters it may use (only this
@@ -23,23 +24,23 @@ func (b *Broker) Tenants() []string {
 }
 
 // Tenant returns a tenant's info.
-func (b *Broker) Tenant(name string) (TenantInfo, error) {
+func (b *Broker) Tenant(name string) (adminapi.TenantInfo, error) {
 	a, unlock := b.adminLocked()
 	defer unlock()
 	t, ok := a.tenants[name]
 	if !ok {
-		return TenantInfo{}, adminErr(ErrNotFound, "Tenant does not exist")
+		return adminapi.TenantInfo{}, adminErr(ErrNotFound, "Tenant does not exist")
 	}
 	return cloneTenant(*t), nil
 }
 
-func cloneTenant(t TenantInfo) TenantInfo {
+func cloneTenant(t adminapi.TenantInfo) adminapi.TenantInfo {
 	t.AdminRoles = append([]string{}, t.AdminRoles...)
 	t.AllowedClusters = append([]string{}, t.AllowedClusters...)
 	return t
 }
 
-func (b *Broker) checkTenantInfo(info TenantInfo) error {
+func (b *Broker) checkTenantInfo(info adminapi.TenantInfo) error {
 	if len(info.AllowedClusters) == 0 {
 		return adminErr(ErrPreconditionFailed, "Clusters can not be empty")
 	}
@@ -52,7 +53,7 @@ func (b *Broker) checkTenantInfo(info TenantInfo) error {
 }
 
 // CreateTenant creates a tenant; ErrAlreadyExists if it exists.
-func (b *Broker) CreateTenant(name string, info TenantInfo) error {
+func (b *Broker) CreateTenant(name string, info adminapi.TenantInfo) error {
 	if !validNamePart(name) {
 		return adminErr(ErrInvalidName, "Tenant name is not valid: %s", name)
 	}
@@ -73,7 +74,7 @@ func (b *Broker) CreateTenant(name string, info TenantInfo) error {
 }
 
 // UpdateTenant replaces a tenant's info; ErrNotFound if it does not exist.
-func (b *Broker) UpdateTenant(name string, info TenantInfo) error {
+func (b *Broker) UpdateTenant(name string, info adminapi.TenantInfo) error {
 	if err := b.checkTenantInfo(info); err != nil {
 		return err
 	}

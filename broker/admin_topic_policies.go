@@ -2,6 +2,7 @@ package broker
 
 import (
 	"github.com/letterbox-dev/letterbox/broker/policy"
+	"github.com/letterbox-dev/letterbox/client/adminapi"
 )
 
 // Topic-level policies, as upstream with topicLevelPoliciesEnabled=true (its default): a
@@ -41,25 +42,25 @@ func (b *Broker) policyTopic(tname string) (topicName, error) {
 }
 
 // TopicPolicies returns a copy of the policies set on a topic (none set: all nil).
-func (b *Broker) TopicPolicies(tname string) (*policy.TopicPolicies, error) {
+func (b *Broker) TopicPolicies(tname string) (*adminapi.TopicPolicies, error) {
 	name, err := b.policyTopic(tname)
 	if err != nil {
 		return nil, err
 	}
 	a, unlock := b.adminLocked()
 	defer unlock()
-	return a.topicPolicies[name.String()].Clone(), nil
+	return policy.CloneTopic(a.topicPolicies[name.String()]), nil
 }
 
 // UpdateTopicPolicies applies fn to a copy of a topic's policies, validates and stores them.
-func (b *Broker) UpdateTopicPolicies(tname string, fn func(*policy.TopicPolicies) error) error {
+func (b *Broker) UpdateTopicPolicies(tname string, fn func(*adminapi.TopicPolicies) error) error {
 	name, err := b.policyTopic(tname)
 	if err != nil {
 		return err
 	}
 	a, unlock := b.adminLocked()
 	defer unlock()
-	tp := a.topicPolicies[name.String()].Clone()
+	tp := policy.CloneTopic(a.topicPolicies[name.String()])
 	if err := fn(tp); err != nil {
 		return err
 	}
@@ -67,7 +68,7 @@ func (b *Broker) UpdateTopicPolicies(tname string, fn func(*policy.TopicPolicies
 		return err
 	}
 	var v any = tp
-	if tp.Empty() {
+	if policy.EmptyTopic(tp) {
 		v = nil
 	}
 	if err := b.persistAdmin(bucketTopicPolicies, name.String(), v); err != nil {
@@ -84,7 +85,7 @@ func (b *Broker) UpdateTopicPolicies(tname string, fn func(*policy.TopicPolicies
 }
 
 // checkTopicPolicies validates topic-level policies with upstream's reasons.
-func (b *Broker) checkTopicPolicies(tp *policy.TopicPolicies) error {
+func (b *Broker) checkTopicPolicies(tp *adminapi.TopicPolicies) error {
 	for _, l := range []struct {
 		v      *int
 		reason string

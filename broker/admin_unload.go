@@ -3,6 +3,8 @@ package broker
 import (
 	"slices"
 	"strings"
+
+	"github.com/letterbox-dev/letterbox/broker/policy"
 )
 
 // Unloading topics and namespaces on request (unload.go does the unloading).
@@ -30,12 +32,12 @@ func (b *Broker) UnloadNamespace(ns, bundle string) error {
 	if err != nil {
 		return err
 	}
-	if bundle != "" && !slices.Contains(p.Bundles.Ranges(), bundle) {
+	if bundle != "" && !slices.Contains(policy.BundleRanges(p.Bundles), bundle) {
 		return adminErr(ErrNotFound, "Namespace bundle %s/%s not found: its bundles are %s", ns, bundle,
-			strings.Join(p.Bundles.Ranges(), ", "))
+			strings.Join(policy.BundleRanges(p.Bundles), ", "))
 	}
 	for _, t := range b.topics.all() {
-		if t.name.InNamespace(ns) && (bundle == "" || p.Bundles.BundleOf(t.full) == bundle) {
+		if t.name.InNamespace(ns) && (bundle == "" || policy.BundleOf(p.Bundles, t.full) == bundle) {
 			b.unload(t)
 		}
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/letterbox-dev/letterbox/broker"
 	"github.com/letterbox-dev/letterbox/broker/auth/authtest"
 	"github.com/letterbox-dev/letterbox/client"
+	"github.com/letterbox-dev/letterbox/client/adminapi"
 	"github.com/letterbox-dev/letterbox/client/wire/pb"
 )
 
@@ -197,7 +198,7 @@ func TestAuthOfficialClientPermissions(t *testing.T) {
 func TestAuthTenantAdmin(t *testing.T) {
 	t.Parallel()
 	b := startSecureBroker(t)
-	if err := b.CreateTenant("acme", broker.TenantInfo{AdminRoles: []string{"ops"}, AllowedClusters: []string{"standalone"}}); err != nil {
+	if err := b.CreateTenant("acme", adminapi.TenantInfo{AdminRoles: []string{"ops"}, AllowedClusters: []string{"standalone"}}); err != nil {
 		t.Fatal(err)
 	}
 	if err := b.CreateNamespace("acme/orders", nil); err != nil {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/letterbox-dev/letterbox/broker/policy"
 	"github.com/letterbox-dev/letterbox/broker/storage"
+	"github.com/letterbox-dev/letterbox/client/adminapi"
 	"github.com/letterbox-dev/letterbox/client/wire/pb"
 )
 
@@ -65,7 +66,7 @@ func (t *topic) backlogAge(now time.Time) time.Duration {
 }
 
 // overQuota returns the first backlog quota t is over. Called with t.mu held.
-func (t *topic) overQuota(now time.Time) (kind string, q policy.BacklogQuota, over bool) {
+func (t *topic) overQuota(now time.Time) (kind string, q adminapi.BacklogQuota, over bool) {
 	if !t.name.Persistent {
 		return "", q, false
 	}
@@ -126,7 +127,7 @@ func (b *Broker) checkBacklogQuotas(now time.Time) {
 
 // evictBacklog makes the slowest subscriptions skip their oldest entries until t is within
 // quota q of kind, and returns how many entries were skipped. Called with t.mu held.
-func (t *topic) evictBacklog(kind string, q policy.BacklogQuota, now time.Time) int64 {
+func (t *topic) evictBacklog(kind string, q adminapi.BacklogQuota, now time.Time) int64 {
 	var skipped int64
 	if kind == policy.QuotaMessageAge {
 		// Everything older than the limit goes, on every subscription, as TTL expires it.

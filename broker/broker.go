@@ -15,8 +15,9 @@
 // per resource, that broker/web serves (the REST-facing API only: the core never calls them),
 // resource groups and the rates their namespaces' topics share, and the dynamic configuration;
 // Config and upstream's broker.conf keys; authentication and authorization over broker/auth;
-// limits; containing panics. The policy model, the broker's defaults and their layered
-// resolution are broker/policy's.
+// limits; containing panics. The broker's policy defaults and their layered resolution are
+// broker/policy's; the JSON documents the admin operations take and answer (stats, policies,
+// ids) are client/adminapi's.
 //
 // Its entry points: New with Options (WithConfig over DefaultConfig or LoadConf, WithStore,
 // WithListen, WithLogger), Addr and ServiceURL, Close; the admin operations are methods of

@@ -8,8 +8,8 @@ import (
 	"github.com/apache/pulsar-client-go/pulsar"
 
 	"github.com/letterbox-dev/letterbox/broker"
-	"github.com/letterbox-dev/letterbox/broker/policy"
 	"github.com/letterbox-dev/letterbox/broker/storage"
+	"github.com/letterbox-dev/letterbox/client/adminapi"
 )
 
 // storedDedup is the deduplication snapshot the store holds for topic: producer name → highest
@@ -67,7 +67,7 @@ func TestDedupSnapshotInterval(t *testing.T) {
 		}
 		b := startBroker(t, withClock(clk), func(c *broker.Config) { c.Store = store })
 		topic := topicName(t)
-		setTopicPolicies(t, b, topic, func(tp *policy.TopicPolicies) {
+		setTopicPolicies(t, b, topic, func(tp *adminapi.TopicPolicies) {
 			on, interval := true, 10
 			tp.DeduplicationEnabled, tp.DeduplicationSnapshotIntervalSeconds = &on, &interval
 		})

@@ -12,6 +12,7 @@ import (
 	"github.com/apache/pulsar-client-go/pulsar"
 
 	"github.com/letterbox-dev/letterbox/broker"
+	"github.com/letterbox-dev/letterbox/client/adminapi"
 	"github.com/letterbox-dev/letterbox/client/wire/pb"
 )
 
@@ -72,7 +73,7 @@ func TestCompatUpstreamSendsNoExtensions(t *testing.T) {
 func TestNamespaceDeletionWinsOverReconnectingProducers(t *testing.T) {
 	t.Parallel()
 	b := startBroker(t)
-	if err := b.CreateTenant("seed", broker.TenantInfo{AllowedClusters: []string{"standalone"}}); err != nil {
+	if err := b.CreateTenant("seed", adminapi.TenantInfo{AllowedClusters: []string{"standalone"}}); err != nil {
 		t.Fatal(err)
 	}
 	if err := b.CreateNamespace("seed/ns", nil); err != nil {

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/letterbox-dev/letterbox/broker/storage"
+	"github.com/letterbox-dev/letterbox/client/adminapi"
 )
 
 // The cursor flusher visits only the topics whose cursors changed, and writes what changed
@@ -20,7 +21,7 @@ func TestCursorFlushVisitsChangedTopicsOnly(t *testing.T) {
 		if err := b.CreateTopic(topic, nil); err != nil {
 			t.Fatal(err)
 		}
-		if err := b.CreateSubscription(topic, "s", MessageID{LedgerID: -1, EntryID: -1, PartitionIndex: -1}); err != nil {
+		if err := b.CreateSubscription(topic, "s", adminapi.MessageID{LedgerID: -1, EntryID: -1, PartitionIndex: -1}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -3,8 +3,8 @@ package broker
 import (
 	"time"
 
-	"github.com/letterbox-dev/letterbox/broker/policy"
 	"github.com/letterbox-dev/letterbox/broker/ratelimit"
+	"github.com/letterbox-dev/letterbox/client/adminapi"
 )
 
 // Dispatch throttling, as upstream's dispatch rate limiters with PIP-322's token buckets: a
@@ -26,13 +26,13 @@ const dispatchBackoff = time.Second
 // dispatchLimiter is the dispatch rate state of a topic or of one subscription. Guarded by the
 // topic's mutex.
 type dispatchLimiter struct {
-	rate        policy.DispatchRate
+	rate        adminapi.DispatchRate
 	configured  bool
 	msgs, bytes *ratelimit.Bucket // nil: no limit of that kind
 }
 
 // set applies rate, with fresh buckets when it changed.
-func (dl *dispatchLimiter) set(rate policy.DispatchRate, now time.Time) {
+func (dl *dispatchLimiter) set(rate adminapi.DispatchRate, now time.Time) {
 	if dl.configured && rate == dl.rate {
 		return
 	}

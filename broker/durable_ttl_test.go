@@ -10,8 +10,8 @@ import (
 	"github.com/apache/pulsar-client-go/pulsar"
 
 	"github.com/letterbox-dev/letterbox/broker"
-	"github.com/letterbox-dev/letterbox/broker/policy"
 	"github.com/letterbox-dev/letterbox/broker/storage"
+	"github.com/letterbox-dev/letterbox/client/adminapi"
 )
 
 func TestDurableMessageTTL(t *testing.T) {
@@ -27,13 +27,17 @@ func TestDurableMessageTTL(t *testing.T) {
 	sub := subscribe(t, c, pulsar.ConsumerOptions{Topic: topic, SubscriptionName: "replay",
 		SubscriptionInitialPosition: pulsar.SubscriptionPositionEarliest})
 	sub.Close() // the subscription stays, and nobody reads it
-	stats := func(b *broker.Broker) broker.SubscriptionStats {
+	stats := func(b *broker.Broker) adminapi.SubscriptionStats {
 		t.Helper()
 		st, err := b.TopicStats(topic, broker.StatsOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		return *st.Subscriptions["replay"]
+		ss, ok := st.Subscriptions["replay"]
+		if !ok {
+			t.Fatal("subscription replay is gone from the stats")
+		}
+		return ss
 	}
 
 	publishKiB(t, c, topic, 5)
@@ -52,7 +56,7 @@ func TestDurableMessageTTL(t *testing.T) {
 	// By the namespace's TTL, on the broker's own schedule: the rest goes too, and with it
 	// every segment but the open one.
 	one := 1
-	if err := b.UpdateNamespacePolicies("public/default", func(p *policy.Policies) error {
+	if err := b.UpdateNamespacePolicies("public/default", func(p *adminapi.Policies) error {
 		p.MessageTTLInSeconds = &one
 		return nil
 	}); err != nil {

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/letterbox-dev/letterbox/broker/policy"
+	"github.com/letterbox-dev/letterbox/client/adminapi"
 )
 
 // Inactive topics, as upstream's PersistentTopic.checkGC: every InactiveTopicsCheckInterval
@@ -38,7 +39,7 @@ func (b *Broker) deleteInactiveTopics(now time.Time) {
 
 // inactiveLongEnough notes when t was last active and reports whether it has been inactive
 // for the policy's duration and its retention time.
-func (t *topic) inactiveLongEnough(p policy.InactiveTopicPolicies, r policy.RetentionPolicies, now time.Time) bool {
+func (t *topic) inactiveLongEnough(p adminapi.InactiveTopicPolicies, r adminapi.RetentionPolicies, now time.Time) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.lastActive.IsZero() || t.activeFor(p.InactiveTopicDeleteMode) {
@@ -70,7 +71,7 @@ func (t *topic) activeFor(mode string) bool {
 }
 
 // deleteInactiveTopic deletes t if it is still open and still inactive; false when it was not.
-func (b *Broker) deleteInactiveTopic(t *topic, p policy.InactiveTopicPolicies) bool {
+func (b *Broker) deleteInactiveTopic(t *topic, p adminapi.InactiveTopicPolicies) bool {
 	r := b.topics
 	r.mu.Lock()
 	stillInactive := false

@@ -11,6 +11,7 @@ import (
 	plog "github.com/apache/pulsar-client-go/pulsar/log"
 
 	"github.com/letterbox-dev/letterbox/broker/policy"
+	"github.com/letterbox-dev/letterbox/client/adminapi"
 )
 
 // Inactive topic policies: a topic nobody has used for maxInactiveDurationSeconds is deleted by
@@ -32,8 +33,8 @@ func TestInactiveTopicPolicies(t *testing.T) {
 	if err := b.CreateNamespace(ns, nil); err != nil {
 		t.Fatal(err)
 	}
-	if err := b.UpdateNamespacePolicies(ns, func(p *policy.Policies) error {
-		p.InactiveTopicPolicies = &policy.InactiveTopicPolicies{InactiveTopicDeleteMode: policy.DeleteWhenNoSubscriptions,
+	if err := b.UpdateNamespacePolicies(ns, func(p *adminapi.Policies) error {
+		p.InactiveTopicPolicies = &adminapi.InactiveTopicPolicies{InactiveTopicDeleteMode: policy.DeleteWhenNoSubscriptions,
 			MaxInactiveDurationSeconds: 60, DeleteWhileInactive: true}
 		return nil
 	}); err != nil {
@@ -82,19 +83,19 @@ func TestInactiveTopicPolicies(t *testing.T) {
 	busy := subscribe("busy", "s") // a consumer: kept
 	defer busy.Close()
 	produce("retained") // its retention time keeps it
-	if err := b.UpdateTopicPolicies(topic("retained"), func(tp *policy.TopicPolicies) error {
-		tp.RetentionPolicies = &policy.RetentionPolicies{RetentionTimeInMinutes: 5, RetentionSizeInMB: -1}
+	if err := b.UpdateTopicPolicies(topic("retained"), func(tp *adminapi.TopicPolicies) error {
+		tp.RetentionPolicies = &adminapi.RetentionPolicies{RetentionTimeInMinutes: 5, RetentionSizeInMB: -1}
 		return nil
 	}); err != nil {
 		t.Fatal(err)
 	}
 	// delete_when_subscriptions_caught_up (a topic policy over the namespace's): the topic
 	// whose subscription has read everything goes, the one whose subscription has not stays.
-	caughtUp := &policy.InactiveTopicPolicies{InactiveTopicDeleteMode: policy.DeleteWhenSubscriptionsCaughtUp,
+	caughtUp := &adminapi.InactiveTopicPolicies{InactiveTopicDeleteMode: policy.DeleteWhenSubscriptionsCaughtUp,
 		MaxInactiveDurationSeconds: 60, DeleteWhileInactive: true}
 	for _, name := range []string{"caught-up", "behind"} {
 		produce(name)
-		if err := b.UpdateTopicPolicies(topic(name), func(tp *policy.TopicPolicies) error {
+		if err := b.UpdateTopicPolicies(topic(name), func(tp *adminapi.TopicPolicies) error {
 			tp.InactiveTopicPolicies = caughtUp
 			return nil
 		}); err != nil {

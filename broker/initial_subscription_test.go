@@ -10,7 +10,7 @@ import (
 	"github.com/apache/pulsar-client-go/pulsar"
 
 	"github.com/letterbox-dev/letterbox/broker"
-	"github.com/letterbox-dev/letterbox/broker/policy"
+	"github.com/letterbox-dev/letterbox/client/adminapi"
 	"github.com/letterbox-dev/letterbox/client/wire/pb"
 )
 
@@ -123,8 +123,8 @@ func TestInitialSubscriptionNotAllowed(t *testing.T) {
 			t.Fatalf("%s: subscriptions %v after a refused initial subscription", topic, subs)
 		}
 	}
-	if err := b.UpdateNamespacePolicies("public/default", func(p *policy.Policies) error {
-		p.AutoSubscriptionCreationOverride = &policy.AutoSubscriptionCreationOverride{AllowAutoSubscriptionCreation: true}
+	if err := b.UpdateNamespacePolicies("public/default", func(p *adminapi.Policies) error {
+		p.AutoSubscriptionCreationOverride = &adminapi.AutoSubscriptionCreationOverride{AllowAutoSubscriptionCreation: true}
 		return nil
 	}); err != nil {
 		t.Fatal(err)

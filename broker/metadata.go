@@ -7,7 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/letterbox-dev/letterbox/broker/policy"
+	"github.com/letterbox-dev/letterbox/client/adminapi"
 )
 
 // adminState is what the admin API adds to the broker: tenants, namespace policies, topic
@@ -17,14 +17,14 @@ import (
 type adminState struct {
 	mu         sync.Mutex
 	loaded     bool
-	tenants    map[string]*TenantInfo
-	policies   map[string]*policy.Policies // "tenant/ns" → policies
-	terminated map[string]bool             // topic full name → terminated
+	tenants    map[string]*adminapi.TenantInfo
+	policies   map[string]*adminapi.Policies // "tenant/ns" → policies
+	terminated map[string]bool               // topic full name → terminated
 	// topicPolicies are the topic-level policies by topic (a partitioned topic's base name),
 	// admin_topic_policies.go.
-	topicPolicies map[string]*policy.TopicPolicies
+	topicPolicies map[string]*adminapi.TopicPolicies
 	// resourceGroups are the resource groups by name (admin_resource_groups.go).
-	resourceGroups map[string]policy.ResourceGroup
+	resourceGroups map[string]adminapi.ResourceGroup
 	// version counts the changes to policies, so that topics know when to resolve theirs again
 	// (topic_limits.go); read without the lock.
 	version atomic.Uint64
@@ -39,17 +39,11 @@ func (b *Broker) adminLocked() (*adminState, func()) {
 	a.mu.Lock()
 	if !a.loaded {
 		a.loaded = true
-		a.tenants = map[string]*TenantInfo{"public": {AdminRoles: []string{}, AllowedClusters: []string{b.cfg.ClusterName}}}
-		a.policies = map[string]*policy.Policies{}
+		a.tenants = map[string]*adminapi.TenantInfo{"public": {AdminRoles: []string{}, AllowedClusters: []string{b.cfg.ClusterName}}}
+		a.policies = map[string]*adminapi.Policies{}
 		a.terminated = map[string]bool{}
-		a.topicPolicies = map[string]*policy.TopicPolicies{}
-		a.resourceGroups = map[string]policy.ResourceGroup{}
+		a.topicPolicies = map[string]*adminapi.TopicPolicies{}
+		a.resourceGroups = map[string]adminapi.ResourceGroup{}
 	}
 	return a, a.mu.Unlock
-}
-
-// TenantInfo is upstream's TenantInfo JSON.
-type TenantInfo struct {
-	AdminRoles      []string `json:"adminRoles"`
-	AllowedClusters []string `json:"allowedClusters"`
 }

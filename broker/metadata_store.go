@@ -5,6 +5,7 @@ import (
 
 	"github.com/letterbox-dev/letterbox/broker/policy"
 	"github.com/letterbox-dev/letterbox/broker/storage"
+	"github.com/letterbox-dev/letterbox/client/adminapi"
 )
 
 // The admin state in the store's metadata: tenants, namespace policies, topic records (the
@@ -45,7 +46,7 @@ func (b *Broker) recoverAdmin() error {
 		}
 	}
 	err := meta.Scan(storage.BucketTenants, "", func(key string, v []byte) bool {
-		var t TenantInfo
+		var t adminapi.TenantInfo
 		if err := json.Unmarshal(v, &t); err != nil {
 			keep(err)
 			return true
@@ -57,7 +58,7 @@ func (b *Broker) recoverAdmin() error {
 		return err
 	}
 	err = meta.Scan(storage.BucketNamespaces, "", func(key string, v []byte) bool {
-		p := &policy.Policies{}
+		p := &adminapi.Policies{}
 		if err := json.Unmarshal(v, p); err != nil {
 			keep(err)
 			return true
@@ -105,7 +106,7 @@ func (b *Broker) recoverAdmin() error {
 // recoverAdmin.
 func (b *Broker) recoverTopicPolicies(a *adminState) error {
 	return b.store.Metadata().Scan(bucketTopicPolicies, "", func(key string, v []byte) bool {
-		tp := &policy.TopicPolicies{}
+		tp := &adminapi.TopicPolicies{}
 		if err := json.Unmarshal(v, tp); err != nil {
 			b.log.Error("a topic's stored policies could not be read; they are ignored", "topic", key, "err", err)
 			return true
@@ -121,12 +122,12 @@ const bucketTopicPolicies = "topicPolicies"
 // recoverResourceGroups loads the groups from the store. Called with the admin lock held.
 func (b *Broker) recoverResourceGroups(a *adminState) error {
 	return b.store.Metadata().Scan(bucketResourceGroups, "", func(key string, v []byte) bool {
-		var g policy.ResourceGroup
+		var g adminapi.ResourceGroup
 		if err := json.Unmarshal(v, &g); err != nil {
 			b.log.Error("a stored resource group could not be read; it is left out", "group", key, "err", err)
 			return true
 		}
-		a.resourceGroups[key] = g.Created()
+		a.resourceGroups[key] = policy.CreatedGroup(g)
 		return true
 	})
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/apache/pulsar-client-go/pulsar"
 	"github.com/letterbox-dev/letterbox/broker"
+	"github.com/letterbox-dev/letterbox/client/adminapi"
 	"github.com/letterbox-dev/letterbox/internal/testwait"
 )
 
@@ -54,17 +55,17 @@ func deadLetters(t *testing.T, b *broker.Broker, c pulsar.Client, topic string, 
 	return dlq
 }
 
-func subStats(t *testing.T, b *broker.Broker, topic, sub string) *broker.SubscriptionStats {
+func subStats(t *testing.T, b *broker.Broker, topic, sub string) *adminapi.SubscriptionStats {
 	t.Helper()
 	st, err := b.TopicStats(topic, broker.StatsOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ss := st.Subscriptions[sub]
-	if ss == nil {
+	ss, ok := st.Subscriptions[sub]
+	if !ok {
 		t.Fatalf("%s has no subscription %s", topic, sub)
 	}
-	return ss
+	return &ss
 }
 
 // A DLQ written by the official client's batching dead-letter router holds a hundred letters

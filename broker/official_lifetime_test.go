@@ -73,7 +73,11 @@ func settle(t *testing.T, b *broker.Broker, topic, sub string) {
 	t.Helper()
 	waitFor(t, 30*time.Second, func() bool {
 		st, err := b.TopicStats(topic, broker.StatsOptions{})
-		return err == nil && st.Subscriptions[sub] != nil && st.Subscriptions[sub].MsgBacklog == 0
+		if err != nil {
+			return false
+		}
+		ss, ok := st.Subscriptions[sub]
+		return ok && ss.MsgBacklog == 0
 	})
 	time.Sleep(300 * time.Millisecond) // a dispatch round or two: not a timed assertion
 }

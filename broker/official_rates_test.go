@@ -10,7 +10,7 @@ import (
 	"github.com/apache/pulsar-client-go/pulsar"
 
 	"github.com/letterbox-dev/letterbox/broker"
-	"github.com/letterbox-dev/letterbox/broker/policy"
+	"github.com/letterbox-dev/letterbox/client/adminapi"
 )
 
 // The rates are measured on the broker's clock, a fake one that the test moves: the token
@@ -38,8 +38,8 @@ func TestOfficialPublishRate(t *testing.T) {
 	b := startBroker(t, withClock(clk))
 	c := newClient(t, b)
 	topic := topicName(t)
-	setTopicPolicies(t, b, topic, func(tp *policy.TopicPolicies) {
-		tp.PublishRate = &policy.PublishRate{PublishThrottlingRateInMsg: 100}
+	setTopicPolicies(t, b, topic, func(tp *adminapi.TopicPolicies) {
+		tp.PublishRate = &adminapi.PublishRate{PublishThrottlingRateInMsg: 100}
 	})
 	p := createProducer(t, c, pulsar.ProducerOptions{Topic: topic, DisableBatching: true, MaxPendingMessages: 2000,
 		SendTimeout: -1})
@@ -76,7 +76,7 @@ func TestOfficialPublishRate(t *testing.T) {
 		t.Fatalf("publish rate over 5 s: %.1f msg/s (%d messages), want 100 ± 10 %%", rate, taken)
 	}
 	// Nothing was refused: the client's sends wait, and all are receipted once the rate is gone.
-	if err := b.UpdateTopicPolicies(topic, func(tp *policy.TopicPolicies) error { tp.PublishRate = nil; return nil }); err != nil {
+	if err := b.UpdateTopicPolicies(topic, func(tp *adminapi.TopicPolicies) error { tp.PublishRate = nil; return nil }); err != nil {
 		t.Fatal(err)
 	}
 	clk.Advance(time.Second) // the throttled producer is let go at its next look
@@ -100,15 +100,15 @@ func TestOfficialDispatchRates(t *testing.T) {
 			c := newClient(t, b)
 			topic := topicName(t)
 			rate := 50
-			setTopicPolicies(t, b, topic, func(tp *policy.TopicPolicies) {
-				r := &policy.DispatchRate{DispatchThrottlingRateInMsg: rate, RatePeriodInSecond: 1}
+			setTopicPolicies(t, b, topic, func(tp *adminapi.TopicPolicies) {
+				r := &adminapi.DispatchRate{DispatchThrottlingRateInMsg: rate, RatePeriodInSecond: 1}
 				switch level {
 				case "subscription":
 					tp.SubscriptionDispatchRate = r
 				case "own":
 					tp.SubscriptionDispatchRate = r
 					rate = 20
-					tp.SubscriptionPolicies = map[string]policy.SubscriptionPolicies{"a": {DispatchRate: &policy.DispatchRate{
+					tp.SubscriptionPolicies = map[string]adminapi.SubscriptionPolicies{"a": {DispatchRate: &adminapi.DispatchRate{
 						DispatchThrottlingRateInMsg: rate, RatePeriodInSecond: 1}}}
 				default:
 					rate = 30

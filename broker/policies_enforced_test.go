@@ -11,23 +11,24 @@ import (
 
 	"github.com/letterbox-dev/letterbox/broker"
 	"github.com/letterbox-dev/letterbox/broker/policy"
+	"github.com/letterbox-dev/letterbox/client/adminapi"
 	"github.com/letterbox-dev/letterbox/client/wire/pb"
 )
 
 // setTopicPolicies creates topic and applies fn to its topic-level policies.
-func setTopicPolicies(t *testing.T, b *broker.Broker, topic string, fn func(*policy.TopicPolicies)) {
+func setTopicPolicies(t *testing.T, b *broker.Broker, topic string, fn func(*adminapi.TopicPolicies)) {
 	t.Helper()
 	if err := b.CreateTopic(topic, nil); err != nil && !strings.Contains(err.Error(), "exists") {
 		t.Fatal(err)
 	}
-	if err := b.UpdateTopicPolicies(topic, func(tp *policy.TopicPolicies) error { fn(tp); return nil }); err != nil {
+	if err := b.UpdateTopicPolicies(topic, func(tp *adminapi.TopicPolicies) error { fn(tp); return nil }); err != nil {
 		t.Fatal(err)
 	}
 }
 
-func setNamespacePolicies(t *testing.T, b *broker.Broker, ns string, fn func(*policy.Policies)) {
+func setNamespacePolicies(t *testing.T, b *broker.Broker, ns string, fn func(*adminapi.Policies)) {
 	t.Helper()
-	if err := b.UpdateNamespacePolicies(ns, func(p *policy.Policies) error { fn(p); return nil }); err != nil {
+	if err := b.UpdateNamespacePolicies(ns, func(p *adminapi.Policies) error { fn(p); return nil }); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -39,7 +40,7 @@ func TestTopicMaxMessageSize(t *testing.T) {
 	t.Parallel()
 	b := startRawBroker(t, nil)
 	topic := rawTopic(t)
-	setTopicPolicies(t, b, topic, func(tp *policy.TopicPolicies) { tp.MaxMessageSize = ptrTo(2048) })
+	setTopicPolicies(t, b, topic, func(tp *adminapi.TopicPolicies) { tp.MaxMessageSize = ptrTo(2048) })
 
 	c, _ := connectRaw(t, b, javaClientVersion, 21)
 	producerID := c.id()
@@ -63,7 +64,7 @@ func TestTopicMaxMessageSize(t *testing.T) {
 	// The official client: a chunked message of chunks over the topic's limit arrives whole.
 	client := newOfficialClient(t, b)
 	ctopic := rawTopic(t) + "-chunked"
-	setTopicPolicies(t, b, ctopic, func(tp *policy.TopicPolicies) { tp.MaxMessageSize = ptrTo(2048) })
+	setTopicPolicies(t, b, ctopic, func(tp *adminapi.TopicPolicies) { tp.MaxMessageSize = ptrTo(2048) })
 	cons, err := client.Subscribe(pulsar.ConsumerOptions{Topic: ctopic, SubscriptionName: "s"})
 	if err != nil {
 		t.Fatal(err)
@@ -96,7 +97,7 @@ func TestOfficialMaxUnackedMessages(t *testing.T) {
 			b := startBroker(t)
 			c := newClient(t, b)
 			topic := topicName(t)
-			setTopicPolicies(t, b, topic, func(tp *policy.TopicPolicies) {
+			setTopicPolicies(t, b, topic, func(tp *adminapi.TopicPolicies) {
 				if level == "consumer" {
 					tp.MaxUnackedMessagesOnConsumer = ptrTo(10)
 				} else {
@@ -144,7 +145,7 @@ func TestOfficialDelayedDeliveryPolicy(t *testing.T) {
 	b := startRawBroker(t, nil)
 	client := newOfficialClient(t, b)
 	topic := rawTopic(t)
-	setTopicPolicies(t, b, topic, func(tp *policy.TopicPolicies) {
+	setTopicPolicies(t, b, topic, func(tp *adminapi.TopicPolicies) {
 		tp.DelayedDeliveryEnabled, tp.DelayedDeliveryTickTimeMillis = ptrTo(true), ptrTo(int64(100))
 	})
 	cons, err := client.Subscribe(pulsar.ConsumerOptions{Topic: topic, SubscriptionName: "s", Type: pulsar.Shared})
@@ -170,7 +171,7 @@ func TestOfficialDelayedDeliveryPolicy(t *testing.T) {
 	expectNothing(t, cons, 300*time.Millisecond) // "later" waits its hour
 
 	// Delayed delivery off for the topic: the hour-delayed message goes now.
-	setTopicPolicies(t, b, topic, func(tp *policy.TopicPolicies) { tp.DelayedDeliveryEnabled = ptrTo(false) })
+	setTopicPolicies(t, b, topic, func(tp *adminapi.TopicPolicies) { tp.DelayedDeliveryEnabled = ptrTo(false) })
 	if _, err := p.Send(ctx, &pulsar.ProducerMessage{Payload: []byte("kick")}); err != nil {
 		t.Fatal(err)
 	}
@@ -180,7 +181,7 @@ func TestOfficialDelayedDeliveryPolicy(t *testing.T) {
 	}
 
 	// A maximum delay: a longer deliver-at time is refused.
-	setTopicPolicies(t, b, topic, func(tp *policy.TopicPolicies) {
+	setTopicPolicies(t, b, topic, func(tp *adminapi.TopicPolicies) {
 		tp.DelayedDeliveryEnabled, tp.DelayedDeliveryMaxDelayInMillis = ptrTo(true), ptrTo(int64(60_000))
 	})
 	c, _ := connectRaw(t, b, javaClientVersion, 21)
@@ -201,7 +202,7 @@ func TestOfficialSubscriptionTypesEnabled(t *testing.T) {
 	b := startBroker(t)
 	c := newClient(t, b)
 	topic := topicName(t)
-	setTopicPolicies(t, b, topic, func(tp *policy.TopicPolicies) { tp.SubscriptionTypesEnabled = []string{"Shared"} })
+	setTopicPolicies(t, b, topic, func(tp *adminapi.TopicPolicies) { tp.SubscriptionTypesEnabled = []string{"Shared"} })
 	if cons, err := c.Subscribe(pulsar.ConsumerOptions{Topic: topic, SubscriptionName: "x", Type: pulsar.Exclusive}); err == nil {
 		cons.Close()
 		t.Fatal("an Exclusive subscription was accepted on a topic that enables Shared only")
@@ -218,8 +219,8 @@ func TestSubscribeRate(t *testing.T) {
 	clk := newFakeClock()
 	b := startRawBroker(t, withClock(clk))
 	topic := rawTopic(t)
-	setTopicPolicies(t, b, topic, func(tp *policy.TopicPolicies) {
-		tp.SubscribeRate = &policy.SubscribeRate{SubscribeThrottlingRatePerConsumer: 2, RatePeriodInSecond: 30}
+	setTopicPolicies(t, b, topic, func(tp *adminapi.TopicPolicies) {
+		tp.SubscribeRate = &adminapi.SubscribeRate{SubscribeThrottlingRatePerConsumer: 2, RatePeriodInSecond: 30}
 	})
 	c, _ := connectRaw(t, b, javaClientVersion, 21)
 	consumerID := c.id()
@@ -260,7 +261,7 @@ func TestEncryptionRequired(t *testing.T) {
 	if err := b.CreateNamespace("public/sealed", nil); err != nil {
 		t.Fatal(err)
 	}
-	setNamespacePolicies(t, b, "public/sealed", func(p *policy.Policies) { p.EncryptionRequired = true })
+	setNamespacePolicies(t, b, "public/sealed", func(p *adminapi.Policies) { p.EncryptionRequired = true })
 	topic := "persistent://public/sealed/" + strings.TrimPrefix(rawTopic(t), "persistent://public/default/")
 	c, _ := connectRaw(t, b, javaClientVersion, 21)
 	reqID := c.id()
@@ -292,7 +293,7 @@ func TestOfficialSchemaValidationAndAutoUpdate(t *testing.T) {
 		return pulsar.NewJSONSchema(`{"type":"record","name":"E","fields":[{"name":"`+field+`","type":["null","int"],"default":null}]}`, nil)
 	}
 	createProducer(t, c, pulsar.ProducerOptions{Topic: topic, Schema: schema("a")}).Close()
-	setTopicPolicies(t, b, topic, func(tp *policy.TopicPolicies) { tp.SchemaValidationEnforced = ptrTo(true) })
+	setTopicPolicies(t, b, topic, func(tp *adminapi.TopicPolicies) { tp.SchemaValidationEnforced = ptrTo(true) })
 	if p, err := c.CreateProducer(pulsar.ProducerOptions{Topic: topic}); err == nil {
 		p.Close()
 		t.Fatal("a producer without a schema was accepted on a topic with one, validation enforced")
@@ -300,7 +301,7 @@ func TestOfficialSchemaValidationAndAutoUpdate(t *testing.T) {
 		t.Fatalf("producer without a schema refused with %v, want upstream's reason", err)
 	}
 
-	setNamespacePolicies(t, b, "public/default", func(p *policy.Policies) { p.IsAllowAutoUpdateSchema = ptrTo(false) })
+	setNamespacePolicies(t, b, "public/default", func(p *adminapi.Policies) { p.IsAllowAutoUpdateSchema = ptrTo(false) })
 	createProducer(t, c, pulsar.ProducerOptions{Topic: topic, Schema: schema("a")}).Close()
 	if p, err := c.CreateProducer(pulsar.ProducerOptions{Topic: topic, Schema: schema("b")}); err == nil {
 		p.Close()
@@ -319,7 +320,7 @@ func TestOfficialSubscriptionAuthModePrefix(t *testing.T) {
 	if err := b.GrantNamespacePermission("public/default", "app", []string{"consume"}); err != nil {
 		t.Fatal(err)
 	}
-	setNamespacePolicies(t, b.Broker, "public/default", func(p *policy.Policies) { p.SubscriptionAuthMode = policy.SubscriptionAuthPrefix })
+	setNamespacePolicies(t, b.Broker, "public/default", func(p *adminapi.Policies) { p.SubscriptionAuthMode = policy.SubscriptionAuthPrefix })
 	app := tokenClient(t, b.ServiceURL(), b.token(t, "app"))
 	_, err := trySubscribe(app, topic, "other")
 	want := "AuthorizationError: Failed to create consumer - The subscription name needs to be prefixed by the authentication role, like app-xxxx for topic: " + topic
@@ -338,7 +339,7 @@ func TestOfficialSubscriptionAuthModePrefix(t *testing.T) {
 	}
 	cons.Close()
 	// Back to None: any name again.
-	setNamespacePolicies(t, b.Broker, "public/default", func(p *policy.Policies) { p.SubscriptionAuthMode = policy.SubscriptionAuthNone })
+	setNamespacePolicies(t, b.Broker, "public/default", func(p *adminapi.Policies) { p.SubscriptionAuthMode = policy.SubscriptionAuthNone })
 	cons, err = trySubscribe(app, topic, "other")
 	if err != nil {
 		t.Fatalf("subscribe as other in mode None: %v", err)
@@ -355,7 +356,7 @@ func TestOfficialDispatcherPauseOnAckState(t *testing.T) {
 	b := startBroker(t, func(c *broker.Config) { c.ManagedLedgerMaxUnackedRangesToPersist = 3 })
 	c := newClient(t, b)
 	topic := topicName(t)
-	setTopicPolicies(t, b, topic, func(tp *policy.TopicPolicies) { tp.DispatcherPauseOnAckStatePersistentEnabled = ptrTo(true) })
+	setTopicPolicies(t, b, topic, func(tp *adminapi.TopicPolicies) { tp.DispatcherPauseOnAckStatePersistentEnabled = ptrTo(true) })
 	holes := subscribe(t, c, pulsar.ConsumerOptions{Topic: topic, SubscriptionName: "holes", Type: pulsar.Shared,
 		AckWithResponse: true})
 	other := subscribe(t, c, pulsar.ConsumerOptions{Topic: topic, SubscriptionName: "other", Type: pulsar.Shared})

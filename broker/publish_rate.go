@@ -4,8 +4,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/letterbox-dev/letterbox/broker/policy"
 	"github.com/letterbox-dev/letterbox/broker/ratelimit"
+	"github.com/letterbox-dev/letterbox/client/adminapi"
 )
 
 // Publish throttling, as upstream's PublishRateLimiterImpl (PIP-322): a topic's publish rate
@@ -21,7 +21,7 @@ import (
 
 // publishLimiter is a topic's publish rate state. Guarded by the topic's mutex.
 type publishLimiter struct {
-	rate        policy.PublishRate
+	rate        adminapi.PublishRate
 	configured  bool
 	msgs, bytes *ratelimit.Bucket // nil: no limit of that kind
 	queue       []*producer       // throttled producers, to let go in order
@@ -29,7 +29,7 @@ type publishLimiter struct {
 }
 
 // set applies rate, with fresh buckets when it changed (as upstream builds new ones).
-func (pl *publishLimiter) set(rate policy.PublishRate, now time.Time) {
+func (pl *publishLimiter) set(rate adminapi.PublishRate, now time.Time) {
 	if pl.configured && rate == pl.rate {
 		return
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/letterbox-dev/letterbox/broker/policy"
 	"github.com/letterbox-dev/letterbox/broker/ratelimit"
+	"github.com/letterbox-dev/letterbox/client/adminapi"
 )
 
 // Resource group rates, as upstream's ResourceGroupService applies them on one broker: each
@@ -60,7 +61,7 @@ func (r *groupLimiters) drop(name string) {
 // groupOf returns the limiter of the resource group namespace policies p attach their topics
 // to, with the group's current rates, or nil (no group, or none by that name). Called with a
 // topic's mutex held.
-func (b *Broker) groupOf(p *policy.Policies, now time.Time) *groupLimiter {
+func (b *Broker) groupOf(p *adminapi.Policies, now time.Time) *groupLimiter {
 	if p == nil || p.ResourceGroupName == "" {
 		return nil
 	}
@@ -73,8 +74,8 @@ func (b *Broker) groupOf(p *policy.Policies, now time.Time) *groupLimiter {
 	gl := b.groups.get(p.ResourceGroupName)
 	gl.mu.Lock()
 	defer gl.mu.Unlock()
-	gl.pub.set(g.PublishRate(), now)
-	gl.dispatch.set(g.DispatchRate(), now)
+	gl.pub.set(policy.GroupPublishRate(g), now)
+	gl.dispatch.set(policy.GroupDispatchRate(g), now)
 	if !gl.pub.limited() && !gl.dispatch.limited() {
 		return nil
 	}

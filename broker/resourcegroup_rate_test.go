@@ -10,7 +10,7 @@ import (
 	"github.com/apache/pulsar-client-go/pulsar"
 
 	"github.com/letterbox-dev/letterbox/broker"
-	"github.com/letterbox-dev/letterbox/broker/policy"
+	"github.com/letterbox-dev/letterbox/client/adminapi"
 )
 
 // A resource group's rates bound the topics of all the namespaces attached to it together, on
@@ -21,9 +21,9 @@ import (
 
 // groupOfTwo makes group "g" with rates set by fn and two namespaces attached to it, and
 // returns a topic in each.
-func groupOfTwo(t *testing.T, b *broker.Broker, fn func(*policy.ResourceGroup)) [2]string {
+func groupOfTwo(t *testing.T, b *broker.Broker, fn func(*adminapi.ResourceGroup)) [2]string {
 	t.Helper()
-	var g policy.ResourceGroup
+	var g adminapi.ResourceGroup
 	fn(&g)
 	if err := b.PutResourceGroup("g", g); err != nil {
 		t.Fatal(err)
@@ -45,7 +45,7 @@ func TestOfficialResourceGroupPublishRate(t *testing.T) {
 	t.Parallel()
 	clk := newFakeClock()
 	b := startBroker(t, withClock(clk))
-	topics := groupOfTwo(t, b, func(g *policy.ResourceGroup) { g.PublishRateInMsgs = ptrTo(100) })
+	topics := groupOfTwo(t, b, func(g *adminapi.ResourceGroup) { g.PublishRateInMsgs = ptrTo(100) })
 	c := newClient(t, b)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -109,7 +109,7 @@ func TestOfficialResourceGroupDispatchRate(t *testing.T) {
 	clk := newFakeClock()
 	b := startBroker(t, withClock(clk))
 	const rate = 30
-	topics := groupOfTwo(t, b, func(g *policy.ResourceGroup) { g.DispatchRateInMsgs = ptrTo(rate) })
+	topics := groupOfTwo(t, b, func(g *adminapi.ResourceGroup) { g.DispatchRateInMsgs = ptrTo(rate) })
 	c := newClient(t, b)
 	var got atomic.Int64
 	for _, topic := range topics {

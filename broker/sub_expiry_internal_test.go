@@ -9,8 +9,7 @@ import (
 
 	"github.com/apache/pulsar-client-go/pulsar"
 	plog "github.com/apache/pulsar-client-go/pulsar/log"
-
-	"github.com/letterbox-dev/letterbox/broker/policy"
+	"github.com/letterbox-dev/letterbox/client/adminapi"
 )
 
 // A subscription without consumers for longer than its namespace's
@@ -56,7 +55,7 @@ func TestSubscriptionExpiration(t *testing.T) {
 		t.Fatalf("subscriptions = %v: expired without a policy", subs())
 	}
 	five := 5
-	if err := b.UpdateNamespacePolicies("public/exp", func(p *policy.Policies) error {
+	if err := b.UpdateNamespacePolicies("public/exp", func(p *adminapi.Policies) error {
 		p.SubscriptionExpirationTimeMinutes = &five
 		return nil
 	}); err != nil {
@@ -92,11 +91,11 @@ func TestCompactionThresholdLayers(t *testing.T) {
 	}
 	want(100)
 	ns, tp := int64(200), int64(300)
-	if err := b.UpdateNamespacePolicies("public/default", func(p *policy.Policies) error { p.CompactionThreshold = &ns; return nil }); err != nil {
+	if err := b.UpdateNamespacePolicies("public/default", func(p *adminapi.Policies) error { p.CompactionThreshold = &ns; return nil }); err != nil {
 		t.Fatal(err)
 	}
 	want(200)
-	if err := b.UpdateTopicPolicies(topic, func(p *policy.TopicPolicies) error { p.CompactionThreshold = &tp; return nil }); err != nil {
+	if err := b.UpdateTopicPolicies(topic, func(p *adminapi.TopicPolicies) error { p.CompactionThreshold = &tp; return nil }); err != nil {
 		t.Fatal(err)
 	}
 	want(300)

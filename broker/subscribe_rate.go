@@ -3,8 +3,8 @@ package broker
 import (
 	"time"
 
-	"github.com/letterbox-dev/letterbox/broker/policy"
 	"github.com/letterbox-dev/letterbox/broker/ratelimit"
+	"github.com/letterbox-dev/letterbox/client/adminapi"
 )
 
 // The subscribe rate, as upstream's SubscribeRateLimiter: a topic's subscribeRate (its policy,
@@ -23,7 +23,7 @@ type consumerKey struct {
 
 // subscribeLimiter is a topic's subscribe rate state. Guarded by the topic's mutex.
 type subscribeLimiter struct {
-	rate      policy.SubscribeRate
+	rate      adminapi.SubscribeRate
 	consumers map[consumerKey]*ratelimit.Bucket
 }
 

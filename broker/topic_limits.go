@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/letterbox-dev/letterbox/broker/policy"
+	"github.com/letterbox-dev/letterbox/client/adminapi"
 	"github.com/letterbox-dev/letterbox/client/wire/pb"
 )
 
@@ -20,15 +20,15 @@ type topicLimits struct {
 	resolved bool
 
 	maxMessageSize         int // the topic's own, below the broker's (0: none)
-	delayed                policy.DelayedDeliveryPolicies
+	delayed                adminapi.DelayedDeliveryPolicies
 	encryptionRequired     bool
 	maxUnackedConsumer     int
 	maxUnackedSubscription int
 	pauseOnAckState        bool
 	subTypes               []string
-	subDispatchRate        policy.DispatchRate
-	subDispatchRates       map[string]policy.DispatchRate // single subscriptions' own
-	subscribeRate          policy.SubscribeRate
+	subDispatchRate        adminapi.DispatchRate
+	subDispatchRates       map[string]adminapi.DispatchRate // single subscriptions' own
+	subscribeRate          adminapi.SubscribeRate
 	dedupSnapshotInterval  time.Duration
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/letterbox-dev/letterbox/broker"
 	"github.com/letterbox-dev/letterbox/client"
+	"github.com/letterbox-dev/letterbox/client/adminapi"
 	"github.com/letterbox-dev/letterbox/client/wire/pb"
 	"github.com/letterbox-dev/letterbox/internal/brokertest"
 	"github.com/letterbox-dev/letterbox/pulsartest"
@@ -118,7 +119,7 @@ func TestProposalInitialSubscriptionNotAllowed(t *testing.T) {
 	if _, err := c.Subscribe(ctx, client.ConsumerOptions{Topic: topic, SubscriptionName: "s"}); !errors.Is(err, client.ErrSubscriptionNotFound) {
 		t.Fatalf("subscribe with auto-subscription-creation off: %v, want SubscriptionNotFound", err)
 	}
-	if err := b.CreateSubscription(topic, "s", broker.MessageID{LedgerID: -1, EntryID: -1}); err != nil {
+	if err := b.CreateSubscription(topic, "s", adminapi.MessageID{LedgerID: -1, EntryID: -1}); err != nil {
 		t.Fatal(err)
 	}
 	cons := mustSubscribe(t, c, client.ConsumerOptions{

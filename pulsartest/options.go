@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/letterbox-dev/letterbox/broker"
+	"github.com/letterbox-dev/letterbox/client/adminapi"
 	"github.com/letterbox-dev/letterbox/client/naming"
 )
 
@@ -151,7 +152,7 @@ func (s *settings) create(b *broker.Broker, cluster string) error {
 		if _, err := b.Tenant(t); err == nil {
 			continue
 		}
-		if err := b.CreateTenant(t, broker.TenantInfo{AllowedClusters: []string{cluster}}); err != nil {
+		if err := b.CreateTenant(t, adminapi.TenantInfo{AllowedClusters: []string{cluster}}); err != nil {
 			return fmt.Errorf("tenant %s: %w", t, err)
 		}
 	}

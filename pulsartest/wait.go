@@ -8,6 +8,7 @@ import (
 
 	"github.com/letterbox-dev/letterbox/client"
 	"github.com/letterbox-dev/letterbox/client/admin"
+	"github.com/letterbox-dev/letterbox/client/adminapi"
 	"github.com/letterbox-dev/letterbox/client/naming"
 )
 
@@ -77,7 +78,7 @@ func (b *Broker) backlog(ctx context.Context, topic, subscription string) (int64
 	if err != nil {
 		return 0, false, err
 	}
-	var st admin.TopicStats
+	var st adminapi.TopicStats
 	if parts, err := b.ad.Partitions(ctx, name); err == nil && parts > 0 {
 		pst, err := b.ad.PartitionedStats(ctx, name, false)
 		if err != nil {

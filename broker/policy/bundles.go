@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/letterbox-dev/letterbox/client/adminapi"
 )
 
 // A namespace's bundles, as upstream's NamespaceBundleFactory splits it: the 32-bit hash range
@@ -20,13 +22,13 @@ const (
 )
 
 // DefaultBundles is one bundle over the whole hash range.
-func DefaultBundles() *BundlesData {
-	return &BundlesData{Boundaries: []string{boundary(firstBoundary), boundary(lastBoundary)}, NumBundles: 1}
+func DefaultBundles() *adminapi.BundlesData {
+	return &adminapi.BundlesData{Boundaries: []string{boundary(firstBoundary), boundary(lastBoundary)}, NumBundles: 1}
 }
 
 // NewBundles splits the hash range into n bundles of equal size, the last taking the
 // remainder, as upstream's getBundles.
-func NewBundles(n int) (*BundlesData, error) {
+func NewBundles(n int) (*adminapi.BundlesData, error) {
 	if n <= 0 || int64(n) > 1<<32 {
 		return nil, InvalidBundles("Invalid number of bundles. Number of bundles has to be in the range of (0, 2^32].")
 	}
@@ -36,14 +38,14 @@ func NewBundles(n int) (*BundlesData, error) {
 		out = append(out, boundary(int64(i)*seg))
 	}
 	out = append(out, boundary(lastBoundary))
-	return &BundlesData{Boundaries: out, NumBundles: n}, nil
+	return &adminapi.BundlesData{Boundaries: out, NumBundles: n}, nil
 }
 
 // CheckBundles returns the bundles a namespace is created with, as upstream reads what a client
 // sent: no boundaries means numBundles equal bundles (nil or none: one bundle, letterbox's
 // default); boundaries are read as numbers (decimal, 0x hexadecimal or 0 octal, as Java's
 // Long.decode), sorted with repeats dropped, and must run from 0x00000000 to 0xffffffff.
-func CheckBundles(b *BundlesData) (*BundlesData, error) {
+func CheckBundles(b *adminapi.BundlesData) (*adminapi.BundlesData, error) {
 	if b == nil || (len(b.Boundaries) == 0 && b.NumBundles == 0) {
 		return DefaultBundles(), nil
 	}
@@ -64,7 +66,7 @@ func CheckBundles(b *BundlesData) (*BundlesData, error) {
 		return nil, InvalidBundles(fmt.Sprintf("Input bundles do not cover the whole hash range. first:%s, last:%s",
 			boundary(points[0]), boundary(points[len(points)-1])))
 	}
-	out := &BundlesData{NumBundles: len(points) - 1}
+	out := &adminapi.BundlesData{NumBundles: len(points) - 1}
 	for _, p := range points {
 		out.Boundaries = append(out.Boundaries, boundary(p))
 	}
@@ -78,8 +80,8 @@ func (e InvalidBundles) Error() string { return string(e) }
 
 func boundary(v int64) string { return fmt.Sprintf("0x%08x", v) }
 
-// Ranges are the bundles' names, upstream's "0x00000000_0x40000000".
-func (b *BundlesData) Ranges() []string {
+// BundleRanges are the names of b's bundles, upstream's "0x00000000_0x40000000".
+func BundleRanges(b *adminapi.BundlesData) []string {
 	var out []string
 	for i := 0; i+1 < len(b.Boundaries); i++ {
 		out = append(out, b.Boundaries[i]+"_"+b.Boundaries[i+1])
@@ -87,10 +89,10 @@ func (b *BundlesData) Ranges() []string {
 	return out
 }
 
-// BundleOf names the bundle topic (a full name, a partition's own) belongs to: the one whose
-// range holds the CRC-32 of the name, lower bound included, upper excluded but for the last.
-// Boundaries that do not read (none a broker stored) name the whole range.
-func (b *BundlesData) BundleOf(topic string) string {
+// BundleOf names the bundle of b that topic (a full name, a partition's own) belongs to: the
+// one whose range holds the CRC-32 of the name, lower bound included, upper excluded but for
+// the last. Boundaries that do not read (none a broker stored) name the whole range.
+func BundleOf(b *adminapi.BundlesData, topic string) string {
 	if len(b.Boundaries) == 2 { // one bundle, as most namespaces have: no hash to take
 		return b.Boundaries[0] + "_" + b.Boundaries[1]
 	}

@@ -1,13 +1,17 @@
 package policy
 
-import "time"
+import (
+	"time"
+
+	"github.com/letterbox-dev/letterbox/client/adminapi"
+)
 
 // Layers are the policies that apply to one topic, as upstream layers them: the topic's own
 // (nil: none set), its namespace's (nil: none set) and the broker's. Each method resolves one
 // policy: the topic's value if set, else the namespace's, else the broker's.
 type Layers struct {
-	Topic     *TopicPolicies
-	Namespace *Policies
+	Topic     *adminapi.TopicPolicies
+	Namespace *adminapi.Policies
 	Defaults  *Defaults
 	// Cluster is the broker's cluster, whose entries namespaces' per-cluster rates hold.
 	Cluster string
@@ -34,16 +38,16 @@ func set[T any](vals ...*T) *T {
 }
 
 // topic and ns return the layers, empty when unset, so that resolution reads fields plainly.
-func (l Layers) topic() *TopicPolicies {
+func (l Layers) topic() *adminapi.TopicPolicies {
 	if l.Topic == nil {
-		return &TopicPolicies{}
+		return &adminapi.TopicPolicies{}
 	}
 	return l.Topic
 }
 
-func (l Layers) ns() *Policies {
+func (l Layers) ns() *adminapi.Policies {
 	if l.Namespace == nil {
-		return &Policies{}
+		return &adminapi.Policies{}
 	}
 	return l.Namespace
 }
@@ -97,11 +101,11 @@ func (l Layers) MessageTTL() time.Duration {
 }
 
 // Retention is how long and how much acknowledged data a topic keeps (0: none; −1: no limit).
-func (l Layers) Retention() RetentionPolicies {
+func (l Layers) Retention() adminapi.RetentionPolicies {
 	if r := set(l.topic().RetentionPolicies, l.ns().RetentionPolicies); r != nil {
 		return *r
 	}
-	return RetentionPolicies{RetentionTimeInMinutes: l.Defaults.DefaultRetentionMinutes, RetentionSizeInMB: l.Defaults.DefaultRetentionSizeMB}
+	return adminapi.RetentionPolicies{RetentionTimeInMinutes: l.Defaults.DefaultRetentionMinutes, RetentionSizeInMB: l.Defaults.DefaultRetentionSizeMB}
 }
 
 // CompactionThreshold is the backlog, in bytes, past which a topic is compacted (0: never).
@@ -111,13 +115,13 @@ func (l Layers) CompactionThreshold() int64 {
 
 // BacklogQuota is the quota of kind (QuotaDestinationStorage or QuotaMessageAge) in effect;
 // ok is false when there is none (a limit of -1 is none).
-func (l Layers) BacklogQuota(kind string) (q BacklogQuota, ok bool) {
+func (l Layers) BacklogQuota(kind string) (q adminapi.BacklogQuota, ok bool) {
 	if q, ok = l.topic().BackLogQuotaMap[kind]; !ok {
 		q, ok = l.ns().BacklogQuotaMap[kind]
 	}
 	if !ok {
 		d := l.Defaults
-		q = BacklogQuota{LimitSize: -1, LimitTime: -1, Policy: d.BacklogQuotaDefaultRetentionPolicy}
+		q = adminapi.BacklogQuota{LimitSize: -1, LimitTime: -1, Policy: d.BacklogQuotaDefaultRetentionPolicy}
 		switch {
 		case kind == QuotaDestinationStorage && d.BacklogQuotaDefaultLimitBytes > 0:
 			q.LimitSize, q.Limit, ok = d.BacklogQuotaDefaultLimitBytes, d.BacklogQuotaDefaultLimitBytes, true
@@ -182,37 +186,37 @@ func clusterEntry[V any](m map[string]V, cluster string) *V {
 }
 
 // PublishRate is what a topic takes from its producers a second (≤ 0: no limit).
-func (l Layers) PublishRate() PublishRate {
+func (l Layers) PublishRate() adminapi.PublishRate {
 	if r := set(l.topic().PublishRate, clusterEntry(l.ns().PublishMaxMessageRate, l.Cluster)); r != nil {
 		return *r
 	}
-	return PublishRate{PublishThrottlingRateInMsg: l.Defaults.MaxPublishRatePerTopicInMessages,
+	return adminapi.PublishRate{PublishThrottlingRateInMsg: l.Defaults.MaxPublishRatePerTopicInMessages,
 		PublishThrottlingRateInByte: l.Defaults.MaxPublishRatePerTopicInBytes}
 }
 
 // DispatchRate is what a topic delivers to all its subscriptions together.
-func (l Layers) DispatchRate() DispatchRate {
+func (l Layers) DispatchRate() adminapi.DispatchRate {
 	if r := set(l.topic().DispatchRate, clusterEntry(l.ns().TopicDispatchRate, l.Cluster)); r != nil {
 		return *r
 	}
-	return DispatchRate{DispatchThrottlingRateInMsg: l.Defaults.DispatchThrottlingRatePerTopicInMsg,
+	return adminapi.DispatchRate{DispatchThrottlingRateInMsg: l.Defaults.DispatchThrottlingRatePerTopicInMsg,
 		DispatchThrottlingRateInByte: l.Defaults.DispatchThrottlingRatePerTopicInByte,
 		RelativeToPublishRate:        l.Defaults.DispatchThrottlingRateRelativeToPublishRate, RatePeriodInSecond: 1}
 }
 
 // SubscriptionDispatchRate is what each subscription of a topic delivers.
-func (l Layers) SubscriptionDispatchRate() DispatchRate {
+func (l Layers) SubscriptionDispatchRate() adminapi.DispatchRate {
 	if r := set(l.topic().SubscriptionDispatchRate, clusterEntry(l.ns().SubscriptionDispatchRate, l.Cluster)); r != nil {
 		return *r
 	}
-	return DispatchRate{DispatchThrottlingRateInMsg: l.Defaults.DispatchThrottlingRatePerSubscriptionInMsg,
+	return adminapi.DispatchRate{DispatchThrottlingRateInMsg: l.Defaults.DispatchThrottlingRatePerSubscriptionInMsg,
 		DispatchThrottlingRateInByte: l.Defaults.DispatchThrottlingRatePerSubscriptionInByte,
 		RelativeToPublishRate:        l.Defaults.DispatchThrottlingRateRelativeToPublishRate, RatePeriodInSecond: 1}
 }
 
 // SubscriptionDispatchRateOf is what subscription sub of a topic delivers: its own dispatch
 // rate (the topic's subscriptionPolicies), else SubscriptionDispatchRate.
-func (l Layers) SubscriptionDispatchRateOf(sub string) DispatchRate {
+func (l Layers) SubscriptionDispatchRateOf(sub string) adminapi.DispatchRate {
 	if r := l.topic().SubscriptionPolicies[sub].DispatchRate; r != nil {
 		return *r
 	}
@@ -220,8 +224,8 @@ func (l Layers) SubscriptionDispatchRateOf(sub string) DispatchRate {
 }
 
 // SubscriptionDispatchRates are the dispatch rates single subscriptions of a topic set, by name.
-func (l Layers) SubscriptionDispatchRates() map[string]DispatchRate {
-	rates := map[string]DispatchRate{}
+func (l Layers) SubscriptionDispatchRates() map[string]adminapi.DispatchRate {
+	rates := map[string]adminapi.DispatchRate{}
 	for sub, p := range l.topic().SubscriptionPolicies {
 		if p.DispatchRate != nil {
 			rates[sub] = *p.DispatchRate
@@ -231,11 +235,11 @@ func (l Layers) SubscriptionDispatchRates() map[string]DispatchRate {
 }
 
 // SubscribeRate is how often one consumer may subscribe to a topic.
-func (l Layers) SubscribeRate() SubscribeRate {
+func (l Layers) SubscribeRate() adminapi.SubscribeRate {
 	if r := set(l.topic().SubscribeRate, clusterEntry(l.ns().ClusterSubscribeRate, l.Cluster)); r != nil {
 		return *r
 	}
-	return SubscribeRate{SubscribeThrottlingRatePerConsumer: l.Defaults.SubscribeThrottlingRatePerConsumer,
+	return adminapi.SubscribeRate{SubscribeThrottlingRatePerConsumer: l.Defaults.SubscribeThrottlingRatePerConsumer,
 		RatePeriodInSecond: l.Defaults.SubscribeRatePeriodPerConsumerInSecond}
 }
 
@@ -263,8 +267,8 @@ func (l Layers) MaxUnackedPerSubscription() int {
 
 // DelayedDelivery is whether a topic holds messages until their deliver-at time, how finely,
 // and how far ahead they may be.
-func (l Layers) DelayedDelivery() DelayedDeliveryPolicies {
-	d := DelayedDeliveryPolicies{Active: l.Defaults.DelayedDeliveryEnabled, TickTime: l.Defaults.DelayedDeliveryTick.Milliseconds(),
+func (l Layers) DelayedDelivery() adminapi.DelayedDeliveryPolicies {
+	d := adminapi.DelayedDeliveryPolicies{Active: l.Defaults.DelayedDeliveryEnabled, TickTime: l.Defaults.DelayedDeliveryTick.Milliseconds(),
 		MaxDeliveryDelayInMillis: l.Defaults.DelayedDeliveryMaxDelay.Milliseconds()}
 	if ns := l.ns().DelayedDeliveryPolicies; ns != nil {
 		d = *ns
@@ -284,11 +288,11 @@ func (l Layers) DeduplicationSnapshotInterval() int {
 }
 
 // InactiveTopic is when a topic nobody uses is deleted.
-func (l Layers) InactiveTopic() InactiveTopicPolicies {
+func (l Layers) InactiveTopic() adminapi.InactiveTopicPolicies {
 	if p := set(l.topic().InactiveTopicPolicies, l.ns().InactiveTopicPolicies); p != nil {
 		return *p
 	}
-	return InactiveTopicPolicies{InactiveTopicDeleteMode: l.Defaults.BrokerDeleteInactiveTopicsMode,
+	return adminapi.InactiveTopicPolicies{InactiveTopicDeleteMode: l.Defaults.BrokerDeleteInactiveTopicsMode,
 		MaxInactiveDurationSeconds: l.Defaults.BrokerDeleteInactiveTopicsMaxInactiveDurationSeconds,
 		DeleteWhileInactive:        l.Defaults.BrokerDeleteInactiveTopicsEnabled}
 }

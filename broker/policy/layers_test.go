@@ -3,6 +3,8 @@ package policy
 import (
 	"testing"
 	"time"
+
+	"github.com/letterbox-dev/letterbox/client/adminapi"
 )
 
 func ptr[T any](v T) *T { return &v }
@@ -12,12 +14,12 @@ func TestLayersResolveTopicThenNamespaceThenBroker(t *testing.T) {
 	d := &Defaults{MaxProducersPerTopic: 1, TTLDurationDefault: time.Minute, DefaultRetentionMinutes: 5,
 		BrokerServiceCompactionThreshold: 100, BrokerDeduplicationEnabled: true}
 	broker := Layers{Defaults: d}
-	ns := Layers{Defaults: d, Namespace: &Policies{MaxProducersPerTopic: ptr(2), MessageTTLInSeconds: ptr(30),
-		RetentionPolicies: &RetentionPolicies{RetentionTimeInMinutes: 10}, CompactionThreshold: ptr(int64(200)),
+	ns := Layers{Defaults: d, Namespace: &adminapi.Policies{MaxProducersPerTopic: ptr(2), MessageTTLInSeconds: ptr(30),
+		RetentionPolicies: &adminapi.RetentionPolicies{RetentionTimeInMinutes: 10}, CompactionThreshold: ptr(int64(200)),
 		DeduplicationEnabled: ptr(false)}}
 	topic := ns
-	topic.Topic = &TopicPolicies{MaxProducerPerTopic: ptr(3), MessageTTLInSeconds: ptr(0),
-		RetentionPolicies: &RetentionPolicies{RetentionSizeInMB: -1}, CompactionThreshold: ptr(int64(0)),
+	topic.Topic = &adminapi.TopicPolicies{MaxProducerPerTopic: ptr(3), MessageTTLInSeconds: ptr(0),
+		RetentionPolicies: &adminapi.RetentionPolicies{RetentionSizeInMB: -1}, CompactionThreshold: ptr(int64(0)),
 		DeduplicationEnabled: ptr(true)}
 
 	for _, tc := range []struct {
@@ -25,13 +27,13 @@ func TestLayersResolveTopicThenNamespaceThenBroker(t *testing.T) {
 		l          Layers
 		producers  int
 		ttl        time.Duration
-		retention  RetentionPolicies
+		retention  adminapi.RetentionPolicies
 		compaction int64
 		dedup      bool
 	}{
-		{"broker", broker, 1, time.Minute, RetentionPolicies{RetentionTimeInMinutes: 5}, 100, true},
-		{"namespace", ns, 2, 30 * time.Second, RetentionPolicies{RetentionTimeInMinutes: 10}, 200, false},
-		{"topic", topic, 3, 0, RetentionPolicies{RetentionSizeInMB: -1}, 0, true},
+		{"broker", broker, 1, time.Minute, adminapi.RetentionPolicies{RetentionTimeInMinutes: 5}, 100, true},
+		{"namespace", ns, 2, 30 * time.Second, adminapi.RetentionPolicies{RetentionTimeInMinutes: 10}, 200, false},
+		{"topic", topic, 3, 0, adminapi.RetentionPolicies{RetentionSizeInMB: -1}, 0, true},
 	} {
 		if got := tc.l.MaxProducers(); got != tc.producers {
 			t.Errorf("%s: MaxProducers = %d, want %d", tc.name, got, tc.producers)
@@ -61,23 +63,23 @@ func TestLayersBacklogQuota(t *testing.T) {
 	if _, ok := l.BacklogQuota(QuotaMessageAge); ok {
 		t.Error("message_age quota without any limit: ok")
 	}
-	l.Namespace = &Policies{BacklogQuotaMap: map[string]BacklogQuota{QuotaDestinationStorage: {LimitSize: -1}}}
+	l.Namespace = &adminapi.Policies{BacklogQuotaMap: map[string]adminapi.BacklogQuota{QuotaDestinationStorage: {LimitSize: -1}}}
 	if _, ok := l.BacklogQuota(QuotaDestinationStorage); ok {
 		t.Error("namespace quota of -1: ok, want none")
 	}
-	l.Topic = &TopicPolicies{BackLogQuotaMap: map[string]BacklogQuota{QuotaDestinationStorage: {LimitSize: 10, Policy: QuotaProducerRequestHold}}}
+	l.Topic = &adminapi.TopicPolicies{BackLogQuotaMap: map[string]adminapi.BacklogQuota{QuotaDestinationStorage: {LimitSize: 10, Policy: QuotaProducerRequestHold}}}
 	if q, ok := l.BacklogQuota(QuotaDestinationStorage); !ok || q.LimitSize != 10 {
 		t.Errorf("topic quota = %+v, %v", q, ok)
 	}
 }
 
 func TestTopicPoliciesEmpty(t *testing.T) {
-	var none *TopicPolicies
-	if !none.Empty() || !(&TopicPolicies{}).Empty() || !(&TopicPolicies{BackLogQuotaMap: map[string]BacklogQuota{}}).Empty() {
-		t.Error("unset policies are not Empty")
+	var none *adminapi.TopicPolicies
+	if !EmptyTopic(none) || !EmptyTopic(&adminapi.TopicPolicies{}) || !EmptyTopic(&adminapi.TopicPolicies{BackLogQuotaMap: map[string]adminapi.BacklogQuota{}}) {
+		t.Error("unset policies are not empty")
 	}
-	if (&TopicPolicies{MaxProducerPerTopic: ptr(0)}).Empty() {
-		t.Error("a policy set to 0 is Empty")
+	if EmptyTopic(&adminapi.TopicPolicies{MaxProducerPerTopic: ptr(0)}) {
+		t.Error("a policy set to 0 is empty")
 	}
 }
 
@@ -86,25 +88,25 @@ func TestTopicPoliciesEmpty(t *testing.T) {
 func TestLayersRatesByCluster(t *testing.T) {
 	d := &Defaults{MaxPublishRatePerTopicInMessages: 7, DispatchThrottlingRatePerSubscriptionInMsg: 9,
 		SubscribeThrottlingRatePerConsumer: 0, SubscribeRatePeriodPerConsumerInSecond: 30}
-	l := Layers{Defaults: d, Cluster: "here", Namespace: &Policies{
-		PublishMaxMessageRate:    map[string]PublishRate{"elsewhere": {PublishThrottlingRateInMsg: 1}},
-		SubscriptionDispatchRate: map[string]DispatchRate{"here": {DispatchThrottlingRateInMsg: 5, RatePeriodInSecond: 2}},
-		ClusterSubscribeRate:     map[string]SubscribeRate{"here": {SubscribeThrottlingRatePerConsumer: 3, RatePeriodInSecond: 10}},
+	l := Layers{Defaults: d, Cluster: "here", Namespace: &adminapi.Policies{
+		PublishMaxMessageRate:    map[string]adminapi.PublishRate{"elsewhere": {PublishThrottlingRateInMsg: 1}},
+		SubscriptionDispatchRate: map[string]adminapi.DispatchRate{"here": {DispatchThrottlingRateInMsg: 5, RatePeriodInSecond: 2}},
+		ClusterSubscribeRate:     map[string]adminapi.SubscribeRate{"here": {SubscribeThrottlingRatePerConsumer: 3, RatePeriodInSecond: 10}},
 	}}
-	if got := l.PublishRate(); got != (PublishRate{PublishThrottlingRateInMsg: 7}) {
+	if got := l.PublishRate(); got != (adminapi.PublishRate{PublishThrottlingRateInMsg: 7}) {
 		t.Errorf("publish rate with another cluster's entry only = %+v, want the broker's", got)
 	}
-	if got := l.SubscriptionDispatchRate(); got != (DispatchRate{DispatchThrottlingRateInMsg: 5, RatePeriodInSecond: 2}) {
+	if got := l.SubscriptionDispatchRate(); got != (adminapi.DispatchRate{DispatchThrottlingRateInMsg: 5, RatePeriodInSecond: 2}) {
 		t.Errorf("subscription dispatch rate = %+v, want the namespace's", got)
 	}
-	if got := l.SubscribeRate(); got != (SubscribeRate{SubscribeThrottlingRatePerConsumer: 3, RatePeriodInSecond: 10}) {
+	if got := l.SubscribeRate(); got != (adminapi.SubscribeRate{SubscribeThrottlingRatePerConsumer: 3, RatePeriodInSecond: 10}) {
 		t.Errorf("subscribe rate = %+v, want the namespace's", got)
 	}
-	l.Topic = &TopicPolicies{PublishRate: &PublishRate{PublishThrottlingRateInByte: 100}}
-	if got := l.PublishRate(); got != (PublishRate{PublishThrottlingRateInByte: 100}) {
+	l.Topic = &adminapi.TopicPolicies{PublishRate: &adminapi.PublishRate{PublishThrottlingRateInByte: 100}}
+	if got := l.PublishRate(); got != (adminapi.PublishRate{PublishThrottlingRateInByte: 100}) {
 		t.Errorf("publish rate = %+v, want the topic's", got)
 	}
-	if got := (Layers{Defaults: d}).SubscriptionDispatchRate(); got != (DispatchRate{DispatchThrottlingRateInMsg: 9, RatePeriodInSecond: 1}) {
+	if got := (Layers{Defaults: d}).SubscriptionDispatchRate(); got != (adminapi.DispatchRate{DispatchThrottlingRateInMsg: 9, RatePeriodInSecond: 1}) {
 		t.Errorf("broker subscription dispatch rate = %+v", got)
 	}
 }
@@ -115,13 +117,13 @@ func TestLayersRatesByCluster(t *testing.T) {
 func TestLayersDelayedDeliveryAndSwitches(t *testing.T) {
 	d := &Defaults{DelayedDeliveryEnabled: true, DelayedDeliveryTick: time.Second, IsSchemaValidationEnforced: true}
 	l := Layers{Defaults: d}
-	if got := l.DelayedDelivery(); got != (DelayedDeliveryPolicies{Active: true, TickTime: 1000}) {
+	if got := l.DelayedDelivery(); got != (adminapi.DelayedDeliveryPolicies{Active: true, TickTime: 1000}) {
 		t.Errorf("broker delayed delivery = %+v", got)
 	}
-	l.Namespace = &Policies{DelayedDeliveryPolicies: &DelayedDeliveryPolicies{Active: false, TickTime: 500, MaxDeliveryDelayInMillis: 60000},
+	l.Namespace = &adminapi.Policies{DelayedDeliveryPolicies: &adminapi.DelayedDeliveryPolicies{Active: false, TickTime: 500, MaxDeliveryDelayInMillis: 60000},
 		DispatcherPauseOnAckStatePersistentEnabled: true}
-	l.Topic = &TopicPolicies{DelayedDeliveryTickTimeMillis: ptr(int64(100)), SchemaValidationEnforced: ptr(false)}
-	if got := l.DelayedDelivery(); got != (DelayedDeliveryPolicies{Active: false, TickTime: 100, MaxDeliveryDelayInMillis: 60000}) {
+	l.Topic = &adminapi.TopicPolicies{DelayedDeliveryTickTimeMillis: ptr(int64(100)), SchemaValidationEnforced: ptr(false)}
+	if got := l.DelayedDelivery(); got != (adminapi.DelayedDeliveryPolicies{Active: false, TickTime: 100, MaxDeliveryDelayInMillis: 60000}) {
 		t.Errorf("delayed delivery = %+v, want the topic's tick over the namespace's policy", got)
 	}
 	if l.SchemaValidationEnforced() {
@@ -139,7 +141,7 @@ func TestLayersDelayedDeliveryAndSwitches(t *testing.T) {
 // list is none set.
 func TestLayersSubscriptionTypes(t *testing.T) {
 	l := Layers{Defaults: &Defaults{SubscriptionTypesEnabled: []string{"Exclusive", "Shared"}},
-		Namespace: &Policies{SubscriptionTypesEnabled: []string{}}}
+		Namespace: &adminapi.Policies{SubscriptionTypesEnabled: []string{}}}
 	if got := l.SubscriptionTypesEnabled(); len(got) != 2 {
 		t.Errorf("types = %v, want the broker's", got)
 	}
@@ -147,7 +149,7 @@ func TestLayersSubscriptionTypes(t *testing.T) {
 	if got := l.SubscriptionTypesEnabled(); len(got) != 1 || got[0] != "Failover" {
 		t.Errorf("types = %v, want the namespace's", got)
 	}
-	l.Topic = &TopicPolicies{SubscriptionTypesEnabled: []string{"Key_Shared"}}
+	l.Topic = &adminapi.TopicPolicies{SubscriptionTypesEnabled: []string{"Key_Shared"}}
 	if got := l.SubscriptionTypesEnabled(); len(got) != 1 || got[0] != "Key_Shared" {
 		t.Errorf("types = %v, want the topic's", got)
 	}
@@ -156,9 +158,9 @@ func TestLayersSubscriptionTypes(t *testing.T) {
 // A subscription's own dispatch rate is over the topic's subscription dispatch rate, which is
 // over the namespace's and the broker's.
 func TestLayersSubscriptionLevelDispatchRate(t *testing.T) {
-	l := Layers{Defaults: &Defaults{DispatchThrottlingRatePerSubscriptionInMsg: 9}, Topic: &TopicPolicies{
-		SubscriptionDispatchRate: &DispatchRate{DispatchThrottlingRateInMsg: 20, RatePeriodInSecond: 1},
-		SubscriptionPolicies:     map[string]SubscriptionPolicies{"slow": {DispatchRate: &DispatchRate{DispatchThrottlingRateInMsg: 2, RatePeriodInSecond: 1}}},
+	l := Layers{Defaults: &Defaults{DispatchThrottlingRatePerSubscriptionInMsg: 9}, Topic: &adminapi.TopicPolicies{
+		SubscriptionDispatchRate: &adminapi.DispatchRate{DispatchThrottlingRateInMsg: 20, RatePeriodInSecond: 1},
+		SubscriptionPolicies:     map[string]adminapi.SubscriptionPolicies{"slow": {DispatchRate: &adminapi.DispatchRate{DispatchThrottlingRateInMsg: 2, RatePeriodInSecond: 1}}},
 	}}
 	if got := l.SubscriptionDispatchRateOf("slow").DispatchThrottlingRateInMsg; got != 2 {
 		t.Errorf("slow subscription's rate = %d, want its own 2", got)
@@ -176,11 +178,11 @@ func TestLayersAutoTopicCreation(t *testing.T) {
 	if allow, part, n := l.AutoTopicCreation(true, false, 1); !allow || part || n != 1 {
 		t.Errorf("no override = %v %v %d, want the broker's true false 1", allow, part, n)
 	}
-	l.Namespace = &Policies{AutoTopicCreationOverride: &AutoTopicCreationOverride{AllowAutoTopicCreation: true, TopicType: "partitioned", DefaultNumPartitions: ptr(4)}}
+	l.Namespace = &adminapi.Policies{AutoTopicCreationOverride: &adminapi.AutoTopicCreationOverride{AllowAutoTopicCreation: true, TopicType: "partitioned", DefaultNumPartitions: ptr(4)}}
 	if allow, part, n := l.AutoTopicCreation(false, false, 1); !allow || !part || n != 4 {
 		t.Errorf("namespace override = %v %v %d, want true true 4", allow, part, n)
 	}
-	l.Namespace.AutoTopicCreationOverride = &AutoTopicCreationOverride{AllowAutoTopicCreation: false, TopicType: "non-partitioned", DefaultNumPartitions: ptr(0)}
+	l.Namespace.AutoTopicCreationOverride = &adminapi.AutoTopicCreationOverride{AllowAutoTopicCreation: false, TopicType: "non-partitioned", DefaultNumPartitions: ptr(0)}
 	if allow, part, n := l.AutoTopicCreation(true, true, 3); allow || part || n != 3 {
 		t.Errorf("override without partitions = %v %v %d, want false false and the broker's 3", allow, part, n)
 	}

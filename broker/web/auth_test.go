@@ -20,6 +20,7 @@ import (
 	"github.com/letterbox-dev/letterbox/broker"
 	"github.com/letterbox-dev/letterbox/broker/auth/authtest"
 	"github.com/letterbox-dev/letterbox/broker/web"
+	"github.com/letterbox-dev/letterbox/client/adminapi"
 )
 
 // The admin API with token authentication and authorization on (superuser "admin"): plain HTTP
@@ -121,7 +122,7 @@ func (l *logBuffer) String() string {
 
 func TestAuthHTTPStatus(t *testing.T) {
 	e := newSecureEnv(t, false)
-	if err := e.b.CreateTenant("acme", broker.TenantInfo{AdminRoles: []string{"ops"}, AllowedClusters: []string{"standalone"}}); err != nil {
+	if err := e.b.CreateTenant("acme", adminapi.TenantInfo{AdminRoles: []string{"ops"}, AllowedClusters: []string{"standalone"}}); err != nil {
 		t.Fatal(err)
 	}
 	if err := e.b.CreateNamespace("acme/orders", nil); err != nil {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/letterbox-dev/letterbox/broker"
 	"github.com/letterbox-dev/letterbox/broker/web"
+	"github.com/letterbox-dev/letterbox/client/adminapi"
 	"github.com/letterbox-dev/letterbox/internal/brokertest"
 )
 
@@ -195,7 +196,7 @@ func TestUnreadAnswerFreesItsSlot(t *testing.T) {
 	if err := b.CreateTopic(topic, nil); err != nil {
 		t.Fatal(err)
 	}
-	if err := b.CreateSubscription(topic, "s", broker.MessageID{LedgerID: -1, EntryID: -1, PartitionIndex: -1}); err != nil {
+	if err := b.CreateSubscription(topic, "s", adminapi.MessageID{LedgerID: -1, EntryID: -1, PartitionIndex: -1}); err != nil {
 		t.Fatal(err)
 	}
 	c, err := pulsar.NewClient(pulsar.ClientOptions{URL: b.ServiceURL(), OperationTimeout: 30 * time.Second, Logger: plog.NewLoggerWithSlog(quiet)})

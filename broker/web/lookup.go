@@ -1,19 +1,15 @@
 package web
 
-import "net/http"
+import (
+	"net/http"
+
+	"github.com/letterbox-dev/letterbox/client/adminapi"
+)
 
 // The HTTP lookup, /lookup/v2/topic/{domain}/{tenant}/{ns}/{topic}: every topic is served by
 // this broker, at its binary-protocol URL and this server's URL. The topic need not exist
 // when it may be auto-created (producers and consumers create it); otherwise it is not found
 // (404 "Topic not found …"), as upstream answers.
-
-type lookupJSON struct {
-	BrokerURL    string `json:"brokerUrl"`
-	BrokerURLTLS string `json:"brokerUrlTls"`
-	HTTPURL      string `json:"httpUrl"`
-	HTTPURLTLS   string `json:"httpUrlTls"`
-	NativeURL    string `json:"nativeUrl"`
-}
 
 func (s *Server) lookupRoutes(rt *router) {
 	for _, d := range domains {
@@ -28,7 +24,7 @@ func (s *Server) lookupRoutes(rt *router) {
 				return
 			}
 			s.b.LoadTopic(topic) // a stored topic opens on its first lookup
-			out := lookupJSON{BrokerURL: s.b.ServiceURL(), HTTPURL: s.URL(), NativeURL: s.b.ServiceURL(),
+			out := adminapi.LookupData{BrokerURL: s.b.ServiceURL(), HTTPURL: s.URL(), NativeURL: s.b.ServiceURL(),
 				BrokerURLTLS: s.b.ServiceURLTLS(), HTTPURLTLS: s.URLTLS()}
 			if s.tlsOnly {
 				out.HTTPURLTLS = out.HTTPURL

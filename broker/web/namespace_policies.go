@@ -7,6 +7,7 @@ import (
 
 	"github.com/letterbox-dev/letterbox/broker"
 	"github.com/letterbox-dev/letterbox/broker/policy"
+	"github.com/letterbox-dev/letterbox/client/adminapi"
 )
 
 // The namespace policies that limit topics (the broker validates and enforces them):
@@ -17,24 +18,24 @@ import (
 
 func (s *Server) namespacePolicyRoutes(rt *router) {
 	const ns = nsPath
-	intPolicy := func(method, path string, field func(*policy.Policies) **int) {
+	intPolicy := func(method, path string, field func(*adminapi.Policies) **int) {
 		s.policyRouteWith(rt, method, ns+"/"+path,
-			func(p *policy.Policies) any { return nilIfNone(*field(p)) },
+			func(p *adminapi.Policies) any { return nilIfNone(*field(p)) },
 			func() any { return new(int) },
-			func(p *policy.Policies, v any) error {
+			func(p *adminapi.Policies, v any) error {
 				*field(p) = nilOr(v, func(v any) *int { return v.(*int) })
 				return nil
 			})
 	}
-	intPolicy("POST", "maxTopicsPerNamespace", func(p *policy.Policies) **int { return &p.MaxTopicsPerNamespace })
-	intPolicy("POST", "subscriptionExpirationTime", func(p *policy.Policies) **int { return &p.SubscriptionExpirationTimeMinutes })
-	intPolicy("POST", "maxConsumersPerSubscription", func(p *policy.Policies) **int { return &p.MaxConsumersPerSubscription })
-	intPolicy("POST", "maxConsumersPerTopic", func(p *policy.Policies) **int { return &p.MaxConsumersPerTopic })
-	intPolicy("POST", "maxProducersPerTopic", func(p *policy.Policies) **int { return &p.MaxProducersPerTopic })
+	intPolicy("POST", "maxTopicsPerNamespace", func(p *adminapi.Policies) **int { return &p.MaxTopicsPerNamespace })
+	intPolicy("POST", "subscriptionExpirationTime", func(p *adminapi.Policies) **int { return &p.SubscriptionExpirationTimeMinutes })
+	intPolicy("POST", "maxConsumersPerSubscription", func(p *adminapi.Policies) **int { return &p.MaxConsumersPerSubscription })
+	intPolicy("POST", "maxConsumersPerTopic", func(p *adminapi.Policies) **int { return &p.MaxConsumersPerTopic })
+	intPolicy("POST", "maxProducersPerTopic", func(p *adminapi.Policies) **int { return &p.MaxProducersPerTopic })
 	s.policyRouteWith(rt, "PUT", ns+"/compactionThreshold",
-		func(p *policy.Policies) any { return nilIfNone(p.CompactionThreshold) },
+		func(p *adminapi.Policies) any { return nilIfNone(p.CompactionThreshold) },
 		func() any { return new(int64) },
-		func(p *policy.Policies, v any) error {
+		func(p *adminapi.Policies, v any) error {
 			p.CompactionThreshold = nilOr(v, func(v any) *int64 { return v.(*int64) })
 			return nil
 		})
@@ -59,14 +60,14 @@ func (s *Server) namespacePropertyRoutes(rt *router) {
 	rt.handle("PUT "+ns+"/properties", func(w http.ResponseWriter, r *http.Request) {
 		var props map[string]string
 		if _, ok := decodeBody(w, r, &props, false); ok {
-			noContent(w, s.b.UpdateNamespacePolicies(nsName(r), func(p *policy.Policies) error {
+			noContent(w, s.b.UpdateNamespacePolicies(nsName(r), func(p *adminapi.Policies) error {
 				maps.Copy(p.Properties, props)
 				return nil
 			}))
 		}
 	})
 	rt.handle("DELETE "+ns+"/properties", func(w http.ResponseWriter, r *http.Request) {
-		noContent(w, s.b.UpdateNamespacePolicies(nsName(r), func(p *policy.Policies) error {
+		noContent(w, s.b.UpdateNamespacePolicies(nsName(r), func(p *adminapi.Policies) error {
 			clear(p.Properties)
 			return nil
 		}))
@@ -81,14 +82,14 @@ func (s *Server) namespacePropertyRoutes(rt *router) {
 		writeOptional(w, p.Properties, r.PathValue("key"))
 	})
 	rt.handle("PUT "+ns+"/property/{key}/{value}", func(w http.ResponseWriter, r *http.Request) {
-		noContent(w, s.b.UpdateNamespacePolicies(nsName(r), func(p *policy.Policies) error {
+		noContent(w, s.b.UpdateNamespacePolicies(nsName(r), func(p *adminapi.Policies) error {
 			p.Properties[r.PathValue("key")] = r.PathValue("value")
 			return nil
 		}))
 	})
 	rt.handle("DELETE "+ns+"/property/{key}", func(w http.ResponseWriter, r *http.Request) {
 		var old map[string]string
-		err := s.b.UpdateNamespacePolicies(nsName(r), func(p *policy.Policies) error {
+		err := s.b.UpdateNamespacePolicies(nsName(r), func(p *adminapi.Policies) error {
 			old = maps.Clone(p.Properties)
 			delete(p.Properties, r.PathValue("key"))
 			return nil
@@ -114,18 +115,18 @@ func (s *Server) namespaceBacklogQuotaRoutes(rt *router) {
 		writeJSON(w, http.StatusOK, p.BacklogQuotaMap)
 	})
 	rt.handle("POST "+ns+"/backlogQuota", func(w http.ResponseWriter, r *http.Request) {
-		var q policy.BacklogQuota
+		var q adminapi.BacklogQuota
 		if _, ok := decodeBody(w, r, &q, false); !ok {
 			return
 		}
 		kind := quotaType(r)
-		noContent(w, s.b.UpdateNamespacePolicies(nsName(r), func(p *policy.Policies) error {
+		noContent(w, s.b.UpdateNamespacePolicies(nsName(r), func(p *adminapi.Policies) error {
 			return broker.SetNamespaceBacklogQuota(p, kind, q)
 		}))
 	})
 	rt.handle("DELETE "+ns+"/backlogQuota", func(w http.ResponseWriter, r *http.Request) {
 		kind := quotaType(r)
-		noContent(w, s.b.UpdateNamespacePolicies(nsName(r), func(p *policy.Policies) error {
+		noContent(w, s.b.UpdateNamespacePolicies(nsName(r), func(p *adminapi.Policies) error {
 			delete(p.BacklogQuotaMap, kind)
 			return nil
 		}))

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/letterbox-dev/letterbox/broker/policy"
+	"github.com/letterbox-dev/letterbox/client/adminapi"
 )
 
 // The namespaces resource: /admin/v2/namespaces/... — list, create (with or without a
@@ -25,12 +26,12 @@ func (s *Server) namespaceRoutes(rt *router) {
 		answer(w, list, err)
 	})
 	rt.handle("PUT "+ns, func(w http.ResponseWriter, r *http.Request) {
-		var p policy.Policies
+		var p adminapi.Policies
 		present, ok := decodeBody(w, r, &p, true)
 		if !ok {
 			return
 		}
-		var pp *policy.Policies
+		var pp *adminapi.Policies
 		if present {
 			pp = &p
 		}
@@ -78,39 +79,39 @@ func (s *Server) namespaceRoutes(rt *router) {
 func (s *Server) namespaceDataPolicyRoutes(rt *router) {
 	const ns = nsPath
 	s.policyRoute(rt, ns+"/retention",
-		func(p *policy.Policies) any { return nilIfNone(p.RetentionPolicies) },
-		func() any { return &policy.RetentionPolicies{} },
-		func(p *policy.Policies, v any) error {
-			p.RetentionPolicies = nilOr(v, func(v any) *policy.RetentionPolicies { return v.(*policy.RetentionPolicies) })
+		func(p *adminapi.Policies) any { return nilIfNone(p.RetentionPolicies) },
+		func() any { return &adminapi.RetentionPolicies{} },
+		func(p *adminapi.Policies, v any) error {
+			p.RetentionPolicies = nilOr(v, func(v any) *adminapi.RetentionPolicies { return v.(*adminapi.RetentionPolicies) })
 			return nil
 		})
 	s.policyRoute(rt, ns+"/autoTopicCreation",
-		func(p *policy.Policies) any { return nilIfNone(p.AutoTopicCreationOverride) },
-		func() any { return &policy.AutoTopicCreationOverride{} },
-		func(p *policy.Policies, v any) error {
-			p.AutoTopicCreationOverride = nilOr(v, func(v any) *policy.AutoTopicCreationOverride { return v.(*policy.AutoTopicCreationOverride) })
+		func(p *adminapi.Policies) any { return nilIfNone(p.AutoTopicCreationOverride) },
+		func() any { return &adminapi.AutoTopicCreationOverride{} },
+		func(p *adminapi.Policies, v any) error {
+			p.AutoTopicCreationOverride = nilOr(v, func(v any) *adminapi.AutoTopicCreationOverride { return v.(*adminapi.AutoTopicCreationOverride) })
 			return nil
 		})
 	s.policyRoute(rt, ns+"/autoSubscriptionCreation",
-		func(p *policy.Policies) any { return nilIfNone(p.AutoSubscriptionCreationOverride) },
-		func() any { return &policy.AutoSubscriptionCreationOverride{} },
-		func(p *policy.Policies, v any) error {
-			p.AutoSubscriptionCreationOverride = nilOr(v, func(v any) *policy.AutoSubscriptionCreationOverride {
-				return v.(*policy.AutoSubscriptionCreationOverride)
+		func(p *adminapi.Policies) any { return nilIfNone(p.AutoSubscriptionCreationOverride) },
+		func() any { return &adminapi.AutoSubscriptionCreationOverride{} },
+		func(p *adminapi.Policies, v any) error {
+			p.AutoSubscriptionCreationOverride = nilOr(v, func(v any) *adminapi.AutoSubscriptionCreationOverride {
+				return v.(*adminapi.AutoSubscriptionCreationOverride)
 			})
 			return nil
 		})
 	s.policyRoute(rt, ns+"/deduplication",
-		func(p *policy.Policies) any { return nilIfNone(p.DeduplicationEnabled) },
+		func(p *adminapi.Policies) any { return nilIfNone(p.DeduplicationEnabled) },
 		func() any { return new(bool) },
-		func(p *policy.Policies, v any) error {
+		func(p *adminapi.Policies, v any) error {
 			p.DeduplicationEnabled = nilOr(v, func(v any) *bool { return v.(*bool) })
 			return nil
 		})
 	s.policyRoute(rt, ns+"/messageTTL",
-		func(p *policy.Policies) any { return nilIfNone(p.MessageTTLInSeconds) },
+		func(p *adminapi.Policies) any { return nilIfNone(p.MessageTTLInSeconds) },
 		func() any { return new(int) },
-		func(p *policy.Policies, v any) error {
+		func(p *adminapi.Policies, v any) error {
 			p.MessageTTLInSeconds = nilOr(v, func(v any) *int { return v.(*int) })
 			return nil
 		})
@@ -128,7 +129,7 @@ func (s *Server) namespaceDataPolicyRoutes(rt *router) {
 			return
 		}
 		strategy := strategyName(body)
-		noContent(w, s.b.UpdateNamespacePolicies(nsName(r), func(p *policy.Policies) error {
+		noContent(w, s.b.UpdateNamespacePolicies(nsName(r), func(p *adminapi.Policies) error {
 			p.SchemaCompatibilityStrategy = strategy
 			return nil
 		}))
@@ -151,7 +152,7 @@ func (s *Server) namespaceClusterRoutes(rt *router) {
 	rt.handle("POST "+ns+"/replication", func(w http.ResponseWriter, r *http.Request) {
 		var clusters []string
 		if _, ok := decodeBody(w, r, &clusters, false); ok {
-			noContent(w, s.b.UpdateNamespacePolicies(nsName(r), func(p *policy.Policies) error {
+			noContent(w, s.b.UpdateNamespacePolicies(nsName(r), func(p *adminapi.Policies) error {
 				p.ReplicationClusters = clusters
 				return nil
 			}))
@@ -206,7 +207,7 @@ func (s *Server) namespacePermissionRoutes(rt *router) {
 // too) and the deprecated schemaAutoUpdateCompatibilityStrategy (set with PUT, as upstream).
 func (s *Server) namespaceSchemaRoutes(rt *router) {
 	const ns = nsPath
-	withPolicies := func(w http.ResponseWriter, r *http.Request, answer func(*policy.Policies) any) {
+	withPolicies := func(w http.ResponseWriter, r *http.Request, answer func(*adminapi.Policies) any) {
 		p, err := s.b.NamespacePolicies(nsName(r))
 		if err != nil {
 			writeAdminError(w, err)
@@ -219,14 +220,14 @@ func (s *Server) namespaceSchemaRoutes(rt *router) {
 		w.WriteHeader(http.StatusNoContent)
 	}
 	rt.handle("GET "+ns+"/isAllowAutoUpdateSchema", func(w http.ResponseWriter, r *http.Request) {
-		withPolicies(w, r, func(p *policy.Policies) any {
+		withPolicies(w, r, func(p *adminapi.Policies) any {
 			return policy.First(s.b.Config().IsAllowAutoUpdateSchemaEnabled, p.IsAllowAutoUpdateSchema)
 		})
 	})
 	rt.handle("POST "+ns+"/isAllowAutoUpdateSchema", func(w http.ResponseWriter, r *http.Request) {
 		var on bool
 		if _, ok := decodeBody(w, r, &on, false); ok {
-			noContent(w, s.b.UpdateNamespacePolicies(nsName(r), func(p *policy.Policies) error {
+			noContent(w, s.b.UpdateNamespacePolicies(nsName(r), func(p *adminapi.Policies) error {
 				p.IsAllowAutoUpdateSchema = &on
 				return nil
 			}))
@@ -235,14 +236,14 @@ func (s *Server) namespaceSchemaRoutes(rt *router) {
 	rt.handle("GET "+ns+"/schemaValidationEnforced", func(w http.ResponseWriter, r *http.Request) {
 		applied, ok := queryBool(w, r, "applied")
 		if ok {
-			withPolicies(w, r, func(p *policy.Policies) any {
+			withPolicies(w, r, func(p *adminapi.Policies) any {
 				return p.SchemaValidationEnforced || (applied && s.b.Config().IsSchemaValidationEnforced)
 			})
 		}
 	})
-	nsSet(s, rt, ns+"/schemaValidationEnforced", func(p *policy.Policies) *bool { return &p.SchemaValidationEnforced })
+	nsSet(s, rt, ns+"/schemaValidationEnforced", func(p *adminapi.Policies) *bool { return &p.SchemaValidationEnforced })
 	rt.handle("GET "+ns+"/schemaAutoUpdateCompatibilityStrategy", func(w http.ResponseWriter, r *http.Request) {
-		withPolicies(w, r, func(p *policy.Policies) any { return nilIfNone(p.SchemaAutoUpdateCompatibilityStrategy) })
+		withPolicies(w, r, func(p *adminapi.Policies) any { return nilIfNone(p.SchemaAutoUpdateCompatibilityStrategy) })
 	})
 	rt.handle("PUT "+ns+"/schemaAutoUpdateCompatibilityStrategy", func(w http.ResponseWriter, r *http.Request) {
 		body, ok := readBody(w, r)
@@ -253,7 +254,7 @@ func (s *Server) namespaceSchemaRoutes(rt *router) {
 		if err := unmarshal(body, &strategy); err != nil {
 			strategy = string(body) // pulsar-admin sends the bare name
 		}
-		noContent(w, s.b.UpdateNamespacePolicies(nsName(r), func(p *policy.Policies) error {
+		noContent(w, s.b.UpdateNamespacePolicies(nsName(r), func(p *adminapi.Policies) error {
 			p.SchemaAutoUpdateCompatibilityStrategy = &strategy
 			return nil
 		}))
@@ -264,14 +265,14 @@ func nsName(r *http.Request) string { return r.PathValue("tenant") + "/" + r.Pat
 
 // policyRoute registers GET (the value, 204 when unset), POST (set) and DELETE (unset) of one
 // namespace policy.
-func (s *Server) policyRoute(rt *router, path string, get func(*policy.Policies) any, alloc func() any,
-	set func(*policy.Policies, any) error) {
+func (s *Server) policyRoute(rt *router, path string, get func(*adminapi.Policies) any, alloc func() any,
+	set func(*adminapi.Policies, any) error) {
 	s.policyRouteWith(rt, "POST", path, get, alloc, set)
 }
 
 // policyRouteWith is policyRoute for a policy upstream sets with setMethod.
-func (s *Server) policyRouteWith(rt *router, setMethod, path string, get func(*policy.Policies) any, alloc func() any,
-	set func(*policy.Policies, any) error) {
+func (s *Server) policyRouteWith(rt *router, setMethod, path string, get func(*adminapi.Policies) any, alloc func() any,
+	set func(*adminapi.Policies, any) error) {
 	rt.handle("GET "+path, func(w http.ResponseWriter, r *http.Request) {
 		p, err := s.b.NamespacePolicies(nsName(r))
 		if err != nil {
@@ -287,11 +288,11 @@ func (s *Server) policyRouteWith(rt *router, setMethod, path string, get func(*p
 	rt.handle(setMethod+" "+path, func(w http.ResponseWriter, r *http.Request) {
 		v := alloc()
 		if _, ok := decodeBody(w, r, v, false); ok {
-			noContent(w, s.b.UpdateNamespacePolicies(nsName(r), func(p *policy.Policies) error { return set(p, v) }))
+			noContent(w, s.b.UpdateNamespacePolicies(nsName(r), func(p *adminapi.Policies) error { return set(p, v) }))
 		}
 	})
 	rt.handle("DELETE "+path, func(w http.ResponseWriter, r *http.Request) {
-		noContent(w, s.b.UpdateNamespacePolicies(nsName(r), func(p *policy.Policies) error { return set(p, nil) }))
+		noContent(w, s.b.UpdateNamespacePolicies(nsName(r), func(p *adminapi.Policies) error { return set(p, nil) }))
 	})
 }
 

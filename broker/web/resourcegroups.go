@@ -3,7 +3,7 @@ package web
 import (
 	"net/http"
 
-	"github.com/letterbox-dev/letterbox/broker/policy"
+	"github.com/letterbox-dev/letterbox/client/adminapi"
 )
 
 // Resource groups, as upstream's /admin/v2/resourcegroups (superusers only, as upstream): list,
@@ -21,7 +21,7 @@ func (s *Server) resourceGroupRoutes(rt *router) {
 		answer(w, g, err)
 	})
 	rt.handle("PUT "+rg+"/{group}", func(w http.ResponseWriter, r *http.Request) {
-		var g policy.ResourceGroup
+		var g adminapi.ResourceGroup
 		if _, ok := decodeBody(w, r, &g, false); ok {
 			noContent(w, s.b.PutResourceGroup(r.PathValue("group"), g))
 		}

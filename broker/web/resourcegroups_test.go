@@ -12,8 +12,8 @@ import (
 	"github.com/apache/pulsar-client-go/pulsaradmin/pkg/rest"
 
 	"github.com/letterbox-dev/letterbox/broker"
-	"github.com/letterbox-dev/letterbox/broker/policy"
 	"github.com/letterbox-dev/letterbox/broker/storage"
+	"github.com/letterbox-dev/letterbox/client/adminapi"
 )
 
 // Resource groups through pulsaradmin's own REST client (v0.19.0's admin has no ResourceGroups
@@ -49,10 +49,10 @@ func TestPulsarAdminResourceGroups(t *testing.T) {
 	if len(names) != 0 {
 		t.Fatalf("groups at start: %v", names)
 	}
-	must(t, rc.Put(rg+"/gold", policy.ResourceGroup{PublishRateInMsgs: ptr(100)}))
-	var got policy.ResourceGroup
+	must(t, rc.Put(rg+"/gold", adminapi.ResourceGroup{PublishRateInMsgs: ptr(100)}))
+	var got adminapi.ResourceGroup
 	must(t, rc.Get(rg+"/gold", &got))
-	want := policy.ResourceGroup{PublishRateInMsgs: ptr(100), PublishRateInBytes: ptr[int64](-1), DispatchRateInMsgs: ptr(-1),
+	want := adminapi.ResourceGroup{PublishRateInMsgs: ptr(100), PublishRateInBytes: ptr[int64](-1), DispatchRateInMsgs: ptr(-1),
 		DispatchRateInBytes: ptr[int64](-1), ReplicationDispatchRateInMsgs: ptr[int64](-1), ReplicationDispatchRateInBytes: ptr[int64](-1)}
 	if !sameGroup(got, want) {
 		t.Errorf("created group = %s, want %s", show(got), show(want))
@@ -95,7 +95,7 @@ func TestPulsarAdminResourceGroups(t *testing.T) {
 	wantStatus(t, "group of a missing namespace", err, 404)
 
 	// Kept across a restart, attachment included.
-	must(t, rc.Put(rg+"/silver", policy.ResourceGroup{DispatchRateInBytes: ptr[int64](1 << 20)}))
+	must(t, rc.Put(rg+"/silver", adminapi.ResourceGroup{DispatchRateInBytes: ptr[int64](1 << 20)}))
 	e.s.Close()
 	e.b.Close()
 	e, rc = start()
@@ -122,9 +122,9 @@ func TestPulsarAdminResourceGroups(t *testing.T) {
 	}
 }
 
-func sameGroup(a, b policy.ResourceGroup) bool { return show(a) == show(b) }
+func sameGroup(a, b adminapi.ResourceGroup) bool { return show(a) == show(b) }
 
-func show(g policy.ResourceGroup) string {
+func show(g adminapi.ResourceGroup) string {
 	data, _ := json.Marshal(g)
 	return string(data)
 }

@@ -4,20 +4,12 @@ import (
 	"net/http"
 
 	"github.com/letterbox-dev/letterbox/broker"
+	"github.com/letterbox-dev/letterbox/client/adminapi"
 )
 
 // The schemas resource: /admin/v2/schemas/{tenant}/{ns}/{topic}/...: schema (latest; POST
 // registers, DELETE removes every version), schema/{version}, schemas (all versions), version
 // (the version of a given schema) and compatibility.
-
-// schemaJSON is upstream's GetSchemaResponse.
-type schemaJSON struct {
-	Version    int64             `json:"version"`
-	Type       string            `json:"type"`
-	Timestamp  int64             `json:"timestamp"`
-	Data       string            `json:"data"`
-	Properties map[string]string `json:"properties"`
-}
 
 // postSchema is upstream's PostSchemaPayload.
 type postSchema struct {
@@ -26,14 +18,14 @@ type postSchema struct {
 	Properties map[string]string `json:"properties"`
 }
 
-func toSchemaJSON(si broker.SchemaInfo) schemaJSON {
+func toSchemaJSON(si broker.SchemaInfo) adminapi.GetSchemaResponse {
 	data := string(si.Data)
 	if si.Type == "KEY_VALUE" {
 		if kv, ok := broker.KeyValueSchemaJSON(si.Data); ok {
 			data = kv
 		}
 	}
-	return schemaJSON{Version: si.Version, Type: si.Type, Timestamp: si.Timestamp, Data: data, Properties: si.Properties}
+	return adminapi.GetSchemaResponse{Version: si.Version, Type: si.Type, Timestamp: si.Timestamp, Data: data, Properties: si.Properties}
 }
 
 func (s *Server) schemaRoutes(rt *router) {
@@ -58,8 +50,8 @@ func (s *Server) schemaRoutes(rt *router) {
 	rt.handle("GET "+base+"/schemas", func(w http.ResponseWriter, r *http.Request) {
 		all, err := s.b.Schemas(topic(r))
 		out := struct {
-			Schemas []schemaJSON `json:"getSchemaResponses"`
-		}{Schemas: []schemaJSON{}}
+			Schemas []adminapi.GetSchemaResponse `json:"getSchemaResponses"`
+		}{Schemas: []adminapi.GetSchemaResponse{}}
 		for _, si := range all {
 			out.Schemas = append(out.Schemas, toSchemaJSON(si))
 		}
@@ -93,7 +85,7 @@ func (s *Server) schemaRoutes(rt *router) {
 	rt.handle("POST "+base+"/compatibility", func(w http.ResponseWriter, r *http.Request) {
 		if si, ok := body(w, r); ok {
 			compatible, strategy, err := s.b.SchemaCompatibility(topic(r), si)
-			answer(w, map[string]any{"compatibility": compatible, "schemaCompatibilityStrategy": strategy}, err)
+			answer(w, adminapi.IsCompatibilityResponse{Compatible: compatible, Strategy: strategy}, err)
 		}
 	})
 }

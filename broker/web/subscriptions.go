@@ -3,7 +3,7 @@ package web
 import (
 	"net/http"
 
-	"github.com/letterbox-dev/letterbox/broker"
+	"github.com/letterbox-dev/letterbox/client/adminapi"
 )
 
 // Subscriptions of a topic: …/subscriptions, …/subscription/{sub} (create at a message id,
@@ -17,7 +17,7 @@ func (s *Server) subscriptionRoutes(rt *router) {
 		answer(w, list, err)
 	})
 	s.topicRoute(rt, "PUT", sub, func(w http.ResponseWriter, r *http.Request, topic string) {
-		id := broker.MessageID{LedgerID: 1<<63 - 1, EntryID: 1<<63 - 1, PartitionIndex: -1} // upstream default: latest
+		id := adminapi.Latest // upstream default
 		if _, ok := decodeBody(w, r, &id, true); ok {
 			noContent(w, s.b.CreateSubscription(topic, r.PathValue("subscription"), id))
 		}
@@ -51,7 +51,7 @@ func (s *Server) subscriptionRoutes(rt *router) {
 		}
 	})
 	s.topicRoute(rt, "POST", sub+"/resetcursor", func(w http.ResponseWriter, r *http.Request, topic string) {
-		id := broker.MessageID{PartitionIndex: -1}
+		id := adminapi.MessageID{PartitionIndex: -1}
 		if _, ok := decodeBody(w, r, &id, false); ok {
 			noContent(w, s.b.ResetCursorToID(topic, r.PathValue("subscription"), id))
 		}

@@ -3,7 +3,7 @@ package web
 import (
 	"net/http"
 
-	"github.com/letterbox-dev/letterbox/broker"
+	"github.com/letterbox-dev/letterbox/client/adminapi"
 )
 
 // The tenants resource: /admin/v2/tenants/... — list, get, create (PUT), update (POST),
@@ -36,8 +36,8 @@ func (s *Server) tenantRoutes(rt *router) {
 
 // tenantBody reads a TenantInfo; an absent body means "every cluster, no admin roles", as
 // pulsar-admin's defaults.
-func (s *Server) tenantBody(w http.ResponseWriter, r *http.Request) (broker.TenantInfo, bool) {
-	var info broker.TenantInfo
+func (s *Server) tenantBody(w http.ResponseWriter, r *http.Request) (adminapi.TenantInfo, bool) {
+	var info adminapi.TenantInfo
 	present, ok := decodeBody(w, r, &info, true)
 	if !ok {
 		return info, false

@@ -6,6 +6,7 @@ import (
 
 	"github.com/letterbox-dev/letterbox/broker"
 	"github.com/letterbox-dev/letterbox/broker/policy"
+	"github.com/letterbox-dev/letterbox/client/adminapi"
 )
 
 // Topic-level policies, upstream's /admin/v2/{domain}/{tenant}/{ns}/{topic}/{policy}: GET (the
@@ -39,28 +40,28 @@ const (
 // applied value, and how a body (nil: unset) is stored.
 type topicPolicy struct {
 	path    string
-	own     func(*policy.TopicPolicies) any
+	own     func(*adminapi.TopicPolicies) any
 	applied func(broker.AppliedTopicPolicies) any
 	alloc   func() any
-	set     func(*policy.TopicPolicies, any)
+	set     func(*adminapi.TopicPolicies, any)
 }
 
 // fieldPolicy is a topicPolicy kept in one field of TopicPolicies.
-func fieldPolicy[T any](path string, field func(*policy.TopicPolicies) **T, applied func(broker.AppliedTopicPolicies) T) topicPolicy {
+func fieldPolicy[T any](path string, field func(*adminapi.TopicPolicies) **T, applied func(broker.AppliedTopicPolicies) T) topicPolicy {
 	return topicPolicy{path: path,
-		own:     func(tp *policy.TopicPolicies) any { return nilIfNone(*field(tp)) },
+		own:     func(tp *adminapi.TopicPolicies) any { return nilIfNone(*field(tp)) },
 		applied: func(a broker.AppliedTopicPolicies) any { return applied(a) },
 		alloc:   func() any { return new(T) },
-		set: func(tp *policy.TopicPolicies, v any) {
+		set: func(tp *adminapi.TopicPolicies, v any) {
 			*field(tp) = nilOr(v, func(v any) *T { return v.(*T) })
 		},
 	}
 }
 
 // listPolicy is a topicPolicy kept as a list, unset when empty, as upstream's.
-func listPolicy(path string, field func(*policy.TopicPolicies) *[]string, applied func(broker.AppliedTopicPolicies) []string) topicPolicy {
+func listPolicy(path string, field func(*adminapi.TopicPolicies) *[]string, applied func(broker.AppliedTopicPolicies) []string) topicPolicy {
 	return topicPolicy{path: path,
-		own: func(tp *policy.TopicPolicies) any {
+		own: func(tp *adminapi.TopicPolicies) any {
 			if l := *field(tp); len(l) > 0 {
 				return l
 			}
@@ -68,7 +69,7 @@ func listPolicy(path string, field func(*policy.TopicPolicies) *[]string, applie
 		},
 		applied: func(a broker.AppliedTopicPolicies) any { return applied(a) },
 		alloc:   func() any { return new([]string) },
-		set: func(tp *policy.TopicPolicies, v any) {
+		set: func(tp *adminapi.TopicPolicies, v any) {
 			*field(tp) = nil
 			if v != nil {
 				*field(tp) = *v.(*[]string)
@@ -78,7 +79,7 @@ func listPolicy(path string, field func(*policy.TopicPolicies) *[]string, applie
 }
 
 func (s *Server) topicPolicyRoutes(rt *router) {
-	type tp = policy.TopicPolicies
+	type tp = adminapi.TopicPolicies
 	type ap = broker.AppliedTopicPolicies
 	for _, p := range []topicPolicy{
 		fieldPolicy("maxProducers", func(t *tp) **int { return &t.MaxProducerPerTopic }, ap.MaxProducers),
@@ -90,18 +91,18 @@ func (s *Server) topicPolicyRoutes(rt *router) {
 		fieldPolicy("maxMessageSize", func(t *tp) **int { return &t.MaxMessageSize }, ap.MaxMessageSizeInEffect),
 		fieldPolicy("deduplicationSnapshotInterval", func(t *tp) **int { return &t.DeduplicationSnapshotIntervalSeconds },
 			ap.DeduplicationSnapshotInterval),
-		fieldPolicy("retention", func(t *tp) **policy.RetentionPolicies { return &t.RetentionPolicies }, ap.Retention),
+		fieldPolicy("retention", func(t *tp) **adminapi.RetentionPolicies { return &t.RetentionPolicies }, ap.Retention),
 		fieldPolicy("deduplicationEnabled", func(t *tp) **bool { return &t.DeduplicationEnabled }, ap.Deduplication),
 		fieldPolicy("compactionThreshold", func(t *tp) **int64 { return &t.CompactionThreshold }, ap.CompactionThreshold),
-		fieldPolicy("autoSubscriptionCreation", func(t *tp) **policy.AutoSubscriptionCreationOverride { return &t.AutoSubscriptionCreationOverride },
-			func(a ap) policy.AutoSubscriptionCreationOverride {
-				return policy.AutoSubscriptionCreationOverride{AllowAutoSubscriptionCreation: a.AutoSubscriptionCreation(a.AllowAutoSubscriptionCreation)}
+		fieldPolicy("autoSubscriptionCreation", func(t *tp) **adminapi.AutoSubscriptionCreationOverride { return &t.AutoSubscriptionCreationOverride },
+			func(a ap) adminapi.AutoSubscriptionCreationOverride {
+				return adminapi.AutoSubscriptionCreationOverride{AllowAutoSubscriptionCreation: a.AutoSubscriptionCreation(a.AllowAutoSubscriptionCreation)}
 			}),
-		fieldPolicy("publishRate", func(t *tp) **policy.PublishRate { return &t.PublishRate }, ap.PublishRate),
-		fieldPolicy("dispatchRate", func(t *tp) **policy.DispatchRate { return &t.DispatchRate }, ap.DispatchRate),
-		fieldPolicy("subscriptionDispatchRate", func(t *tp) **policy.DispatchRate { return &t.SubscriptionDispatchRate }, ap.SubscriptionDispatchRate),
-		fieldPolicy("subscribeRate", func(t *tp) **policy.SubscribeRate { return &t.SubscribeRate }, ap.SubscribeRate),
-		fieldPolicy("inactiveTopicPolicies", func(t *tp) **policy.InactiveTopicPolicies { return &t.InactiveTopicPolicies }, ap.InactiveTopic),
+		fieldPolicy("publishRate", func(t *tp) **adminapi.PublishRate { return &t.PublishRate }, ap.PublishRate),
+		fieldPolicy("dispatchRate", func(t *tp) **adminapi.DispatchRate { return &t.DispatchRate }, ap.DispatchRate),
+		fieldPolicy("subscriptionDispatchRate", func(t *tp) **adminapi.DispatchRate { return &t.SubscriptionDispatchRate }, ap.SubscriptionDispatchRate),
+		fieldPolicy("subscribeRate", func(t *tp) **adminapi.SubscribeRate { return &t.SubscribeRate }, ap.SubscribeRate),
+		fieldPolicy("inactiveTopicPolicies", func(t *tp) **adminapi.InactiveTopicPolicies { return &t.InactiveTopicPolicies }, ap.InactiveTopic),
 		fieldPolicy("dispatcherPauseOnAckStatePersistent", func(t *tp) **bool { return &t.DispatcherPauseOnAckStatePersistentEnabled },
 			ap.DispatcherPauseOnAckStatePersistent),
 		listPolicy("subscriptionTypesEnabled", func(t *tp) *[]string { return &t.SubscriptionTypesEnabled }, ap.SubscriptionTypesEnabled),
@@ -177,18 +178,18 @@ func (s *Server) topicPolicyRoutes(rt *router) {
 // and answers it as one DelayedDeliveryPolicies, only when both active and tickTime are set.
 func (s *Server) delayedDeliveryRoutes(rt *router) {
 	s.topicPolicyRoute(rt, topicPolicy{path: "delayedDelivery",
-		own: func(tp *policy.TopicPolicies) any {
+		own: func(tp *adminapi.TopicPolicies) any {
 			if tp.DelayedDeliveryEnabled == nil || tp.DelayedDeliveryTickTimeMillis == nil {
 				return nil
 			}
-			return policy.DelayedDeliveryPolicies{Active: *tp.DelayedDeliveryEnabled, TickTime: *tp.DelayedDeliveryTickTimeMillis,
+			return adminapi.DelayedDeliveryPolicies{Active: *tp.DelayedDeliveryEnabled, TickTime: *tp.DelayedDeliveryTickTimeMillis,
 				MaxDeliveryDelayInMillis: policy.First(0, tp.DelayedDeliveryMaxDelayInMillis)}
 		},
 		applied: func(a broker.AppliedTopicPolicies) any { return a.DelayedDelivery() },
-		alloc:   func() any { return &policy.DelayedDeliveryPolicies{} },
-		set: func(tp *policy.TopicPolicies, v any) {
+		alloc:   func() any { return &adminapi.DelayedDeliveryPolicies{} },
+		set: func(tp *adminapi.TopicPolicies, v any) {
 			tp.DelayedDeliveryEnabled, tp.DelayedDeliveryTickTimeMillis, tp.DelayedDeliveryMaxDelayInMillis = nil, nil, nil
-			if d, ok := v.(*policy.DelayedDeliveryPolicies); ok {
+			if d, ok := v.(*adminapi.DelayedDeliveryPolicies); ok {
 				tp.DelayedDeliveryEnabled, tp.DelayedDeliveryTickTimeMillis = &d.Active, &d.TickTime
 				if d.MaxDeliveryDelayInMillis != 0 {
 					tp.DelayedDeliveryMaxDelayInMillis = &d.MaxDeliveryDelayInMillis
@@ -214,16 +215,16 @@ func (s *Server) subscriptionDispatchRateRoutes(rt *router) {
 			h(w, r, topic, r.PathValue("subscriptionName"))
 		}
 	}
-	update := func(topic, sub string, rate *policy.DispatchRate) error {
-		return s.b.UpdateTopicPolicies(topic, func(tp *policy.TopicPolicies) error {
+	update := func(topic, sub string, rate *adminapi.DispatchRate) error {
+		return s.b.UpdateTopicPolicies(topic, func(tp *adminapi.TopicPolicies) error {
 			p := tp.SubscriptionPolicies[sub]
 			p.DispatchRate = rate
-			if p == (policy.SubscriptionPolicies{}) {
+			if p == (adminapi.SubscriptionPolicies{}) {
 				delete(tp.SubscriptionPolicies, sub)
 				return nil
 			}
 			if tp.SubscriptionPolicies == nil {
-				tp.SubscriptionPolicies = map[string]policy.SubscriptionPolicies{}
+				tp.SubscriptionPolicies = map[string]adminapi.SubscriptionPolicies{}
 			}
 			tp.SubscriptionPolicies[sub] = p
 			return nil
@@ -231,12 +232,12 @@ func (s *Server) subscriptionDispatchRateRoutes(rt *router) {
 	}
 	s.topicRoute(rt, "GET", suffix, served(func(w http.ResponseWriter, r *http.Request, topic, sub string) {
 		s.answerTopicPolicy(w, r, topic, topicPolicy{
-			own:     func(tp *policy.TopicPolicies) any { return nilIfNone(tp.SubscriptionPolicies[sub].DispatchRate) },
+			own:     func(tp *adminapi.TopicPolicies) any { return nilIfNone(tp.SubscriptionPolicies[sub].DispatchRate) },
 			applied: func(a broker.AppliedTopicPolicies) any { return a.SubscriptionDispatchRateOf(sub) },
 		})
 	}))
 	s.topicRoute(rt, "POST", suffix, served(func(w http.ResponseWriter, r *http.Request, topic, sub string) {
-		var rate policy.DispatchRate
+		var rate adminapi.DispatchRate
 		if _, ok := decodeBody(w, r, &rate, false); ok {
 			noContent(w, update(topic, sub, &rate))
 		}
@@ -250,14 +251,14 @@ func (s *Server) subscriptionDispatchRateRoutes(rt *router) {
 // absent).
 func (s *Server) topicBacklogQuotaRoutes(rt *router) {
 	s.topicPolicyGet(rt, topicPolicy{path: "backlogQuotaMap",
-		own: func(tp *policy.TopicPolicies) any {
+		own: func(tp *adminapi.TopicPolicies) any {
 			if tp.BackLogQuotaMap == nil {
-				return map[string]policy.BacklogQuota{}
+				return map[string]adminapi.BacklogQuota{}
 			}
 			return tp.BackLogQuotaMap
 		},
 		applied: func(a broker.AppliedTopicPolicies) any {
-			quotas := map[string]policy.BacklogQuota{}
+			quotas := map[string]adminapi.BacklogQuota{}
 			for _, kind := range []string{policy.QuotaDestinationStorage, policy.QuotaMessageAge} {
 				if q, ok := a.BacklogQuota(kind); ok {
 					quotas[kind] = q
@@ -266,14 +267,14 @@ func (s *Server) topicBacklogQuotaRoutes(rt *router) {
 			return quotas
 		}})
 	s.topicRoute(rt, "POST", "/backlogQuota", func(w http.ResponseWriter, r *http.Request, topic string) {
-		var q policy.BacklogQuota
+		var q adminapi.BacklogQuota
 		if _, ok := decodeBody(w, r, &q, false); !ok {
 			return
 		}
 		kind := quotaType(r)
-		noContent(w, s.b.UpdateTopicPolicies(topic, func(tp *policy.TopicPolicies) error {
+		noContent(w, s.b.UpdateTopicPolicies(topic, func(tp *adminapi.TopicPolicies) error {
 			if tp.BackLogQuotaMap == nil {
-				tp.BackLogQuotaMap = map[string]policy.BacklogQuota{}
+				tp.BackLogQuotaMap = map[string]adminapi.BacklogQuota{}
 			}
 			tp.BackLogQuotaMap[kind] = q
 			return nil
@@ -281,7 +282,7 @@ func (s *Server) topicBacklogQuotaRoutes(rt *router) {
 	})
 	s.topicRoute(rt, "DELETE", "/backlogQuota", func(w http.ResponseWriter, r *http.Request, topic string) {
 		kind := quotaType(r)
-		noContent(w, s.b.UpdateTopicPolicies(topic, func(tp *policy.TopicPolicies) error {
+		noContent(w, s.b.UpdateTopicPolicies(topic, func(tp *adminapi.TopicPolicies) error {
 			delete(tp.BackLogQuotaMap, kind)
 			return nil
 		}))
@@ -294,14 +295,14 @@ func (s *Server) topicPolicyRoute(rt *router, p topicPolicy) {
 	s.topicRoute(rt, "POST", "/"+p.path, func(w http.ResponseWriter, r *http.Request, topic string) {
 		v := p.alloc()
 		if _, ok := decodeBody(w, r, v, false); ok {
-			noContent(w, s.b.UpdateTopicPolicies(topic, func(tp *policy.TopicPolicies) error {
+			noContent(w, s.b.UpdateTopicPolicies(topic, func(tp *adminapi.TopicPolicies) error {
 				p.set(tp, v)
 				return nil
 			}))
 		}
 	})
 	s.topicRoute(rt, "DELETE", "/"+p.path, func(w http.ResponseWriter, r *http.Request, topic string) {
-		noContent(w, s.b.UpdateTopicPolicies(topic, func(tp *policy.TopicPolicies) error {
+		noContent(w, s.b.UpdateTopicPolicies(topic, func(tp *adminapi.TopicPolicies) error {
 			p.set(tp, nil)
 			return nil
 		}))

@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"net/http"
 
-	"github.com/letterbox-dev/letterbox/broker"
+	"github.com/letterbox-dev/letterbox/client/adminapi"
 )
 
 // The topics resource: /admin/v2/{persistent,non-persistent}/{tenant}/{ns}[/...]: lists (the
@@ -65,7 +65,7 @@ func (s *Server) topicRoutes(rt *router) {
 		} else {
 			n, err = s.b.PartitionedMetadata(topic)
 		}
-		answer(w, broker.PartitionedMetadataJSON{Partitions: n}, err)
+		answer(w, adminapi.PartitionedTopicMetadata{Partitions: n}, err)
 	})
 	s.topicRoute(rt, "DELETE", "/partitions", func(w http.ResponseWriter, r *http.Request, topic string) {
 		if force, ok := queryBool(w, r, "force"); ok {

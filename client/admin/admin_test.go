@@ -14,6 +14,7 @@ import (
 	plog "github.com/apache/pulsar-client-go/pulsar/log"
 
 	"github.com/letterbox-dev/letterbox/client/admin"
+	"github.com/letterbox-dev/letterbox/client/adminapi"
 	"github.com/letterbox-dev/letterbox/pulsartest"
 )
 
@@ -53,12 +54,12 @@ func TestAdminClient(t *testing.T) {
 	if !slices.Equal(clusters, []string{"standalone"}) {
 		t.Errorf("clusters = %v", clusters)
 	}
-	must(t, c.CreateTenant(x, "acme", admin.TenantInfo{AllowedClusters: []string{"standalone"}}))
-	if err := c.CreateTenant(x, "acme", admin.TenantInfo{AllowedClusters: []string{"standalone"}}); admin.StatusOf(err) != 409 {
+	must(t, c.CreateTenant(x, "acme", adminapi.TenantInfo{AllowedClusters: []string{"standalone"}}))
+	if err := c.CreateTenant(x, "acme", adminapi.TenantInfo{AllowedClusters: []string{"standalone"}}); admin.StatusOf(err) != 409 {
 		t.Errorf("tenant twice: %v", err)
 	}
 	must(t, c.CreateNamespace(x, "acme/app"))
-	must(t, c.SetRetention(x, "acme/app", admin.RetentionPolicies{RetentionTimeInMinutes: 5}))
+	must(t, c.SetRetention(x, "acme/app", adminapi.RetentionPolicies{RetentionTimeInMinutes: 5}))
 	must(t, c.SetAutoSubscriptionCreation(x, "acme/app", true))
 	must(t, c.SetDeduplication(x, "acme/app", true))
 	pol, err := c.NamespacePolicies(x, "acme/app")
@@ -87,7 +88,7 @@ func TestAdminClient(t *testing.T) {
 	if n, err := c.Partitions(x, "persistent://acme/app/parted"); err != nil || n != 2 {
 		t.Errorf("partitions = %d, %v", n, err)
 	}
-	must(t, c.CreateSubscription(x, topic, "audit", admin.Earliest))
+	must(t, c.CreateSubscription(x, topic, "audit", adminapi.Earliest))
 
 	pc, err := pulsar.NewClient(pulsar.ClientOptions{URL: b.ServiceURL(), Logger: plog.NewLoggerWithSlog(quiet), OperationTimeout: 10 * time.Second})
 	must(t, err)

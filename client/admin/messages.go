@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/letterbox-dev/letterbox/client/adminapi"
 	"github.com/letterbox-dev/letterbox/client/wire"
 )
 
@@ -168,17 +169,17 @@ const headerTime = "2006-01-02T15:04:05.000Z"
 var upperProperties = map[string]bool{"RECONSUMETIMES": true, "REAL_TOPIC": true, "ORIGIN_MESSAGE_ID": true,
 	"ORIGIN_MESSAGE_IDY_TIME": true, "DELAY_TIME": true, "RETRY_TOPIC": true, "EXCEPTION": true}
 
-func parseHeaderID(s string) (MessageID, error) {
+func parseHeaderID(s string) (adminapi.MessageID, error) {
 	parts := strings.Split(s, ":")
 	if len(parts) < 2 {
-		return MessageID{}, fmt.Errorf("admin: bad X-Pulsar-Message-ID %q", s)
+		return adminapi.MessageID{}, fmt.Errorf("admin: bad X-Pulsar-Message-ID %q", s)
 	}
 	l, err1 := strconv.ParseInt(parts[0], 10, 64)
 	e, err2 := strconv.ParseInt(parts[1], 10, 64)
 	if err1 != nil || err2 != nil {
-		return MessageID{}, fmt.Errorf("admin: bad X-Pulsar-Message-ID %q", s)
+		return adminapi.MessageID{}, fmt.Errorf("admin: bad X-Pulsar-Message-ID %q", s)
 	}
-	return MessageID{LedgerID: l, EntryID: e}, nil
+	return adminapi.MessageID{LedgerID: l, EntryID: e}, nil
 }
 
 // ExamineMessage returns the messages of the entry at position pos (from 1) of a topic,

@@ -11,6 +11,7 @@ import (
 	plog "github.com/apache/pulsar-client-go/pulsar/log"
 
 	"github.com/letterbox-dev/letterbox/client/admin"
+	"github.com/letterbox-dev/letterbox/client/adminapi"
 )
 
 // TestPeekAt reads a backlog entry by entry from any position: a single message with its key,
@@ -21,7 +22,7 @@ func TestPeekAt(t *testing.T) {
 	x := ctx(t)
 	const topic = "persistent://public/default/peek-at"
 	must(t, c.CreateTopic(x, topic, 0, nil))
-	must(t, c.CreateSubscription(x, topic, "s", admin.Earliest))
+	must(t, c.CreateSubscription(x, topic, "s", adminapi.Earliest))
 
 	pc, err := pulsar.NewClient(pulsar.ClientOptions{URL: b.ServiceURL(), Logger: plog.DefaultNopLogger()})
 	must(t, err)

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"net/url"
 	"strings"
+
+	"github.com/letterbox-dev/letterbox/client/adminapi"
 )
 
 // Namespaces: listing, creating, deleting, and their policies and permissions (upstream's
@@ -38,8 +40,8 @@ func (c *Client) DeleteNamespace(ctx context.Context, ns string, force bool) err
 }
 
 // NamespacePolicies returns a namespace's policies.
-func (c *Client) NamespacePolicies(ctx context.Context, ns string) (Policies, error) {
-	var out Policies
+func (c *Client) NamespacePolicies(ctx context.Context, ns string) (adminapi.Policies, error) {
+	var out adminapi.Policies
 	p, err := nsPath(ns)
 	if err != nil {
 		return out, err
@@ -49,7 +51,7 @@ func (c *Client) NamespacePolicies(ctx context.Context, ns string) (Policies, er
 }
 
 // SetRetention sets a namespace's retention.
-func (c *Client) SetRetention(ctx context.Context, ns string, r RetentionPolicies) error {
+func (c *Client) SetRetention(ctx context.Context, ns string, r adminapi.RetentionPolicies) error {
 	p, err := nsPath(ns, "retention")
 	if err != nil {
 		return err
@@ -59,7 +61,7 @@ func (c *Client) SetRetention(ctx context.Context, ns string, r RetentionPolicie
 }
 
 // SetAutoTopicCreation sets a namespace's auto topic creation override.
-func (c *Client) SetAutoTopicCreation(ctx context.Context, ns string, a AutoTopicCreation) error {
+func (c *Client) SetAutoTopicCreation(ctx context.Context, ns string, a adminapi.AutoTopicCreationOverride) error {
 	p, err := nsPath(ns, "autoTopicCreation")
 	if err != nil {
 		return err
@@ -157,8 +159,8 @@ func getPolicy[T any](ctx context.Context, c *Client, ns, name string) (*T, erro
 }
 
 // Retention returns a namespace's retention, nil when unset.
-func (c *Client) Retention(ctx context.Context, ns string) (*RetentionPolicies, error) {
-	return getPolicy[RetentionPolicies](ctx, c, ns, "retention")
+func (c *Client) Retention(ctx context.Context, ns string) (*adminapi.RetentionPolicies, error) {
+	return getPolicy[adminapi.RetentionPolicies](ctx, c, ns, "retention")
 }
 
 // RemoveRetention unsets a namespace's retention.
@@ -167,8 +169,8 @@ func (c *Client) RemoveRetention(ctx context.Context, ns string) error {
 }
 
 // AutoTopicCreation returns a namespace's auto topic creation override, nil when unset.
-func (c *Client) AutoTopicCreation(ctx context.Context, ns string) (*AutoTopicCreation, error) {
-	return getPolicy[AutoTopicCreation](ctx, c, ns, "autoTopicCreation")
+func (c *Client) AutoTopicCreation(ctx context.Context, ns string) (*adminapi.AutoTopicCreationOverride, error) {
+	return getPolicy[adminapi.AutoTopicCreationOverride](ctx, c, ns, "autoTopicCreation")
 }
 
 // RemoveAutoTopicCreation unsets a namespace's auto topic creation override.
@@ -178,8 +180,8 @@ func (c *Client) RemoveAutoTopicCreation(ctx context.Context, ns string) error {
 
 // AutoSubscriptionCreation returns a namespace's auto subscription creation override, nil
 // when unset.
-func (c *Client) AutoSubscriptionCreation(ctx context.Context, ns string) (*AutoSubscriptionCreation, error) {
-	return getPolicy[AutoSubscriptionCreation](ctx, c, ns, "autoSubscriptionCreation")
+func (c *Client) AutoSubscriptionCreation(ctx context.Context, ns string) (*adminapi.AutoSubscriptionCreationOverride, error) {
+	return getPolicy[adminapi.AutoSubscriptionCreationOverride](ctx, c, ns, "autoSubscriptionCreation")
 }
 
 // RemoveAutoSubscriptionCreation unsets a namespace's auto subscription creation override.

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/letterbox-dev/letterbox/client/admin"
+	"github.com/letterbox-dev/letterbox/client/adminapi"
 )
 
 // startNS is start plus a namespace acme/app (tenant acme) to edit.
@@ -15,7 +16,7 @@ func startNS(t *testing.T) *admin.Client {
 	t.Helper()
 	_, c := start(t)
 	x := ctx(t)
-	must(t, c.CreateTenant(x, "acme", admin.TenantInfo{AllowedClusters: []string{"standalone"}}))
+	must(t, c.CreateTenant(x, "acme", adminapi.TenantInfo{AllowedClusters: []string{"standalone"}}))
 	must(t, c.CreateNamespace(x, "acme/app"))
 	return c
 }
@@ -61,10 +62,10 @@ func TestRetention(t *testing.T) {
 	if r, err := c.Retention(x, "acme/app"); err != nil || r != nil {
 		t.Errorf("unset: %+v, %v; want nil", r, err)
 	}
-	must(t, c.SetRetention(x, "acme/app", admin.RetentionPolicies{RetentionTimeInMinutes: 60, RetentionSizeInMB: 512}))
+	must(t, c.SetRetention(x, "acme/app", adminapi.RetentionPolicies{RetentionTimeInMinutes: 60, RetentionSizeInMB: 512}))
 	r, err := c.Retention(x, "acme/app")
 	must(t, err)
-	if r == nil || *r != (admin.RetentionPolicies{RetentionTimeInMinutes: 60, RetentionSizeInMB: 512}) {
+	if r == nil || *r != (adminapi.RetentionPolicies{RetentionTimeInMinutes: 60, RetentionSizeInMB: 512}) {
 		t.Errorf("retention = %+v", r)
 	}
 	_, err = c.Retention(x, "acme/none")
@@ -75,7 +76,7 @@ func TestRemoveRetention(t *testing.T) {
 	t.Parallel()
 	c := startNS(t)
 	x := ctx(t)
-	must(t, c.SetRetention(x, "acme/app", admin.RetentionPolicies{RetentionTimeInMinutes: 5}))
+	must(t, c.SetRetention(x, "acme/app", adminapi.RetentionPolicies{RetentionTimeInMinutes: 5}))
 	must(t, c.RemoveRetention(x, "acme/app"))
 	if r, err := c.Retention(x, "acme/app"); err != nil || r != nil {
 		t.Errorf("after removal: %+v, %v; want nil", r, err)
@@ -110,10 +111,10 @@ func TestAutoTopicCreation(t *testing.T) {
 		t.Errorf("unset: %+v, %v; want nil", a, err)
 	}
 	three := 3
-	must(t, c.SetAutoTopicCreation(x, "acme/app", admin.AutoTopicCreation{Allow: true, TopicType: "partitioned", DefaultNumPartitions: &three}))
+	must(t, c.SetAutoTopicCreation(x, "acme/app", adminapi.AutoTopicCreationOverride{AllowAutoTopicCreation: true, TopicType: "partitioned", DefaultNumPartitions: &three}))
 	a, err := c.AutoTopicCreation(x, "acme/app")
 	must(t, err)
-	if a == nil || !a.Allow || a.TopicType != "partitioned" || a.DefaultNumPartitions == nil || *a.DefaultNumPartitions != 3 {
+	if a == nil || !a.AllowAutoTopicCreation || a.TopicType != "partitioned" || a.DefaultNumPartitions == nil || *a.DefaultNumPartitions != 3 {
 		t.Errorf("override = %+v", a)
 	}
 	_, err = c.AutoTopicCreation(x, "acme/none")
@@ -124,7 +125,7 @@ func TestRemoveAutoTopicCreation(t *testing.T) {
 	t.Parallel()
 	c := startNS(t)
 	x := ctx(t)
-	must(t, c.SetAutoTopicCreation(x, "acme/app", admin.AutoTopicCreation{Allow: false, TopicType: "non-partitioned"}))
+	must(t, c.SetAutoTopicCreation(x, "acme/app", adminapi.AutoTopicCreationOverride{AllowAutoTopicCreation: false, TopicType: "non-partitioned"}))
 	must(t, c.RemoveAutoTopicCreation(x, "acme/app"))
 	if a, err := c.AutoTopicCreation(x, "acme/app"); err != nil || a != nil {
 		t.Errorf("after removal: %+v, %v; want nil", a, err)
@@ -142,13 +143,13 @@ func TestAutoSubscriptionCreation(t *testing.T) {
 	must(t, c.SetAutoSubscriptionCreation(x, "acme/app", false))
 	a, err := c.AutoSubscriptionCreation(x, "acme/app")
 	must(t, err)
-	if a == nil || a.Allow {
+	if a == nil || a.AllowAutoSubscriptionCreation {
 		t.Errorf("override = %+v, want allow=false", a)
 	}
 	pol, err := c.NamespacePolicies(x, "acme/app")
 	must(t, err)
-	if pol.AutoSubscriptionCreation == nil || pol.AutoSubscriptionCreation.Allow {
-		t.Errorf("policies = %+v", pol.AutoSubscriptionCreation)
+	if pol.AutoSubscriptionCreationOverride == nil || pol.AutoSubscriptionCreationOverride.AllowAutoSubscriptionCreation {
+		t.Errorf("policies = %+v", pol.AutoSubscriptionCreationOverride)
 	}
 	_, err = c.AutoSubscriptionCreation(x, "acme/none")
 	wantStatus(t, "missing namespace", err, http.StatusNotFound)

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/letterbox-dev/letterbox/client/admin"
+	"github.com/letterbox-dev/letterbox/client/adminapi"
 )
 
 // The servers here listen on loopback addresses of their own (127.0.0.1, .2, .3), so a
@@ -162,7 +163,7 @@ func TestRedirectToClusterHostKeepsTokenMethodAndBody(t *testing.T) {
 	fr, frSeen := front(t, "127.0.0.1", http.StatusTemporaryRedirect, own.URL)
 	c := newClient(t, admin.Options{URL: fr.URL, Token: token, TrustedHosts: []string{"127.0.0.2"}})
 
-	must(t, c.UpdateTenant(ctx(t), "acme", admin.TenantInfo{AdminRoles: []string{"ops"}, AllowedClusters: []string{"c"}}))
+	must(t, c.UpdateTenant(ctx(t), "acme", adminapi.TenantInfo{AdminRoles: []string{"ops"}, AllowedClusters: []string{"c"}}))
 	first, got := frSeen.only(t), ownSeen.only(t)
 	if first.Body == "" || !strings.Contains(first.Body, `"ops"`) {
 		t.Fatalf("front received body %q", first.Body)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/binary"
 	"strconv"
+
+	"github.com/letterbox-dev/letterbox/client/adminapi"
 )
 
 // Schemas of a topic: read, register, delete, and the version a definition has or would
@@ -14,28 +16,28 @@ func schemaPath(t TopicName, more ...string) []string {
 }
 
 // Schema returns a topic's latest schema; version >= 0 asks for that version.
-func (c *Client) Schema(ctx context.Context, topic string, version int64) (Schema, error) {
+func (c *Client) Schema(ctx context.Context, topic string, version int64) (adminapi.GetSchemaResponse, error) {
 	t, err := ParseTopic(topic)
 	if err != nil {
-		return Schema{}, err
+		return adminapi.GetSchemaResponse{}, err
 	}
 	p := schemaPath(t, "schema")
 	if version >= 0 {
 		p = append(p, strconv.FormatInt(version, 10))
 	}
-	var out Schema
+	var out adminapi.GetSchemaResponse
 	_, err = c.call(ctx, request{method: "GET", path: p}, &out)
 	return out, err
 }
 
 // Schemas returns every version of a topic's schema.
-func (c *Client) Schemas(ctx context.Context, topic string) ([]Schema, error) {
+func (c *Client) Schemas(ctx context.Context, topic string) ([]adminapi.GetSchemaResponse, error) {
 	t, err := ParseTopic(topic)
 	if err != nil {
 		return nil, err
 	}
 	var out struct {
-		Schemas []Schema `json:"getSchemaResponses"`
+		Schemas []adminapi.GetSchemaResponse `json:"getSchemaResponses"`
 	}
 	_, err = c.call(ctx, request{method: "GET", path: schemaPath(t, "schemas")}, &out)
 	return out.Schemas, err
@@ -91,12 +93,12 @@ func (c *Client) SchemaVersionOf(ctx context.Context, topic, typ, definition str
 
 // SchemaCompatibility checks, without registering it, whether a schema could be registered
 // on a topic under its namespace's strategy.
-func (c *Client) SchemaCompatibility(ctx context.Context, topic, typ, definition string, props map[string]string) (SchemaCompatibility, error) {
+func (c *Client) SchemaCompatibility(ctx context.Context, topic, typ, definition string, props map[string]string) (adminapi.IsCompatibilityResponse, error) {
 	t, err := ParseTopic(topic)
 	if err != nil {
-		return SchemaCompatibility{}, err
+		return adminapi.IsCompatibilityResponse{}, err
 	}
-	var out SchemaCompatibility
+	var out adminapi.IsCompatibilityResponse
 	_, err = c.call(ctx, request{method: "POST", path: schemaPath(t, "compatibility"), body: schemaPayload(typ, definition, props)}, &out)
 	return out, err
 }

@@ -4,29 +4,31 @@ import (
 	"context"
 	"net/url"
 	"strconv"
+
+	"github.com/letterbox-dev/letterbox/client/adminapi"
 )
 
 // Topic stats: a topic's, a partitioned topic's, every topic's of a broker at once, and the
 // storage-level internal stats.
 
 // Stats returns a non-partitioned topic's (or a partition's) stats.
-func (c *Client) Stats(ctx context.Context, topic string) (TopicStats, error) {
+func (c *Client) Stats(ctx context.Context, topic string) (adminapi.TopicStats, error) {
 	t, err := ParseTopic(topic)
 	if err != nil {
-		return TopicStats{}, err
+		return adminapi.TopicStats{}, err
 	}
-	var out TopicStats
+	var out adminapi.TopicStats
 	_, err = c.call(ctx, request{method: "GET", path: t.path("stats")}, &out)
 	return out, err
 }
 
 // PartitionedStats returns a partitioned topic's stats, per partition when perPartition.
-func (c *Client) PartitionedStats(ctx context.Context, topic string, perPartition bool) (PartitionedTopicStats, error) {
+func (c *Client) PartitionedStats(ctx context.Context, topic string, perPartition bool) (adminapi.PartitionedTopicStats, error) {
 	t, err := ParseTopic(topic)
 	if err != nil {
-		return PartitionedTopicStats{}, err
+		return adminapi.PartitionedTopicStats{}, err
 	}
-	var out PartitionedTopicStats
+	var out adminapi.PartitionedTopicStats
 	_, err = c.call(ctx, request{method: "GET", path: t.path("partitioned-stats"),
 		query: url.Values{"perPartition": {strconv.FormatBool(perPartition)}}}, &out)
 	return out, err
@@ -34,12 +36,12 @@ func (c *Client) PartitionedStats(ctx context.Context, topic string, perPartitio
 
 // BrokerTopicStats returns every topic's stats in one call (upstream's broker-stats/topics),
 // flattened to topic name → stats.
-func (c *Client) BrokerTopicStats(ctx context.Context) (map[string]TopicStats, error) {
-	var raw map[string]map[string]map[string]map[string]TopicStats
+func (c *Client) BrokerTopicStats(ctx context.Context) (map[string]adminapi.TopicStats, error) {
+	var raw map[string]map[string]map[string]map[string]adminapi.TopicStats
 	if _, err := c.call(ctx, request{method: "GET", path: path("broker-stats", "topics")}, &raw); err != nil {
 		return nil, err
 	}
-	out := map[string]TopicStats{}
+	out := map[string]adminapi.TopicStats{}
 	for _, bundles := range raw {
 		for _, domains := range bundles {
 			for _, topics := range domains {
@@ -54,12 +56,12 @@ func (c *Client) BrokerTopicStats(ctx context.Context) (map[string]TopicStats, e
 
 // InternalStats returns a non-partitioned topic's (or a partition's) storage-level stats:
 // ledgers and the cursor of each subscription.
-func (c *Client) InternalStats(ctx context.Context, topic string) (InternalStats, error) {
+func (c *Client) InternalStats(ctx context.Context, topic string) (adminapi.InternalStats, error) {
 	t, err := ParseTopic(topic)
 	if err != nil {
-		return InternalStats{}, err
+		return adminapi.InternalStats{}, err
 	}
-	var out InternalStats
+	var out adminapi.InternalStats
 	_, err = c.call(ctx, request{method: "GET", path: t.path("internalStats")}, &out)
 	return out, err
 }

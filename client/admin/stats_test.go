@@ -11,6 +11,7 @@ import (
 
 	"github.com/letterbox-dev/letterbox/broker"
 	"github.com/letterbox-dev/letterbox/client/admin"
+	"github.com/letterbox-dev/letterbox/client/adminapi"
 	"github.com/letterbox-dev/letterbox/internal/brokertest"
 )
 
@@ -48,7 +49,7 @@ func TestBacklogMessagesAreOptional(t *testing.T) {
 		x := ctx(t)
 		const topic = "persistent://public/default/batched"
 		must(t, c.CreateTopic(x, topic, 0, nil))
-		must(t, c.CreateSubscription(x, topic, "s", admin.Earliest))
+		must(t, c.CreateSubscription(x, topic, "s", adminapi.Earliest))
 		pc, err := pulsar.NewClient(pulsar.ClientOptions{URL: env.Broker.ServiceURL(), Logger: plog.DefaultNopLogger()})
 		must(t, err)
 		p, err := pc.CreateProducer(pulsar.ProducerOptions{Topic: topic, BatchingMaxMessages: 50, BatchingMaxPublishDelay: time.Second})

@@ -3,6 +3,8 @@ package admin
 import (
 	"context"
 	"strconv"
+
+	"github.com/letterbox-dev/letterbox/client/adminapi"
 )
 
 // A topic's subscriptions: listing, creating, deleting, skipping, clearing, expiring and
@@ -30,8 +32,8 @@ func (c *Client) subCall(ctx context.Context, method, topic, sub string, body an
 
 // CreateSubscription creates a durable subscription starting at id (Earliest, Latest or a
 // message id).
-func (c *Client) CreateSubscription(ctx context.Context, topic, sub string, id MessageID) error {
-	return c.subCall(ctx, "PUT", topic, sub, id)
+func (c *Client) CreateSubscription(ctx context.Context, topic, sub string, id adminapi.MessageID) error {
+	return c.subCall(ctx, "PUT", topic, sub, entryOf(id))
 }
 
 // DeleteSubscription deletes a subscription (force: closing its consumers).
@@ -65,8 +67,15 @@ func (c *Client) ResetCursorToTime(ctx context.Context, topic, sub string, ms in
 }
 
 // ResetCursorToID moves a subscription so that id is the next message delivered.
-func (c *Client) ResetCursorToID(ctx context.Context, topic, sub string, id MessageID) error {
-	return c.subCall(ctx, "POST", topic, sub, id, "resetcursor")
+func (c *Client) ResetCursorToID(ctx context.Context, topic, sub string, id adminapi.MessageID) error {
+	return c.subCall(ctx, "POST", topic, sub, entryOf(id), "resetcursor")
+}
+
+// entryOf is the id of the entry that holds id: the client positions cursors on whole entries,
+// and a batch index would move a real cluster's cursor inside the batch.
+func entryOf(id adminapi.MessageID) adminapi.MessageID {
+	id.BatchIndex = 0 // omitted from the JSON
+	return id
 }
 
 // ExpireAllSubscriptions acknowledges, on every subscription of a topic, the messages older

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/letterbox-dev/letterbox/client/admin"
+	"github.com/letterbox-dev/letterbox/client/adminapi"
 	"github.com/letterbox-dev/letterbox/internal/brokertest"
 )
 
@@ -15,8 +15,8 @@ func TestExpireMessages(t *testing.T) {
 	x := ctx(t)
 	const topic = "persistent://public/default/expire-one"
 	must(t, c.CreateTopic(x, topic, 0, nil))
-	must(t, c.CreateSubscription(x, topic, "s1", admin.Earliest))
-	must(t, c.CreateSubscription(x, topic, "s2", admin.Earliest))
+	must(t, c.CreateSubscription(x, topic, "s1", adminapi.Earliest))
+	must(t, c.CreateSubscription(x, topic, "s2", adminapi.Earliest))
 	produce(t, b, topic, "a", "b")
 	// "Older than 0 s" may not yet hold within the millisecond of publishing: expire until it does.
 	brokertest.WaitFor(t, 10*time.Second, "s1 emptied", func() bool {
@@ -37,7 +37,7 @@ func TestResetCursorToID(t *testing.T) {
 	x := ctx(t)
 	const topic = "persistent://public/default/rewound"
 	must(t, c.CreateTopic(x, topic, 0, nil))
-	must(t, c.CreateSubscription(x, topic, "s", admin.Earliest))
+	must(t, c.CreateSubscription(x, topic, "s", adminapi.Earliest))
 	produce(t, b, topic, "a", "b", "c")
 	second, err := c.ExamineMessage(x, topic, false, 2)
 	must(t, err)

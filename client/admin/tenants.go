@@ -2,6 +2,8 @@ package admin
 
 import (
 	"context"
+
+	"github.com/letterbox-dev/letterbox/client/adminapi"
 )
 
 // Tenants (upstream's Tenants admin API).
@@ -14,20 +16,20 @@ func (c *Client) Tenants(ctx context.Context) ([]string, error) {
 }
 
 // Tenant returns a tenant's configuration.
-func (c *Client) Tenant(ctx context.Context, name string) (TenantInfo, error) {
-	var out TenantInfo
+func (c *Client) Tenant(ctx context.Context, name string) (adminapi.TenantInfo, error) {
+	var out adminapi.TenantInfo
 	_, err := c.call(ctx, request{method: "GET", path: path("tenants", esc(name))}, &out)
 	return out, err
 }
 
 // CreateTenant creates a tenant.
-func (c *Client) CreateTenant(ctx context.Context, name string, info TenantInfo) error {
+func (c *Client) CreateTenant(ctx context.Context, name string, info adminapi.TenantInfo) error {
 	_, err := c.call(ctx, request{method: "PUT", path: path("tenants", esc(name)), body: info}, nil)
 	return err
 }
 
 // UpdateTenant replaces a tenant's configuration.
-func (c *Client) UpdateTenant(ctx context.Context, name string, info TenantInfo) error {
+func (c *Client) UpdateTenant(ctx context.Context, name string, info adminapi.TenantInfo) error {
 	_, err := c.call(ctx, request{method: "POST", path: path("tenants", esc(name)), body: info}, nil)
 	return err
 }

@@ -6,6 +6,8 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+
+	"github.com/letterbox-dev/letterbox/client/adminapi"
 )
 
 // Topics: listing a namespace's, creating, deleting, partitions, properties, the last
@@ -119,12 +121,12 @@ func (c *Client) UpdateTopicProperties(ctx context.Context, topic string, props 
 }
 
 // LastMessageID returns the id of a topic's last message.
-func (c *Client) LastMessageID(ctx context.Context, topic string) (MessageID, error) {
+func (c *Client) LastMessageID(ctx context.Context, topic string) (adminapi.MessageID, error) {
 	t, err := ParseTopic(topic)
 	if err != nil {
-		return MessageID{}, err
+		return adminapi.MessageID{}, err
 	}
-	var out MessageID
+	var out adminapi.MessageID
 	_, err = c.call(ctx, request{method: "GET", path: t.path("lastMessageId")}, &out)
 	return out, err
 }
@@ -141,24 +143,24 @@ func (c *Client) RemoveTopicProperty(ctx context.Context, topic, key string) err
 
 // MessageIDByTime returns the id of the first message published at or after ms (Unix
 // milliseconds). Upstream answers 404 when there is none.
-func (c *Client) MessageIDByTime(ctx context.Context, topic string, ms int64) (MessageID, error) {
+func (c *Client) MessageIDByTime(ctx context.Context, topic string, ms int64) (adminapi.MessageID, error) {
 	t, err := ParseTopic(topic)
 	if err != nil {
-		return MessageID{}, err
+		return adminapi.MessageID{}, err
 	}
-	var out MessageID
+	var out adminapi.MessageID
 	_, err = c.call(ctx, request{method: "GET", path: t.path("messageid", strconv.FormatInt(ms, 10))}, &out)
 	return out, err
 }
 
 // TerminateTopic closes a topic to new messages for good and returns its last message's id.
 // Producers are disconnected; consumers may still read what is there.
-func (c *Client) TerminateTopic(ctx context.Context, topic string) (MessageID, error) {
+func (c *Client) TerminateTopic(ctx context.Context, topic string) (adminapi.MessageID, error) {
 	t, err := ParseTopic(topic)
 	if err != nil {
-		return MessageID{}, err
+		return adminapi.MessageID{}, err
 	}
-	var out MessageID
+	var out adminapi.MessageID
 	_, err = c.call(ctx, request{method: "POST", path: t.path("terminate")}, &out)
 	return out, err
 }

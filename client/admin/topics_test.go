@@ -12,6 +12,7 @@ import (
 	plog "github.com/apache/pulsar-client-go/pulsar/log"
 
 	"github.com/letterbox-dev/letterbox/client/admin"
+	"github.com/letterbox-dev/letterbox/client/adminapi"
 	"github.com/letterbox-dev/letterbox/internal/brokertest"
 	"github.com/letterbox-dev/letterbox/pulsartest"
 )
@@ -135,7 +136,7 @@ func TestInternalStats(t *testing.T) {
 	x := ctx(t)
 	const topic = "persistent://public/default/internal"
 	must(t, c.CreateTopic(x, topic, 0, nil))
-	must(t, c.CreateSubscription(x, topic, "audit", admin.Earliest))
+	must(t, c.CreateSubscription(x, topic, "audit", adminapi.Earliest))
 	produce(t, b, topic, "a", "b", "c")
 	st, err := c.InternalStats(x, topic)
 	must(t, err)
@@ -159,8 +160,8 @@ func TestExpireAllSubscriptions(t *testing.T) {
 	x := ctx(t)
 	const topic = "persistent://public/default/expire-all"
 	must(t, c.CreateTopic(x, topic, 0, nil))
-	must(t, c.CreateSubscription(x, topic, "s1", admin.Earliest))
-	must(t, c.CreateSubscription(x, topic, "s2", admin.Earliest))
+	must(t, c.CreateSubscription(x, topic, "s1", adminapi.Earliest))
+	must(t, c.CreateSubscription(x, topic, "s2", adminapi.Earliest))
 	produce(t, b, topic, "a", "b")
 	st, err := c.Stats(x, topic)
 	must(t, err)

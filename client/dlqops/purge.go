@@ -6,6 +6,7 @@ import (
 
 	"github.com/letterbox-dev/letterbox/client"
 	"github.com/letterbox-dev/letterbox/client/admin"
+	"github.com/letterbox-dev/letterbox/client/adminapi"
 	"github.com/letterbox-dev/letterbox/client/triage"
 )
 
@@ -45,5 +46,5 @@ func Skip(ctx context.Context, ad *admin.Client, cl *client.Client, dlq, sub str
 // Subscribe creates the durable subscription sub on dlq at its earliest retained letter, so
 // that nothing that arrives from then on is lost.
 func Subscribe(ctx context.Context, ad *admin.Client, dlq, sub string) error {
-	return ad.CreateSubscription(ctx, dlq, sub, admin.Earliest)
+	return ad.CreateSubscription(ctx, dlq, sub, adminapi.Earliest)
 }

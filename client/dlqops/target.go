@@ -8,6 +8,7 @@ import (
 
 	"github.com/letterbox-dev/letterbox/client"
 	"github.com/letterbox-dev/letterbox/client/admin"
+	"github.com/letterbox-dev/letterbox/client/adminapi"
 	"github.com/letterbox-dev/letterbox/client/deadletter"
 	"github.com/letterbox-dev/letterbox/client/naming"
 	"github.com/letterbox-dev/letterbox/client/triage"
@@ -19,7 +20,7 @@ type Target struct {
 	Client *client.Client
 	Topic  string // the full name
 	Sub    string
-	Stats  admin.TopicStats // as last read (Refresh)
+	Stats  adminapi.TopicStats // as last read (Refresh)
 }
 
 // OpenOptions say which subscription an action acts through, and on what kind of topic.
@@ -86,7 +87,7 @@ func lettersOf(b triage.Backlog) int64 {
 
 // Deduplicates reports whether the broker deduplicates on the DLQ's namespace, as its stats
 // say: a replay from it is then exactly once (the engine's Options.Deduplication).
-func Deduplicates(st admin.TopicStats) bool {
+func Deduplicates(st adminapi.TopicStats) bool {
 	return strings.EqualFold(st.DeduplicationStatus, "Enabled")
 }
 

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/letterbox-dev/letterbox/client/admin"
+	"github.com/letterbox-dev/letterbox/client/adminapi"
 	"github.com/letterbox-dev/letterbox/client/naming"
 )
 
@@ -23,7 +24,7 @@ type Backlog struct {
 
 // BacklogOf is the backlog of sub in a topic's stats (a partitioned topic's, summed over its
 // partitions by the broker).
-func BacklogOf(st admin.TopicStats, sub string) Backlog {
+func BacklogOf(st adminapi.TopicStats, sub string) Backlog {
 	ss := st.Subscriptions[sub]
 	b := Backlog{Subscription: sub, Entries: ss.MsgBacklog}
 	if ss.MsgBacklogMessages != nil {
@@ -45,28 +46,28 @@ func ReadBacklog(ctx context.Context, ad *admin.Client, topic, sub string) (Back
 }
 
 // TopicStats reads a topic's stats, a partitioned topic's aggregated over its partitions.
-func TopicStats(ctx context.Context, ad *admin.Client, topic string) (admin.TopicStats, error) {
+func TopicStats(ctx context.Context, ad *admin.Client, topic string) (adminapi.TopicStats, error) {
 	parts, err := ad.Partitions(ctx, topic)
 	if err != nil && !admin.IsNotFound(err) {
-		return admin.TopicStats{}, fmt.Errorf("%s: %w", topic, gone(err))
+		return adminapi.TopicStats{}, fmt.Errorf("%s: %w", topic, gone(err))
 	}
 	if parts > 0 {
 		ps, err := ad.PartitionedStats(ctx, topic, false)
 		if err != nil {
-			return admin.TopicStats{}, fmt.Errorf("%s: %w", topic, gone(err))
+			return adminapi.TopicStats{}, fmt.Errorf("%s: %w", topic, gone(err))
 		}
 		return ps.TopicStats, nil
 	}
 	st, err := ad.Stats(ctx, topic)
 	if err != nil {
-		return admin.TopicStats{}, fmt.Errorf("%s: %w", topic, gone(err))
+		return adminapi.TopicStats{}, fmt.Errorf("%s: %w", topic, gone(err))
 	}
 	return st, nil
 }
 
 // Subscriptions are a topic's subscriptions that are not letterbox's own readers' (naming.
 // IsOwn), sorted by name; durable ones only when durable.
-func Subscriptions(st admin.TopicStats, durable bool) []string {
+func Subscriptions(st adminapi.TopicStats, durable bool) []string {
 	var out []string
 	for name, s := range st.Subscriptions {
 		if !naming.IsOwn(name) && (s.IsDurable || !durable) {
@@ -81,7 +82,7 @@ func Subscriptions(st admin.TopicStats, durable bool) []string {
 // one is chosen: its only durable subscription (letterbox's own readers aside), normally the
 // initial one its dead-letter router created; among several, the one with the largest backlog
 // (in letters where the broker counts them), then the first by name. "" when it has none.
-func MainSubscription(st admin.TopicStats) string {
+func MainSubscription(st adminapi.TopicStats) string {
 	best := ""
 	var bestN int64 = -1
 	for _, name := range Subscriptions(st, true) {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/letterbox-dev/letterbox/client"
 	"github.com/letterbox-dev/letterbox/client/admin"
+	"github.com/letterbox-dev/letterbox/client/adminapi"
 	"github.com/letterbox-dev/letterbox/client/expr"
 	"github.com/letterbox-dev/letterbox/client/naming"
 )
@@ -239,7 +240,7 @@ func back(ctx context.Context, ad *admin.Client, topic string, id client.Message
 
 // entriesOf is how many entries ledger i holds; upstream lists the open ledger with 0 and
 // counts them in currentLedgerEntries.
-func entriesOf(st admin.InternalStats, i int) int64 {
+func entriesOf(st adminapi.InternalStats, i int) int64 {
 	if i == len(st.Ledgers)-1 && st.Ledgers[i].Entries == 0 {
 		return st.CurrentLedgerEntries
 	}

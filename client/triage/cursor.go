@@ -11,6 +11,7 @@ import (
 
 	"github.com/letterbox-dev/letterbox/client"
 	"github.com/letterbox-dev/letterbox/client/admin"
+	"github.com/letterbox-dev/letterbox/client/adminapi"
 	"github.com/letterbox-dev/letterbox/client/naming"
 )
 
@@ -77,7 +78,7 @@ func ReadCursor(ctx context.Context, ad *admin.Client, topic, sub string) (*Curs
 }
 
 // cursorOf reads a cursor of the admin API's internal stats.
-func cursorOf(cs admin.CursorStats) (*Cursor, error) {
+func cursorOf(cs adminapi.CursorStats) (*Cursor, error) {
 	md, ok := ParseEntry(cs.MarkDeletePosition)
 	if !ok {
 		return nil, fmt.Errorf("cursor: mark-delete position %q", cs.MarkDeletePosition)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/letterbox-dev/letterbox/client"
 	"github.com/letterbox-dev/letterbox/client/admin"
+	"github.com/letterbox-dev/letterbox/client/adminapi"
 	"github.com/letterbox-dev/letterbox/client/deadletter"
 	"github.com/letterbox-dev/letterbox/client/naming"
 )
@@ -50,7 +51,7 @@ type sampled struct {
 	purpose   string
 	asked     bool // purpose asked for
 	hasSample bool
-	lastID    admin.MessageID
+	lastID    adminapi.MessageID
 	newest    *deadletter.Sample
 	inCounter int64
 	checked   time.Time
@@ -238,7 +239,7 @@ func (f *Finder) look(ctx context.Context, t Topic, s *sampled, sample bool, now
 // partitioned topic. It returns the last message id it found and the sample, nil when the
 // topic is empty or its newest message is the one sampled before (known); ok is false when
 // the admin API failed.
-func (f *Finder) newest(ctx context.Context, t Topic, known admin.MessageID, has bool) (admin.MessageID, *deadletter.Sample, bool) {
+func (f *Finder) newest(ctx context.Context, t Topic, known adminapi.MessageID, has bool) (adminapi.MessageID, *deadletter.Sample, bool) {
 	parts := []string{t.Name}
 	if t.Partitions > 0 {
 		parts = parts[:0]
@@ -249,7 +250,7 @@ func (f *Finder) newest(ctx context.Context, t Topic, known admin.MessageID, has
 	for _, name := range parts {
 		id, err := f.ad.LastMessageID(ctx, name)
 		if err != nil {
-			return admin.MessageID{}, nil, false
+			return adminapi.MessageID{}, nil, false
 		}
 		if id.EntryID < 0 {
 			continue
@@ -259,7 +260,7 @@ func (f *Finder) newest(ctx context.Context, t Topic, known admin.MessageID, has
 		}
 		msgs, err := f.ad.ExamineMessage(ctx, name, true, 1)
 		if err != nil || len(msgs) == 0 {
-			return admin.MessageID{}, nil, false
+			return adminapi.MessageID{}, nil, false
 		}
 		m := msgs[len(msgs)-1]
 		sample := &deadletter.Sample{Properties: m.Properties, ProducerName: header(m, "X-Pulsar-producer-name"),
@@ -270,7 +271,7 @@ func (f *Finder) newest(ctx context.Context, t Topic, known admin.MessageID, has
 		}
 		return id, sample, true
 	}
-	return admin.MessageID{EntryID: -1}, nil, true
+	return adminapi.MessageID{EntryID: -1}, nil, true
 }
 
 // header reads an X-Pulsar-* header of an admin message, whatever case it was stored in.

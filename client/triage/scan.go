@@ -17,6 +17,7 @@ import (
 
 	"github.com/letterbox-dev/letterbox/client"
 	"github.com/letterbox-dev/letterbox/client/admin"
+	"github.com/letterbox-dev/letterbox/client/adminapi"
 	"github.com/letterbox-dev/letterbox/client/deadletter"
 	"github.com/letterbox-dev/letterbox/client/expr"
 	"github.com/letterbox-dev/letterbox/client/naming"
@@ -487,7 +488,7 @@ func totalEntries(ctx context.Context, ad *admin.Client, topic string, view *Vie
 
 // ledgerEntries sums the entries of a topic's ledgers; upstream lists the open ledger with
 // 0 entries and counts them in currentLedgerEntries.
-func ledgerEntries(st admin.InternalStats) int64 {
+func ledgerEntries(st adminapi.InternalStats) int64 {
 	var n int64
 	for i, l := range st.Ledgers {
 		if i == len(st.Ledgers)-1 && l.Entries == 0 {

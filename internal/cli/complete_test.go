@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/letterbox-dev/letterbox/client/admin"
+	"github.com/letterbox-dev/letterbox/client/adminapi"
 	"github.com/letterbox-dev/letterbox/internal/brokertest"
 	"github.com/letterbox-dev/letterbox/pulsartest"
 )
@@ -136,7 +136,7 @@ func TestCompleteFromCluster(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := env.Admin().CreateTenant(ctx, "acme", admin.TenantInfo{AllowedClusters: []string{"standalone"}}); err != nil {
+	if err := env.Admin().CreateTenant(ctx, "acme", adminapi.TenantInfo{AllowedClusters: []string{"standalone"}}); err != nil {
 		t.Fatal(err)
 	}
 	if err := env.Admin().CreateNamespace(ctx, "acme/billing"); err != nil {
@@ -145,7 +145,7 @@ func TestCompleteFromCluster(t *testing.T) {
 	if err := env.Admin().CreateTopic(ctx, "persistent://acme/billing/invoices", 3, nil); err != nil {
 		t.Fatal(err)
 	}
-	if err := env.Admin().CreateSubscription(ctx, "persistent://public/default/orders-billing-DLQ", "billing-replay", admin.Earliest); err != nil {
+	if err := env.Admin().CreateSubscription(ctx, "persistent://public/default/orders-billing-DLQ", "billing-replay", adminapi.Earliest); err != nil {
 		t.Fatal(err)
 	}
 	cluster := clusterNames{timeout: 10 * time.Second}

@@ -12,6 +12,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/letterbox-dev/letterbox/client/admin"
+	"github.com/letterbox-dev/letterbox/client/adminapi"
 	"github.com/letterbox-dev/letterbox/client/deadletter"
 	"github.com/letterbox-dev/letterbox/client/dlqops"
 	"github.com/letterbox-dev/letterbox/client/naming"
@@ -220,7 +221,7 @@ func letterTopics(ctx context.Context, ad *admin.Client, finder *triage.Finder, 
 }
 
 // topicStats are a topic's stats, a partitioned topic's summed over its partitions.
-func topicStats(ctx context.Context, ad *admin.Client, t triage.Topic) (admin.TopicStats, error) {
+func topicStats(ctx context.Context, ad *admin.Client, t triage.Topic) (adminapi.TopicStats, error) {
 	if t.Partitions > 0 {
 		st, err := ad.PartitionedStats(ctx, t.Name, false)
 		return st.TopicStats, err

@@ -13,7 +13,7 @@ import (
 	"github.com/apache/pulsar-client-go/pulsar"
 
 	"github.com/letterbox-dev/letterbox/client"
-	"github.com/letterbox-dev/letterbox/client/admin"
+	"github.com/letterbox-dev/letterbox/client/adminapi"
 	"github.com/letterbox-dev/letterbox/client/naming"
 	"github.com/letterbox-dev/letterbox/internal/brokertest"
 )
@@ -174,10 +174,10 @@ func TestDLQLsMainSubscription(t *testing.T) {
 	ctx := brokertest.Ctx(t, time.Minute)
 	dlq := dlqNS + "orders-dlq"
 	writeLetters(t, ctx, env, dlq, "billing-keep", 4)
-	if err := env.Admin.CreateSubscription(ctx, dlq, "audit", admin.Latest); err != nil {
+	if err := env.Admin.CreateSubscription(ctx, dlq, "audit", adminapi.Latest); err != nil {
 		t.Fatal(err)
 	}
-	if err := env.Admin.CreateSubscription(ctx, dlq, naming.OwnPrefix+"someone", admin.Earliest); err != nil {
+	if err := env.Admin.CreateSubscription(ctx, dlq, naming.OwnPrefix+"someone", adminapi.Earliest); err != nil {
 		t.Fatal(err)
 	}
 	writeLetters(t, ctx, env, dlq, "billing-keep", 2)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/letterbox-dev/letterbox/client/admin"
+	"github.com/letterbox-dev/letterbox/client/adminapi"
 	"github.com/letterbox-dev/letterbox/client/deadletter"
 	"github.com/letterbox-dev/letterbox/client/dlqops"
 	"github.com/letterbox-dev/letterbox/client/naming"
@@ -83,12 +84,12 @@ type subscribeResult struct {
 	Backlog      int64  `json:"backlog"` // the new subscription's, in entries
 	// Letters is the new subscription's backlog in letters; null where the broker does not
 	// count them.
-	Letters      *int64                   `json:"letters"`
-	Namespace    string                   `json:"namespace,omitempty"`
-	Retention    *admin.RetentionPolicies `json:"retention,omitempty"` // the one to set
-	RetentionSet bool                     `json:"retention_set"`
-	OK           bool                     `json:"ok"`
-	Error        string                   `json:"error,omitempty"`
+	Letters      *int64                      `json:"letters"`
+	Namespace    string                      `json:"namespace,omitempty"`
+	Retention    *adminapi.RetentionPolicies `json:"retention,omitempty"` // the one to set
+	RetentionSet bool                        `json:"retention_set"`
+	OK           bool                        `json:"ok"`
+	Error        string                      `json:"error,omitempty"`
 }
 
 func runDLQSubscribe(ctx context.Context, cf *clientFlags, in stdin, args []string, stdout, stderr io.Writer) int {
@@ -159,7 +160,7 @@ func runDLQSubscribe(ctx context.Context, cf *clientFlags, in stdin, args []stri
 		}
 		asks = append(asks, ask)
 	}
-	var was *admin.RetentionPolicies
+	var was *adminapi.RetentionPolicies
 	if retention {
 		res.Namespace = ns
 		if was, err = ad.Retention(ctx, ns); err != nil {
@@ -237,8 +238,8 @@ func suggestSubscription(ctx context.Context, ad *admin.Client, dt triage.Topic,
 
 // newRetention is the retention to set: the limits given, and for one not given the
 // namespace's current one, else no limit (-1), as upstream spells it.
-func newRetention(was *admin.RetentionPolicies, minutes, sizeMB optInt) *admin.RetentionPolicies {
-	r := &admin.RetentionPolicies{RetentionTimeInMinutes: -1, RetentionSizeInMB: -1}
+func newRetention(was *adminapi.RetentionPolicies, minutes, sizeMB optInt) *adminapi.RetentionPolicies {
+	r := &adminapi.RetentionPolicies{RetentionTimeInMinutes: -1, RetentionSizeInMB: -1}
 	if was != nil && was.RetentionTimeInMinutes != 0 {
 		r.RetentionTimeInMinutes = was.RetentionTimeInMinutes
 	}
@@ -255,7 +256,7 @@ func newRetention(was *admin.RetentionPolicies, minutes, sizeMB optInt) *admin.R
 }
 
 // retentionWords says a retention policy: "60 minutes, 100 MB", "no time limit, 100 MB", "none".
-func retentionWords(r *admin.RetentionPolicies) string {
+func retentionWords(r *adminapi.RetentionPolicies) string {
 	if r == nil || (r.RetentionTimeInMinutes == 0 && r.RetentionSizeInMB == 0) {
 		return "none"
 	}

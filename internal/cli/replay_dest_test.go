@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/letterbox-dev/letterbox/client"
-	"github.com/letterbox-dev/letterbox/client/admin"
+	"github.com/letterbox-dev/letterbox/client/adminapi"
 	"github.com/letterbox-dev/letterbox/internal/brokertest"
 )
 
@@ -17,7 +17,7 @@ func TestReplayDestinationsAndTenants(t *testing.T) {
 	t.Setenv("XDG_STATE_HOME", t.TempDir())
 	env := brokertest.Start(t)
 	ctx := brokertest.Ctx(t, time.Minute)
-	if err := env.Admin.CreateTenant(ctx, "acme", admin.TenantInfo{AllowedClusters: []string{"standalone"}}); err != nil {
+	if err := env.Admin.CreateTenant(ctx, "acme", adminapi.TenantInfo{AllowedClusters: []string{"standalone"}}); err != nil {
 		t.Fatal(err)
 	}
 	if err := env.Admin.CreateNamespace(ctx, "acme/billing"); err != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/apache/pulsar-client-go/pulsar"
 
 	"github.com/letterbox-dev/letterbox/broker"
+	"github.com/letterbox-dev/letterbox/client/adminapi"
 	"github.com/letterbox-dev/letterbox/internal/brokertest"
 	"github.com/letterbox-dev/letterbox/internal/clustertest"
 )
@@ -33,7 +34,7 @@ func TestOfficialProducerFollowsMoves(t *testing.T) {
 	defer prod.Close()
 	// A subscription keeps what is sent: a move is an unload, which closes the topic's ledger,
 	// and a closed ledger nothing needs goes, as upstream's.
-	if err := c.Broker.CreateSubscription(topic, "keep", broker.MessageID{LedgerID: -1, EntryID: -1}); err != nil {
+	if err := c.Broker.CreateSubscription(topic, "keep", adminapi.MessageID{LedgerID: -1, EntryID: -1}); err != nil {
 		t.Fatal(err)
 	}
 	var l lookups

@@ -13,6 +13,7 @@ import (
 
 	"github.com/letterbox-dev/letterbox/client"
 	"github.com/letterbox-dev/letterbox/client/admin"
+	"github.com/letterbox-dev/letterbox/client/adminapi"
 	"github.com/letterbox-dev/letterbox/client/naming"
 	"github.com/letterbox-dev/letterbox/client/replay"
 	"github.com/letterbox-dev/letterbox/client/triage"
@@ -424,12 +425,12 @@ func (a *Admin) TopicDetail(ctx context.Context, topic string) (*TopicDetail, er
 	if err != nil {
 		return nil, err
 	}
-	var ts admin.TopicStats
-	var perPartition map[string]admin.TopicStats
+	var ts adminapi.TopicStats
+	var perPartition map[string]adminapi.TopicStats
 	if parts > 0 {
 		// Per partition too: a consumer of a partitioned topic is one per partition it reads,
 		// which the sum lists under the same name, once for each.
-		var ps admin.PartitionedTopicStats
+		var ps adminapi.PartitionedTopicStats
 		ps, err = a.topicAdmin(ctx).PartitionedStats(ctx, topic, true)
 		err = atPath(topicPath(topic)+"/partitioned-stats?perPartition=true", err)
 		ts, perPartition = ps.TopicStats, ps.Partitions
@@ -473,8 +474,8 @@ func (a *Admin) TopicDetail(ctx context.Context, topic string) (*TopicDetail, er
 
 // consumersOf lists subscription sub's consumers: of each partition of a partitioned topic,
 // with its index, when the stats hold them per partition; else as the stats list them.
-func consumersOf(topic string, parts int, sub string, ss admin.SubscriptionStats, perPartition map[string]admin.TopicStats) []Consumer {
-	consumer := func(c admin.ConsumerStats, partition int) Consumer {
+func consumersOf(topic string, parts int, sub string, ss adminapi.SubscriptionStats, perPartition map[string]adminapi.TopicStats) []Consumer {
+	consumer := func(c adminapi.ConsumerStats, partition int) Consumer {
 		return Consumer{Name: c.ConsumerName, Address: c.Address, Permits: int(c.AvailablePermits),
 			Unacked: int(c.UnackedMessages), RateOut: c.MsgRateOut, ConnectedSince: c.ConnectedSince,
 			SchemaType: c.SchemaType, Partition: partition}

@@ -8,7 +8,7 @@ import (
 	"github.com/apache/pulsar-client-go/pulsar"
 	plog "github.com/apache/pulsar-client-go/pulsar/log"
 
-	"github.com/letterbox-dev/letterbox/client/admin"
+	"github.com/letterbox-dev/letterbox/client/adminapi"
 	"github.com/letterbox-dev/letterbox/pulsartest"
 )
 
@@ -121,7 +121,7 @@ func TestAdminRetentionOnEmbeddedBroker(t *testing.T) {
 		t.Errorf("no policies: %+v, %v; want none and no error", r, err)
 	}
 	week, ttl := 7*24*60, 3600
-	if err := b.Admin().SetRetention(ctx, "public/default", admin.RetentionPolicies{RetentionTimeInMinutes: week, RetentionSizeInMB: -1}); err != nil {
+	if err := b.Admin().SetRetention(ctx, "public/default", adminapi.RetentionPolicies{RetentionTimeInMinutes: week, RetentionSizeInMB: -1}); err != nil {
 		t.Fatal(err)
 	}
 	if err := b.Admin().SetMessageTTL(ctx, "public/default", ttl); err != nil {

@@ -12,7 +12,7 @@ import (
 	"context"
 	"sync"
 
-	"github.com/letterbox-dev/letterbox/client/admin"
+	"github.com/letterbox-dev/letterbox/client/adminapi"
 	"github.com/letterbox-dev/letterbox/client/naming"
 	"github.com/letterbox-dev/letterbox/client/triage"
 )
@@ -104,10 +104,10 @@ func (a *Admin) RowDetails(ctx context.Context, topics []string) (map[string]Top
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			var ts admin.TopicStats
+			var ts adminapi.TopicStats
 			var err error
 			if l.partitioned[name] > 0 {
-				var ps admin.PartitionedTopicStats
+				var ps adminapi.PartitionedTopicStats
 				ps, err = ac.PartitionedStats(ctx, name, false)
 				ts = ps.TopicStats
 			} else {

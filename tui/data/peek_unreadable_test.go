@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/letterbox-dev/letterbox/client/admin"
+	"github.com/letterbox-dev/letterbox/client/adminapi"
 	"github.com/letterbox-dev/letterbox/pulsartest"
 )
 
@@ -26,7 +26,7 @@ func TestPeekUnreadableLetterKeepsTheOthers(t *testing.T) {
 	if err := env.Admin().CreateTopic(ctx, dlq, 0, nil); err != nil {
 		t.Fatal(err)
 	}
-	if err := env.Admin().CreateSubscription(ctx, dlq, "keep", admin.Earliest); err != nil {
+	if err := env.Admin().CreateSubscription(ctx, dlq, "keep", adminapi.Earliest); err != nil {
 		t.Fatal(err)
 	}
 	// As an upstream broker would answer the peek of position 2: its key raw.

@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/letterbox-dev/letterbox/client/admin"
+	"github.com/letterbox-dev/letterbox/client/adminapi"
 	"github.com/letterbox-dev/letterbox/client/dlqops"
 	"github.com/letterbox-dev/letterbox/client/replay"
 )
@@ -106,5 +106,5 @@ func (a *Admin) CreateSubscription(ctx context.Context, dlq, sub string) error {
 
 // SetRetention sets the retention policy of ns (tenant/namespace).
 func (a *Admin) SetRetention(ctx context.Context, ns string, r Retention) error {
-	return a.ac.SetRetention(ctx, ns, admin.RetentionPolicies{RetentionTimeInMinutes: int(r.Minutes), RetentionSizeInMB: r.SizeMB})
+	return a.ac.SetRetention(ctx, ns, adminapi.RetentionPolicies{RetentionTimeInMinutes: int(r.Minutes), RetentionSizeInMB: r.SizeMB})
 }

@@ -1,7 +1,7 @@
 package data
 
 import (
-	"github.com/letterbox-dev/letterbox/client/admin"
+	"github.com/letterbox-dev/letterbox/client/adminapi"
 	"github.com/letterbox-dev/letterbox/client/naming"
 	"github.com/letterbox-dev/letterbox/client/triage"
 )
@@ -11,7 +11,7 @@ import (
 // (naming.IsOwn) are left out: a scan is no subscription of the topic, its backlog no growth,
 // and what it reads no consumption. Backlogs are in messages where the broker counts them (msgBacklogMessages), else in
 // entries, and say so.
-func statsOf(ts admin.TopicStats) Stats {
+func statsOf(ts adminapi.TopicStats) Stats {
 	s := Stats{RateIn: ts.MsgRateIn, RateOut: ts.MsgRateOut, ThroughputIn: ts.MsgThroughputIn,
 		ThroughputOut: ts.MsgThroughputOut, InCounter: ts.MsgInCounter, Storage: ts.StorageSize, BacklogSize: ts.BacklogSize,
 		Producers: len(ts.Publishers)}
@@ -40,7 +40,7 @@ func statsOf(ts admin.TopicStats) Stats {
 }
 
 // backlogOf is sub's backlog in ts as the screens count it.
-func backlogOf(ts admin.TopicStats, sub string) Backlog {
+func backlogOf(ts adminapi.TopicStats, sub string) Backlog {
 	b := triage.BacklogOf(ts, sub)
 	if b.LettersKnown {
 		return Backlog{Sub: sub, N: b.Letters}
@@ -49,7 +49,7 @@ func backlogOf(ts admin.TopicStats, sub string) Backlog {
 }
 
 // statsByTopic is statsOf of every topic of a broker-stats/topics answer.
-func statsByTopic(raw map[string]admin.TopicStats) map[string]Stats {
+func statsByTopic(raw map[string]adminapi.TopicStats) map[string]Stats {
 	out := make(map[string]Stats, len(raw))
 	for name, ts := range raw {
 		out[name] = statsOf(ts)

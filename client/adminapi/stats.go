@@ -1,40 +1,30 @@
-package broker
+package adminapi
 
-// Upstream's stats JSON shapes (…/stats, …/partitioned-stats), with upstream's field names;
-// admin_stats.go fills them in.
-
-// StatsOptions are upstream's stats query parameters.
-type StatsOptions struct {
-	GetPreciseBacklog        bool
-	SubscriptionBacklogSize  bool
-	GetEarliestTimeInBacklog bool
-	ExcludePublishers        bool
-	ExcludeConsumers         bool
-}
+// Upstream's stats documents: …/stats, …/partitioned-stats and broker-stats/topics.
 
 // TopicStats is upstream's TopicStats JSON.
 type TopicStats struct {
-	MsgRateIn              float64                       `json:"msgRateIn"`
-	MsgThroughputIn        float64                       `json:"msgThroughputIn"`
-	MsgRateOut             float64                       `json:"msgRateOut"`
-	MsgThroughputOut       float64                       `json:"msgThroughputOut"`
-	BytesInCounter         int64                         `json:"bytesInCounter"`
-	MsgInCounter           int64                         `json:"msgInCounter"`
-	BytesOutCounter        int64                         `json:"bytesOutCounter"`
-	MsgOutCounter          int64                         `json:"msgOutCounter"`
-	AverageMsgSize         float64                       `json:"averageMsgSize"`
-	MsgChunkPublished      bool                          `json:"msgChunkPublished"`
-	StorageSize            int64                         `json:"storageSize"`
-	BacklogSize            int64                         `json:"backlogSize"`
-	EarliestMsgPublishTime int64                         `json:"earliestMsgPublishTimeInBacklogs"`
-	Publishers             []PublisherStats              `json:"publishers"`
-	WaitingPublishers      int                           `json:"waitingPublishers"`
-	Subscriptions          map[string]*SubscriptionStats `json:"subscriptions"`
-	Replication            map[string]any                `json:"replication"`
-	DeduplicationStatus    string                        `json:"deduplicationStatus"`
-	NonContiguousDeleted   int                           `json:"nonContiguousDeletedMessagesRanges"`
-	TopicCreationTimeStamp int64                         `json:"topicCreationTimeStamp"`
-	LastPublishTimeStamp   int64                         `json:"lastPublishTimeStamp"`
+	MsgRateIn              float64                      `json:"msgRateIn"`
+	MsgThroughputIn        float64                      `json:"msgThroughputIn"`
+	MsgRateOut             float64                      `json:"msgRateOut"`
+	MsgThroughputOut       float64                      `json:"msgThroughputOut"`
+	BytesInCounter         int64                        `json:"bytesInCounter"`
+	MsgInCounter           int64                        `json:"msgInCounter"`
+	BytesOutCounter        int64                        `json:"bytesOutCounter"`
+	MsgOutCounter          int64                        `json:"msgOutCounter"`
+	AverageMsgSize         float64                      `json:"averageMsgSize"`
+	MsgChunkPublished      bool                         `json:"msgChunkPublished"`
+	StorageSize            int64                        `json:"storageSize"`
+	BacklogSize            int64                        `json:"backlogSize"`
+	EarliestMsgPublishTime int64                        `json:"earliestMsgPublishTimeInBacklogs"`
+	Publishers             []PublisherStats             `json:"publishers"`
+	WaitingPublishers      int                          `json:"waitingPublishers"`
+	Subscriptions          map[string]SubscriptionStats `json:"subscriptions"`
+	Replication            map[string]any               `json:"replication"`
+	DeduplicationStatus    string                       `json:"deduplicationStatus"`
+	NonContiguousDeleted   int                          `json:"nonContiguousDeletedMessagesRanges"`
+	TopicCreationTimeStamp int64                        `json:"topicCreationTimeStamp"`
+	LastPublishTimeStamp   int64                        `json:"lastPublishTimeStamp"`
 	// LastPublishTimestamp is the same, under the spelling pulsaradmin reads.
 	LastPublishTimestamp int64 `json:"lastPublishTimestamp"`
 }
@@ -55,8 +45,9 @@ type PublisherStats struct {
 	Metadata                map[string]string `json:"metadata"`
 }
 
-// SubscriptionStats is upstream's SubscriptionStats JSON plus our extension msgBacklogMessages
-// (left out in upstream-compat mode).
+// SubscriptionStats is upstream's SubscriptionStats JSON plus letterbox's extension
+// msgBacklogMessages (left out in upstream-compat mode). MsgBacklog counts entries, as
+// upstream.
 type SubscriptionStats struct {
 	MsgRateOut                       float64           `json:"msgRateOut"`
 	MsgThroughputOut                 float64           `json:"msgThroughputOut"`
@@ -95,12 +86,13 @@ type SubscriptionStats struct {
 	FilterRejectedMsgCount           int64             `json:"filterRejectedMsgCount"`
 	FilterRescheduledMsgCount        int64             `json:"filterRescheduledMsgCount"`
 	// MsgBacklogMessages is the backlog in messages, each message of a batch one: what
-	// msgBacklog counts in entries (backlog_messages.go). Absent in upstream-compat mode.
+	// msgBacklog counts in entries. nil when the broker does not say (a real cluster, or
+	// letterbox's broker in upstream-compat mode), which is not 0.
 	MsgBacklogMessages *int64 `json:"msgBacklogMessages,omitempty"`
 }
 
-// ConsumerStats is upstream's ConsumerStats JSON plus our extension schemaType (left out in
-// upstream-compat mode).
+// ConsumerStats is upstream's ConsumerStats JSON plus letterbox's extension schemaType (left
+// out in upstream-compat mode, "" from a real cluster).
 type ConsumerStats struct {
 	ConsumerName                 string            `json:"consumerName"`
 	MsgRateOut                   float64           `json:"msgRateOut"`
@@ -122,7 +114,7 @@ type ConsumerStats struct {
 	ClientVersion                string            `json:"clientVersion"`
 	Metadata                     map[string]string `json:"metadata"`
 	SchemaType                   string            `json:"schemaType,omitempty"`
-	// A Key_Shared consumer's hash ranges (keyshared.go), in upstream 4's form and in its
+	// A Key_Shared consumer's hash ranges, in upstream 4's form and in its
 	// classic form ("[start, end]"; 3.x brokers report only this one).
 	KeyHashRangeArrays [][2]int32 `json:"keyHashRangeArrays,omitempty"`
 	KeyHashRanges      []string   `json:"keyHashRanges,omitempty"`
@@ -132,11 +124,11 @@ type ConsumerStats struct {
 // partitions, their count, and each partition's stats when asked.
 type PartitionedTopicStats struct {
 	TopicStats
-	Metadata   PartitionedMetadataJSON `json:"metadata"`
-	Partitions map[string]*TopicStats  `json:"partitions"`
+	Metadata   PartitionedTopicMetadata `json:"metadata"`
+	Partitions map[string]TopicStats    `json:"partitions"`
 }
 
-// PartitionedMetadataJSON is upstream's {"partitions": N}.
-type PartitionedMetadataJSON struct {
+// PartitionedTopicMetadata is upstream's PartitionedTopicMetadata: {"partitions": N}.
+type PartitionedTopicMetadata struct {
 	Partitions int `json:"partitions"`
 }
