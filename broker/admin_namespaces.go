@@ -7,6 +7,7 @@ import (
 	"github.com/letterbox-dev/letterbox/broker/policy"
 	"github.com/letterbox-dev/letterbox/broker/storage"
 	"github.com/letterbox-dev/letterbox/client/adminapi"
+	"github.com/letterbox-dev/letterbox/client/naming"
 )
 
 // Namespaces and their policies, as upstream's /admin/v2/namespaces. Policies (broker/policy)
@@ -319,11 +320,11 @@ func (b *Broker) DeleteNamespace(ns string, force bool) error {
 
 // namespaceTopics lists ns's topics: partitioned base names and non-partitioned topics (no
 // partitions), persistent and not.
-func (b *Broker) namespaceTopics(ns string) []topicName {
+func (b *Broker) namespaceTopics(ns string) []naming.Topic {
 	r := b.topics
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	var out []topicName
+	var out []naming.Topic
 	for full := range r.partitioned {
 		if name, err := parseTopicName(full); err == nil && name.InNamespace(ns) {
 			out = append(out, name)
@@ -337,7 +338,7 @@ func (b *Broker) namespaceTopics(ns string) []topicName {
 		if !ok {
 			continue
 		}
-		if _, ok := r.partitioned[name.base().String()]; ok && name.Partition >= 0 {
+		if _, ok := r.partitioned[name.Base().String()]; ok && name.Partition >= 0 {
 			continue
 		}
 		out = append(out, name)

@@ -9,6 +9,7 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
+	"github.com/letterbox-dev/letterbox/client/naming"
 	"github.com/letterbox-dev/letterbox/client/wire/pb"
 )
 
@@ -62,12 +63,12 @@ func parseSchemaType(s string) (pb.Schema_Type, bool) {
 	return 0, false
 }
 
-func (b *Broker) schemaTopic(tname string) (topicName, error) {
+func (b *Broker) schemaTopic(tname string) (naming.Topic, error) {
 	name, err := parseAdminTopic(tname)
 	if err != nil {
 		return name, err
 	}
-	return name.base(), nil
+	return name.Base(), nil
 }
 
 func toSchemaInfo(v schemaVersion, i int) SchemaInfo {
@@ -126,7 +127,7 @@ func (b *Broker) Schemas(tname string) ([]SchemaInfo, error) {
 	return out, nil
 }
 
-func (b *Broker) toPBSchema(name topicName, s SchemaInfo) (*pb.Schema, error) {
+func (b *Broker) toPBSchema(name naming.Topic, s SchemaInfo) (*pb.Schema, error) {
 	typ, ok := parseSchemaType(s.Type)
 	if !ok {
 		return nil, adminErr(ErrInvalidArgument, "Invalid schema type %q", s.Type)
@@ -153,7 +154,7 @@ func (b *Broker) CreateSchema(tname string, s SchemaInfo) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	if err := b.checkNamespace(name.namespace()); err != nil {
+	if err := b.checkNamespace(name.NamespaceName()); err != nil {
 		return 0, err
 	}
 	ps, err := b.toPBSchema(name, s)
@@ -179,7 +180,7 @@ func (b *Broker) SchemaVersionOf(tname string, s SchemaInfo) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	if err := b.checkNamespace(name.namespace()); err != nil {
+	if err := b.checkNamespace(name.NamespaceName()); err != nil {
 		return 0, err
 	}
 	ps, err := b.toPBSchema(name, s)
@@ -215,7 +216,7 @@ func (b *Broker) SchemaCompatibility(tname string, s SchemaInfo) (bool, string, 
 	if err != nil {
 		return false, "", err
 	}
-	if err := b.checkNamespace(name.namespace()); err != nil {
+	if err := b.checkNamespace(name.NamespaceName()); err != nil {
 		return false, "", err
 	}
 	ps, err := b.toPBSchema(name, s)

@@ -224,7 +224,7 @@ func (b *Broker) PartitionedTopicStats(tname string, perPartition bool, opts Sta
 	}
 	agg := &out.TopicStats
 	for i := range n {
-		t, err := b.topicFor(name.partition(i), "")
+		t, err := b.topicFor(name.PartitionTopic(i), "")
 		if err != nil {
 			continue // deleted meanwhile
 		}
@@ -293,7 +293,7 @@ func (b *Broker) BrokerTopicStats() map[string]map[string]map[string]map[string]
 	out := map[string]map[string]map[string]map[string]*adminapi.TopicStats{}
 	bundles := map[string]*adminapi.BundlesData{} // by namespace, read once
 	for _, t := range b.topics.all() {
-		ns := t.name.namespace()
+		ns := t.name.NamespaceName()
 		nb, ok := bundles[ns]
 		if !ok {
 			nb = policy.DefaultBundles()
@@ -309,10 +309,10 @@ func (b *Broker) BrokerTopicStats() map[string]map[string]map[string]map[string]
 		if out[ns][bundle] == nil {
 			out[ns][bundle] = map[string]map[string]*adminapi.TopicStats{}
 		}
-		d := out[ns][bundle][t.name.domain()]
+		d := out[ns][bundle][t.name.Domain()]
 		if d == nil {
 			d = map[string]*adminapi.TopicStats{}
-			out[ns][bundle][t.name.domain()] = d
+			out[ns][bundle][t.name.Domain()] = d
 		}
 		d[t.full] = b.topicStats(t, StatsOptions{}, now)
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/letterbox-dev/letterbox/broker/storage"
 	"github.com/letterbox-dev/letterbox/client/adminapi"
+	"github.com/letterbox-dev/letterbox/client/naming"
 )
 
 // Tenants, as upstream's /admin/v2/tenants. A tenant lists the clusters it may use (only this
@@ -54,7 +55,7 @@ func (b *Broker) checkTenantInfo(info adminapi.TenantInfo) error {
 
 // CreateTenant creates a tenant; ErrAlreadyExists if it exists.
 func (b *Broker) CreateTenant(name string, info adminapi.TenantInfo) error {
-	if !validNamePart(name) {
+	if !naming.ValidNamePart(name) {
 		return adminErr(ErrInvalidName, "Tenant name is not valid: %s", name)
 	}
 	if err := b.checkTenantInfo(info); err != nil {

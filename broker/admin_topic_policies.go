@@ -3,6 +3,7 @@ package broker
 import (
 	"github.com/letterbox-dev/letterbox/broker/policy"
 	"github.com/letterbox-dev/letterbox/client/adminapi"
+	"github.com/letterbox-dev/letterbox/client/naming"
 )
 
 // Topic-level policies, as upstream with topicLevelPoliciesEnabled=true (its default): a
@@ -19,20 +20,20 @@ import (
 
 // policyTopic resolves the topic whose policies an admin call reads or edits: it must exist
 // (a partitioned topic by its base name), and may not be a partition.
-func (b *Broker) policyTopic(tname string) (topicName, error) {
+func (b *Broker) policyTopic(tname string) (naming.Topic, error) {
 	name, err := parseAdminTopic(tname)
 	if err != nil {
 		return name, err
 	}
 	if name.Partition >= 0 {
-		if _, ok := b.partitionCount(name.base()); ok {
+		if _, ok := b.partitionCount(name.Base()); ok {
 			return name, adminErr(ErrPreconditionFailed, "Not allowed to set/get topic policy for a partition")
 		}
 	}
-	if err := b.checkTenant(name.namespace()); err != nil {
+	if err := b.checkTenant(name.NamespaceName()); err != nil {
 		return name, err
 	}
-	if !b.topics.hasNamespace(name.namespace()) {
+	if !b.topics.hasNamespace(name.NamespaceName()) {
 		return name, adminErr(ErrNotFound, "Namespace does not exist")
 	}
 	if _, err := b.PartitionedMetadata(tname); err != nil {

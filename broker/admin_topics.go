@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/letterbox-dev/letterbox/client/naming"
 	"github.com/letterbox-dev/letterbox/client/wire/pb"
 )
 
@@ -73,7 +74,7 @@ func (b *Broker) CreateTopic(tname string, props map[string]string) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	full := name.String()
-	if !r.namespaces[name.namespace()] {
+	if !r.namespaces[name.NamespaceName()] {
 		return adminErr(ErrNotFound, "Namespace does not exist")
 	}
 	if r.knownLocked(full) {
@@ -82,10 +83,10 @@ func (b *Broker) CreateTopic(tname string, props map[string]string) error {
 	if _, ok := r.partitioned[full]; ok {
 		return adminErr(ErrAlreadyExists, "This topic already exists")
 	}
-	if n, ok := r.partitioned[name.base().String()]; ok && name.Partition >= 0 && name.Partition < n {
+	if n, ok := r.partitioned[name.Base().String()]; ok && name.Partition >= 0 && name.Partition < n {
 		return adminErr(ErrPreconditionFailed, "%s is a partition of a partitioned topic", full)
 	}
-	if why := r.maxTopicsRefusal(name.namespace(), 1); why != "" { // policies.go
+	if why := r.maxTopicsRefusal(name.NamespaceName(), 1); why != "" { // policies.go
 		return adminErr(ErrPreconditionFailed, "%s", why)
 	}
 	if _, serr := r.openCreating(name, maps.Clone(props)); serr != nil {
@@ -104,14 +105,14 @@ func (b *Broker) CreatePartitionedTopic(tname string, n int, props map[string]st
 	if n <= 0 {
 		return adminErr(ErrNotAcceptable, "Number of partitions should be more than 0")
 	}
-	if strings.Contains(name.Local, partitionSuffix) {
+	if strings.Contains(name.Local, naming.PartitionSuffix) {
 		return adminErr(ErrPreconditionFailed, "Partitioned Topic Name should not contain '-partition-'")
 	}
 	r := b.topics
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	full := name.String()
-	if !r.namespaces[name.namespace()] {
+	if !r.namespaces[name.NamespaceName()] {
 		return adminErr(ErrNotFound, "Namespace does not exist")
 	}
 	if _, ok := r.partitioned[full]; ok {
@@ -120,7 +121,7 @@ func (b *Broker) CreatePartitionedTopic(tname string, n int, props map[string]st
 	if r.knownLocked(full) {
 		return adminErr(ErrAlreadyExists, "This topic already exists")
 	}
-	if why := r.maxTopicsRefusal(name.namespace(), n); why != "" { // policies.go
+	if why := r.maxTopicsRefusal(name.NamespaceName(), n); why != "" { // policies.go
 		return adminErr(ErrPreconditionFailed, "%s", why)
 	}
 	if err := b.storeTopicRecord(full, topicRecord{Properties: maps.Clone(props), Created: time.Now().UnixMilli()}); err != nil {
@@ -133,8 +134,8 @@ func (b *Broker) CreatePartitionedTopic(tname string, n int, props map[string]st
 	r.unbury(full)
 	// Upstream creates the partitions at once; so do we, so they show in lists and stats.
 	for i := range n {
-		if _, ok := r.topics[name.partition(i).String()]; !ok {
-			r.openLocked(name.partition(i))
+		if _, ok := r.topics[name.PartitionTopic(i).String()]; !ok {
+			r.openLocked(name.PartitionTopic(i))
 		}
 	}
 	return nil
@@ -160,7 +161,7 @@ func (b *Broker) UpdatePartitions(tname string, n int) error {
 	if n <= cur {
 		return adminErr(ErrUnprocessable, "Desired partitions %d can't be less than the current partitions %d.", n, cur)
 	}
-	if why := r.maxTopicsRefusal(name.namespace(), n-cur); why != "" { // policies.go
+	if why := r.maxTopicsRefusal(name.NamespaceName(), n-cur); why != "" { // policies.go
 		return adminErr(ErrPreconditionFailed, "%s", why)
 	}
 	if err := b.persistPartitioned(full, n); err != nil {
@@ -168,8 +169,8 @@ func (b *Broker) UpdatePartitions(tname string, n int) error {
 	}
 	r.partitioned[full] = n
 	for i := cur; i < n; i++ {
-		if _, ok := r.topics[name.partition(i).String()]; !ok {
-			r.openLocked(name.partition(i))
+		if _, ok := r.topics[name.PartitionTopic(i).String()]; !ok {
+			r.openLocked(name.PartitionTopic(i))
 		}
 	}
 	return nil
@@ -191,7 +192,7 @@ func (b *Broker) PartitionedMetadata(tname string) (int, error) {
 	if r.knownLocked(name.String()) {
 		return 0, nil
 	}
-	if n, ok := r.partitioned[name.base().String()]; ok && name.Partition >= 0 && name.Partition < n {
+	if n, ok := r.partitioned[name.Base().String()]; ok && name.Partition >= 0 && name.Partition < n {
 		return 0, nil
 	}
 	return 0, adminErr(ErrNotFound, "Topic %s not found", name)
@@ -234,7 +235,7 @@ func (b *Broker) CheckLookup(tname string) error {
 	if _, err := b.PartitionedMetadata(tname); err == nil {
 		return nil
 	}
-	if b.topics.hasNamespace(name.namespace()) && b.autoTopicAllowed(name.namespace()) {
+	if b.topics.hasNamespace(name.NamespaceName()) && b.autoTopicAllowed(name.NamespaceName()) {
 		return nil
 	}
 	return adminErr(ErrNotFound, "Topic not found %s", name)
@@ -295,7 +296,7 @@ func (b *Broker) DeletePartitionedTopic(tname string, force bool) error {
 	var parts []*topic
 	for i := range n {
 		// Stored partitions are opened to be deleted with the others.
-		if t, ok, serr := r.liveLocked(name.partition(i)); ok && serr == nil {
+		if t, ok, serr := r.liveLocked(name.PartitionTopic(i)); ok && serr == nil {
 			parts = append(parts, t)
 		} else if serr != nil {
 			r.mu.Unlock()

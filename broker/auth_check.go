@@ -9,6 +9,7 @@ import (
 
 	"github.com/letterbox-dev/letterbox/broker/auth"
 	"github.com/letterbox-dev/letterbox/broker/policy"
+	"github.com/letterbox-dev/letterbox/client/naming"
 )
 
 // Security: authentication, authorization and TLS, built from Config by newSecurity. The
@@ -206,13 +207,13 @@ func (b *Broker) Authorize(role string, op Operation, resource, subscription str
 	return false
 }
 
-func (b *Broker) authorizeTopic(role string, op Operation, name topicName, subscription string) bool {
+func (b *Broker) authorizeTopic(role string, op Operation, name naming.Topic, subscription string) bool {
 	z := b.sec.authz
 	if z == nil || z.IsSuperUser(role) {
 		return true
 	}
-	base := name.base()
-	return b.decide(name.Tenant, name.namespace(), base.String(), subscription, func(p auth.Policy) bool {
+	base := name.Base()
+	return b.decide(name.Tenant, name.NamespaceName(), base.String(), subscription, func(p auth.Policy) bool {
 		switch op {
 		case OpProduce:
 			return z.Can(role, auth.Produce, p)
@@ -252,7 +253,7 @@ func (b *Broker) decide(tenant, ns, topic, subscription string, fn func(auth.Pol
 // may reports whether this connection's role may perform op on name (through subscription, for
 // OpConsume). A refusal is logged with the role, never the credentials; the caller answers the
 // request with AuthorizationError.
-func (c *conn) may(op Operation, name topicName, subscription string) bool {
+func (c *conn) may(op Operation, name naming.Topic, subscription string) bool {
 	if c.b.sec.authz == nil || c.b.authorizeTopic(c.auth.role, op, name, subscription) {
 		return true
 	}
@@ -264,9 +265,9 @@ func (c *conn) may(op Operation, name topicName, subscription string) bool {
 // subscribeRefusal is the message a refused SUBSCRIBE is answered with: upstream's own when the
 // namespace's subscription auth mode Prefix refused the subscription's name (checked, as
 // upstream, after the subscription's roles and before the role's permissions).
-func (c *conn) subscribeRefusal(name topicName, subscription string) string {
+func (c *conn) subscribeRefusal(name naming.Topic, subscription string) string {
 	prefix := false
-	c.b.decide(name.Tenant, name.namespace(), "", subscription, func(p auth.Policy) bool {
+	c.b.decide(name.Tenant, name.NamespaceName(), "", subscription, func(p auth.Policy) bool {
 		prefix = (len(p.SubscriptionRoles) == 0 || slices.Contains(p.SubscriptionRoles, c.auth.role)) &&
 			auth.PrefixRefused(c.auth.role, p.PrefixSubscription)
 		return false
@@ -281,7 +282,7 @@ func (c *conn) subscribeRefusal(name topicName, subscription string) string {
 // mayProduce is the PRODUCER check. A producer naming an initial subscription (PIP-124) must
 // also be allowed to consume through it, as upstream: the subscription is created only for a
 // role that may consume.
-func (c *conn) mayProduce(name topicName, initialSubscription string) bool {
+func (c *conn) mayProduce(name naming.Topic, initialSubscription string) bool {
 	if !c.may(OpProduce, name, "") {
 		return false
 	}

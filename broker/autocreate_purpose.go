@@ -29,14 +29,14 @@ const (
 
 // sourceTopics returns the existing topics S such that name is <S>-<X>-DLQ|RETRY with X
 // non-empty. Called with r.mu held.
-func (r *topicRegistry) sourceTopics(name topicName) []topicName {
-	kind, stem := naming.LetterKind(name.base().Local)
+func (r *topicRegistry) sourceTopics(name naming.Topic) []naming.Topic {
+	kind, stem := naming.LetterKind(name.Base().Local)
 	if kind == naming.Standard {
 		return nil
 	}
-	var out []topicName
+	var out []naming.Topic
 	for i := strings.LastIndex(stem, "-"); i > 0; i = strings.LastIndex(stem[:i], "-") {
-		s := name.base()
+		s := name.Base()
 		s.Local = stem[:i]
 		if r.existsLocked(s) {
 			out = append(out, s)
@@ -47,7 +47,7 @@ func (r *topicRegistry) sourceTopics(name topicName) []topicName {
 
 // existsLocked reports whether name is an open, stored or partitioned topic. Called with r.mu
 // held.
-func (r *topicRegistry) existsLocked(name topicName) bool {
+func (r *topicRegistry) existsLocked(name naming.Topic) bool {
 	if r.knownLocked(name.String()) {
 		return true
 	}
@@ -57,7 +57,7 @@ func (r *topicRegistry) existsLocked(name topicName) bool {
 
 // purposeOfLocked is the stored purpose of an existing topic (of its partitions' base name, or
 // partition 0 for a partitioned topic). Called with r.mu held.
-func (r *topicRegistry) purposeOfLocked(name topicName) string {
+func (r *topicRegistry) purposeOfLocked(name naming.Topic) string {
 	if t, ok := r.topics[name.String()]; ok {
 		return t.property(PropertyTopicPurpose)
 	}
@@ -65,11 +65,11 @@ func (r *topicRegistry) purposeOfLocked(name topicName) string {
 		return r.storedPurposeLocked(name.String())
 	}
 	if _, ok := r.partitioned[name.String()]; ok {
-		if t, ok := r.topics[name.partition(0).String()]; ok {
+		if t, ok := r.topics[name.PartitionTopic(0).String()]; ok {
 			return t.property(PropertyTopicPurpose)
 		}
-		if _, ok := r.stored[name.partition(0).String()]; ok {
-			return r.storedPurposeLocked(name.partition(0).String())
+		if _, ok := r.stored[name.PartitionTopic(0).String()]; ok {
+			return r.storedPurposeLocked(name.PartitionTopic(0).String())
 		}
 	}
 	return ""
@@ -78,12 +78,12 @@ func (r *topicRegistry) purposeOfLocked(name topicName) string {
 // autoCreatePurpose decides the purpose property of a topic about to be auto-created, or
 // refuses the creation (DLQ of a DLQ). requested is the client's topic_purpose ("" if none).
 // Called with r.mu held.
-func (r *topicRegistry) autoCreatePurpose(name topicName, requested string) (string, *serverError) {
+func (r *topicRegistry) autoCreatePurpose(name naming.Topic, requested string) (string, *serverError) {
 	if r.b.cfg.CompatUpstream {
 		return "", nil
 	}
 	sources := r.sourceTopics(name)
-	purpose := naming.AutoCreatePurpose(name.base().Local, requested, len(sources) > 0)
+	purpose := naming.AutoCreatePurpose(name.Base().Local, requested, len(sources) > 0)
 	if purpose != PurposeDeadLetter && purpose != PurposeRetryLetter {
 		return purpose, nil
 	}
@@ -91,7 +91,7 @@ func (r *topicRegistry) autoCreatePurpose(name topicName, requested string) (str
 		if p := r.purposeOfLocked(s); p == PurposeDeadLetter || p == PurposeRetryLetter {
 			return "", errorf(pb.ServerError_NotAllowedError,
 				"%s would be a %s topic of %s, which is itself a %s topic: a DLQ or retry topic cannot have one",
-				name.base(), purpose, s, p)
+				name.Base(), purpose, s, p)
 		}
 	}
 	return purpose, nil

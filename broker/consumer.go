@@ -1,8 +1,9 @@
 package broker
 
 import (
-	"github.com/letterbox-dev/letterbox/broker/storage"
 	"time"
+
+	"github.com/letterbox-dev/letterbox/broker/storage"
 
 	"github.com/letterbox-dev/letterbox/client/wire/pb"
 )

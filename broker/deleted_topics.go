@@ -3,6 +3,7 @@ package broker
 import (
 	"time"
 
+	"github.com/letterbox-dev/letterbox/client/naming"
 	"github.com/letterbox-dev/letterbox/client/wire/pb"
 )
 
@@ -34,11 +35,11 @@ func (r *topicRegistry) bury(full string) {
 func (r *topicRegistry) unbury(full string) { delete(r.tombstones, full) }
 
 // refuseAutoCreate says why name may not be auto-created now, or nil.
-func (r *topicRegistry) refuseAutoCreate(name topicName) *serverError {
-	if r.terminatedNS[name.namespace()] {
-		return errorf(pb.ServerError_TopicNotFound, "Namespace %s is being deleted", name.namespace())
+func (r *topicRegistry) refuseAutoCreate(name naming.Topic) *serverError {
+	if r.terminatedNS[name.NamespaceName()] {
+		return errorf(pb.ServerError_TopicNotFound, "Namespace %s is being deleted", name.NamespaceName())
 	}
-	for _, full := range []string{name.String(), name.base().String()} {
+	for _, full := range []string{name.String(), name.Base().String()} {
 		if until, ok := r.tombstones[full]; ok {
 			if time.Now().Before(until) {
 				return errorf(pb.ServerError_TopicNotFound, "Topic %s was deleted and cannot be re-created automatically for %s",

@@ -3,6 +3,7 @@ package broker
 import (
 	"testing"
 
+	"github.com/letterbox-dev/letterbox/client/naming"
 	"github.com/letterbox-dev/letterbox/client/wire/pb"
 )
 
@@ -23,7 +24,7 @@ func TestTerminatedNamespaceRefusesEverything(t *testing.T) {
 	r.mu.Lock()
 	r.terminateNamespace("public/default")
 	r.mu.Unlock()
-	for _, name := range []topicName{existing, fresh} {
+	for _, name := range []naming.Topic{existing, fresh} {
 		if _, serr := r.get(name, true, ""); serr == nil || serr.code != pb.ServerError_TopicNotFound {
 			t.Errorf("%s in a namespace being deleted: %v, want TopicNotFound", name, serr)
 		}

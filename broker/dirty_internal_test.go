@@ -6,6 +6,7 @@ import (
 
 	"github.com/letterbox-dev/letterbox/broker/storage"
 	"github.com/letterbox-dev/letterbox/client/adminapi"
+	"github.com/letterbox-dev/letterbox/client/naming"
 )
 
 // The cursor flusher visits only the topics whose cursors changed, and writes what changed
@@ -67,7 +68,7 @@ func TestCursorFlushVisitsChangedTopicsOnly(t *testing.T) {
 	}
 }
 
-func mustTopicName(t *testing.T, s string) topicName {
+func mustTopicName(t *testing.T, s string) naming.Topic {
 	t.Helper()
 	n, err := parseTopicName(s)
 	if err != nil {

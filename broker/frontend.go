@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"github.com/letterbox-dev/letterbox/client/naming"
 	"github.com/letterbox-dev/letterbox/client/wire/pb"
 )
 
@@ -137,7 +138,7 @@ func (c *conn) owns(topic string) bool { return c.owner(topic) == "" }
 
 // notServed is PRODUCER's and SUBSCRIBE's refusal at a front end that does not own the topic,
 // as upstream's ServiceUnitNotReadyException.
-func (c *conn) notServed(name topicName) *serverError {
+func (c *conn) notServed(name naming.Topic) *serverError {
 	if c.owns(name.String()) {
 		return nil
 	}
@@ -145,7 +146,7 @@ func (c *conn) notServed(name topicName) *serverError {
 }
 
 // lookupElsewhere answers LOOKUP when c's front end does not own the topic; false when it does.
-func (c *conn) lookupElsewhere(cmd *pb.CommandLookupTopic, name topicName) bool {
+func (c *conn) lookupElsewhere(cmd *pb.CommandLookupTopic, name naming.Topic) bool {
 	owner := c.owner(name.String())
 	if owner == "" {
 		return false

@@ -2,7 +2,10 @@
 
 package broker
 
-import "github.com/letterbox-dev/letterbox/client/wire/pb"
+import (
+	"github.com/letterbox-dev/letterbox/client/naming"
+	"github.com/letterbox-dev/letterbox/client/wire/pb"
+)
 
 // A broker built without the clustertest tag (the binary) is one broker: its own listeners own
 // every topic, LOOKUP answers with its own service URL, and PRODUCER and SUBSCRIBE are served
@@ -22,6 +25,6 @@ func (c *conn) serviceURL() string { return c.b.ServiceURL() }
 
 func (c *conn) tlsServiceURL() *string { return c.b.tlsServiceURL() }
 
-func (c *conn) notServed(topicName) *serverError { return nil }
+func (c *conn) notServed(naming.Topic) *serverError { return nil }
 
-func (c *conn) lookupElsewhere(*pb.CommandLookupTopic, topicName) bool { return false }
+func (c *conn) lookupElsewhere(*pb.CommandLookupTopic, naming.Topic) bool { return false }

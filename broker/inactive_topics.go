@@ -84,7 +84,7 @@ func (b *Broker) deleteInactiveTopic(t *topic, p adminapi.InactiveTopicPolicies)
 	}
 	delete(r.topics, t.full)
 	r.unindex(t.full, t.name)
-	_, partitioned := r.partitioned[t.name.base().String()]
+	_, partitioned := r.partitioned[t.name.Base().String()]
 	r.mu.Unlock()
 	b.dropTopic(t, t.name.Partition < 0 || !partitioned)
 	return true

@@ -1,6 +1,9 @@
 package broker
 
-import "github.com/letterbox-dev/letterbox/broker/policy"
+import (
+	"github.com/letterbox-dev/letterbox/broker/policy"
+	"github.com/letterbox-dev/letterbox/client/naming"
+)
 
 // The policies in effect on a topic or namespace, as the core and the background jobs read
 // them: the stored policies put in layers (broker/policy resolves them).
@@ -9,12 +12,12 @@ import "github.com/letterbox-dev/letterbox/broker/policy"
 // its partitioned topic's) and its namespace's, as stored (never changed in place: an update
 // stores a new copy, so they may be read after the lock), over the broker's. It takes the admin
 // lock, a leaf, so it is safe with topics.mu or a topic's mutex held.
-func (b *Broker) layers(name topicName) policy.Layers {
+func (b *Broker) layers(name naming.Topic) policy.Layers {
 	a, unlock := b.adminLocked()
 	defer unlock()
-	l := policy.Layers{Namespace: a.policies[name.namespace()], Defaults: &b.cfg.Defaults, Cluster: b.cfg.ClusterName}
+	l := policy.Layers{Namespace: a.policies[name.NamespaceName()], Defaults: &b.cfg.Defaults, Cluster: b.cfg.ClusterName}
 	if len(a.topicPolicies) > 0 { // most brokers have none: no name to build on every SEND
-		l.Topic = a.topicPolicies[name.base().String()]
+		l.Topic = a.topicPolicies[name.Base().String()]
 	}
 	return l
 }
@@ -52,7 +55,7 @@ func (r *topicRegistry) maxTopicsRefusal(ns string, n int) string {
 	for full, parts := range r.partitioned {
 		if name, err := parseTopicName(full); err == nil && name.InNamespace(ns) {
 			for i := range parts {
-				seen[name.partition(i).String()] = true
+				seen[name.PartitionTopic(i).String()] = true
 			}
 		}
 	}
@@ -76,7 +79,7 @@ func (b *Broker) autoTopicCreation(ns string) (allow, partitioned bool, partitio
 // autoSubscriptionCreation is a topic's auto subscription creation policy: its topic-level
 // override, else its namespace's, else the broker's (dynamic configuration). Safe with
 // topics.mu or a topic's mutex held.
-func (b *Broker) autoSubscriptionCreation(name topicName) bool {
+func (b *Broker) autoSubscriptionCreation(name naming.Topic) bool {
 	return b.layers(name).AutoSubscriptionCreation(b.dynamic().allowAutoSubscriptionCreation) // dynamic_config.go
 }
 

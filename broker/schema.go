@@ -11,6 +11,7 @@ import (
 
 	"github.com/letterbox-dev/letterbox/broker/schemacompat"
 	"github.com/letterbox-dev/letterbox/broker/storage"
+	"github.com/letterbox-dev/letterbox/client/naming"
 	"github.com/letterbox-dev/letterbox/client/wire/pb"
 )
 
@@ -105,8 +106,8 @@ func sameSchema(a, b *pb.Schema) bool {
 // schemaStrategy) and new versions may be added (the namespace's isAllowAutoUpdateSchema, for
 // clients; the admin API always may). AUTO_CONSUME and NONE are never stored: they describe a
 // client, not data (PIP-236).
-func (r *schemaRegistry) add(topic topicName, s *pb.Schema, strategy schemacompat.Strategy, allowNew bool) ([]byte, *serverError) {
-	key := topic.base().String()
+func (r *schemaRegistry) add(topic naming.Topic, s *pb.Schema, strategy schemacompat.Strategy, allowNew bool) ([]byte, *serverError) {
+	key := topic.Base().String()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	versions := r.byTopic[key]
@@ -135,10 +136,10 @@ func (r *schemaRegistry) add(topic topicName, s *pb.Schema, strategy schemacompa
 }
 
 // check reports whether s could be added to topic under strategy, without adding it.
-func (r *schemaRegistry) check(topic topicName, s *pb.Schema, strategy schemacompat.Strategy) error {
+func (r *schemaRegistry) check(topic naming.Topic, s *pb.Schema, strategy schemacompat.Strategy) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	_, err := admit(r.byTopic[topic.base().String()], s, strategy)
+	_, err := admit(r.byTopic[topic.Base().String()], s, strategy)
 	return err
 }
 
@@ -158,17 +159,17 @@ func admit(versions []schemaVersion, s *pb.Schema, strategy schemacompat.Strateg
 }
 
 // has reports whether topic has a schema.
-func (r *schemaRegistry) has(topic topicName) bool {
+func (r *schemaRegistry) has(topic naming.Topic) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return len(r.byTopic[topic.base().String()]) > 0
+	return len(r.byTopic[topic.Base().String()]) > 0
 }
 
 // get returns topic's schema at version v (the newest when v is nil).
-func (r *schemaRegistry) get(topic topicName, v []byte) (*pb.Schema, []byte, bool) {
+func (r *schemaRegistry) get(topic naming.Topic, v []byte) (*pb.Schema, []byte, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	versions := r.byTopic[topic.base().String()]
+	versions := r.byTopic[topic.Base().String()]
 	if len(versions) == 0 {
 		return nil, nil, false
 	}
@@ -192,7 +193,7 @@ func (r *schemaRegistry) get(topic topicName, v []byte) (*pb.Schema, []byte, boo
 // else isAllowAutoUpdateSchemaEnabled). A producer without a schema (s nil) is refused on a
 // topic with one when schema validation is enforced (the topic's schemaValidationEnforced, else
 // its namespace's or isSchemaValidationEnforced).
-func (b *Broker) clientSchema(name topicName, s *pb.Schema) ([]byte, *serverError) {
+func (b *Broker) clientSchema(name naming.Topic, s *pb.Schema) ([]byte, *serverError) {
 	l := b.layers(name)
 	if s == nil {
 		if l.SchemaValidationEnforced() && b.schemas.has(name) {
@@ -206,14 +207,14 @@ func (b *Broker) clientSchema(name topicName, s *pb.Schema) ([]byte, *serverErro
 
 // schemaStrategy is a topic's compatibility strategy: its topic-level policy, else its
 // namespace's, else upstream's default (FULL).
-func (b *Broker) schemaStrategy(name topicName) schemacompat.Strategy {
+func (b *Broker) schemaStrategy(name naming.Topic) schemacompat.Strategy {
 	level, _ := schemacompat.ParseStrategy(b.layers(name).SchemaCompatibilityStrategy())
 	return schemacompat.Effective(level)
 }
 
 // drop deletes a topic's schema versions, reporting whether it had any.
-func (r *schemaRegistry) drop(topic topicName) bool {
-	key := topic.base().String()
+func (r *schemaRegistry) drop(topic naming.Topic) bool {
+	key := topic.Base().String()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if len(r.byTopic[key]) == 0 {

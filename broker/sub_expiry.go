@@ -15,7 +15,7 @@ func (b *Broker) expireSubscriptions(now time.Time) {
 		if !t.name.Persistent {
 			continue
 		}
-		ns := t.name.namespace()
+		ns := t.name.NamespaceName()
 		expiry, ok := expiries[ns]
 		if !ok {
 			expiry = b.namespaceLayers(ns).SubscriptionExpiry()

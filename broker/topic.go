@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/letterbox-dev/letterbox/broker/storage"
+	"github.com/letterbox-dev/letterbox/client/naming"
 	"github.com/letterbox-dev/letterbox/client/wire"
 	"github.com/letterbox-dev/letterbox/client/wire/pb"
 )
@@ -14,7 +15,7 @@ import (
 // whenever something changed (new entries, permits, acks, redeliveries, due delayed messages).
 type topic struct {
 	b    *Broker
-	name topicName
+	name naming.Topic
 	full string
 	log  storage.Log
 
@@ -58,7 +59,7 @@ type topicStats struct {
 	lastPublish      time.Time
 }
 
-func newTopic(b *Broker, name topicName, log storage.Log) *topic {
+func newTopic(b *Broker, name naming.Topic, log storage.Log) *topic {
 	t := &topic{
 		b:         b,
 		name:      name,

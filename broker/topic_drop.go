@@ -1,17 +1,20 @@
 package broker
 
-import "github.com/letterbox-dev/letterbox/broker/storage"
+import (
+	"github.com/letterbox-dev/letterbox/broker/storage"
+	"github.com/letterbox-dev/letterbox/client/naming"
+)
 
 // Finding the topics an operation applies to, and dropping a topic with what the broker keeps
 // of it (its producers, schema, policies and metadata): deletion and the inactive-topic sweep.
 
 // targets resolves name to the topics an operation applies to: the topic itself, or every
 // partition of a partitioned topic (upstream applies subscription operations to all).
-func (b *Broker) targets(name topicName) ([]*topic, error) {
+func (b *Broker) targets(name naming.Topic) ([]*topic, error) {
 	if n, ok := b.partitionCount(name); ok {
 		out := make([]*topic, 0, n)
 		for i := range n {
-			t, err := b.topicFor(name.partition(i), "")
+			t, err := b.topicFor(name.PartitionTopic(i), "")
 			if err != nil {
 				return nil, err
 			}
@@ -75,7 +78,7 @@ func (b *Broker) closeTopicProducers(t *topic, allowReconnect bool, reason strin
 
 // forgetTopicMetadata drops a deleted topic's stored record (properties, terminated mark)
 // and, for a whole topic, its schema.
-func (b *Broker) forgetTopicMetadata(name topicName, whole bool) {
+func (b *Broker) forgetTopicMetadata(name naming.Topic, whole bool) {
 	if whole {
 		b.schemas.drop(name)
 		b.forgetTopicPolicies(name.String())

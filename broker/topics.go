@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/letterbox-dev/letterbox/client/naming"
 	"github.com/letterbox-dev/letterbox/client/wire/pb"
 )
 
@@ -20,7 +21,7 @@ type topicRegistry struct {
 	topics      map[string]*topic // full name → open topic
 	// stored are the topics storage holds that nobody has used since the start: they open on
 	// first use (topics_lazy.go). A name is in topics or stored, never both.
-	stored map[string]topicName
+	stored map[string]naming.Topic
 	// byNS holds the full names in topics and stored by namespace ("tenant/ns"), so that
 	// listing a namespace does not walk every topic the broker holds (100 namespaces of 1,000
 	// topics each: a listing of them all walked 100,000 topics 100 times).
@@ -37,14 +38,14 @@ func newTopicRegistry(b *Broker) *topicRegistry {
 		namespaces:  map[string]bool{"public/default": true},
 		partitioned: make(map[string]int),
 		topics:      make(map[string]*topic),
-		stored:      make(map[string]topicName),
+		stored:      make(map[string]naming.Topic),
 		byNS:        make(map[string]map[string]struct{}),
 	}
 }
 
 // index adds a name of topics or stored to byNS. Called with r.mu held.
-func (r *topicRegistry) index(full string, name topicName) {
-	ns := name.namespace()
+func (r *topicRegistry) index(full string, name naming.Topic) {
+	ns := name.NamespaceName()
 	m := r.byNS[ns]
 	if m == nil {
 		m = make(map[string]struct{})
@@ -55,8 +56,8 @@ func (r *topicRegistry) index(full string, name topicName) {
 
 // unindex removes from byNS a name that is in neither topics nor stored any more. Called with
 // r.mu held.
-func (r *topicRegistry) unindex(full string, name topicName) {
-	ns := name.namespace()
+func (r *topicRegistry) unindex(full string, name naming.Topic) {
+	ns := name.NamespaceName()
 	if m := r.byNS[ns]; m != nil {
 		delete(m, full)
 		if len(m) == 0 {
@@ -75,7 +76,7 @@ func (r *topicRegistry) persistentOf(full string) bool {
 
 // partitionedMetadata answers PARTITIONED_METADATA for name, creating partitioned metadata when
 // auto-creation applies.
-func (r *topicRegistry) partitionedMetadata(name topicName, autoCreate bool) (int, *serverError) {
+func (r *topicRegistry) partitionedMetadata(name naming.Topic, autoCreate bool) (int, *serverError) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if n, ok := r.partitioned[name.String()]; ok {
@@ -85,18 +86,18 @@ func (r *topicRegistry) partitionedMetadata(name topicName, autoCreate bool) (in
 		return 0, nil
 	}
 	// The namespace's autoTopicCreationOverride, else the broker's configuration.
-	allow, partitioned, partitions := r.b.autoTopicCreation(name.namespace())
+	allow, partitioned, partitions := r.b.autoTopicCreation(name.NamespaceName())
 	if !autoCreate || !allow {
 		return 0, errorf(pb.ServerError_TopicNotFound, "Topic %s does not exist", name)
 	}
 	if serr := r.refuseAutoCreate(name); serr != nil {
 		return 0, serr
 	}
-	if !r.namespaces[name.namespace()] {
-		return 0, errorf(pb.ServerError_TopicNotFound, "Namespace %s does not exist", name.namespace())
+	if !r.namespaces[name.NamespaceName()] {
+		return 0, errorf(pb.ServerError_TopicNotFound, "Namespace %s does not exist", name.NamespaceName())
 	}
-	if partitioned && !name.isDLQOrRetryName() {
-		if why := r.maxTopicsRefusal(name.namespace(), partitions); why != "" { // admin_policies.go
+	if partitioned && !naming.IsLetterName(name.Local) {
+		if why := r.maxTopicsRefusal(name.NamespaceName(), partitions); why != "" { // admin_policies.go
 			return 0, errorf(pb.ServerError_NotAllowedError, "%s", why)
 		}
 		if err := r.b.persistPartitioned(name.String(), partitions); err != nil {
@@ -111,14 +112,14 @@ func (r *topicRegistry) partitionedMetadata(name topicName, autoCreate bool) (in
 
 // get returns the topic named name, creating it when create is set and policy allows.
 // purpose is the client's topic_purpose (PIP-263), "" when it sent none.
-func (r *topicRegistry) get(name topicName, create bool, purpose string) (*topic, *serverError) {
+func (r *topicRegistry) get(name naming.Topic, create bool, purpose string) (*topic, *serverError) {
 	full := name.String()
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.terminatedNS[name.namespace()] {
+	if r.terminatedNS[name.NamespaceName()] {
 		// PIP-139: nothing new attaches to a namespace being deleted, not even to a topic
 		// that still exists until the deletion reaches it.
-		return nil, errorf(pb.ServerError_TopicNotFound, "Namespace %s is being deleted", name.namespace())
+		return nil, errorf(pb.ServerError_TopicNotFound, "Namespace %s is being deleted", name.NamespaceName())
 	}
 	if t, ok, serr := r.liveLocked(name); ok {
 		return t, serr
@@ -126,25 +127,25 @@ func (r *topicRegistry) get(name topicName, create bool, purpose string) (*topic
 	if _, ok := r.partitioned[full]; ok {
 		return nil, errorf(pb.ServerError_NotAllowedError, "%s is a partitioned topic: use its partitions", full)
 	}
-	if !r.namespaces[name.namespace()] {
-		return nil, errorf(pb.ServerError_TopicNotFound, "Namespace %s does not exist", name.namespace())
+	if !r.namespaces[name.NamespaceName()] {
+		return nil, errorf(pb.ServerError_TopicNotFound, "Namespace %s does not exist", name.NamespaceName())
 	}
 	// A partition of an existing partitioned topic is created on first use, whatever the
 	// auto-creation policy, as upstream does; an index beyond the partition count is not.
-	n, isPartition := r.partitioned[name.base().String()]
+	n, isPartition := r.partitioned[name.Base().String()]
 	switch {
 	case name.Partition >= 0 && isPartition:
 		if name.Partition >= n {
-			return nil, errorf(pb.ServerError_TopicNotFound, "partition %d of %s does not exist (%d partitions)", name.Partition, name.base(), n)
+			return nil, errorf(pb.ServerError_TopicNotFound, "partition %d of %s does not exist (%d partitions)", name.Partition, name.Base(), n)
 		}
-	case !create || !r.b.autoTopicAllowed(name.namespace()):
+	case !create || !r.b.autoTopicAllowed(name.NamespaceName()):
 		return nil, errorf(pb.ServerError_TopicNotFound, "Topic %s does not exist", full)
 	}
 	if serr := r.refuseAutoCreate(name); serr != nil {
 		return nil, serr
 	}
 	if !isPartition {
-		if why := r.maxTopicsRefusal(name.namespace(), 1); why != "" { // admin_policies.go
+		if why := r.maxTopicsRefusal(name.NamespaceName(), 1); why != "" { // admin_policies.go
 			return nil, errorf(pb.ServerError_NotAllowedError, "%s", why)
 		}
 	}
@@ -161,14 +162,14 @@ func (r *topicRegistry) get(name topicName, create bool, purpose string) (*topic
 	return r.openCreating(name, props)
 }
 
-func (r *topicRegistry) openLocked(name topicName) (*topic, *serverError) {
+func (r *topicRegistry) openLocked(name naming.Topic) (*topic, *serverError) {
 	return r.openCreating(name, nil)
 }
 
 // openCreating opens name's log, its stored metadata and its durable subscriptions; a topic
 // with no stored metadata gets props (the properties of a topic being created). Called with
 // r.mu held.
-func (r *topicRegistry) openCreating(name topicName, props map[string]string) (*topic, *serverError) {
+func (r *topicRegistry) openCreating(name naming.Topic, props map[string]string) (*topic, *serverError) {
 	full := name.String()
 	rec, found, err := r.b.loadTopicRecord(full)
 	if err != nil {
@@ -221,7 +222,7 @@ func (r *topicRegistry) list(ns string, mode pb.CommandGetTopicsOfNamespace_Mode
 			continue
 		}
 		for i := range n {
-			seen[name.partition(i).String()] = true
+			seen[name.PartitionTopic(i).String()] = true
 		}
 	}
 	for full := range r.byNS[ns] {
@@ -269,7 +270,7 @@ func (b *Broker) isTerminated(full string) bool {
 }
 
 // partitionCount returns the partition count of a partitioned topic (base name).
-func (b *Broker) partitionCount(name topicName) (int, bool) {
+func (b *Broker) partitionCount(name naming.Topic) (int, bool) {
 	b.topics.mu.Lock()
 	defer b.topics.mu.Unlock()
 	n, ok := b.topics.partitioned[name.String()]
@@ -279,7 +280,7 @@ func (b *Broker) partitionCount(name topicName) (int, bool) {
 // topicFor returns the live topic named name (a non-partitioned topic or a partition, which is
 // opened if its partitioned topic exists), or ErrNotFound. A partitioned base name is
 // ErrNotAllowed with what.
-func (b *Broker) topicFor(name topicName, what string) (*topic, error) {
+func (b *Broker) topicFor(name naming.Topic, what string) (*topic, error) {
 	r := b.topics
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -293,7 +294,7 @@ func (b *Broker) topicFor(name topicName, what string) (*topic, error) {
 	if _, ok := r.partitioned[full]; ok {
 		return nil, adminErr(ErrNotAllowed, "%s on a partitioned topic is not allowed", what)
 	}
-	if n, ok := r.partitioned[name.base().String()]; ok && name.Partition >= 0 && name.Partition < n {
+	if n, ok := r.partitioned[name.Base().String()]; ok && name.Partition >= 0 && name.Partition < n {
 		t, serr := r.openLocked(name)
 		if serr != nil {
 			return nil, adminErr(ErrPreconditionFailed, "%s", serr.msg)

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/letterbox-dev/letterbox/broker/storage"
+	"github.com/letterbox-dev/letterbox/client/naming"
 	"github.com/letterbox-dev/letterbox/client/wire/pb"
 )
 
@@ -67,7 +68,7 @@ func (r *topicRegistry) knownLocked(full string) bool {
 
 // liveLocked returns the topic named name if it exists, opening it first if it is stored but
 // not open yet. Called with r.mu held.
-func (r *topicRegistry) liveLocked(name topicName) (*topic, bool, *serverError) {
+func (r *topicRegistry) liveLocked(name naming.Topic) (*topic, bool, *serverError) {
 	full := name.String()
 	if t, ok := r.topics[full]; ok {
 		return t, true, nil
@@ -131,7 +132,7 @@ func (b *Broker) LoadTopic(tname string) {
 }
 
 // load opens name if it is stored and not open yet.
-func (r *topicRegistry) load(name topicName) {
+func (r *topicRegistry) load(name naming.Topic) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if _, _, serr := r.liveLocked(name); serr != nil {

@@ -293,25 +293,22 @@ func (c *Client) text(ctx context.Context, r request) (string, error) {
 
 // Topic names.
 
-// TopicName is a parsed topic name (client/naming' reading, V2 names only: the admin API v2 has
-// no path for a cluster).
-type TopicName struct{ naming.Topic }
-
 // ParseTopic accepts full names (persistent://t/ns/x, non-persistent://t/ns/x), t/ns/x and
-// bare x (in public/default), by client/naming' rules (upstream's TopicName).
-func ParseTopic(s string) (TopicName, error) {
+// bare x (in public/default), by client/naming's rules (upstream's TopicName); V2 names only:
+// the admin API v2 has no path for a cluster.
+func ParseTopic(s string) (naming.Topic, error) {
 	t, err := naming.ParseTopic(s)
 	if err != nil {
-		return TopicName{}, fmt.Errorf("admin: %w", err)
+		return naming.Topic{}, fmt.Errorf("admin: %w", err)
 	}
 	if !t.V2() {
-		return TopicName{}, fmt.Errorf("admin: invalid topic name %q: a V1 name (with a cluster) has no admin v2 path", s)
+		return naming.Topic{}, fmt.Errorf("admin: invalid topic name %q: a V1 name (with a cluster) has no admin v2 path", s)
 	}
-	return TopicName{t}, nil
+	return t, nil
 }
 
-// path is the REST path of a topic, with each segment escaped, plus more segments.
-func (t TopicName) path(more ...string) []string {
+// topicPath is the REST path of a topic, with each segment escaped, plus more segments.
+func topicPath(t naming.Topic, more ...string) []string {
 	p := []string{"admin", "v2", t.Domain(), url.PathEscape(t.Tenant), url.PathEscape(t.Namespace), url.PathEscape(t.Local)}
 	return append(p, more...)
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/letterbox-dev/letterbox/client/adminapi"
+	"github.com/letterbox-dev/letterbox/client/naming"
 	"github.com/letterbox-dev/letterbox/client/wire"
 )
 
@@ -29,7 +30,7 @@ func (c *Client) Peek(ctx context.Context, topic, sub string, n int) ([]Message,
 	}
 	var out []Message
 	for pos := 1; len(out) < n; pos++ {
-		msgs, err := c.entry(ctx, t, t.path("subscription", esc(sub), "position", strconv.Itoa(pos)))
+		msgs, err := c.entry(ctx, t, topicPath(t, "subscription", esc(sub), "position", strconv.Itoa(pos)))
 		if IsNotFound(err) && pos > 1 {
 			break // the end of the backlog
 		}
@@ -57,7 +58,7 @@ func (c *Client) PeekAt(ctx context.Context, topic, sub string, pos int) ([]Mess
 	if pos < 1 {
 		return nil, fmt.Errorf("admin: peek position %d: positions start at 1", pos)
 	}
-	return c.entry(ctx, t, t.path("subscription", esc(sub), "position", strconv.Itoa(pos)))
+	return c.entry(ctx, t, topicPath(t, "subscription", esc(sub), "position", strconv.Itoa(pos)))
 }
 
 // MessagesByID returns the messages of the entry ledger:entry.
@@ -66,16 +67,16 @@ func (c *Client) MessagesByID(ctx context.Context, topic string, ledger, entry i
 	if err != nil {
 		return nil, err
 	}
-	return c.entry(ctx, t, t.path("ledger", strconv.FormatInt(ledger, 10), "entry", strconv.FormatInt(entry, 10)))
+	return c.entry(ctx, t, topicPath(t, "ledger", strconv.FormatInt(ledger, 10), "entry", strconv.FormatInt(entry, 10)))
 }
 
 // entry fetches one entry and splits a batch into its messages.
-func (c *Client) entry(ctx context.Context, t TopicName, p []string) ([]Message, error) {
+func (c *Client) entry(ctx context.Context, t naming.Topic, p []string) ([]Message, error) {
 	return c.entryAt(ctx, t, request{method: "GET", path: p})
 }
 
 // entryAt is entry for a request that also carries a query.
-func (c *Client) entryAt(ctx context.Context, t TopicName, r request) ([]Message, error) {
+func (c *Client) entryAt(ctx context.Context, t naming.Topic, r request) ([]Message, error) {
 	resp, cancel, err := c.do(ctx, r)
 	if err != nil {
 		return nil, err
@@ -198,5 +199,5 @@ func (c *Client) ExamineMessage(ctx context.Context, topic string, fromLatest bo
 		initial = "latest"
 	}
 	q := url.Values{"initialPosition": {initial}, "messagePosition": {strconv.FormatInt(pos, 10)}}
-	return c.entryAt(ctx, t, request{method: "GET", path: t.path("examinemessage"), query: q})
+	return c.entryAt(ctx, t, request{method: "GET", path: topicPath(t, "examinemessage"), query: q})
 }

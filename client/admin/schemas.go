@@ -6,12 +6,13 @@ import (
 	"strconv"
 
 	"github.com/letterbox-dev/letterbox/client/adminapi"
+	"github.com/letterbox-dev/letterbox/client/naming"
 )
 
 // Schemas of a topic: read, register, delete, and the version a definition has or would
 // have (upstream's Schemas admin API).
 
-func schemaPath(t TopicName, more ...string) []string {
+func schemaPath(t naming.Topic, more ...string) []string {
 	return append(path("schemas", esc(t.Tenant), esc(t.Namespace), esc(t.Local)), more...)
 }
 

@@ -18,7 +18,7 @@ func (c *Client) Stats(ctx context.Context, topic string) (adminapi.TopicStats, 
 		return adminapi.TopicStats{}, err
 	}
 	var out adminapi.TopicStats
-	_, err = c.call(ctx, request{method: "GET", path: t.path("stats")}, &out)
+	_, err = c.call(ctx, request{method: "GET", path: topicPath(t, "stats")}, &out)
 	return out, err
 }
 
@@ -29,7 +29,7 @@ func (c *Client) PartitionedStats(ctx context.Context, topic string, perPartitio
 		return adminapi.PartitionedTopicStats{}, err
 	}
 	var out adminapi.PartitionedTopicStats
-	_, err = c.call(ctx, request{method: "GET", path: t.path("partitioned-stats"),
+	_, err = c.call(ctx, request{method: "GET", path: topicPath(t, "partitioned-stats"),
 		query: url.Values{"perPartition": {strconv.FormatBool(perPartition)}}}, &out)
 	return out, err
 }
@@ -62,6 +62,6 @@ func (c *Client) InternalStats(ctx context.Context, topic string) (adminapi.Inte
 		return adminapi.InternalStats{}, err
 	}
 	var out adminapi.InternalStats
-	_, err = c.call(ctx, request{method: "GET", path: t.path("internalStats")}, &out)
+	_, err = c.call(ctx, request{method: "GET", path: topicPath(t, "internalStats")}, &out)
 	return out, err
 }

@@ -17,7 +17,7 @@ func (c *Client) Subscriptions(ctx context.Context, topic string) ([]string, err
 		return nil, err
 	}
 	out := []string{}
-	_, err = c.call(ctx, request{method: "GET", path: t.path("subscriptions")}, &out)
+	_, err = c.call(ctx, request{method: "GET", path: topicPath(t, "subscriptions")}, &out)
 	return out, err
 }
 
@@ -26,7 +26,7 @@ func (c *Client) subCall(ctx context.Context, method, topic, sub string, body an
 	if err != nil {
 		return err
 	}
-	_, err = c.call(ctx, request{method: method, path: t.path(append([]string{"subscription", esc(sub)}, more...)...), body: body}, nil)
+	_, err = c.call(ctx, request{method: method, path: topicPath(t, append([]string{"subscription", esc(sub)}, more...)...), body: body}, nil)
 	return err
 }
 
@@ -42,7 +42,7 @@ func (c *Client) DeleteSubscription(ctx context.Context, topic, sub string, forc
 	if err != nil {
 		return err
 	}
-	_, err = c.call(ctx, request{method: "DELETE", path: t.path("subscription", esc(sub)), query: forceQ(force)}, nil)
+	_, err = c.call(ctx, request{method: "DELETE", path: topicPath(t, "subscription", esc(sub)), query: forceQ(force)}, nil)
 	return err
 }
 
@@ -85,6 +85,6 @@ func (c *Client) ExpireAllSubscriptions(ctx context.Context, topic string, secon
 	if err != nil {
 		return err
 	}
-	_, err = c.call(ctx, request{method: "POST", path: t.path("all_subscription", "expireMessages", strconv.FormatInt(seconds, 10))}, nil)
+	_, err = c.call(ctx, request{method: "POST", path: topicPath(t, "all_subscription", "expireMessages", strconv.FormatInt(seconds, 10))}, nil)
 	return err
 }

@@ -50,14 +50,14 @@ func (c *Client) CreateTopic(ctx context.Context, topic string, partitions int, 
 		return err
 	}
 	if partitions == 0 {
-		_, err = c.call(ctx, request{method: "PUT", path: t.path(), body: nullable(props)}, nil)
+		_, err = c.call(ctx, request{method: "PUT", path: topicPath(t), body: nullable(props)}, nil)
 		return err
 	}
 	body := struct {
 		Partitions int               `json:"partitions"`
 		Properties map[string]string `json:"properties"`
 	}{partitions, props}
-	_, err = c.call(ctx, request{method: "PUT", path: t.path("partitions"), body: body,
+	_, err = c.call(ctx, request{method: "PUT", path: topicPath(t, "partitions"), body: body,
 		contentType: "application/vnd.partitioned-topic-metadata+json"}, nil)
 	return err
 }
@@ -68,9 +68,9 @@ func (c *Client) DeleteTopic(ctx context.Context, topic string, partitioned, for
 	if err != nil {
 		return err
 	}
-	p := t.path()
+	p := topicPath(t)
 	if partitioned {
-		p = t.path("partitions")
+		p = topicPath(t, "partitions")
 	}
 	_, err = c.call(ctx, request{method: "DELETE", path: p, query: forceQ(force)}, nil)
 	return err
@@ -85,7 +85,7 @@ func (c *Client) Partitions(ctx context.Context, topic string) (int, error) {
 	var out struct {
 		Partitions int `json:"partitions"`
 	}
-	_, err = c.call(ctx, request{method: "GET", path: t.path("partitions")}, &out)
+	_, err = c.call(ctx, request{method: "GET", path: topicPath(t, "partitions")}, &out)
 	return out.Partitions, err
 }
 
@@ -95,7 +95,7 @@ func (c *Client) UpdatePartitions(ctx context.Context, topic string, n int) erro
 	if err != nil {
 		return err
 	}
-	_, err = c.call(ctx, request{method: "POST", path: t.path("partitions"), body: n}, nil)
+	_, err = c.call(ctx, request{method: "POST", path: topicPath(t, "partitions"), body: n}, nil)
 	return err
 }
 
@@ -106,7 +106,7 @@ func (c *Client) TopicProperties(ctx context.Context, topic string) (map[string]
 		return nil, err
 	}
 	out := map[string]string{}
-	_, err = c.call(ctx, request{method: "GET", path: t.path("properties")}, &out)
+	_, err = c.call(ctx, request{method: "GET", path: topicPath(t, "properties")}, &out)
 	return out, err
 }
 
@@ -116,7 +116,7 @@ func (c *Client) UpdateTopicProperties(ctx context.Context, topic string, props 
 	if err != nil {
 		return err
 	}
-	_, err = c.call(ctx, request{method: "PUT", path: t.path("properties"), body: props}, nil)
+	_, err = c.call(ctx, request{method: "PUT", path: topicPath(t, "properties"), body: props}, nil)
 	return err
 }
 
@@ -127,7 +127,7 @@ func (c *Client) LastMessageID(ctx context.Context, topic string) (adminapi.Mess
 		return adminapi.MessageID{}, err
 	}
 	var out adminapi.MessageID
-	_, err = c.call(ctx, request{method: "GET", path: t.path("lastMessageId")}, &out)
+	_, err = c.call(ctx, request{method: "GET", path: topicPath(t, "lastMessageId")}, &out)
 	return out, err
 }
 
@@ -137,7 +137,7 @@ func (c *Client) RemoveTopicProperty(ctx context.Context, topic, key string) err
 	if err != nil {
 		return err
 	}
-	_, err = c.call(ctx, request{method: "DELETE", path: t.path("properties"), query: url.Values{"key": {key}}}, nil)
+	_, err = c.call(ctx, request{method: "DELETE", path: topicPath(t, "properties"), query: url.Values{"key": {key}}}, nil)
 	return err
 }
 
@@ -149,7 +149,7 @@ func (c *Client) MessageIDByTime(ctx context.Context, topic string, ms int64) (a
 		return adminapi.MessageID{}, err
 	}
 	var out adminapi.MessageID
-	_, err = c.call(ctx, request{method: "GET", path: t.path("messageid", strconv.FormatInt(ms, 10))}, &out)
+	_, err = c.call(ctx, request{method: "GET", path: topicPath(t, "messageid", strconv.FormatInt(ms, 10))}, &out)
 	return out, err
 }
 
@@ -161,7 +161,7 @@ func (c *Client) TerminateTopic(ctx context.Context, topic string) (adminapi.Mes
 		return adminapi.MessageID{}, err
 	}
 	var out adminapi.MessageID
-	_, err = c.call(ctx, request{method: "POST", path: t.path("terminate")}, &out)
+	_, err = c.call(ctx, request{method: "POST", path: topicPath(t, "terminate")}, &out)
 	return out, err
 }
 
@@ -172,7 +172,7 @@ func (c *Client) UnloadTopic(ctx context.Context, topic string) error {
 	if err != nil {
 		return err
 	}
-	_, err = c.call(ctx, request{method: "PUT", path: t.path("unload")}, nil)
+	_, err = c.call(ctx, request{method: "PUT", path: topicPath(t, "unload")}, nil)
 	return err
 }
 
@@ -182,6 +182,6 @@ func (c *Client) CompactTopic(ctx context.Context, topic string) error {
 	if err != nil {
 		return err
 	}
-	_, err = c.call(ctx, request{method: "PUT", path: t.path("compaction")}, nil)
+	_, err = c.call(ctx, request{method: "PUT", path: topicPath(t, "compaction")}, nil)
 	return err
 }
