@@ -1,5 +1,7 @@
 package broker
 
+import "github.com/letterbox-dev/letterbox/client/adminapi"
+
 // Compaction through the admin API, as upstream's …/compaction: PUT starts it, GET reports the
 // last run. The compaction itself is compaction.go's.
 
@@ -25,25 +27,19 @@ func (b *Broker) TriggerCompaction(tname string) error {
 	return nil
 }
 
-// CompactionStatus is upstream's LongRunningProcessStatus JSON.
-type CompactionStatus struct {
-	Status    string `json:"status"`
-	LastError string `json:"lastError"`
-}
-
 // CompactionStatus reports a topic's (or partition's) last compaction, as upstream's GET
 // …/compaction.
-func (b *Broker) CompactionStatus(tname string) (CompactionStatus, error) {
+func (b *Broker) CompactionStatus(tname string) (adminapi.LongRunningProcessStatus, error) {
 	name, err := parseAdminTopic(tname)
 	if err != nil {
-		return CompactionStatus{}, err
+		return adminapi.LongRunningProcessStatus{}, err
 	}
 	t, err := b.topicFor(name, "Compaction status")
 	if err != nil {
-		return CompactionStatus{}, err
+		return adminapi.LongRunningProcessStatus{}, err
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	c := t.compactionOf()
-	return CompactionStatus{Status: c.status, LastError: c.lastErr}, nil
+	return adminapi.LongRunningProcessStatus{Status: c.status, LastError: c.lastErr}, nil
 }

@@ -53,6 +53,9 @@ func TestBadInput(t *testing.T) {
 		{"bad partitions body", "PUT", "/persistent/public/default/p/partitions", `"three"`, nil, 400},
 		{"partitions of wrong type", "PUT", "/persistent/public/default/p/partitions", `[3]`, nil, 400},
 		{"partition name", "PUT", "/persistent/public/default/x-partition-1/partitions", `2`, nil, 412},
+		{"metadata without partitions", "PUT", "/persistent/public/default/p/partitions", `{"properties": {"k": "v"}}`, nil, 400},
+		{"metadata with null partitions", "PUT", "/persistent/public/default/p/partitions", `{"partitions": null}`, nil, 400},
+		{"metadata with empty partitions", "PUT", "/persistent/public/default/p/partitions", `{"partitions": ""}`, nil, 400},
 		{"properties of wrong type", "PUT", "/persistent/public/default/q", `{"a": [1]}`, nil, 400},
 		{"bad topic tenant", "GET", "/persistent/a%20b/default/q/stats", ``, nil, 412},
 		{"missing topic stats", "GET", "/persistent/public/default/nope/stats", ``, nil, 404},
@@ -106,8 +109,16 @@ func TestPartitionedCreateBothBodies(t *testing.T) {
 		[]byte(`{"partitions": 2, "properties": {"k": "v"}}`)); resp.StatusCode != 204 {
 		t.Fatalf("metadata form: %d %s", resp.StatusCode, body)
 	}
+	// A count written as a string, as Jackson reads it.
+	if resp, body := send(t, "PUT", u+"/quoted/partitions", "application/vnd.partitioned-topic-metadata+json",
+		[]byte(`{"partitions": "4"}`)); resp.StatusCode != 204 {
+		t.Fatalf("metadata with a quoted count: %d %s", resp.StatusCode, body)
+	}
+	if resp, body := do(t, "GET", u+"/quoted/partitions"); resp.StatusCode != 200 || body != `{"partitions":4}` {
+		t.Errorf("quoted count's metadata = %d %s, want {\"partitions\":4}", resp.StatusCode, body)
+	}
 	resp, body := do(t, "GET", u+"/partitioned")
-	if resp.StatusCode != 200 || body != `["persistent://public/default/java","persistent://public/default/meta"]` {
+	if resp.StatusCode != 200 || body != `["persistent://public/default/java","persistent://public/default/meta","persistent://public/default/quoted"]` {
 		t.Errorf("partitioned list = %s", body)
 	}
 	resp, body = do(t, "GET", u+"/meta/properties")

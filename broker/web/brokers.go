@@ -2,6 +2,8 @@ package web
 
 import (
 	"net/http"
+
+	"github.com/letterbox-dev/letterbox/client/adminapi"
 )
 
 // The brokers resource: /admin/v2/brokers/..., as upstream's BrokersBase answers it (superuser
@@ -54,8 +56,5 @@ func (s *Server) activeBrokers(w http.ResponseWriter, r *http.Request) {
 
 // leaderBroker is upstream's BrokerInfo of the leader: this broker.
 func (s *Server) leaderBroker(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, struct {
-		ServiceURL string `json:"serviceUrl"`
-		BrokerID   string `json:"brokerId"`
-	}{s.URL(), s.Addr()})
+	writeJSON(w, http.StatusOK, adminapi.BrokerInfo{ServiceURL: s.URL(), BrokerID: s.Addr()})
 }

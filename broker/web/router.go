@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
+
+	"github.com/letterbox-dev/letterbox/client/adminapi"
 )
 
 // router is an http.ServeMux (method and path patterns, r.PathValue) whose "no route" answers
@@ -62,14 +64,9 @@ func (r *headerRecorder) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// errorBody is upstream's error response: {"reason": "..."}.
-type errorBody struct {
-	Reason string `json:"reason"`
-}
-
 // writeError answers status with upstream's error shape.
 func writeError(w http.ResponseWriter, status int, reason string) {
-	writeJSON(w, status, errorBody{Reason: reason})
+	writeJSON(w, status, adminapi.ErrorData{Reason: reason})
 }
 
 // writeJSON answers status with v encoded as JSON.
@@ -82,7 +79,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 		// Only a programming error (an unencodable type) gets here.
 		status = http.StatusInternalServerError
 		body.Reset()
-		_ = enc.Encode(errorBody{Reason: "encoding the response: " + err.Error()})
+		_ = enc.Encode(adminapi.ErrorData{Reason: "encoding the response: " + err.Error()})
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)

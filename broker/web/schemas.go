@@ -11,13 +11,6 @@ import (
 // registers, DELETE removes every version), schema/{version}, schemas (all versions), version
 // (the version of a given schema) and compatibility.
 
-// postSchema is upstream's PostSchemaPayload.
-type postSchema struct {
-	Type       string            `json:"type"`
-	Schema     string            `json:"schema"`
-	Properties map[string]string `json:"properties"`
-}
-
 func toSchemaJSON(si broker.SchemaInfo) adminapi.GetSchemaResponse {
 	data := string(si.Data)
 	if si.Type == "KEY_VALUE" {
@@ -49,16 +42,14 @@ func (s *Server) schemaRoutes(rt *router) {
 	})
 	rt.handle("GET "+base+"/schemas", func(w http.ResponseWriter, r *http.Request) {
 		all, err := s.b.Schemas(topic(r))
-		out := struct {
-			Schemas []adminapi.GetSchemaResponse `json:"getSchemaResponses"`
-		}{Schemas: []adminapi.GetSchemaResponse{}}
+		out := adminapi.GetAllVersionsSchemaResponse{GetSchemaResponses: []adminapi.GetSchemaResponse{}}
 		for _, si := range all {
-			out.Schemas = append(out.Schemas, toSchemaJSON(si))
+			out.GetSchemaResponses = append(out.GetSchemaResponses, toSchemaJSON(si))
 		}
 		answer(w, out, err)
 	})
 	body := func(w http.ResponseWriter, r *http.Request) (broker.SchemaInfo, bool) {
-		var p postSchema
+		var p adminapi.PostSchemaPayload
 		if _, ok := decodeBody(w, r, &p, false); !ok {
 			return broker.SchemaInfo{}, false
 		}
@@ -67,19 +58,19 @@ func (s *Server) schemaRoutes(rt *router) {
 	rt.handle("POST "+base+"/schema", func(w http.ResponseWriter, r *http.Request) {
 		if si, ok := body(w, r); ok {
 			v, err := s.b.CreateSchema(topic(r), si)
-			answer(w, map[string]any{"version": map[string]int64{"version": v}}, err)
+			answer(w, adminapi.PostSchemaResponse{Version: adminapi.LongSchemaVersion{Version: v}}, err)
 		}
 	})
 	rt.handle("DELETE "+base+"/schema", func(w http.ResponseWriter, r *http.Request) {
 		if _, ok := queryBool(w, r, "force"); ok {
 			err := s.b.DeleteSchema(topic(r))
-			answer(w, map[string]int64{"version": 0}, err)
+			answer(w, adminapi.DeleteSchemaResponse{}, err)
 		}
 	})
 	rt.handle("POST "+base+"/version", func(w http.ResponseWriter, r *http.Request) {
 		if si, ok := body(w, r); ok {
 			v, err := s.b.SchemaVersionOf(topic(r), si)
-			answer(w, map[string]int64{"version": v}, err)
+			answer(w, adminapi.LongSchemaVersion{Version: v}, err)
 		}
 	})
 	rt.handle("POST "+base+"/compatibility", func(w http.ResponseWriter, r *http.Request) {

@@ -2,6 +2,7 @@ package web
 
 import (
 	"bytes"
+	"encoding/json"
 	"net/http"
 
 	"github.com/letterbox-dev/letterbox/client/adminapi"
@@ -107,28 +108,33 @@ func (s *Server) createPartitionedTopic(w http.ResponseWriter, r *http.Request, 
 	if !ok {
 		return
 	}
-	var meta struct {
-		Partitions *int              `json:"partitions"`
-		Properties map[string]string `json:"properties"`
-	}
+	var meta adminapi.PartitionedTopicMetadata
 	if bytes.HasPrefix(body, []byte("{")) {
 		if err := unmarshal(body, &meta); err != nil {
 			writeError(w, http.StatusBadRequest, "Invalid request body: "+err.Error())
 			return
 		}
-	} else {
-		var n int
-		if err := unmarshal(body, &n); err != nil {
-			writeError(w, http.StatusBadRequest, "Invalid request body: want a partition count or partitioned topic metadata: "+errText(err, body))
+		if !partitionsGiven(body) {
+			writeError(w, http.StatusBadRequest, "Invalid request body: partitions is missing")
 			return
 		}
-		meta.Partitions = &n
-	}
-	if meta.Partitions == nil {
-		writeError(w, http.StatusBadRequest, "Invalid request body: partitions is missing")
+	} else if err := unmarshal(body, &meta.Partitions); err != nil {
+		writeError(w, http.StatusBadRequest, "Invalid request body: want a partition count or partitioned topic metadata: "+errText(err, body))
 		return
 	}
-	noContent(w, s.b.CreatePartitionedTopic(topic, *meta.Partitions, meta.Properties))
+	noContent(w, s.b.CreatePartitionedTopic(topic, meta.Partitions, meta.Properties))
+}
+
+// partitionsGiven reports whether partitioned topic metadata (a JSON object that unmarshal
+// read) gives a partition count: one left out, null or "" (which Jackson reads as none) is
+// refused rather than taken for 0.
+func partitionsGiven(body []byte) bool {
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(body, &fields) != nil {
+		return false
+	}
+	v, ok := fields["partitions"]
+	return ok && string(v) != "null" && string(v) != `""`
 }
 
 // topicPropertyRoutes serves a topic's properties: GET lists, PUT merges, DELETE ?key= removes one.

@@ -30,6 +30,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/letterbox-dev/letterbox/client/adminapi"
 	"github.com/letterbox-dev/letterbox/client/naming"
 )
 
@@ -207,9 +208,7 @@ func (c *Client) roundTrip(ctx context.Context, r request) (*http.Response, erro
 	defer resp.Body.Close()
 	data, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
 	e := &Error{Status: resp.StatusCode, Reason: strings.TrimSpace(string(data)), Withheld: ex.withheld}
-	var body struct {
-		Reason string `json:"reason"`
-	}
+	var body adminapi.ErrorData
 	if json.Unmarshal(data, &body) == nil && body.Reason != "" {
 		e.Reason = body.Reason
 	}

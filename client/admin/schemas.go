@@ -37,11 +37,9 @@ func (c *Client) Schemas(ctx context.Context, topic string) ([]adminapi.GetSchem
 	if err != nil {
 		return nil, err
 	}
-	var out struct {
-		Schemas []adminapi.GetSchemaResponse `json:"getSchemaResponses"`
-	}
+	var out adminapi.GetAllVersionsSchemaResponse
 	_, err = c.call(ctx, request{method: "GET", path: schemaPath(t, "schemas")}, &out)
-	return out.Schemas, err
+	return out.GetSchemaResponses, err
 }
 
 // CreateSchema registers a schema (type as upstream names it, definition, properties).
@@ -54,12 +52,13 @@ func (c *Client) CreateSchema(ctx context.Context, topic, typ, definition string
 	return err
 }
 
-// schemaPayload is upstream's PostSchemaPayload.
-func schemaPayload(typ, definition string, props map[string]string) any {
+// schemaPayload is the body that registers, looks up or checks a schema; properties are
+// written {} rather than null when there are none.
+func schemaPayload(typ, definition string, props map[string]string) adminapi.PostSchemaPayload {
 	if props == nil {
 		props = map[string]string{}
 	}
-	return map[string]any{"type": typ, "schema": definition, "properties": props}
+	return adminapi.PostSchemaPayload{Type: typ, Schema: definition, Properties: props}
 }
 
 // DeleteSchema deletes a topic's schema.
@@ -85,9 +84,7 @@ func (c *Client) SchemaVersionOf(ctx context.Context, topic, typ, definition str
 	if err != nil {
 		return 0, err
 	}
-	var out struct {
-		Version int64 `json:"version"`
-	}
+	var out adminapi.LongSchemaVersion
 	_, err = c.call(ctx, request{method: "POST", path: schemaPath(t, "version"), body: schemaPayload(typ, definition, props)}, &out)
 	return out.Version, err
 }

@@ -53,10 +53,7 @@ func (c *Client) CreateTopic(ctx context.Context, topic string, partitions int, 
 		_, err = c.call(ctx, request{method: "PUT", path: topicPath(t), body: nullable(props)}, nil)
 		return err
 	}
-	body := struct {
-		Partitions int               `json:"partitions"`
-		Properties map[string]string `json:"properties"`
-	}{partitions, props}
+	body := adminapi.PartitionedTopicMetadata{Partitions: partitions, Properties: props}
 	_, err = c.call(ctx, request{method: "PUT", path: topicPath(t, "partitions"), body: body,
 		contentType: "application/vnd.partitioned-topic-metadata+json"}, nil)
 	return err
@@ -82,9 +79,7 @@ func (c *Client) Partitions(ctx context.Context, topic string) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	var out struct {
-		Partitions int `json:"partitions"`
-	}
+	var out adminapi.PartitionedTopicMetadata
 	_, err = c.call(ctx, request{method: "GET", path: topicPath(t, "partitions")}, &out)
 	return out.Partitions, err
 }

@@ -1,6 +1,7 @@
 package adminapi_test
 
 import (
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -12,7 +13,8 @@ import (
 )
 
 // jsonTypes returns the struct types declared in dir's non-test files that carry JSON names,
-// each with the set of its JSON names.
+// each with the set of its JSON names: named types as "pkg.Name", and struct types written in
+// place (a body read into `var out struct{...}`) as "pkg.file:line", which are documents too.
 func jsonTypes(t *testing.T, dir string) map[string]map[string]bool {
 	t.Helper()
 	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
@@ -29,36 +31,48 @@ func jsonTypes(t *testing.T, dir string) map[string]map[string]bool {
 		if err != nil {
 			t.Fatal(err)
 		}
+		named := map[*ast.StructType]string{}
 		ast.Inspect(f, func(n ast.Node) bool {
-			ts, ok := n.(*ast.TypeSpec)
-			if !ok {
-				return true
-			}
-			st, ok := ts.Type.(*ast.StructType)
-			if !ok {
-				return true
-			}
-			tags := map[string]bool{}
-			for _, fl := range st.Fields.List {
-				if fl.Tag == nil {
-					continue
+			switch n := n.(type) {
+			case *ast.TypeSpec:
+				if st, ok := n.Type.(*ast.StructType); ok {
+					named[st] = f.Name.Name + "." + n.Name.Name
 				}
-				tag, err := strconv.Unquote(fl.Tag.Value)
-				if err != nil {
-					continue
+			case *ast.StructType:
+				tags := jsonNames(n)
+				if len(tags) == 0 {
+					return true
 				}
-				j, _, _ := strings.Cut(reflect.StructTag(tag).Get("json"), ",")
-				if j != "" && j != "-" {
-					tags[j] = true
+				key, ok := named[n]
+				if !ok {
+					pos := fset.Position(n.Pos())
+					key = fmt.Sprintf("%s.%s:%d", f.Name.Name, filepath.Base(pos.Filename), pos.Line)
 				}
-			}
-			if len(tags) > 0 {
-				out[f.Name.Name+"."+ts.Name.Name] = tags
+				out[key] = tags
 			}
 			return true
 		})
 	}
 	return out
+}
+
+// jsonNames returns the JSON names of st's fields.
+func jsonNames(st *ast.StructType) map[string]bool {
+	tags := map[string]bool{}
+	for _, fl := range st.Fields.List {
+		if fl.Tag == nil {
+			continue
+		}
+		tag, err := strconv.Unquote(fl.Tag.Value)
+		if err != nil {
+			continue
+		}
+		j, _, _ := strings.Cut(reflect.StructTag(tag).Get("json"), ",")
+		if j != "" && j != "-" {
+			tags[j] = true
+		}
+	}
+	return tags
 }
 
 // TestUpstreamJSONDefinedOnce holds that upstream's admin documents are defined here only:
@@ -87,19 +101,20 @@ func TestUpstreamJSONDefinedOnce(t *testing.T) {
 	}
 }
 
-// same reports two types of one name, or of the same JSON: the same names (both exported: a
-// one-field record of the broker's own storage is not an upstream document), or most of the
-// larger one's names the other's too.
+// same reports two types of one name, or of the same JSON: the same names (both exported or
+// written in place: a one-field record of the broker's own storage is not an upstream
+// document), or most of the larger one's names the other's too.
 func same(a string, atags map[string]bool, b string, btags map[string]bool) bool {
 	_, ashort, _ := strings.Cut(a, ".")
 	_, bshort, _ := strings.Cut(b, ".")
+	document := func(short string) bool { return ast.IsExported(short) || strings.Contains(short, ":") }
 	common := 0
 	for j := range atags {
 		if btags[j] {
 			common++
 		}
 	}
-	exported := ast.IsExported(ashort) && ast.IsExported(bshort)
-	return ashort == bshort || (exported && common == len(atags) && common == len(btags)) ||
+	documents := document(ashort) && document(bshort)
+	return (ashort == bshort && !strings.Contains(ashort, ":")) || (documents && common == len(atags) && common == len(btags)) ||
 		(common >= 2 && 2*common > max(len(atags), len(btags)))
 }

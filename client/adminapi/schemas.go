@@ -16,3 +16,33 @@ type IsCompatibilityResponse struct {
 	Compatible bool   `json:"compatibility"`
 	Strategy   string `json:"schemaCompatibilityStrategy"`
 }
+
+// GetAllVersionsSchemaResponse is upstream's GetAllVersionsSchemaResponse: every version of a
+// topic's schema, oldest first.
+type GetAllVersionsSchemaResponse struct {
+	GetSchemaResponses []GetSchemaResponse `json:"getSchemaResponses"`
+}
+
+// PostSchemaPayload is upstream's PostSchemaPayload: a schema to register, or to look up or
+// check (type as upstream names it, definition as text).
+type PostSchemaPayload struct {
+	Type       string            `json:"type"`
+	Schema     string            `json:"schema"`
+	Properties map[string]string `json:"properties"`
+}
+
+// LongSchemaVersion is upstream's LongSchemaVersion: a schema's version as the admin API
+// writes it.
+type LongSchemaVersion struct {
+	Version int64 `json:"version"`
+}
+
+// PostSchemaResponse is upstream's PostSchemaResponse: the version a registered schema has.
+type PostSchemaResponse struct {
+	Version LongSchemaVersion `json:"version"`
+}
+
+// DeleteSchemaResponse is upstream's DeleteSchemaResponse.
+type DeleteSchemaResponse struct {
+	Version int64 `json:"version"`
+}

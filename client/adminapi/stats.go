@@ -128,7 +128,9 @@ type PartitionedTopicStats struct {
 	Partitions map[string]TopicStats    `json:"partitions"`
 }
 
-// PartitionedTopicMetadata is upstream's PartitionedTopicMetadata: {"partitions": N}.
+// PartitionedTopicMetadata is upstream's PartitionedTopicMetadata: a partitioned topic's
+// partition count (0: not partitioned) and, when it is created, its properties.
 type PartitionedTopicMetadata struct {
-	Partitions int `json:"partitions"`
+	Partitions int               `json:"partitions"`
+	Properties map[string]string `json:"properties,omitempty"`
 }
