@@ -1,6 +1,9 @@
 package naming
 
-import "strings"
+import (
+	"iter"
+	"strings"
+)
 
 // The suffixes the clients give dead-letter and retry topics: <topic>-<subscription>-DLQ and
 // <topic>-<subscription>-RETRY (the official clients since 2.10; older ones named them
@@ -82,6 +85,44 @@ func NewNames(known []string) Names {
 	return n
 }
 
+// OriginNames is the set of the names among all (full names, ranged twice) that a dead-letter
+// or retry topic's name among them may derive from: FromName judges every name with it as
+// with NewNames of all, and a listing of 100,000 topics, nearly none of them an origin, makes
+// a set of a few hundred rather than one of 100,000.
+func OriginNames(all iter.Seq[string]) Names {
+	maybe := map[string]bool{}
+	for topic := range all {
+		for origin := range origins(topic) {
+			maybe[origin] = true
+		}
+	}
+	n := Names{}
+	for topic := range all {
+		if b := BaseName(topic); maybe[b] {
+			n[b] = struct{}{}
+		}
+	}
+	return n
+}
+
+// origins are the topics a dead-letter or retry topic's name may derive from, longest first
+// (none for another name): its stem up to each dash, in its namespace.
+func origins(topic string) iter.Seq2[string, string] {
+	return func(yield func(origin, sub string) bool) {
+		i := strings.LastIndex(topic, "/")
+		prefix := topic[:i+1]
+		kind, stem := LetterKind(topic[i+1:])
+		if kind == Standard {
+			return
+		}
+		for i := len(stem) - 2; i > 0; i-- {
+			if stem[i] == '-' && !yield(prefix+stem[:i], stem[i+1:]) {
+				return
+			}
+		}
+	}
+}
+
 // FromName is the package's FromName with n as the known topics.
 func (n Names) FromName(topic string) (kind Kind, origin, sub string, named bool) {
 	i := strings.LastIndex(topic, "/")
@@ -90,12 +131,9 @@ func (n Names) FromName(topic string) (kind Kind, origin, sub string, named bool
 	if kind == Standard {
 		return Standard, "", "", false
 	}
-	for i := len(stem) - 2; i > 0; i-- {
-		if stem[i] != '-' {
-			continue
-		}
-		if _, ok := n[prefix+stem[:i]]; ok {
-			return kind, prefix + stem[:i], stem[i+1:], true
+	for origin, sub := range origins(topic) {
+		if _, ok := n[origin]; ok {
+			return kind, origin, sub, true
 		}
 	}
 	if i := strings.LastIndex(stem, "-"); i > 0 && i < len(stem)-1 {

@@ -73,14 +73,18 @@ func (f *Finder) Classify(ctx context.Context, topics []Topic) map[string]deadle
 }
 
 // Cached is Classify without reading anything: every topic of the listing gets what its name
-// and what is cached say. For listings too long to look into whole, with ClassifyAmong for the
-// topics a person looks at.
-func (f *Finder) Cached(topics []Topic) map[string]deadletter.Verdict {
+// and what is cached say, handed to set with its index in topics rather than gathered in a
+// map, which for a listing of 100,000 topics would be as large as the listing. For listings
+// too long to look into whole, with ClassifyAmong for the topics a person looks at. set is
+// called with the Finder locked: it must not call the Finder.
+func (f *Finder) Cached(topics []Topic, set func(i int, v deadletter.Verdict)) {
 	known := namesOf(topics)
 	f.mu.Lock()
+	defer f.mu.Unlock()
 	f.forget(topics)
-	f.mu.Unlock()
-	return f.classify(context.Background(), topics, known, 0)
+	for i, t := range topics {
+		set(i, f.verdictLocked(t, known))
+	}
 }
 
 // ClassifyAmong is Classify for some topics of a listing whose names are known: it reads for
@@ -89,12 +93,15 @@ func (f *Finder) ClassifyAmong(ctx context.Context, topics []Topic, known naming
 	return f.classify(ctx, topics, known, f.maxSamples())
 }
 
+// namesOf is the topics of a listing that its DLQ and retry names may derive from.
 func namesOf(topics []Topic) naming.Names {
-	known := make(naming.Names, len(topics))
-	for _, t := range topics {
-		known[naming.BaseName(t.Name)] = struct{}{}
-	}
-	return known
+	return naming.OriginNames(func(yield func(string) bool) {
+		for _, t := range topics {
+			if !yield(t.Name) {
+				return
+			}
+		}
+	})
 }
 
 // classify reads for at most limit topics what their verdicts need, then returns every topic's
@@ -152,13 +159,18 @@ func (f *Finder) classify(ctx context.Context, topics []Topic, known naming.Name
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for _, t := range topics {
-		ev := deadletter.Evidence{Topic: t.Name, Names: known}
-		if s := f.cache[t.Name]; s != nil {
-			ev.Purpose, ev.Newest = s.purpose, s.newest
-		}
-		out[t.Name] = deadletter.Classify(ev)
+		out[t.Name] = f.verdictLocked(t, known)
 	}
 	return out
+}
+
+// verdictLocked is t's verdict from its name and what is cached of it. Called with f.mu held.
+func (f *Finder) verdictLocked(t Topic, known naming.Names) deadletter.Verdict {
+	ev := deadletter.Evidence{Topic: t.Name, Names: known}
+	if s := f.cache[t.Name]; s != nil {
+		ev.Purpose, ev.Newest = s.purpose, s.newest
+	}
+	return deadletter.Classify(ev)
 }
 
 func boolInt(b bool) int {
@@ -176,13 +188,19 @@ func (f *Finder) maxSamples() int {
 }
 
 // forget drops the cache of topics of the listed namespaces that the listing no longer holds:
-// a topic deleted and created again may have another purpose. Called with f.mu held.
+// a topic deleted and created again may have another purpose. Only the cached topics the
+// listing holds are gathered, not the listing: a few hundred, of 100,000. Called with f.mu
+// held.
 func (f *Finder) forget(topics []Topic) {
-	listed := make(map[string]bool, len(topics))
+	listed := map[string]bool{}
 	namespaces := map[string]bool{}
 	for _, t := range topics {
-		listed[t.Name] = true
-		namespaces[namespaceOf(t.Name)] = true
+		if f.cache[t.Name] != nil {
+			listed[t.Name] = true
+		}
+		if ns := namespaceOf(t.Name); !namespaces[ns] {
+			namespaces[ns] = true
+		}
 	}
 	for name := range f.cache {
 		if !listed[name] && namespaces[namespaceOf(name)] {

@@ -253,6 +253,7 @@ func (a *Admin) namespaceList(ctx context.Context, ns string) (nsList, error) {
 	if err != nil && !IsNotFound(err) {
 		return nsList{}, err
 	}
+	a.intern(ns, plain)
 	return nsList{ns: ns, plain: plain, parted: parted}, nil
 }
 

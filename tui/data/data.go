@@ -65,11 +65,11 @@ func (k Kind) String() string {
 	return ""
 }
 
-// Stats are a topic's rates and sizes, summed over partitions for a partitioned topic.
+// Stats are a topic's rates and sizes, summed over partitions for a partitioned topic: what
+// the screens show of them, no more, as every topic row of a large cluster carries them.
 // letterbox's own readers (naming.IsOwn) are none of its subscriptions or consumers.
 type Stats struct {
-	RateIn, RateOut             float64 // msg/s
-	ThroughputIn, ThroughputOut float64 // bytes/s
+	RateIn, RateOut float64 // msg/s
 	// Backlog is the messages of the subscriptions' backlogs, summed; entries where the broker
 	// counts no messages (BacklogEntriesOnly).
 	Backlog            int64
@@ -78,7 +78,6 @@ type Stats struct {
 	// its only durable one, else the one with the largest backlog); Sub "" without one.
 	Main          Backlog
 	InCounter     int64 // messages published since the broker loaded the topic
-	BacklogSize   int64 // bytes
 	Storage       int64 // bytes
 	Subscriptions int
 	Producers     int

@@ -34,7 +34,7 @@ func ClassifyByName(rows []TopicRow) { classify(context.Background(), nil, rows)
 func classify(ctx context.Context, f *triage.Finder, rows []TopicRow) {
 	topics := topicsOf(rows)
 	if f != nil {
-		setVerdicts(rows, f.Classify(ctx, topics))
+		setVerdicts(rows, byName(f.Classify(ctx, topics)))
 		return
 	}
 	known := make(naming.Names, len(topics))
@@ -45,7 +45,7 @@ func classify(ctx context.Context, f *triage.Finder, rows []TopicRow) {
 	for _, t := range topics {
 		verdicts[t.Name] = deadletter.Classify(deadletter.Evidence{Topic: t.Name, Names: known})
 	}
-	setVerdicts(rows, verdicts)
+	setVerdicts(rows, byName(verdicts))
 }
 
 // topicsOf is the rows as the finder takes them: every topic but partitions, with its message
@@ -75,16 +75,21 @@ func inCounterOf(r TopicRow) int64 {
 }
 
 // setVerdicts gives each row its topic's verdict; a partition's row carries its partitioned
-// topic's. The finder's answer is read in place: a copy of it as the screens keep verdicts
-// would be 100,000 map entries more on a large cluster.
-func setVerdicts(rows []TopicRow, verdicts map[string]deadletter.Verdict) {
+// topic's.
+func setVerdicts(rows []TopicRow, verdict func(topic string) Verdict) {
 	for i := range rows {
 		name := rows[i].Name
 		if rows[i].Parent != "" {
 			name = rows[i].Parent
 		}
-		rows[i].Verdict = verdictOf(verdicts[name])
+		rows[i].Verdict = verdict(name)
 	}
+}
+
+// byName reads the finder's answer in place: a copy of it as the screens keep verdicts would
+// be 100,000 map entries more on a large cluster.
+func byName(verdicts map[string]deadletter.Verdict) func(string) Verdict {
+	return func(topic string) Verdict { return verdictOf(verdicts[topic]) }
 }
 
 // verdictCache keeps the verdicts of the last listing of each namespace, so that a screen

@@ -10,9 +10,11 @@ package data
 import (
 	"cmp"
 	"context"
+	"slices"
 	"sync"
 
 	"github.com/letterbox-dev/letterbox/client/adminapi"
+	"github.com/letterbox-dev/letterbox/client/deadletter"
 	"github.com/letterbox-dev/letterbox/client/naming"
 	"github.com/letterbox-dev/letterbox/client/triage"
 )
@@ -23,28 +25,48 @@ import (
 const OnScreenFrom = 5_000
 
 // listing is what RowDetails needs of the last listing of a namespace: the names DLQ names
-// derive from, and which topics are partitioned.
+// derive from, and which topics are partitioned. The names are the listing's own strings,
+// sorted (a partition stands for its topic): a set of them was a map entry per topic, 5 MB at
+// 100,000 topics, and held twice while a large cluster is listed again.
 type listing struct {
-	names       naming.Names
+	names       []string
 	partitioned map[string]int
+}
+
+// has reports that the listing holds topic (a full name; a partition stands for its topic).
+func (l listing) has(topic string) bool {
+	_, ok := slices.BinarySearch(l.names, naming.BaseName(topic))
+	return ok
 }
 
 // remember keeps, for RowDetails, the names of a listing of the namespaces nss: a listing of
 // one namespace (Verdict's) replaces that namespace's alone.
 func (a *Admin) remember(nss []string, rows []TopicRow) {
-	fresh := make(map[string]listing, len(nss))
+	fresh := make(map[string]*listing, len(nss))
 	for _, ns := range nss {
-		fresh[ns] = listing{names: naming.Names{}, partitioned: map[string]int{}}
+		fresh[ns] = &listing{}
+	}
+	n := make(map[string]int, len(nss))
+	for _, r := range rows {
+		n[r.Namespace]++
+	}
+	for ns, l := range fresh {
+		l.names = make([]string, 0, n[ns])
 	}
 	for _, r := range rows {
-		l, ok := fresh[r.Namespace]
-		if !ok {
-			continue
+		if l, ok := fresh[r.Namespace]; ok {
+			l.names = append(l.names, naming.BaseName(r.Name))
+			if r.Partitions > 0 {
+				if l.partitioned == nil {
+					l.partitioned = map[string]int{}
+				}
+				l.partitioned[r.Name] = r.Partitions
+			}
 		}
-		l.names[naming.BaseName(r.Name)] = struct{}{}
-		if r.Partitions > 0 {
-			l.partitioned[r.Name] = r.Partitions
-		}
+	}
+	for _, l := range fresh {
+		slices.Sort(l.names)
+		l.names = slices.Compact(l.names) // a partitioned topic and its partitions: one name
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -52,23 +74,41 @@ func (a *Admin) remember(nss []string, rows []TopicRow) {
 		a.listings = map[string]listing{}
 	}
 	for ns, l := range fresh {
-		a.listings[ns] = l
+		a.listings[ns] = *l
+	}
+}
+
+// intern replaces the names of a new listing of namespace ns that its last listing held with
+// the last listing's strings: the screen holds those until the new listing replaces it, and a
+// large cluster's names, nearly all the same from one minute to the next, are then held once
+// rather than twice meanwhile.
+func (a *Admin) intern(ns string, names []string) {
+	a.mu.Lock()
+	last := a.listings[ns].names // never changed once made: read without the lock
+	a.mu.Unlock()
+	for i, n := range names {
+		if j, ok := slices.BinarySearch(last, n); ok {
+			names[i] = last[j]
+		}
 	}
 }
 
 // listed reports that the last listing of namespace ns held topic (not a partition). The
 // caller holds a.mu.
-func (a *Admin) listed(ns, topic string) bool {
-	_, ok := a.listings[ns].names[topic]
-	return ok
+func (a *Admin) listed(ns, topic string) bool { return a.listings[ns].has(topic) }
+
+// onScreenListing is what the last listings say of topics' namespaces: their partitioned
+// topics, and the names of all of them together as a set, for the finder.
+type onScreenListing struct {
+	names       naming.Names
+	partitioned map[string]int
 }
 
-// listingOf is what the last listings say of topics' namespaces: their partitioned topics,
-// and the names of all of them together.
-func (a *Admin) listingOf(topics []string) listing {
+// listingOf is what the last listings say of the namespaces of topics, the rows on screen.
+func (a *Admin) listingOf(topics []string) onScreenListing {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	out := listing{names: naming.Names{}, partitioned: map[string]int{}}
+	out := onScreenListing{names: naming.Names{}, partitioned: map[string]int{}}
 	seen := map[string]bool{}
 	for _, t := range topics {
 		ns := ParseTopic(t).NamespaceName()
@@ -77,7 +117,7 @@ func (a *Admin) listingOf(topics []string) listing {
 		}
 		seen[ns] = true
 		l := a.listings[ns]
-		for n := range l.names {
+		for _, n := range l.names {
 			out.names[n] = struct{}{}
 		}
 		for n, p := range l.partitioned {
@@ -155,5 +195,14 @@ func classifyCached(f *triage.Finder, rows []TopicRow) {
 		classify(context.Background(), nil, rows)
 		return
 	}
-	setVerdicts(rows, f.Cached(topicsOf(rows)))
+	// Only the verdicts that say something are gathered: nearly every topic of a large
+	// cluster is for nothing in particular.
+	topics := topicsOf(rows)
+	said := map[string]Verdict{}
+	f.Cached(topics, func(i int, v deadletter.Verdict) {
+		if v := verdictOf(v); v != (Verdict{}) {
+			said[topics[i].Name] = v
+		}
+	})
+	setVerdicts(rows, func(topic string) Verdict { return said[topic] })
 }

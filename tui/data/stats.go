@@ -12,8 +12,7 @@ import (
 // and what it reads no consumption. Backlogs are in messages where the broker counts them (msgBacklogMessages), else in
 // entries, and say so.
 func statsOf(ts adminapi.TopicStats) Stats {
-	s := Stats{RateIn: ts.MsgRateIn, RateOut: ts.MsgRateOut, ThroughputIn: ts.MsgThroughputIn,
-		ThroughputOut: ts.MsgThroughputOut, InCounter: ts.MsgInCounter, Storage: ts.StorageSize, BacklogSize: ts.BacklogSize,
+	s := Stats{RateIn: ts.MsgRateIn, RateOut: ts.MsgRateOut, InCounter: ts.MsgInCounter, Storage: ts.StorageSize,
 		Producers: len(ts.Publishers)}
 	for _, name := range triage.Subscriptions(ts, false) {
 		b := backlogOf(ts, name)
@@ -30,7 +29,6 @@ func statsOf(ts adminapi.TopicStats) Stats {
 	for name, ss := range ts.Subscriptions {
 		if naming.IsOwn(name) {
 			s.RateOut = max(s.RateOut-ss.MsgRateOut, 0)
-			s.ThroughputOut = max(s.ThroughputOut-ss.MsgThroughputOut, 0)
 		}
 	}
 	if main := triage.MainSubscription(ts); main != "" {

@@ -83,6 +83,9 @@ func (p *Page) reindex() {
 // resort sorts the topics by namespace, then the sort key, then name, and filters again.
 func (p *Page) resort() {
 	ix := &p.rowIndex
+	if ix.sorted == nil {
+		ix.sorted = make([]int, 0, len(p.rows))
+	}
 	ix.sorted = ix.sorted[:0]
 	for i := range p.rows {
 		if p.rows[i].Parent == "" {
@@ -159,6 +162,9 @@ func (p *Page) layout() {
 		if i, ok := p.byName.find(p.rows, name); ok {
 			keep = i
 		}
+	}
+	if lines := len(p.matched()) + len(p.namespaces); cap(p.shown) < lines {
+		p.shown = make([]shownRow, 0, lines) // at once, rather than grown from nothing
 	}
 	p.shown = p.shown[:0]
 	p.count = 0

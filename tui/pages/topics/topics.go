@@ -139,9 +139,16 @@ func (p *Page) Update(msg tea.Msg) (common.Page, tea.Cmd) {
 			return p, nil // an answer for a namespace we already left
 		}
 		p.loading = false
+		// The old listing's lines and index go before the new listing's are built, so that a
+		// large cluster's two listings are not both alive then; the cursor stays on its topic.
+		selected := p.Selected()
+		p.shown, p.rowIndex = nil, rowIndex{}
 		p.rows, p.namespaces = msg.Rows, msg.Namespaces
 		p.loadedAt = p.c.Clock.Now()
 		p.reindex()
+		if selected != "" {
+			p.selectTopic(selected)
+		}
 		cmds := []tea.Cmd{p.askOnScreen(false)}
 		if len(p.rows) > data.OnScreenFrom {
 			cmds = append(cmds, releaseListing)
