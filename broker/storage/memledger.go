@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"math/bits"
 	"sync"
 	"time"
 	"unsafe"
@@ -91,6 +92,12 @@ const (
 	// little, and it would fill a slab on its own.
 	memDirect = 16 << 10
 )
+
+// floorPow2 is the largest power of two not above n (n > 0).
+func floorPow2(n int) int { return 1 << (bits.Len(uint(n)) - 1) }
+
+// ceilPow2 is the smallest power of two not below n (n > 0).
+func ceilPow2(n int) int { return 1 << bits.Len(uint(n-1)) }
 
 // copies reports whether an entry without a Holder is copied into a slab.
 func copies(dataLen, keyLen int) bool { return dataLen+keyLen < memDirect }
@@ -189,9 +196,13 @@ func (g *memLedger) appendEntry(meta Meta, data []byte, hold Holder, room int64)
 				size = min(2*cap(g.slabs[len(g.slabs)-1].b), memSlabMax)
 			}
 			if room > 0 {
-				size = min(size, int(min(room, memSlabMax))+memSlabMin) // the keys' bytes besides
+				// The keys' bytes besides; rounded down so that the slab stays a power of two.
+				size = min(size, floorPow2(int(min(room, memSlabMax))+memSlabMin))
 			}
-			size = max(size, need)
+			// A power of two: the slabs a freed ledger gives back fit the next ledgers' requests
+			// (a buffer pool reuses a buffer for its own size only), where sizes cut to each
+			// ledger's remaining room would be fresh memory every time.
+			size = ceilPow2(max(size, need))
 			slab := memSlab{}
 			slab.b, slab.hold = g.reuse.slab(size)
 			g.slabs = append(g.slabs, slab)

@@ -2,6 +2,7 @@ package storage
 
 import (
 	"bytes"
+	"slices"
 	"sync"
 	"testing"
 )
@@ -139,5 +140,40 @@ func TestMemoryLedgersEndOnFullSlabs(t *testing.T) {
 	if used, want := s.MemoryInUse(), int64(n*len(data))*105/100+index; used > want {
 		t.Errorf("%d entries of %d bytes in %d ledgers take %d bytes of memory, more than %d (5 %% over the data, and the index)",
 			n, len(data), len(l.Ledgers()), used, want)
+	}
+}
+
+// Every slab a ledger borrows is a power of two in size, and a full ledger borrows the same
+// sizes as the one before it: what a freed ledger gives back fits the next one's requests, as
+// a pool that reuses a buffer for its own size only needs.
+func TestMemorySlabSizesRepeat(t *testing.T) {
+	t.Parallel()
+	blocks := &testBlocks{t: t}
+	s := NewMemoryStoreWith(MemoryStoreOptions{Blocks: blocks})
+	l, err := s.OpenLog(testTopic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := bytes.Repeat([]byte{'s'}, 1000)
+	sizes := map[int64][]int{} // by ledger
+	lent := 0
+	for i := 0; len(l.Ledgers()) < 4; i++ {
+		p := mustAppend(t, l, testMeta(i), data)
+		blocks.mu.Lock()
+		for _, b := range blocks.blocks[lent:] {
+			sizes[p.Ledger] = append(sizes[p.Ledger], cap(b))
+		}
+		lent = len(blocks.blocks)
+		blocks.mu.Unlock()
+	}
+	ledgers := l.Ledgers()
+	first, second := sizes[ledgers[0].ID], sizes[ledgers[1].ID]
+	for _, n := range append(first, second...) {
+		if n&(n-1) != 0 {
+			t.Fatalf("a slab of %d bytes: not a power of two", n)
+		}
+	}
+	if len(first) < 2 || !slices.Equal(first, second) {
+		t.Errorf("two full ledgers borrowed slabs of %v and %v bytes: want the same sizes", first, second)
 	}
 }
