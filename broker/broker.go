@@ -151,7 +151,11 @@ func New(opts ...Option) (*Broker, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
-	bufs := wire.NewBufferPool(cfg.FrameBufferPool, cfg.PoisonFrameBuffers)
+	pooled := cfg.FrameBufferPool
+	if cfg.MemoryLimit > 0 {
+		pooled = min(pooled, cfg.MemoryLimit/4)
+	}
+	bufs := wire.NewBufferPool(pooled, cfg.PoisonFrameBuffers)
 	var unreadFor time.Duration
 	if cfg.Store == nil {
 		cfg.Store = storage.NewMemoryStoreWith(storage.MemoryStoreOptions{Rollover: cfg.Rollover, Blocks: frameBlocks{bufs}})

@@ -51,7 +51,12 @@ type Config struct {
 	CursorFlushInterval time.Duration
 	// FrameBufferPool bounds the idle frame buffers kept for reuse: large SEND frames are read
 	// into pooled buffers, stored as they are and reused once trimmed and written to every
-	// consumer (0: none kept); a pool unused for 10 s gives them back. PoisonFrameBuffers
+	// consumer, and the in-memory store copies small entries into them (0: none kept); a pool
+	// unused for 10 s gives them back. With a MemoryLimit the pool keeps at most a quarter of
+	// it. The default is sized for the ledgers busy topics free together: topics sent to at
+	// the same pace fill and free their 2 MiB ledgers within moments of each other, and what
+	// the pool cannot keep then is fresh memory for the next entries, and garbage collection
+	// cycles that one CPU feels in every producer's latency. PoisonFrameBuffers
 	// overwrites a buffer as it goes back, so that a buffer reused too early shows as corrupt
 	// messages: for tests.
 	FrameBufferPool    int64
@@ -201,7 +206,7 @@ func DefaultConfig() Config {
 		SubscriptionKeySharedUseConsistentHashing:           true,
 		SubscriptionKeySharedConsistentHashingReplicaPoints: 100,
 		CursorFlushInterval:                                 100 * time.Millisecond,
-		FrameBufferPool:                                     32 << 20,
+		FrameBufferPool:                                     256 << 20,
 		TopicTombstoneTTL:                                   60 * time.Second,
 		MessageExpiryCheckInterval:                          5 * time.Minute,
 		CompactionMonitorInterval:                           defaultCompactionMonitorInterval,

@@ -19,6 +19,7 @@ type BufferPool struct {
 	idle  map[int][]*Buffer // by size class
 	bytes int64
 	gets  int64 // buffers handed out since the last Trim
+	fresh int64 // bytes allocated because no idle buffer fitted, ever
 }
 
 // PooledFrameSize is the smallest frame a BufferPool serves: below it Go's allocator is cheap.
@@ -49,6 +50,7 @@ func (p *BufferPool) Get(n int) *Buffer {
 		b.refs.Store(1)
 		return b
 	}
+	p.fresh += int64(class * bufferClass)
 	p.mu.Unlock()
 	b := &Buffer{pool: p, b: make([]byte, class*bufferClass)}
 	b.B = b.b[:n]
@@ -89,6 +91,14 @@ func (p *BufferPool) Idle() int64 {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.bytes
+}
+
+// Allocated is the number of bytes the pool has allocated because no idle buffer fitted: what
+// reuse did not save.
+func (p *BufferPool) Allocated() int64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.fresh
 }
 
 // Buffer is one frame's bytes (B) and the count of those holding them. Whoever gets a Buffer
