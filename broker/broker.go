@@ -347,7 +347,9 @@ type Verdict struct {
 	Fail *pb.ServerError
 }
 
-// Interceptor is a test hook that sees every command on every connection.
+// Interceptor is a test hook that sees every command on every connection. An outbound command
+// is the sender's only for the call (it may build its next one in the same memory): clone one
+// to keep it.
 type Interceptor func(dir Direction, cmd *pb.BaseCommand) Verdict
 
 // Intercept installs fn (nil removes it). For tests: force errors, drop receipts, add delay.

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/letterbox-dev/letterbox/broker/storage"
 	"github.com/letterbox-dev/letterbox/client/wire"
@@ -241,7 +242,8 @@ func hasBody(cmd *pb.BaseCommand) bool {
 	return fd != nil && m.Has(fd)
 }
 
-// send queues cmd (and a payload for MESSAGE) for the writer. It never blocks on the network.
+// send queues cmd (and a payload for MESSAGE) for the writer. It never blocks on the network,
+// and it is done with cmd when it returns: the caller may reuse it.
 func (c *conn) send(cmd *pb.BaseCommand, payload []byte) { c.sendHeld(cmd, payload, nil) }
 
 // sendHeld is send for a payload in a reusable buffer the caller holds once (hold, nil if it
@@ -263,6 +265,9 @@ func (c *conn) sendHeld(cmd *pb.BaseCommand, payload []byte, hold storage.Holder
 			releaseHold(hold)
 			return
 		case v.Delay > 0:
+			// The caller may build its next command in the same memory once send returns
+			// (consumer.sendMessage, receiptQueue): what waits is a copy.
+			cmd := proto.Clone(cmd).(*pb.BaseCommand)
 			time.AfterFunc(v.Delay, func() {
 				defer c.b.recoverPanic("sending a delayed command", c)
 				c.enqueue(cmd, payload, hold)

@@ -42,6 +42,8 @@ type consumer struct {
 	lastAck, lastConsumed, lastFlow time.Time
 	closed                          bool
 	reachedEnd                      bool // REACHED_END_OF_TOPIC was sent
+
+	scratch messageCmd // the MESSAGE being sent (sendMessage)
 }
 
 // counters are what the consumer's rates are measured from.
@@ -49,9 +51,11 @@ func (cs *consumer) counters() counters {
 	return counters{msgs: cs.msgOut, bytes: cs.bytesOut, redeliver: cs.msgRedeliver, acks: cs.msgAcked}
 }
 
-// sendMessage writes one MESSAGE for entry data at pos.
+// sendMessage writes one MESSAGE for entry data at pos. Called with the topic's mutex held,
+// which guards the consumer's scratch command.
 func (cs *consumer) sendMessage(pos storage.Position, partition int32, redeliveries uint32, ackSet []int64, data []byte, hold storage.Holder) {
-	mc := &messageCmd{typ: pb.BaseCommand_MESSAGE, ledger: uint64(pos.Ledger), entry: uint64(pos.Entry),
+	mc := &cs.scratch
+	*mc = messageCmd{typ: pb.BaseCommand_MESSAGE, ledger: uint64(pos.Ledger), entry: uint64(pos.Entry),
 		partition: partition, redeliveries: redeliveries}
 	mc.id = pb.MessageIdData{LedgerId: &mc.ledger, EntryId: &mc.entry}
 	if partition >= 0 {
@@ -65,7 +69,10 @@ func (cs *consumer) sendMessage(pos storage.Position, partition int32, redeliver
 	cs.conn.sendHeld(&mc.base, data, hold)
 }
 
-// messageCmd is a MESSAGE command with everything it points to: one allocation per delivery.
+// messageCmd is a MESSAGE command with everything it points to. Each consumer builds its
+// deliveries in one of its own (the connection encodes a command before send returns), so
+// that a delivery allocates nothing: on a broker with one CPU every garbage collection cycle
+// is felt in every producer's latency.
 type messageCmd struct {
 	base          pb.BaseCommand
 	m             pb.CommandMessage
