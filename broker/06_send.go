@@ -47,7 +47,9 @@ func (c *conn) handleSend(cmd *pb.CommandSend, payload []byte) error {
 	if payload == nil {
 		return errProtocol("SEND without a payload")
 	}
-	md, err := wire.DecodeMetadataWithoutProperties(payload) // the reader verified the checksum
+	// The reader verified the checksum. md is the connection's until the next SEND: nothing
+	// below keeps it, only values copied out of it.
+	md, err := c.sendMeta.DecodeWithoutProperties(payload)
 	if err != nil {
 		c.sendChecksumError(cmd, err)
 		return nil

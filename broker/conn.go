@@ -74,6 +74,8 @@ type conn struct {
 	// the payload as it lies (06_send.go).
 	sendHold   *wire.Buffer
 	sendReader *wire.Reader
+	// sendMeta is what handleSend decodes a SEND's metadata into (readLoop-owned).
+	sendMeta wire.MetadataScratch
 }
 
 func newConn(b *Broker, nc net.Conn) *conn {
@@ -139,6 +141,9 @@ func (c *conn) readLoop() {
 	defer c.wg.Done()
 	defer c.b.recoverPanic("reading a command", c) // handleFrame contains the handlers' own
 	r := wire.NewPooledReader(c.nc, wire.MaxFrameSize(c.b.cfg.MaxMessageSize), c.b.bufs)
+	// The SEND handler keeps the CommandSend at most (06_send.go): the BaseCommand around it,
+	// most of what a SEND would allocate, is the same each time.
+	r.ReuseSendCommands()
 	for {
 		if !c.awaitDrain() { // a client that does not read its answers is not read either
 			return

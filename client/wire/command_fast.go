@@ -178,6 +178,17 @@ func appendAckSet(dst []byte, num protowire.Number, s []int64) []byte {
 // decodeFastCommand decodes b into cmd, which must be new (zero), when it is one of the
 // commands above made of the fields their encoders write (in any order, ack sets packed or
 // not); false leaves b to proto.
+// isSend reports whether encoded command b starts with type SEND, as every encoder we know of
+// writes it (decodeFastCommand).
+func isSend(b []byte) bool {
+	num, typ, n := protowire.ConsumeTag(b)
+	if n < 0 || num != 1 || typ != protowire.VarintType {
+		return false
+	}
+	t, m := protowire.ConsumeVarint(b[n:])
+	return m > 0 && t == uint64(pb.BaseCommand_SEND)
+}
+
 func decodeFastCommand(b []byte, cmd *pb.BaseCommand) bool {
 	// The type comes first in every encoder we know of; anything else is proto's.
 	num, typ, n := protowire.ConsumeTag(b)

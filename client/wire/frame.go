@@ -80,7 +80,10 @@ func FrameLength(buf []byte, maxFrame int) (int, bool, error) {
 // DecodeFrame decodes one whole frame, size prefix included. The payload checksum of a payload
 // command is verified; when only the payload is bad (ErrMissingMagic, ErrChecksumMismatch,
 // ErrBadMetadataSize) the decoded command is returned alongside the error.
-func DecodeFrame(frame []byte) (Frame, error) {
+func DecodeFrame(frame []byte) (Frame, error) { return decodeFrame(frame, nil) }
+
+// decodeFrame is DecodeFrame decoding a SEND's command into reuse, when not nil.
+func decodeFrame(frame []byte, reuse *pb.BaseCommand) (Frame, error) {
 	if len(frame) < 8 {
 		return Frame{}, ErrFrameTooSmall
 	}
@@ -92,8 +95,14 @@ func DecodeFrame(frame []byte) (Frame, error) {
 	if uint64(cmdSize) > uint64(total)-4 {
 		return Frame{}, fmt.Errorf("%w: %d > %d", ErrBadCommandSize, cmdSize, total-4)
 	}
-	cmd := &pb.BaseCommand{}
-	if raw := frame[8 : 8+cmdSize]; !decodeFastCommand(raw, cmd) {
+	raw := frame[8 : 8+cmdSize]
+	cmd := reuse
+	if cmd == nil || !isSend(raw) {
+		cmd = &pb.BaseCommand{}
+	} else {
+		*cmd = pb.BaseCommand{}
+	}
+	if !decodeFastCommand(raw, cmd) {
 		if err := proto.Unmarshal(raw, cmd); err != nil {
 			return Frame{}, fmt.Errorf("wire: decode command: %w", err)
 		}
@@ -253,12 +262,35 @@ func DecodeMetadataWithoutProperties(p []byte) (*pb.MessageMetadata, error) {
 		return nil, err
 	}
 	meta := &pb.MessageMetadata{}
-	if !decodeMetadata(raw, meta, false) {
+	if !decodeMetadata(raw, meta, &metaScalars{}, false) {
 		if err := proto.Unmarshal(raw, meta); err != nil {
 			return nil, fmt.Errorf("wire: decode message metadata: %w", err)
 		}
 	}
 	return meta, nil
+}
+
+// MetadataScratch is the memory of one decoded message metadata, for a caller that decodes
+// one at a time and keeps none (a broker taking SENDs in): each decoding overwrites the last.
+type MetadataScratch struct {
+	m  pb.MessageMetadata
+	sc metaScalars
+}
+
+// DecodeWithoutProperties is DecodeMetadataWithoutProperties into s: the metadata returned is
+// valid until the next call. Its strings and byte slices are the caller's to keep.
+func (s *MetadataScratch) DecodeWithoutProperties(p []byte) (*pb.MessageMetadata, error) {
+	raw, err := verifiedMetadata(p)
+	if err != nil {
+		return nil, err
+	}
+	s.m, s.sc = pb.MessageMetadata{}, metaScalars{}
+	if !decodeMetadata(raw, &s.m, &s.sc, false) {
+		if err := proto.Unmarshal(raw, &s.m); err != nil {
+			return nil, fmt.Errorf("wire: decode message metadata: %w", err)
+		}
+	}
+	return &s.m, nil
 }
 
 // verifiedMetadata returns the encoded metadata of a headersAndPayload whose checksum was

@@ -23,7 +23,7 @@ import (
 // unmarshalMetadata decodes a MessageMetadata into m, which must be new (zero), as
 // proto.Unmarshal does.
 func unmarshalMetadata(b []byte, m *pb.MessageMetadata) error {
-	if decodeMetadata(b, m, true) {
+	if decodeMetadata(b, m, &metaScalars{}, true) {
 		return nil
 	}
 	return proto.Unmarshal(b, m) // resets what the fast path set
@@ -123,7 +123,7 @@ func checkKV(v []byte) bool {
 // decodeMetadata is the fast path of unmarshalMetadata; false leaves the work to proto.
 // Without keepProps the properties and replicate_to are only checked, as proto would check
 // them, and left out of m.
-func decodeMetadata(b []byte, m *pb.MessageMetadata, keepProps bool) bool {
+func decodeMetadata(b []byte, m *pb.MessageMetadata, sc *metaScalars, keepProps bool) bool {
 	nProps, nRepl, ok := fieldCounts(b, 4, 7, 13) // encryption keys: rare, left to proto
 	if !ok {
 		return false
@@ -131,7 +131,6 @@ func decodeMetadata(b []byte, m *pb.MessageMetadata, keepProps bool) bool {
 	if !keepProps {
 		nProps, nRepl = 0, 0
 	}
-	sc := &metaScalars{}
 	props := newKVs(nProps)
 	if nRepl > 0 {
 		m.ReplicateTo = make([]string, 0, nRepl)

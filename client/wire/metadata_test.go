@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"encoding/binary"
 	"math/rand/v2"
 	"testing"
 
@@ -22,7 +23,7 @@ func sameDecoding(t *testing.T, b []byte) {
 	// Without properties: the same refusal, or the same message less its properties.
 	bare := &pb.MessageMetadata{}
 	errBare := error(nil)
-	if !decodeMetadata(b, bare, false) {
+	if !decodeMetadata(b, bare, &metaScalars{}, false) {
 		errBare = proto.Unmarshal(b, bare)
 		bare.Properties, bare.ReplicateTo = nil, nil
 	}
@@ -32,11 +33,34 @@ func sameDecoding(t *testing.T, b []byte) {
 	if (errWant == nil) != (errBare == nil) || (errWant == nil && !proto.Equal(want, bare)) {
 		t.Fatalf("MessageMetadata without properties %x:\nproto: %v %v\nours:  %v %v", b, want, errWant, bare, errBare)
 	}
+	// A scratch that decoded a metadata with every field first decodes b as a new message.
+	var s MetadataScratch
+	full, _ := proto.Marshal(randomMetadata(rand.New(rand.NewPCG(5, 6))))
+	if _, err := s.DecodeWithoutProperties(withMetadataHeaders(full)); err != nil {
+		t.Fatal(err)
+	}
+	scratch, errScratch := s.DecodeWithoutProperties(withMetadataHeaders(b))
+	if errScratch == nil { // proto's path, when the fast one refuses, keeps them
+		scratch = proto.Clone(scratch).(*pb.MessageMetadata)
+		scratch.Properties, scratch.ReplicateTo = nil, nil
+	}
+	if (errWant == nil) != (errScratch == nil) || (errWant == nil && !proto.Equal(want, scratch)) {
+		t.Fatalf("MessageMetadata into a used scratch %x:\nproto: %v %v\nours:  %v %v", b, want, errWant, scratch, errScratch)
+	}
 	swant, sgot := &pb.SingleMessageMetadata{}, &pb.SingleMessageMetadata{}
 	errWant, errGot = proto.Unmarshal(b, swant), unmarshalSingleMetadata(b, sgot)
 	if (errWant == nil) != (errGot == nil) || (errWant == nil && !proto.Equal(swant, sgot)) {
 		t.Fatalf("SingleMessageMetadata %x:\nproto: %v %v\nours:  %v %v", b, swant, errWant, sgot, errGot)
 	}
+}
+
+// withMetadataHeaders puts encoded metadata b in a headersAndPayload, its checksum unchecked
+// (zero), with no payload.
+func withMetadataHeaders(b []byte) []byte {
+	p := binary.BigEndian.AppendUint16(nil, magicCRC32C)
+	p = binary.BigEndian.AppendUint32(p, 0)
+	p = binary.BigEndian.AppendUint32(p, uint32(len(b)))
+	return append(p, b...)
 }
 
 // randomMetadata fills every field of a MessageMetadata at random, each present or not.

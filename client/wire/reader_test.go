@@ -156,3 +156,39 @@ func TestReaderLargeFrame(t *testing.T) {
 		t.Errorf("1 MiB limit: %v, want ErrFrameTooLarge", err)
 	}
 }
+
+// With ReuseSendCommands every SEND is decoded into one BaseCommand, each with a CommandSend of
+// its own that a handler may keep; other commands are new ones.
+func TestReaderReusesSendCommands(t *testing.T) {
+	t.Parallel()
+	payload := singlePayload(t)
+	second := sendCmd()
+	second.Send.SequenceId = proto.Uint64(11)
+	stream := mustFrame(t, sendCmd(), payload)
+	stream = append(stream, mustFrame(t, pingCmd(), nil)...)
+	stream = append(stream, mustFrame(t, second, payload)...)
+	r := NewReader(bytes.NewReader(stream), DefaultMaxMessageSize)
+	r.ReuseSendCommands()
+	var frames []Frame
+	var kept *pb.CommandSend // what a handler of the first SEND kept
+	for range 3 {
+		f, err := r.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if kept == nil {
+			kept = f.Cmd.GetSend()
+		}
+		frames = append(frames, f)
+	}
+	switch {
+	case frames[0].Cmd != frames[2].Cmd:
+		t.Error("two SENDs decoded into two BaseCommands")
+	case frames[1].Cmd == frames[0].Cmd || frames[1].Cmd.GetType() != pb.BaseCommand_PING:
+		t.Errorf("the PING between them: %v", frames[1].Cmd)
+	case !proto.Equal(frames[2].Cmd, second):
+		t.Errorf("the second SEND: %v, want %v", frames[2].Cmd, second)
+	case kept == frames[2].Cmd.GetSend() || !proto.Equal(kept, sendCmd().GetSend()):
+		t.Errorf("the first SEND's CommandSend, kept: %v, want %v of its own", kept, sendCmd().GetSend())
+	}
+}
