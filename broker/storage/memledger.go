@@ -117,9 +117,10 @@ type memReuse struct {
 	pages  [][]memEntry
 }
 
-// maxFreePages bounds the index pages kept for reuse: 3.5 MiB, enough for the ledgers a
-// broker's busy topics close between two of their rollovers.
-const maxFreePages = 64
+// maxFreePages bounds the index pages kept for reuse: 14 MiB, enough for the ledgers a
+// broker's busy topics free together (topics sent to at the same pace fill their ledgers at
+// the same time: a hundred of them with entries of 1 KiB free two pages each at once).
+const maxFreePages = 256
 
 // page returns an index page; its records are written before they are read.
 func (r *memReuse) page() []memEntry {
