@@ -13,7 +13,7 @@ import (
 
 	"github.com/letterbox-dev/letterbox/broker"
 	"github.com/letterbox-dev/letterbox/client"
-	"github.com/letterbox-dev/letterbox/client/replay"
+	"github.com/letterbox-dev/letterbox/client/dlqops"
 	"github.com/letterbox-dev/letterbox/internal/brokertest"
 	"github.com/letterbox-dev/letterbox/tui/data"
 	"github.com/letterbox-dev/letterbox/tui/pages/dlq"
@@ -110,12 +110,12 @@ func TestLettersOfABatchedDLQ(t *testing.T) {
 	// Elsewhere: a discard by filter, a replay by filter.
 	ctx := brokertest.Ctx(t, 2*time.Minute)
 	cl := env.Client(t)
-	for _, o := range []replay.Options{
-		{Discard: true, Selection: replay.Selection{Filters: []replay.Filter{mustFilter(t, "property.reason=fraud")}}},
-		{Selection: replay.Selection{Filters: []replay.Filter{mustFilter(t, "property.reason=timeout")}}},
+	for _, o := range []dlqops.ReplayOptions{
+		{Discard: true, Selection: dlqops.Selection{Filters: []dlqops.Filter{mustFilter(t, "property.reason=fraud")}}},
+		{Selection: dlqops.Selection{Filters: []dlqops.Filter{mustFilter(t, "property.reason=timeout")}}},
 	} {
 		o.DLQ, o.Subscription, o.StateDir, o.Admin = lettersDLQ, "billing-keep", t.TempDir(), env.Admin
-		sum, err := replay.Run(ctx, cl, o)
+		sum, err := dlqops.Run(ctx, cl, o, nil)
 		if err != nil || !sum.OK() || sum.Discarded+sum.Moved == 0 {
 			t.Fatalf("%+v: %v", sum, err)
 		}
@@ -194,9 +194,9 @@ func TestLettersUpstream(t *testing.T) {
 	})
 }
 
-func mustFilter(t *testing.T, s string) replay.Filter {
+func mustFilter(t *testing.T, s string) dlqops.Filter {
 	t.Helper()
-	f, err := replay.ParseFilter(s)
+	f, err := dlqops.ParseFilter(s)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/letterbox-dev/letterbox/client"
-	"github.com/letterbox-dev/letterbox/client/replay"
+	"github.com/letterbox-dev/letterbox/client/dlqops"
 	"github.com/letterbox-dev/letterbox/internal/brokertest"
 	"github.com/letterbox-dev/letterbox/pulsartest"
 	"github.com/letterbox-dev/letterbox/tui/data"
@@ -42,19 +42,14 @@ func TestReplayQuestionSaysItResumes(t *testing.T) {
 	// A run on this cluster, one letter a second, interrupted once a letter moved.
 	const cluster = "test-cluster"
 	runCtx, cancel := context.WithCancel(ctx)
-	events := make(chan replay.Event, 16)
-	done := make(chan error, 1)
-	go func() {
-		_, err := replay.Run(runCtx, cl, replay.Options{DLQ: dlq, Subscription: sub, Cluster: cluster, Rate: 1, Events: events})
-		done <- err
-	}()
-	for ev := range events {
-		if ev.Action == replay.Moved {
-			cancel()
-		}
-	}
+	_, err = dlqops.Run(runCtx, cl, dlqops.ReplayOptions{DLQ: dlq, Subscription: sub, Cluster: cluster, Rate: 1},
+		func(ev dlqops.Event) {
+			if ev.Action == dlqops.Moved {
+				cancel()
+			}
+		})
 	cancel()
-	if err := <-done; err == nil {
+	if err == nil {
 		t.Fatal("the run was not interrupted")
 	}
 

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/letterbox-dev/letterbox/client/triage"
+	"github.com/letterbox-dev/letterbox/client/dlqops"
 	"github.com/letterbox-dev/letterbox/tui/common"
 	"github.com/letterbox-dev/letterbox/tui/pages/dlq"
 )
@@ -14,7 +14,7 @@ import (
 // screen stays up and keeps answering keys.
 func TestScanOfDeletedDLQ(t *testing.T) {
 	h := newHarness(t, 120, 30, "dark")
-	h.src.ScanErr = fmt.Errorf("scan: %w", triage.ErrTopicGone)
+	h.src.ScanErr = fmt.Errorf("scan: %w", dlqops.ErrTopicGone)
 	h.command("dlq public/demo/orders-billing-DLQ")
 	h.keys("c")
 	screen := h.plain()

@@ -14,9 +14,8 @@ import (
 	"github.com/letterbox-dev/letterbox/client"
 	"github.com/letterbox-dev/letterbox/client/admin"
 	"github.com/letterbox-dev/letterbox/client/adminapi"
+	"github.com/letterbox-dev/letterbox/client/dlqops"
 	"github.com/letterbox-dev/letterbox/client/naming"
-	"github.com/letterbox-dev/letterbox/client/replay"
-	"github.com/letterbox-dev/letterbox/client/triage"
 )
 
 // AdminOptions configure an Admin source.
@@ -46,7 +45,7 @@ type AdminOptions struct {
 	// broker's redirect (admin.Options.TrustedHosts).
 	TrustedHosts []string
 	// Context is the config.toml context the cluster was opened with ("" none), and Cluster
-	// the key of its action history (default: replay.ClusterKey of Context and AdminURL).
+	// the key of its action history (default: dlqops.ClusterKey of Context and AdminURL).
 	Context string
 	Cluster string
 }
@@ -68,7 +67,7 @@ type Admin struct {
 	base *url.URL
 	ac   *admin.Client
 
-	finder *triage.Finder // which topics are DLQs and retry topics
+	finder *dlqops.Finder // which topics are DLQs and retry topics
 
 	cluster clusterState // its brokers, and the topics' last stats (cluster_stats.go)
 
@@ -92,7 +91,7 @@ func NewAdmin(opts AdminOptions) (*Admin, error) {
 		hc = &http.Client{Timeout: 10 * time.Second}
 	}
 	if opts.Cluster == "" {
-		opts.Cluster = replay.ClusterKey(opts.Context, u.String())
+		opts.Cluster = dlqops.ClusterKey(opts.Context, u.String())
 	}
 	opts.HTTPClient = hc
 	a := &Admin{opts: opts, base: u}
@@ -100,7 +99,7 @@ func NewAdmin(opts AdminOptions) (*Admin, error) {
 	if err != nil {
 		return nil, err
 	}
-	a.ac, a.finder = ac, triage.NewFinder(ac)
+	a.ac, a.finder = ac, dlqops.NewFinder(ac)
 	return a, nil
 }
 
@@ -447,7 +446,7 @@ func (a *Admin) TopicDetail(ctx context.Context, topic string) (*TopicDetail, er
 		d.Verdict, d.VerdictKnown = v, true
 	}
 	consumers := 0
-	for _, name := range triage.Subscriptions(ts, false) {
+	for _, name := range dlqops.Subscriptions(ts, false) {
 		ss := ts.Subscriptions[name]
 		b := backlogOf(ts, name)
 		s := Subscription{Name: name, Type: ss.Type, Backlog: b.N, EntriesOnly: b.EntriesOnly, Entries: ss.MsgBacklog,

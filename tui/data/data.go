@@ -2,9 +2,9 @@
 // Source interface that fills them. Screens never speak HTTP or the binary protocol; they call a
 // Source from a tea.Cmd with a deadline. Admin (NewAdmin) is the Source of a real cluster or the
 // embedded broker: topics, stats and peeks through client/admin, with its errors worded for the
-// screens; what a topic is for; tail and produce through client; replays, purges and retention
-// through client/dlqops, as the command line's; and whole-DLQ reads with client/triage. The
-// tests' Source is datatest's fake, over fixed snapshots.
+// screens; tail and produce through client; what a topic is for, whole-DLQ reads, replays,
+// purges and retention through client/dlqops, as the command line's. The tests' Source is
+// datatest's fake, over fixed snapshots.
 package data
 
 import (
@@ -74,7 +74,7 @@ type Stats struct {
 	// counts no messages (BacklogEntriesOnly).
 	Backlog            int64
 	BacklogEntriesOnly bool
-	// Main is the backlog of the subscription a DLQ's counts are for (triage.MainSubscription:
+	// Main is the backlog of the subscription a DLQ's counts are for (dlqops.MainSubscription:
 	// its only durable one, else the one with the largest backlog); Sub "" without one.
 	Main          Backlog
 	InCounter     int64 // messages published since the broker loaded the topic

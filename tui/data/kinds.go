@@ -5,8 +5,8 @@ import (
 	"time"
 
 	"github.com/letterbox-dev/letterbox/client/deadletter"
+	"github.com/letterbox-dev/letterbox/client/dlqops"
 	"github.com/letterbox-dev/letterbox/client/naming"
-	"github.com/letterbox-dev/letterbox/client/triage"
 )
 
 // verdictOf is client/deadletter's verdict as the screens keep it.
@@ -31,7 +31,7 @@ func ClassifyByName(rows []TopicRow) { classify(context.Background(), nil, rows)
 // classify sets the verdict of every row: from the finder, which reads purposes and samples
 // newest messages through the admin API, or (f nil) from the names alone. A partition's row
 // carries its partitioned topic's verdict.
-func classify(ctx context.Context, f *triage.Finder, rows []TopicRow) {
+func classify(ctx context.Context, f *dlqops.Finder, rows []TopicRow) {
 	topics := topicsOf(rows)
 	if f != nil {
 		setVerdicts(rows, byName(f.Classify(ctx, topics)))
@@ -50,17 +50,17 @@ func classify(ctx context.Context, f *triage.Finder, rows []TopicRow) {
 
 // topicsOf is the rows as the finder takes them: every topic but partitions, with its message
 // counter when its stats are known.
-func topicsOf(rows []TopicRow) []triage.Topic {
+func topicsOf(rows []TopicRow) []dlqops.Topic {
 	n := 0
 	for _, r := range rows {
 		if r.Parent == "" {
 			n++
 		}
 	}
-	topics := make([]triage.Topic, 0, n)
+	topics := make([]dlqops.Topic, 0, n)
 	for _, r := range rows {
 		if r.Parent == "" {
-			topics = append(topics, triage.Topic{Name: r.Name, Partitions: r.Partitions, InCounter: inCounterOf(r)})
+			topics = append(topics, dlqops.Topic{Name: r.Name, Partitions: r.Partitions, InCounter: inCounterOf(r)})
 		}
 	}
 	return topics

@@ -15,8 +15,8 @@ import (
 
 	"github.com/letterbox-dev/letterbox/client/adminapi"
 	"github.com/letterbox-dev/letterbox/client/deadletter"
+	"github.com/letterbox-dev/letterbox/client/dlqops"
 	"github.com/letterbox-dev/letterbox/client/naming"
-	"github.com/letterbox-dev/letterbox/client/triage"
 )
 
 // OnScreenFrom is the listing size from which Topics reads nothing per topic: no broker-wide
@@ -173,12 +173,12 @@ func (a *Admin) RowDetails(ctx context.Context, topics []string) (map[string]Top
 		return nil, failed
 	}
 	if a.finder != nil {
-		var ts []triage.Topic
+		var ts []dlqops.Topic
 		for _, r := range out {
 			if naming.PartitionIndex(r.Name) >= 0 && l.partitioned[naming.BaseName(r.Name)] > 0 {
 				continue // a partition carries its topic's verdict
 			}
-			ts = append(ts, triage.Topic{Name: r.Name, Partitions: r.Partitions, InCounter: inCounterOf(r)})
+			ts = append(ts, dlqops.Topic{Name: r.Name, Partitions: r.Partitions, InCounter: inCounterOf(r)})
 		}
 		for name, v := range a.finder.ClassifyAmong(ctx, ts, l.names) {
 			r := out[name]
@@ -190,7 +190,7 @@ func (a *Admin) RowDetails(ctx context.Context, topics []string) (map[string]Top
 }
 
 // classifyCached sets every row's verdict from the finder's cache and the names alone.
-func classifyCached(f *triage.Finder, rows []TopicRow) {
+func classifyCached(f *dlqops.Finder, rows []TopicRow) {
 	if f == nil {
 		classify(context.Background(), nil, rows)
 		return

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/letterbox-dev/letterbox/client/admin"
+	"github.com/letterbox-dev/letterbox/client/dlqops"
 	"github.com/letterbox-dev/letterbox/client/naming"
-	"github.com/letterbox-dev/letterbox/client/triage"
 )
 
 // Peek reads GET …/subscription/{sub}/position/{n} (client/admin's PeekAt), one entry per
@@ -72,7 +72,7 @@ func (a *Admin) Peek(ctx context.Context, topic, sub string, from, n int) ([]Mes
 // subscription acknowledged included; where the broker says which (batchDeletedIndexes), they
 // are left out, as the subscription will not deliver them.
 func (a *Admin) peekTopic(ctx context.Context, topic, sub string, from, n, offset int) ([]Message, error) {
-	cur, err := triage.ReadCursor(ctx, a.topicAdmin(ctx), topic, sub)
+	cur, err := dlqops.ReadCursor(ctx, a.topicAdmin(ctx), topic, sub)
 	if err != nil {
 		cur = nil // the peek shows what the broker returns
 	}
@@ -91,7 +91,7 @@ func (a *Admin) peekTopic(ctx context.Context, topic, sub string, from, n, offse
 			return out, err
 		}
 		for _, am := range msgs {
-			if cur != nil && am.ID.BatchIndex >= 0 && cur.Acked(triage.Position{Ledger: am.ID.LedgerID, Entry: am.ID.EntryID,
+			if cur != nil && am.ID.BatchIndex >= 0 && cur.Acked(dlqops.Position{Ledger: am.ID.LedgerID, Entry: am.ID.EntryID,
 				Partition: -1, Batch: int32(am.ID.BatchIndex)}) {
 				continue
 			}

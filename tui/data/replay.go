@@ -6,17 +6,16 @@ import (
 
 	"github.com/letterbox-dev/letterbox/client/adminapi"
 	"github.com/letterbox-dev/letterbox/client/dlqops"
-	"github.com/letterbox-dev/letterbox/client/replay"
 )
 
 // ReplayEvent and ReplaySummary are the replay engine's own: one message considered, and
 // the outcome of a run.
 type (
-	ReplayEvent   = replay.Event
-	ReplaySummary = replay.Summary
-	ReplayAction  = replay.Action
-	HistoryEntry  = replay.HistoryEntry
-	ReplayEdit    = replay.Edit
+	ReplayEvent   = dlqops.Event
+	ReplaySummary = dlqops.Summary
+	ReplayAction  = dlqops.Action
+	HistoryEntry  = dlqops.HistoryEntry
+	ReplayEdit    = dlqops.Edit
 )
 
 // ReplayRequest is a replay (a discard, a resend) as the screens ask for it: the command

@@ -2,8 +2,8 @@ package data
 
 import (
 	"github.com/letterbox-dev/letterbox/client/adminapi"
+	"github.com/letterbox-dev/letterbox/client/dlqops"
 	"github.com/letterbox-dev/letterbox/client/naming"
-	"github.com/letterbox-dev/letterbox/client/triage"
 )
 
 // statsOf is what the screens show of a topic's stats (client/admin's, as upstream's
@@ -14,7 +14,7 @@ import (
 func statsOf(ts adminapi.TopicStats) Stats {
 	s := Stats{RateIn: ts.MsgRateIn, RateOut: ts.MsgRateOut, InCounter: ts.MsgInCounter, Storage: ts.StorageSize,
 		Producers: len(ts.Publishers)}
-	for _, name := range triage.Subscriptions(ts, false) {
+	for _, name := range dlqops.Subscriptions(ts, false) {
 		b := backlogOf(ts, name)
 		s.Backlog += b.N
 		s.BacklogEntriesOnly = s.BacklogEntriesOnly || b.EntriesOnly
@@ -31,7 +31,7 @@ func statsOf(ts adminapi.TopicStats) Stats {
 			s.RateOut = max(s.RateOut-ss.MsgRateOut, 0)
 		}
 	}
-	if main := triage.MainSubscription(ts); main != "" {
+	if main := dlqops.MainSubscription(ts); main != "" {
 		s.Main = backlogOf(ts, main)
 	}
 	return s
@@ -39,7 +39,7 @@ func statsOf(ts adminapi.TopicStats) Stats {
 
 // backlogOf is sub's backlog in ts as the screens count it.
 func backlogOf(ts adminapi.TopicStats, sub string) Backlog {
-	b := triage.BacklogOf(ts, sub)
+	b := dlqops.BacklogOf(ts, sub)
 	if b.LettersKnown {
 		return Backlog{Sub: sub, N: b.Letters}
 	}

@@ -6,23 +6,23 @@ import (
 	"time"
 
 	"github.com/letterbox-dev/letterbox/client"
+	"github.com/letterbox-dev/letterbox/client/dlqops"
 	"github.com/letterbox-dev/letterbox/client/expr"
 	"github.com/letterbox-dev/letterbox/client/naming"
-	"github.com/letterbox-dev/letterbox/client/triage"
 )
 
-// The whole-topic reads of client/triage, as the screens use them.
+// The whole-topic reads of client/dlqops, as the screens use them.
 type (
-	ScanProgress = triage.Progress
-	ScanResult   = triage.Result
-	ScanStats    = triage.Stats
-	CauseSplit   = triage.CauseSplit
-	Position     = triage.Position
-	From         = triage.From
+	ScanProgress = dlqops.ScanProgress
+	ScanResult   = dlqops.ScanResult
+	ScanStats    = dlqops.ScanStats
+	CauseSplit   = dlqops.CauseSplit
+	Position     = dlqops.Position
+	From         = dlqops.From
 )
 
 // ParseFrom reads where to start reading a topic: earliest, latest, a time or a message id.
-func ParseFrom(s string, now time.Time) (From, error) { return triage.ParseFrom(s, now) }
+func ParseFrom(s string, now time.Time) (From, error) { return dlqops.ParseFrom(s, now) }
 
 // View is what of a topic a read shows: the letters subscription Sub has not acknowledged, with
 // IncludeAcked those it acknowledged too (Message.Acked marks them); Sub "": every retained
@@ -74,23 +74,23 @@ func (a *Admin) Scan(ctx context.Context, req ScanRequest, progress func(ScanPro
 	if err := a.exists(ctx, ParseTopic(req.Topic).String()); err != nil {
 		return nil, err
 	}
-	return triage.Scan(ctx, cl, triage.ScanOptions{Topic: ParseTopic(req.Topic).String(), Subscription: req.View.Sub,
+	return dlqops.Scan(ctx, cl, dlqops.ScanOptions{Topic: ParseTopic(req.Topic).String(), Subscription: req.View.Sub,
 		IncludeAcknowledged: req.View.IncludeAcked, Filter: req.Filter, Facets: true, Admin: a.ac, Progress: progress})
 }
 
 func (a *Admin) Letters(ctx context.Context, topic string, v View, ps []Position) ([]Message, error) {
 	topic = ParseTopic(topic).String()
-	view, err := triage.ReadView(ctx, a.ac, topic, v.Sub, v.IncludeAcked)
+	view, err := dlqops.ReadView(ctx, a.ac, topic, v.Sub, v.IncludeAcked)
 	if err != nil {
 		return nil, err
 	}
-	msgs, err := triage.Fetch(ctx, a.ac, topic, view, ps)
+	msgs, err := dlqops.Fetch(ctx, a.ac, topic, view, ps)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]Message, len(msgs))
 	for i, am := range msgs {
-		pos := triage.Position{Ledger: am.ID.LedgerID, Entry: am.ID.EntryID, Partition: int32(am.ID.PartitionIndex),
+		pos := dlqops.Position{Ledger: am.ID.LedgerID, Entry: am.ID.EntryID, Partition: int32(am.ID.PartitionIndex),
 			Batch: int32(am.ID.BatchIndex)}
 		out[i] = fromAdmin(am, am.Topic, 0)
 		out[i].ID, out[i].Acked = pos.String(), view.Acked(pos)
@@ -98,7 +98,7 @@ func (a *Admin) Letters(ctx context.Context, topic string, v View, ps []Position
 	return out, nil
 }
 
-// Browse reads a page with triage.Browse. A partitioned topic is read one partition at a
+// Browse reads a page with dlqops.Browse. A partitioned topic is read one partition at a
 // time, the partition named by from.ID.Partition (also when from is not an id): its pages run
 // through partition 0's messages, then partition 1's, and Next and Prev cross over.
 func (a *Admin) Browse(ctx context.Context, topic string, v View, from From, n int) (*BrowsePage, error) {
@@ -116,7 +116,7 @@ func (a *Admin) Browse(ctx context.Context, topic string, v View, from From, n i
 			return nil, err
 		}
 	}
-	view, err := triage.ReadView(ctx, a.ac, topic, v.Sub, v.IncludeAcked)
+	view, err := dlqops.ReadView(ctx, a.ac, topic, v.Sub, v.IncludeAcked)
 	if err != nil {
 		return nil, err
 	}
@@ -146,18 +146,18 @@ func (a *Admin) Browse(ctx context.Context, topic string, v View, from From, n i
 }
 
 // browseOne reads one page of a non-partitioned topic, or of partition part (name).
-func (a *Admin) browseOne(ctx context.Context, cl *client.Client, name string, view *triage.View, part int32, from From, n int) (*BrowsePage, error) {
+func (a *Admin) browseOne(ctx context.Context, cl *client.Client, name string, view *dlqops.View, part int32, from From, n int) (*BrowsePage, error) {
 	if !from.HasID {
 		from.ID = client.MessageID{}
 	}
-	p, err := triage.Browse(ctx, cl, a.ac, name, view, from, n)
+	p, err := dlqops.Browse(ctx, cl, a.ac, name, view, from, n)
 	if err != nil {
 		return nil, err
 	}
 	out := &BrowsePage{Next: p.Next, More: p.More}
 	for _, m := range p.Messages {
 		dm := fromClient(m)
-		pos := triage.PositionOf(m.ID)
+		pos := dlqops.PositionOf(m.ID)
 		dm.ID = pos.String()
 		pos.Partition = part
 		dm.Acked = view.Acked(pos)
@@ -165,7 +165,7 @@ func (a *Admin) browseOne(ctx context.Context, cl *client.Client, name string, v
 	}
 	if len(p.Messages) > 0 {
 		first := p.Messages[0].ID
-		if prev, ok, err := triage.Back(ctx, a.ac, name, first, n); err == nil && ok {
+		if prev, ok, err := dlqops.Back(ctx, a.ac, name, first, n); err == nil && ok {
 			out.Prev, out.HasPrev = prev, true
 		}
 	}
@@ -192,5 +192,5 @@ func ParsePosition(id string) (Position, error) {
 	if err != nil {
 		return Position{}, err
 	}
-	return triage.PositionOf(mid), nil
+	return dlqops.PositionOf(mid), nil
 }

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/letterbox-dev/letterbox/client"
-	"github.com/letterbox-dev/letterbox/client/replay"
+	"github.com/letterbox-dev/letterbox/client/dlqops"
 	"github.com/letterbox-dev/letterbox/tui/data"
 )
 
@@ -123,23 +123,23 @@ func (f *Fake) Replay(ctx context.Context, req data.ReplayRequest, events chan<-
 		limited := opts.Selection.Limit > 0 && sum.Moved+sum.WouldMove+sum.Discarded >= opts.Selection.Limit
 		switch {
 		case !selected(opts.Selection, cm) || limited:
-			ev.Action, ev.Reason = replay.Skipped, "not selected"
+			ev.Action, ev.Reason = dlqops.Skipped, "not selected"
 			sum.Skipped++
 		case req.Discard && req.DryRun:
-			ev.Action = replay.WouldDiscard
+			ev.Action = dlqops.WouldDiscard
 			sum.WouldMove++
 		case req.Discard:
-			ev.Action = replay.Discarded
+			ev.Action = dlqops.Discarded
 			sum.Discarded++
 			moved = append(moved, m.ID)
 		case ev.Destination == "":
-			ev.Action, ev.Reason = replay.Failed, "no destination"
+			ev.Action, ev.Reason = dlqops.Failed, "no destination"
 			sum.Failed++
 		case req.DryRun:
-			ev.Action = replay.WouldMove
+			ev.Action = dlqops.WouldMove
 			sum.WouldMove++
 		default:
-			ev.Action = replay.Moved
+			ev.Action = dlqops.Moved
 			sum.Moved++
 			moved = append(moved, m.ID)
 		}
@@ -264,7 +264,7 @@ func (f *Fake) SetRetention(ctx context.Context, ns string, r data.Retention) er
 	return nil
 }
 
-func selected(s replay.Selection, m *client.Message) bool {
+func selected(s dlqops.Selection, m *client.Message) bool {
 	if len(s.IDs) > 0 && !slices.ContainsFunc(s.IDs, func(id client.MessageID) bool {
 		return id.Ledger == m.ID.Ledger && id.Entry == m.ID.Entry
 	}) {

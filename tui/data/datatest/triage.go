@@ -5,9 +5,8 @@ import (
 	"time"
 
 	"github.com/letterbox-dev/letterbox/client"
-	"github.com/letterbox-dev/letterbox/client/deadletter"
+	"github.com/letterbox-dev/letterbox/client/dlqops"
 	"github.com/letterbox-dev/letterbox/client/expr"
-	"github.com/letterbox-dev/letterbox/client/triage"
 	"github.com/letterbox-dev/letterbox/tui/data"
 )
 
@@ -51,8 +50,8 @@ func (f *Fake) Scan(ctx context.Context, req data.ScanRequest, progress func(dat
 	if scanErr != nil {
 		return &data.ScanResult{Topic: req.Topic, Read: int64(len(msgs) / 2)}, scanErr
 	}
-	t := triage.NewTally()
-	res := &data.ScanResult{Topic: req.Topic, Complete: true, Facets: triage.NewFacets()}
+	t := dlqops.NewTally()
+	res := &data.ScanResult{Topic: req.Topic, Complete: true}
 	for _, m := range msgs {
 		res.Read++
 		res.Entries++
@@ -61,18 +60,15 @@ func (f *Fake) Scan(ctx context.Context, req data.ScanRequest, progress func(dat
 		if !req.Filter.Match(&subject) {
 			continue
 		}
-		l := deadletter.Read(m.Properties, m.ProducerName)
-		t.Add(m.Key, m.PublishTime, &l)
-		// The fake knows no schemas: every payload decodes, as a schemaless topic's does.
-		res.Facets.Add(&client.Message{Key: m.Key, Properties: m.Properties, Payload: m.Payload, PublishTime: m.PublishTime,
-			EventTime: m.EventTime, ProducerName: m.ProducerName}, &l, triage.Decoded{})
+		t.Add(&client.Message{Key: m.Key, Properties: m.Properties, Payload: m.Payload, PublishTime: m.PublishTime,
+			EventTime: m.EventTime, ProducerName: m.ProducerName})
 		p, err := data.ParsePosition(m.ID)
 		if err != nil {
 			return nil, err
 		}
 		res.Matches = append(res.Matches, p)
 	}
-	res.Stats = t.Stats()
+	res.Stats, res.Facets = t.Stats(), t.Facets()
 	if progress != nil {
 		progress(data.ScanProgress{Read: res.Read, Matched: res.Stats.Letters, Entries: res.Entries, TotalEntries: res.Entries,
 			Fraction: 1, Done: true})

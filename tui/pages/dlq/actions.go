@@ -10,8 +10,8 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/letterbox-dev/letterbox/client/dlqops"
 	"github.com/letterbox-dev/letterbox/client/naming"
-	"github.com/letterbox-dev/letterbox/client/replay"
 	"github.com/letterbox-dev/letterbox/tui/common"
 	"github.com/letterbox-dev/letterbox/tui/data"
 )
@@ -115,9 +115,9 @@ func (p *Page) purgeCount(v string) tea.Cmd {
 		want = p.shortName()
 	}
 	topic, sub := p.topic, p.sub
-	action, sel := replay.ActionSkip, fmt.Sprintf("first %d", n)
+	action, sel := dlqops.ActionSkip, fmt.Sprintf("first %d", n)
 	if n == 0 {
-		action, sel = replay.ActionPurge, "everything"
+		action, sel = dlqops.ActionPurge, "everything"
 	}
 	p.ask(confirmation{question: q, want: want, do: func() tea.Cmd {
 		return p.act(action, sel, func(ctx context.Context, ds data.DeadLetterSource) (string, int64, error) {
@@ -166,7 +166,7 @@ func (p *Page) subscribeName(name string) tea.Cmd {
 	topic := p.topic
 	p.ask(confirmation{question: fmt.Sprintf("Create subscription %s on %s at its earliest retained letter? From then on it keeps every dead letter until acknowledged.",
 		name, naming.ShortName(topic, "")), want: "y", do: func() tea.Cmd {
-		return p.act(replay.ActionSubscribe, name, func(ctx context.Context, ds data.DeadLetterSource) (string, int64, error) {
+		return p.act(dlqops.ActionSubscribe, name, func(ctx context.Context, ds data.DeadLetterSource) (string, int64, error) {
 			if err := ds.CreateSubscription(ctx, topic, name); err != nil {
 				return "", 0, err
 			}
@@ -195,7 +195,7 @@ func (p *Page) retentionValue(v string) tea.Cmd {
 	what := retentionText(r)
 	p.ask(confirmation{question: fmt.Sprintf("Set the retention of namespace %s to %s? It applies to every topic of %s.", ns, what, ns),
 		want: "y", do: func() tea.Cmd {
-			return p.act(replay.ActionRetention, what, func(ctx context.Context, ds data.DeadLetterSource) (string, int64, error) {
+			return p.act(dlqops.ActionRetention, what, func(ctx context.Context, ds data.DeadLetterSource) (string, int64, error) {
 				if err := ds.SetRetention(ctx, ns, r); err != nil {
 					return "", 0, err
 				}
@@ -299,7 +299,7 @@ func (p *Page) act(action, selection string, fn func(context.Context, data.DeadL
 	topic, sub, started := p.topic, p.sub, p.c.Clock.Now()
 	return common.Load(p.c, action, func(ctx context.Context, _ data.Source) (ActedMsg, error) {
 		said, went, err := fn(ctx, ds)
-		if action == replay.ActionSubscribe {
+		if action == dlqops.ActionSubscribe {
 			sub = selection // the subscription it creates
 		}
 		e := data.HistoryEntry{When: started.UTC(), Action: action, DLQ: data.ParseTopic(topic).String(), Subscription: sub,

@@ -7,10 +7,10 @@ import (
 
 	"charm.land/lipgloss/v2"
 
+	"github.com/letterbox-dev/letterbox/client/dlqops"
 	"github.com/letterbox-dev/letterbox/client/expr"
 	"github.com/letterbox-dev/letterbox/client/naming"
 	"github.com/letterbox-dev/letterbox/client/termtext"
-	"github.com/letterbox-dev/letterbox/client/triage"
 	"github.com/letterbox-dev/letterbox/tui/common"
 	"github.com/letterbox-dev/letterbox/tui/components/table"
 	"github.com/letterbox-dev/letterbox/tui/data"
@@ -66,7 +66,7 @@ func (c *countsView) set(st *common.Styles, res *data.ScanResult, causes *data.C
 	bucket := func(name string, n int64, drill string) {
 		c.rows = append(c.rows, countRow{name: name, n: n, of: s.Letters, drill: drill})
 	}
-	field := func(title, field, none string, counts []triage.Count, display func(string) string) {
+	field := func(title, field, none string, counts []dlqops.Count, display func(string) string) {
 		section(title)
 		for _, b := range counts {
 			v, shown := b.Name, display(b.Name)
@@ -87,15 +87,15 @@ func (c *countsView) set(st *common.Styles, res *data.ScanResult, causes *data.C
 	}
 	same := func(v string) string { return v }
 	short := func(v string) string {
-		if v == triage.NoOrigin {
+		if v == dlqops.NoOrigin {
 			return v
 		}
 		return naming.ShortName(v, "")
 	}
-	field("BY REASON", "reason", triage.NoReason, s.ByReason, same)
-	field("BY ORIGIN TOPIC", "origin", triage.NoOrigin, s.ByOrigin, short)
-	field("BY ORIGIN SUBSCRIPTION", "subscription", triage.NoOrigin, s.BySubscription, same)
-	field(fmt.Sprintf("TOP KEYS (%s distinct)", common.Count(int64(s.DistinctKeys))), "key", triage.NoKey, s.TopKeys, same)
+	field("BY REASON", "reason", dlqops.NoReason, s.ByReason, same)
+	field("BY ORIGIN TOPIC", "origin", dlqops.NoOrigin, s.ByOrigin, short)
+	field("BY ORIGIN SUBSCRIPTION", "subscription", dlqops.NoOrigin, s.BySubscription, same)
+	field(fmt.Sprintf("TOP KEYS (%s distinct)", common.Count(int64(s.DistinctKeys))), "key", dlqops.NoKey, s.TopKeys, same)
 	section("PER HOUR")
 	for _, h := range s.ByHour {
 		from, to := h.Hour, h.Hour.Add(time.Hour)
@@ -140,11 +140,11 @@ func (c *countsView) set(st *common.Styles, res *data.ScanResult, causes *data.C
 }
 
 // shownAbove are the facets the sections above count already.
-var shownAbove = map[string]bool{triage.FacetKey: true, triage.FacetReason: true, triage.FacetPublished: true}
+var shownAbove = map[string]bool{dlqops.FacetKey: true, dlqops.FacetReason: true, dlqops.FacetPublished: true}
 
 // facets adds a section per facet the sections above do not show: its listed values, then
 // what it does not list, which enter cannot select.
-func (c *countsView) facets(f *triage.Facets, letters int64, section func(string), bucket func(string, int64, string)) {
+func (c *countsView) facets(f *dlqops.Facets, letters int64, section func(string), bucket func(string, int64, string)) {
 	for _, fs := range f.Summary() {
 		if shownAbove[fs.Name] || len(fs.Values) == 0 {
 			continue

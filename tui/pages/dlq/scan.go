@@ -8,8 +8,8 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/letterbox-dev/letterbox/client/dlqops"
 	"github.com/letterbox-dev/letterbox/client/expr"
-	"github.com/letterbox-dev/letterbox/client/triage"
 	"github.com/letterbox-dev/letterbox/tui/common"
 	"github.com/letterbox-dev/letterbox/tui/data"
 )
@@ -149,7 +149,7 @@ func (p *Page) scanDone(m ScanDoneMsg) tea.Cmd {
 	cancelled := !p.scan.running
 	p.scan.stop()
 	switch {
-	case errors.Is(m.Err, triage.ErrTopicGone):
+	case errors.Is(m.Err, dlqops.ErrTopicGone):
 		return errorCmd("scan", errors.New("the DLQ was deleted while it was scanned"))
 	case cancelled || errors.Is(m.Err, context.Canceled):
 		read := int64(0)

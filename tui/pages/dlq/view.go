@@ -9,8 +9,8 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"github.com/letterbox-dev/letterbox/client/deadletter"
+	"github.com/letterbox-dev/letterbox/client/dlqops"
 	"github.com/letterbox-dev/letterbox/client/naming"
-	"github.com/letterbox-dev/letterbox/client/replay"
 	"github.com/letterbox-dev/letterbox/client/termtext"
 	"github.com/letterbox-dev/letterbox/tui/common"
 	"github.com/letterbox-dev/letterbox/tui/data"
@@ -361,11 +361,11 @@ func (p *Page) historyView() []string {
 // counted is what an action did, in numbers.
 func counted(e data.HistoryEntry) string {
 	switch e.What() {
-	case replay.ActionDiscard:
+	case dlqops.ActionDiscard:
 		return fmt.Sprintf("discarded %d · skipped %d · failed %d", e.Discarded, e.Skipped, e.Failed)
-	case replay.ActionReplay, replay.ActionResend:
+	case dlqops.ActionReplay, dlqops.ActionResend:
 		return fmt.Sprintf("moved %d · skipped %d · failed %d", e.Moved, e.Skipped, e.Failed)
-	case replay.ActionPurge, replay.ActionSkip:
+	case dlqops.ActionPurge, dlqops.ActionSkip:
 		if e.Discarded > 0 {
 			return fmt.Sprintf("%s letters acknowledged", data.Grouped(e.Discarded))
 		}

@@ -22,7 +22,6 @@ import (
 
 	"github.com/letterbox-dev/letterbox/client/dlqops"
 	"github.com/letterbox-dev/letterbox/client/naming"
-	"github.com/letterbox-dev/letterbox/client/replay"
 	"github.com/letterbox-dev/letterbox/tui/common"
 	"github.com/letterbox-dev/letterbox/tui/components/input"
 	"github.com/letterbox-dev/letterbox/tui/data"
@@ -85,7 +84,7 @@ type Page struct {
 	stage   Stage
 	run     int // bumps with each dry run or run, so late messages of an old one are ignored
 	cancel  context.CancelFunc
-	prog    replay.Progress
+	prog    dlqops.ReplayProgress
 	dests   map[string]int64   // would move / moved, by destination
 	why     map[string]int64   // skipped and failed, by reason
 	recent  []data.ReplayEvent // the last events, newest last
@@ -162,7 +161,7 @@ func (p *Page) start(dry bool) tea.Cmd {
 		}
 	}
 	p.run++
-	p.prog, p.dests, p.why, p.recent, p.cancelled, p.err = replay.Progress{}, map[string]int64{}, map[string]int64{}, nil, false, nil
+	p.prog, p.dests, p.why, p.recent, p.cancelled, p.err = dlqops.ReplayProgress{}, map[string]int64{}, map[string]int64{}, nil, false, nil
 	p.crossTenant = map[string]int64{}
 	p.eventsEnded, p.ended, p.returns = false, nil, returns{}
 	req := p.req
@@ -405,11 +404,11 @@ func (p *Page) Update(msg tea.Msg) (common.Page, tea.Cmd) {
 func (p *Page) count(ev data.ReplayEvent) {
 	p.prog = ev.Progress
 	switch ev.Action {
-	case replay.Moved, replay.WouldMove:
+	case dlqops.Moved, dlqops.WouldMove:
 		p.dests[ev.Destination]++
-	case replay.Skipped, replay.Failed:
+	case dlqops.Skipped, dlqops.Failed:
 		p.why[string(ev.Action)+": "+ev.Reason]++
-		if ev.Action == replay.Failed && strings.HasPrefix(ev.Reason, replay.CrossTenantReason) {
+		if ev.Action == dlqops.Failed && strings.HasPrefix(ev.Reason, dlqops.CrossTenantReason) {
 			p.crossTenant[ev.Destination]++
 		}
 	}
@@ -440,7 +439,7 @@ func (p *Page) done(m DoneMsg) tea.Cmd {
 	var cmds []tea.Cmd
 	if !p.recorded {
 		p.recorded = true
-		e := p.entry(m.Summary.Progress, replay.Result(m.Summary, m.Err))
+		e := p.entry(m.Summary.Progress, dlqops.Result(m.Summary, m.Err))
 		e.Run = m.Summary.Run
 		if p.cancelled {
 			e.Result = "cancelled"
@@ -464,10 +463,10 @@ func (p *Page) done(m DoneMsg) tea.Cmd {
 	return tea.Batch(cmds...)
 }
 
-func (p *Page) entry(pr replay.Progress, result string) data.HistoryEntry {
-	action := replay.ActionReplay
+func (p *Page) entry(pr dlqops.ReplayProgress, result string) data.HistoryEntry {
+	action := dlqops.ActionReplay
 	if p.req.Discard {
-		action = replay.ActionDiscard
+		action = dlqops.ActionDiscard
 	}
 	sel := p.req.Describe()
 	if p.req.Limit > 0 {
@@ -477,7 +476,7 @@ func (p *Page) entry(pr replay.Progress, result string) data.HistoryEntry {
 		sel += " → " + naming.ShortName(p.req.Destination, "")
 	}
 	e := dlqops.Entry(action, data.ParseTopic(p.req.DLQ).String(), p.req.Subscription, sel,
-		replay.Summary{Progress: pr, Arrived: p.sum.Arrived, LeftOut: p.sum.LeftOut}, result)
+		dlqops.Summary{Progress: pr, Arrived: p.sum.Arrived, LeftOut: p.sum.LeftOut}, result)
 	e.When, e.By = p.started.UTC(), "tui"
 	return e
 }

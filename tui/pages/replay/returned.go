@@ -8,7 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/letterbox-dev/letterbox/client/deadletter"
-	"github.com/letterbox-dev/letterbox/client/replay"
+	"github.com/letterbox-dev/letterbox/client/dlqops"
 	"github.com/letterbox-dev/letterbox/tui/common"
 	"github.com/letterbox-dev/letterbox/tui/data"
 )
@@ -40,7 +40,7 @@ type returns struct {
 
 // noteMoved keeps the id of a letter the run moved.
 func (r *returns) noteMoved(ev data.ReplayEvent) {
-	if ev.Action != replay.Moved {
+	if ev.Action != dlqops.Moved {
 		return
 	}
 	if r.moved == nil {

@@ -9,8 +9,8 @@ import (
 
 	"charm.land/lipgloss/v2"
 
+	"github.com/letterbox-dev/letterbox/client/dlqops"
 	"github.com/letterbox-dev/letterbox/client/naming"
-	"github.com/letterbox-dev/letterbox/client/replay"
 	"github.com/letterbox-dev/letterbox/client/termtext"
 	"github.com/letterbox-dev/letterbox/tui/common"
 	"github.com/letterbox-dev/letterbox/tui/data"
@@ -101,12 +101,12 @@ func (p *Page) question() []string {
 		var names []string
 		for _, d := range slices.Sorted(maps.Keys(p.crossTenant)) {
 			other += p.crossTenant[d]
-			to, _ := replay.TenantOf(d)
+			to, _ := dlqops.TenantOf(d)
 			names = append(names, fmt.Sprintf("%s (tenant %s)", termtext.Line(naming.ShortName(d, "")), termtext.Line(to)))
 		}
 		q := fmt.Sprintf("Move %s back now? Each is acknowledged in the DLQ only once its destination has it; letters that arrive from now on stay.  y yes · n no", common.Plural(int(n), "dead letter"))
 		if other > 0 {
-			from, _ := replay.TenantOf(p.req.DLQ)
+			from, _ := dlqops.TenantOf(p.req.DLQ)
 			q = fmt.Sprintf("Move %s back now, %d of them to another tenant than the DLQ's (%s): %s? Each is acknowledged in the DLQ only once its destination has it; letters that arrive from now on stay.  y yes, to those topics too · n no",
 				common.Plural(int(n+other), "dead letter"), other, from, strings.Join(names, ", "))
 		}
@@ -142,7 +142,7 @@ func errString(err error) string {
 }
 
 // bar is a progress bar over total (0: unknown) with the rate and the ETA.
-func (p *Page) bar(pr replay.Progress, total int64) string {
+func (p *Page) bar(pr dlqops.ReplayProgress, total int64) string {
 	st := p.c.Styles
 	bw := min(50, p.w-30)
 	frac := 0.0
@@ -171,7 +171,7 @@ func dur(d time.Duration) string {
 	return d.Round(time.Second).String()
 }
 
-func (p *Page) counts(pr replay.Progress, dry bool) []string {
+func (p *Page) counts(pr dlqops.ReplayProgress, dry bool) []string {
 	st := p.c.Styles
 	moved, label := pr.Moved, "moved"
 	switch {
@@ -215,7 +215,7 @@ func (p *Page) breakdown(dests map[string]int64, ns string) []string {
 func (p *Page) summary(ns string) []string {
 	st := p.c.Styles
 	s := p.sum
-	res := replay.Result(s, p.err)
+	res := dlqops.Result(s, p.err)
 	if p.cancelled {
 		res = "cancelled"
 	}
@@ -283,7 +283,7 @@ func (p *Page) recentLines(n int, ns string) []string {
 	var out []string
 	for _, e := range ev {
 		what := string(e.Action)
-		if e.Destination != "" && (e.Action == replay.Moved || e.Action == replay.WouldMove) {
+		if e.Destination != "" && (e.Action == dlqops.Moved || e.Action == dlqops.WouldMove) {
 			what += " → " + naming.ShortName(e.Destination, ns)
 		}
 		if e.Reason != "" {
@@ -291,9 +291,9 @@ func (p *Page) recentLines(n int, ns string) []string {
 		}
 		s := &st.Text
 		switch e.Action {
-		case replay.Failed:
+		case dlqops.Failed:
 			s = &st.Error
-		case replay.Skipped:
+		case dlqops.Skipped:
 			s = &st.Subtle
 		}
 		line := fmt.Sprintf(" %-12s %-14s %s", e.IDString(), termtext.Line(e.Key), termtext.Line(what))

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/letterbox-dev/letterbox/client/replay"
+	"github.com/letterbox-dev/letterbox/client/dlqops"
 	"github.com/letterbox-dev/letterbox/client/termtext"
 )
 
@@ -49,7 +49,7 @@ func (p *Page) setText(f int, v string, block bool) {
 func propertyLines(props map[string]string) (string, bool) {
 	var names []string
 	quoted := false
-	props = replay.StartEdit(nil, "", props).Properties // what a resend keeps
+	props = dlqops.StartEdit(nil, "", props).Properties // what a resend keeps
 	for _, k := range slices.Sorted(maps.Keys(props)) {
 		names = append(names, k)
 		quoted = quoted || termtext.Line(k) != k || termtext.Line(props[k]) != props[k]

@@ -20,7 +20,6 @@ import (
 
 	"github.com/letterbox-dev/letterbox/client/dlqops"
 	"github.com/letterbox-dev/letterbox/client/naming"
-	"github.com/letterbox-dev/letterbox/client/replay"
 	"github.com/letterbox-dev/letterbox/tui/common"
 	"github.com/letterbox-dev/letterbox/tui/components/input"
 	"github.com/letterbox-dev/letterbox/tui/data"
@@ -317,7 +316,7 @@ func (p *Page) record() tea.Cmd {
 	}
 	ed, to, _ := p.edit()
 	sel := "id " + p.letter.ID
-	if ed != nil && ed.Changes(replay.StartEdit(p.letter.Payload, p.letter.Key, p.letter.Properties)) {
+	if ed != nil && ed.Changes(dlqops.StartEdit(p.letter.Payload, p.letter.Key, p.letter.Properties)) {
 		sel += " edited" // as letterbox dlq resend says: only when the form changed the letter
 	}
 	e := dlqops.ResendEntry(data.ParseTopic(p.dlq).String(), p.sub, sel+" → "+naming.ShortName(to, ""), p.sum, "complete")
