@@ -150,6 +150,25 @@ func Prepare(ctx context.Context, ad *admin.Client, req Request) (replay.Options
 	return opts, nil
 }
 
+// PrepareNamed is Prepare of a request whose DLQ is a name as a person typed it: the topic it
+// means (Resolve), refused when the DLQ rule calls it no dead-letter or retry topic unless
+// anyTopic (RequireLetterTopic; the command line's --not-a-dlq), then prepared.
+func PrepareNamed(ctx context.Context, ad *admin.Client, req Request, anyTopic bool) (replay.Options, error) {
+	var err error
+	if req.DLQ, err = Resolve(ctx, ad, req.DLQ); err != nil {
+		if !IsRefusal(err) {
+			err = fmt.Errorf("DLQ %w", err)
+		}
+		return replay.Options{}, err
+	}
+	if !anyTopic {
+		if err := RequireLetterTopic(ctx, ad, req.DLQ); err != nil {
+			return replay.Options{}, err
+		}
+	}
+	return Prepare(ctx, ad, req)
+}
+
 // Options is req acted on t (its DLQ and subscription, whatever req names): the engine's
 // options with the subscription's backlog, whether the broker deduplicates, the admin client,
 // and for what moves letters the topics the DLQ's name may derive the origin from.

@@ -11,7 +11,6 @@ import (
 	"github.com/letterbox-dev/letterbox/client/admin"
 	"github.com/letterbox-dev/letterbox/client/dlqops"
 	"github.com/letterbox-dev/letterbox/client/naming"
-	"github.com/letterbox-dev/letterbox/client/triage"
 )
 
 // clusterNames asks the cluster of the line's client flags (or --context) for the names a
@@ -110,7 +109,7 @@ func (cn clusterNames) dlqs(ctx context.Context, cf *clientFlags, cur string) co
 		if err != nil {
 			return nil, err
 		}
-		finder := triage.NewFinder(ad)
+		finder := dlqops.NewFinder(ad)
 		var cands []candidate
 		for _, ns := range namespaces {
 			rows, err := letterTopics(ctx, ad, finder, ns, false)

@@ -14,7 +14,6 @@ import (
 	"github.com/letterbox-dev/letterbox/client/dlqops"
 	"github.com/letterbox-dev/letterbox/client/naming"
 	"github.com/letterbox-dev/letterbox/client/termtext"
-	"github.com/letterbox-dev/letterbox/client/triage"
 )
 
 // letterbox dlq: dead-letter queues from the command line. ls, stats and export read through
@@ -207,23 +206,20 @@ func openDLQ(ctx context.Context, cf *clientFlags, cmd, arg string, stderr io.Wr
 	return ad, cl, topic, ExitOK
 }
 
-// readSubscription settles whose letters a read of topic shows: given, which topic must have,
-// else its main subscription (triage.MainSubscription); "" when it has none, which is said on
-// stderr (every retained letter is read then). Failures are reported, with the exit code.
+// readSubscription settles whose letters a read of topic shows (dlqops.ReadSubscription); "" when
+// it has none, which is said on stderr (every retained letter is read then). Failures are
+// reported, with the exit code.
 func readSubscription(ctx context.Context, ad *admin.Client, cmd, topic, given string, includeAcked bool, stderr io.Writer) (string, int) {
-	st, err := triage.TopicStats(ctx, ad, topic)
-	if err != nil {
+	sub, err := dlqops.ReadSubscription(ctx, ad, topic, given)
+	switch {
+	case dlqops.IsRefusal(err):
+		return "", usageError(stderr, cmd, err)
+	case err != nil:
 		fmt.Fprintf(stderr, "%s: %v\n", cmd, err)
 		return "", ExitFailure
-	}
-	if given != "" {
-		if _, ok := st.Subscriptions[given]; !ok {
-			return "", usageError(stderr, cmd, fmt.Errorf("%s has no subscription %q (it has: %s)",
-				topic, given, strings.Join(triage.Subscriptions(st, false), ", ")))
-		}
+	case given != "":
 		return given, ExitOK
 	}
-	sub := triage.MainSubscription(st)
 	switch {
 	case sub == "":
 		fmt.Fprintf(stderr, "%s: %s has no durable subscription: every letter it retains is read, whoever acknowledged it\n", cmd, termtext.Line(shortTopic(topic)))
@@ -236,7 +232,7 @@ func readSubscription(ctx context.Context, ad *admin.Client, cmd, topic, given s
 // scanFailed reports why a scan of topic ended before its end and returns ExitFailure.
 func scanFailed(ctx context.Context, stderr io.Writer, cmd, topic string, err error) int {
 	switch {
-	case errors.Is(err, triage.ErrTopicGone):
+	case errors.Is(err, dlqops.ErrTopicGone):
 		fmt.Fprintf(stderr, "%s: %s: the DLQ was deleted during the scan\n", cmd, topic)
 	case ctx.Err() != nil:
 		fmt.Fprintf(stderr, "%s: %s: interrupted\n", cmd, topic)

@@ -7,8 +7,6 @@ import (
 
 	"github.com/letterbox-dev/letterbox/client"
 	"github.com/letterbox-dev/letterbox/client/dlqops"
-	"github.com/letterbox-dev/letterbox/client/replay"
-	"github.com/letterbox-dev/letterbox/client/triage"
 )
 
 // What the dlq actions (discard, purge, resend, subscribe) share: the DLQ and subscription
@@ -39,8 +37,8 @@ func openTarget(ctx context.Context, cf *clientFlags, cmd, arg, sub string, notA
 // record appends e, one action on a DLQ, to the replay history, which the TUI's dead-letters
 // screen lists: whoever is on call next sees what was already done, where and by whom. A
 // history that cannot be written does not undo the action; it is reported.
-func (c *clientFlags) record(cmd string, e replay.HistoryEntry, stderr io.Writer) {
-	who := dlqops.Who{Cluster: replay.ClusterKey(c.context, c.adminURL), Context: c.context, By: "cli"}
+func (c *clientFlags) record(cmd string, e dlqops.HistoryEntry, stderr io.Writer) {
+	who := dlqops.Who{Cluster: dlqops.ClusterKey(c.context, c.adminURL), Context: c.context, By: "cli"}
 	if err := dlqops.Record(e, who); err != nil {
 		printError(stderr, cmd, fmt.Errorf("not recorded in the replay history: %w", err))
 	}
@@ -59,7 +57,7 @@ func resultOf(ctx context.Context, err error) string {
 
 // positionOf is a message id as the commands print it and --ids and --until read it back:
 // ledger:entry, or ledger:entry:partition:batch for a message of a batch.
-func positionOf(id client.MessageID) string { return triage.PositionOf(id).String() }
+func positionOf(id client.MessageID) string { return dlqops.PositionOf(id).String() }
 
 // parseUntil reads --until (ledger:entry[:partition:batch]); "" is none.
 func parseUntil(s string) (*client.MessageID, error) {

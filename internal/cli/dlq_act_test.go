@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/letterbox-dev/letterbox/client"
-	"github.com/letterbox-dev/letterbox/client/replay"
+	"github.com/letterbox-dev/letterbox/client/dlqops"
 	"github.com/letterbox-dev/letterbox/internal/brokertest"
 )
 
@@ -83,13 +83,9 @@ func jsonLines(t *testing.T, out string) []map[string]any {
 }
 
 // history is the replay history, oldest first.
-func history(t *testing.T) []replay.HistoryEntry {
+func history(t *testing.T) []dlqops.HistoryEntry {
 	t.Helper()
-	path, err := replay.DefaultHistoryPath()
-	if err != nil {
-		t.Fatal(err)
-	}
-	h, err := replay.ReadHistory(path, "", "", 0)
+	h, err := dlqops.History("", "", 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +97,7 @@ func history(t *testing.T) []replay.HistoryEntry {
 
 // checkHistory checks the history holds want's actions in order, on env's cluster, by this
 // user from the command line, with want's selection, counts and result.
-func checkHistory(t *testing.T, env *brokertest.Env, want []replay.HistoryEntry) {
+func checkHistory(t *testing.T, env *brokertest.Env, want []dlqops.HistoryEntry) {
 	t.Helper()
 	got := history(t)
 	if len(got) != len(want) {
@@ -109,7 +105,7 @@ func checkHistory(t *testing.T, env *brokertest.Env, want []replay.HistoryEntry)
 	}
 	for i, w := range want {
 		g := got[i]
-		if g.Action != w.Action || g.Cluster != env.AdminURL || g.User != replay.Actor() || g.By != "cli" ||
+		if g.Action != w.Action || g.Cluster != env.AdminURL || g.User != dlqops.Actor() || g.By != "cli" ||
 			g.DLQ != w.DLQ || g.Subscription != w.Subscription || g.Selection != w.Selection ||
 			g.Moved != w.Moved || g.Discarded != w.Discarded || g.Failed != w.Failed || g.Arrived != w.Arrived ||
 			g.Result != w.Result {

@@ -9,7 +9,6 @@ import (
 	"github.com/letterbox-dev/letterbox/client"
 	"github.com/letterbox-dev/letterbox/client/dlqops"
 	"github.com/letterbox-dev/letterbox/client/termtext"
-	"github.com/letterbox-dev/letterbox/client/triage"
 )
 
 // Part of a batch. The engine acknowledges single letters of a batch (batch-index
@@ -22,14 +21,14 @@ import (
 // askAboutBatches settles an action that takes part of the batches split before it asks q:
 // refused (ok false, with the exit code) where the broker acknowledges whole entries only, fix
 // saying what to do instead; with a warning before the question where the broker does not say.
-func askAboutBatches(ctx context.Context, t *dlqops.Target, cmd string, split []batchShare, fix string, q *question, stderr io.Writer) (code int, ok bool) {
+func askAboutBatches(ctx context.Context, t *dlqops.Target, cmd string, split []dlqops.BatchShare, fix string, q *question, stderr io.Writer) (code int, ok bool) {
 	if len(split) == 0 {
 		return ExitOK, true
 	}
-	switch triage.ReadBatchAcks(ctx, t.Admin) {
-	case triage.BatchAcksLost:
+	switch dlqops.ReadBatchAcks(ctx, t.Admin) {
+	case dlqops.BatchAcksLost:
 		return batchesOff(cmd, split, stderr, fix), false
-	case triage.BatchAcksUnknown:
+	case dlqops.BatchAcksUnknown:
 		q.text = batchesUnknownNote(split) + ".\n" + q.text
 	}
 	return ExitOK, true
@@ -37,7 +36,7 @@ func askAboutBatches(ctx context.Context, t *dlqops.Target, cmd string, split []
 
 // batchesOff is the refusal of an action that would take part of a batch the broker cannot
 // acknowledge in part: it says which batches, and how to take whole ones.
-func batchesOff(cmd string, split []batchShare, stderr io.Writer, fix string) int {
+func batchesOff(cmd string, split []dlqops.BatchShare, stderr io.Writer, fix string) int {
 	b := split[0]
 	more := ""
 	if len(split) > 1 {
@@ -45,16 +44,16 @@ func batchesOff(cmd string, split []batchShare, stderr io.Writer, fix string) in
 	}
 	fmt.Fprintf(stderr, "%s: refused, nothing acknowledged: the selection takes %d of the %d letters of batch %s%s, "+
 		"and this broker acknowledges whole entries only (acknowledgmentAtBatchIndexLevelEnabled=false): "+
-		"the letters taken would come back at the next redelivery. %s\n", cmd, b.selected, b.letters, b.entry, more, fix)
+		"the letters taken would come back at the next redelivery. %s\n", cmd, b.Selected, b.Letters, b.Entry, more, fix)
 	return ExitUsage
 }
 
 // batchesUnknownNote is what an action says before taking part of a batch on a broker that does
 // not say whether it keeps such acknowledgements.
-func batchesUnknownNote(split []batchShare) string {
+func batchesUnknownNote(split []dlqops.BatchShare) string {
 	var n int64
 	for _, b := range split {
-		n += b.selected
+		n += b.Selected
 	}
 	return fmt.Sprintf("%s share batches with letters not selected, and the broker does not say whether it keeps "+
 		"acknowledgements of part of a batch (upstream does not, by default): if it does not, they come back", plural(n, "selected letter"))
@@ -64,12 +63,12 @@ func batchesUnknownNote(split []batchShare) string {
 // it does not show acknowledged (the broker dropped the acknowledgement: they come back), and
 // those it cannot tell about (part of a batch, on a broker that does not say).
 func notKept(ctx context.Context, t *dlqops.Target, ids []client.MessageID) (dropped, unknown int64, err error) {
-	cur, err := triage.ReadCursor(ctx, t.Admin, t.Topic, t.Sub)
+	cur, err := dlqops.ReadCursor(ctx, t.Admin, t.Topic, t.Sub)
 	if err != nil {
 		return 0, 0, err
 	}
 	for _, id := range ids {
-		p := triage.PositionOf(id)
+		p := dlqops.PositionOf(id)
 		switch {
 		case cur.Acked(p):
 		case id.BatchSize > 1 && !cur.BatchesKnown:

@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"github.com/letterbox-dev/letterbox/client/deadletter"
+	"github.com/letterbox-dev/letterbox/client/dlqops"
 	"github.com/letterbox-dev/letterbox/client/expr"
 	"github.com/letterbox-dev/letterbox/client/termtext"
-	"github.com/letterbox-dev/letterbox/client/triage"
 )
 
 // causesFlags are the flags of "letterbox dlq causes".
@@ -53,9 +53,9 @@ type causesJSON struct {
 	Subscription *string             `json:"subscription"`
 	Filter       string              `json:"filter"`
 	Letters      int64               `json:"letters"`
-	Groups       []triage.Cause      `json:"groups"`
-	Rest         triage.Cause        `json:"rest"`
-	Common       []triage.FacetValue `json:"common"`
+	Groups       []dlqops.Cause      `json:"groups"`
+	Rest         dlqops.Cause        `json:"rest"`
+	Common       []dlqops.FacetValue `json:"common"`
 	Approx       string              `json:"approx,omitempty"`
 	Complete     bool                `json:"complete"`
 	Elapsed      float64             `json:"elapsed"` // seconds
@@ -84,7 +84,7 @@ func runDLQCauses(ctx context.Context, cf *clientFlags, _ stdin, args []string, 
 		return code
 	}
 	names := deadletter.NewPropertyNames(filter.Properties())
-	res, err := triage.Scan(ctx, cl, triage.ScanOptions{Topic: topic, Subscription: sub, Filter: filter, NoIndex: true,
+	res, err := dlqops.Scan(ctx, cl, dlqops.ScanOptions{Topic: topic, Subscription: sub, Filter: filter, NoIndex: true,
 		Facets: true, Admin: ad, Progress: scanProgress(stderr), Names: names})
 	if err != nil {
 		return scanFailed(ctx, stderr, dlqCauses.cmd, topic, err)
@@ -98,10 +98,10 @@ func runDLQCauses(ctx context.Context, cf *clientFlags, _ stdin, args []string, 
 			out.Subscription = &sub
 		}
 		if out.Groups == nil {
-			out.Groups = []triage.Cause{}
+			out.Groups = []dlqops.Cause{}
 		}
 		if out.Common == nil {
-			out.Common = []triage.FacetValue{}
+			out.Common = []dlqops.FacetValue{}
 		}
 		json.NewEncoder(stdout).Encode(out)
 		return ExitOK
@@ -112,11 +112,11 @@ func runDLQCauses(ctx context.Context, cf *clientFlags, _ stdin, args []string, 
 
 // selectionCauses makes each expression of split select its letters on its own: the
 // filter the scan selected with goes in front of it.
-func selectionCauses(split triage.CauseSplit, filter *expr.Expr) triage.CauseSplit {
+func selectionCauses(split dlqops.CauseSplit, filter *expr.Expr) dlqops.CauseSplit {
 	if filter.Empty() {
 		return split
 	}
-	with := func(c *triage.Cause) {
+	with := func(c *dlqops.Cause) {
 		if c.Expr == "" {
 			return
 		}
@@ -138,7 +138,7 @@ func selectionCauses(split triage.CauseSplit, filter *expr.Expr) triage.CauseSpl
 
 // writeCauses writes the groups for a reader: count, share, label, and the expression under
 // it, then what every letter has in common and how to act on a group.
-func writeCauses(w io.Writer, res *triage.Result, sub, filter string, split triage.CauseSplit) {
+func writeCauses(w io.Writer, res *dlqops.ScanResult, sub, filter string, split dlqops.CauseSplit) {
 	of := termtext.Line(shortTopic(res.Topic))
 	if sub != "" {
 		of += " (subscription " + termtext.Line(sub) + ")"

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/letterbox-dev/letterbox/client/triage"
+	"github.com/letterbox-dev/letterbox/client/dlqops"
 )
 
 // How the dlq commands write a count. A count is of letters — messages, each message of a batch
@@ -26,7 +26,7 @@ func lettersCell(letters *int64, entries int64, sub string) string {
 
 // backlogWords is a subscription's backlog in words, for questions and summaries: "1200
 // letters", or "≈ 12 entries (the broker counts no letters; a batch is one entry)".
-func backlogWords(b triage.Backlog) string {
+func backlogWords(b dlqops.Backlog) string {
 	if b.LettersKnown {
 		return plural(b.Letters, "letter")
 	}
@@ -45,7 +45,7 @@ func plural(n int64, what string) string {
 }
 
 // lettersOf is the backlog's letters for JSON: nil where the broker does not count them.
-func lettersOf(b triage.Backlog) *int64 {
+func lettersOf(b dlqops.Backlog) *int64 {
 	if !b.LettersKnown {
 		return nil
 	}

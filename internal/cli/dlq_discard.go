@@ -12,7 +12,6 @@ import (
 
 	"github.com/letterbox-dev/letterbox/client"
 	"github.com/letterbox-dev/letterbox/client/dlqops"
-	"github.com/letterbox-dev/letterbox/client/replay"
 	"github.com/letterbox-dev/letterbox/client/termtext"
 )
 
@@ -118,25 +117,25 @@ func runDLQDiscard(ctx context.Context, cf *clientFlags, in stdin, args []string
 	defer t.Client.Close()
 
 	started := time.Now()
-	p, err := makePreview(ctx, t, sel, until, stderr)
+	p, err := sel.preview(ctx, t, until, stderr)
 	if err != nil {
 		return scanFailed(ctx, stderr, cmd, t.Topic, err)
 	}
-	p.notes(cmd, t.Sub, stderr)
-	if !p.cut {
+	previewNotes(p, cmd, t.Sub, stderr)
+	if !p.Cut {
 		warnUnseen(stderr, cmd, sel.names)
 	}
-	n := int64(len(p.letters))
+	n := int64(len(p.Letters))
 	sum := discardSummary{Summary: true, DryRun: f.dryRun, DLQ: t.Topic, Subscription: t.Sub, Selection: sel.words(),
-		Selected: n, Until: positionOf(p.until), OK: true, Complete: true}
+		Selected: n, Until: positionOf(p.Until), OK: true, Complete: true}
 	if f.dryRun || n == 0 {
 		writeDiscardPreview(p, &sum, &f, started, stdout)
 		if n > 0 {
 			return ExitOK
 		}
 		if !f.dryRun {
-			cf.record(cmd, replay.HistoryEntry{When: started, Action: replay.ActionDiscard, DLQ: t.Topic, Subscription: t.Sub,
-				Selection: sel.words(), Result: replay.ResultNothingSelected, Elapsed: time.Since(started)}, stderr)
+			cf.record(cmd, dlqops.HistoryEntry{When: started, Action: dlqops.ActionDiscard, DLQ: t.Topic, Subscription: t.Sub,
+				Selection: sel.words(), Result: dlqops.ResultNothingSelected, Elapsed: time.Since(started)}, stderr)
 		}
 		if !f.json {
 			return ExitNothing // the text preview said so
@@ -149,7 +148,7 @@ func runDLQDiscard(ctx context.Context, cf *clientFlags, in stdin, args []string
 	if n > bigAction {
 		q.name = localName(t.Topic)
 	}
-	if code, ok := askAboutBatches(ctx, t, cmd, p.split(), "Select whole batches (--ids LEDGER:ENTRY takes every letter "+
+	if code, ok := askAboutBatches(ctx, t, cmd, p.Split(), "Select whole batches (--ids LEDGER:ENTRY takes every letter "+
 		"of one), or have the broker keep batch-index acknowledgements.", &q, stderr); !ok {
 		return code
 	}
@@ -159,7 +158,7 @@ func runDLQDiscard(ctx context.Context, cf *clientFlags, in stdin, args []string
 
 	started = time.Now()
 	opts, err := t.Options(ctx, dlqops.Request{Discard: true, IDs: f.ids.text, Filters: f.filters, Limit: sel.limit,
-		Until: &p.until, Selected: n})
+		Until: &p.Until, Selected: n})
 	if err != nil {
 		printError(stderr, cmd, err)
 		return ExitFailure
@@ -171,7 +170,7 @@ func runDLQDiscard(ctx context.Context, cf *clientFlags, in stdin, args []string
 	if kept != "" {
 		fmt.Fprintf(stderr, "%s: %s\n", cmd, kept)
 	}
-	e := dlqops.Entry(replay.ActionDiscard, t.Topic, t.Sub, sel.words(), res, replay.Result(res, err))
+	e := dlqops.Entry(dlqops.ActionDiscard, t.Topic, t.Sub, sel.words(), res, dlqops.Result(res, err))
 	e.When, e.Elapsed = started, time.Since(started)
 	cf.record(cmd, e, stderr)
 	switch {
@@ -192,19 +191,19 @@ func runDLQDiscard(ctx context.Context, cf *clientFlags, in stdin, args []string
 // terminal), then reads the subscription's cursor back: a letter the broker does not show
 // acknowledged comes back, and counts as failed, not discarded. kept says what the read-back
 // found ("" when every letter is acknowledged).
-func discardLetters(ctx context.Context, t *dlqops.Target, opts replay.Options, n int64, asJSON bool, stdout, stderr io.Writer) (res replay.Summary, kept string, err error) {
+func discardLetters(ctx context.Context, t *dlqops.Target, opts dlqops.ReplayOptions, n int64, asJSON bool, stdout, stderr io.Writer) (res dlqops.Summary, kept string, err error) {
 	cmd := dlqDiscard.cmd
 	bar := !asJSON && isTerminal(stderr)
 	var last time.Time
 	var taken []client.MessageID
-	res, err = dlqops.Run(ctx, t.Client, opts, func(ev replay.Event) {
-		if ev.Action == replay.Discarded {
+	res, err = dlqops.Run(ctx, t.Client, opts, func(ev dlqops.Event) {
+		if ev.Action == dlqops.Discarded {
 			taken = append(taken, ev.ID)
 		}
 		switch {
 		case asJSON:
 			json.NewEncoder(stdout).Encode(jsonEvent{ID: positionOf(ev.ID), Key: ev.Key, Action: string(ev.Action), Reason: ev.Reason})
-		case ev.Action == replay.Failed:
+		case ev.Action == dlqops.Failed:
 			fmt.Fprintf(stderr, "\r\033[K%s: %s not discarded: %s\n", cmd, positionOf(ev.ID), termtext.Line(ev.Reason))
 		case bar && time.Since(last) > 100*time.Millisecond:
 			last = time.Now()
@@ -228,7 +227,7 @@ func discardLetters(ctx context.Context, t *dlqops.Target, opts replay.Options, 
 }
 
 // writeDiscarded writes what a discard did: the --json summary, or its line of text.
-func writeDiscarded(res replay.Summary, sum *discardSummary, asJSON bool, stdout io.Writer) {
+func writeDiscarded(res dlqops.Summary, sum *discardSummary, asJSON bool, stdout io.Writer) {
 	if asJSON {
 		json.NewEncoder(stdout).Encode(sum)
 		return
@@ -248,12 +247,12 @@ func writeDiscarded(res replay.Summary, sum *discardSummary, asJSON bool, stdout
 
 // writeDiscardPreview writes what a dry run (or a run with nothing selected) found: each
 // letter, then the count and the --until that pins them.
-func writeDiscardPreview(p *preview, sum *discardSummary, f *discardFlags, started time.Time, stdout io.Writer) {
-	n := int64(len(p.letters))
+func writeDiscardPreview(p *dlqops.Preview, sum *discardSummary, f *discardFlags, started time.Time, stdout io.Writer) {
+	n := int64(len(p.Letters))
 	if f.json {
 		enc := json.NewEncoder(stdout)
-		for _, l := range p.letters {
-			enc.Encode(jsonEvent{ID: l.pos.String(), Key: l.key, Action: string(replay.WouldDiscard)})
+		for _, l := range p.Letters {
+			enc.Encode(jsonEvent{ID: l.Pos.String(), Key: l.Key, Action: string(dlqops.WouldDiscard)})
 		}
 		if f.dryRun {
 			sum.WouldDiscard = n
@@ -267,13 +266,13 @@ func writeDiscardPreview(p *preview, sum *discardSummary, f *discardFlags, start
 			shortTopic(sum.DLQ), sum.Subscription, sum.Selection)
 		return
 	}
-	for _, l := range p.letters {
-		line := "would discard " + l.pos.String()
-		if l.key != "" {
-			line += "  key " + termtext.Line(l.key)
+	for _, l := range p.Letters {
+		line := "would discard " + l.Pos.String()
+		if l.Key != "" {
+			line += "  key " + termtext.Line(l.Key)
 		}
-		if l.reason != "" {
-			line += "  reason " + termtext.Line(strings.TrimSpace(l.reason))
+		if l.Reason != "" {
+			line += "  reason " + termtext.Line(strings.TrimSpace(l.Reason))
 		}
 		fmt.Fprintln(stdout, line)
 	}

@@ -11,8 +11,7 @@ import (
 	"github.com/apache/pulsar-client-go/pulsar"
 
 	"github.com/letterbox-dev/letterbox/client"
-	"github.com/letterbox-dev/letterbox/client/replay"
-	"github.com/letterbox-dev/letterbox/client/triage"
+	"github.com/letterbox-dev/letterbox/client/dlqops"
 	"github.com/letterbox-dev/letterbox/internal/brokertest"
 )
 
@@ -37,7 +36,7 @@ func TestDLQDiscardOfficialLetters(t *testing.T) {
 		msgs = append(msgs, &pulsar.ProducerMessage{Payload: fmt.Appendf(nil, "p%d", i), Properties: map[string]string{"reason": "declined"}})
 	}
 	routeOfficial(t, env, dlq, msgs)
-	res, err := triage.Scan(ctx, env.Client(t), triage.ScanOptions{Topic: dlq})
+	res, err := dlqops.Scan(ctx, env.Client(t), dlqops.ScanOptions{Topic: dlq})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +44,7 @@ func TestDLQDiscardOfficialLetters(t *testing.T) {
 	for _, p := range res.Matches {
 		all[entryKey{p.Ledger, p.Entry, max(p.Batch, 0)}] = true
 	}
-	marked := []triage.Position{res.Matches[1], res.Matches[4], res.Matches[7]}
+	marked := []dlqops.Position{res.Matches[1], res.Matches[4], res.Matches[7]}
 	var list []string
 	for _, p := range marked {
 		list = append(list, p.String())
@@ -59,7 +58,7 @@ func TestDLQDiscardOfficialLetters(t *testing.T) {
 	}
 	var discarded []string
 	for _, l := range lines[:len(lines)-1] {
-		if l["action"] == string(replay.Discarded) {
+		if l["action"] == string(dlqops.Discarded) {
 			discarded = append(discarded, l["id"].(string))
 		}
 	}
@@ -96,7 +95,7 @@ func TestDLQDiscardOfficialLetters(t *testing.T) {
 		}
 	}
 	for k := range all {
-		if !got[k] && !slices.ContainsFunc(marked, func(p triage.Position) bool { return k == entryKey{p.Ledger, p.Entry, max(p.Batch, 0)} }) {
+		if !got[k] && !slices.ContainsFunc(marked, func(p dlqops.Position) bool { return k == entryKey{p.Ledger, p.Entry, max(p.Batch, 0)} }) {
 			t.Errorf("letter %v was not delivered", k)
 		}
 	}
@@ -179,9 +178,9 @@ func TestDLQDiscardSelections(t *testing.T) {
 	if b := backlog(t, ctx, env, dlq, sub); b != 7 {
 		t.Errorf("backlog %d after discarding 3 more, want 7", b)
 	}
-	checkHistory(t, env, []replay.HistoryEntry{
-		{Action: replay.ActionDiscard, DLQ: dlq, Subscription: sub, Selection: "reason=fraud", Discarded: 4, Arrived: 2, Result: "complete"},
-		{Action: replay.ActionDiscard, DLQ: dlq, Subscription: sub, Selection: "4 listed ids", Discarded: 3, Result: "complete"},
+	checkHistory(t, env, []dlqops.HistoryEntry{
+		{Action: dlqops.ActionDiscard, DLQ: dlq, Subscription: sub, Selection: "reason=fraud", Discarded: 4, Arrived: 2, Result: "complete"},
+		{Action: dlqops.ActionDiscard, DLQ: dlq, Subscription: sub, Selection: "4 listed ids", Discarded: 3, Result: "complete"},
 	})
 }
 

@@ -13,7 +13,7 @@ import (
 
 	"github.com/letterbox-dev/letterbox/client"
 	"github.com/letterbox-dev/letterbox/client/deadletter"
-	"github.com/letterbox-dev/letterbox/client/triage"
+	"github.com/letterbox-dev/letterbox/client/dlqops"
 )
 
 // exportFlags are the flags of "letterbox dlq export".
@@ -99,7 +99,7 @@ func runDLQExport(ctx context.Context, cf *clientFlags, _ stdin, args []string, 
 		return code
 	}
 	var n int64
-	opts := triage.ScanOptions{Topic: topic, Subscription: sub, IncludeAcknowledged: f.includeAcked, Filter: filter,
+	opts := dlqops.ScanOptions{Topic: topic, Subscription: sub, IncludeAcknowledged: f.includeAcked, Filter: filter,
 		NoIndex: true, Admin: ad, Names: deadletter.NewPropertyNames(filter.Properties()),
 		Visit: func(m *client.Message, l *deadletter.Letter, acked bool) error {
 			n++
@@ -109,7 +109,7 @@ func runDLQExport(ctx context.Context, cf *clientFlags, _ stdin, args []string, 
 	if f.output != "" || !isTerminal(stdout) {
 		opts.Progress = scanProgress(stderr)
 	}
-	res, err := triage.Scan(ctx, cl, opts)
+	res, err := dlqops.Scan(ctx, cl, opts)
 	warnUnseen(stderr, dlqExport.cmd, opts.Names)
 	if err == nil {
 		err = lw.flush()

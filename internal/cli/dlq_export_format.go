@@ -13,7 +13,7 @@ import (
 
 	"github.com/letterbox-dev/letterbox/client"
 	"github.com/letterbox-dev/letterbox/client/deadletter"
-	"github.com/letterbox-dev/letterbox/client/triage"
+	"github.com/letterbox-dev/letterbox/client/dlqops"
 )
 
 // What "letterbox dlq export" writes for each letter, as JSON lines or CSV. The message as
@@ -29,7 +29,7 @@ const (
 
 // letterRecord is one exported letter, one line of jsonl.
 type letterRecord struct {
-	ID              string            `json:"id"` // triage.Position: ledger:entry[:partition[:batch]]
+	ID              string            `json:"id"` // dlqops.Position: ledger:entry[:partition[:batch]]
 	Key             string            `json:"key"`
 	OrderingKey     string            `json:"ordering_key"`
 	PublishTime     string            `json:"publish_time"` // RFC 3339, UTC, milliseconds
@@ -57,7 +57,7 @@ var csvHeader = []string{"id", "key", "ordering_key", "publish_time", "event_tim
 	"payload_encoding", "payload", "origin", "origin_subscription", "origin_message_id", "reason", "reconsume_times", "acknowledged"}
 
 func newLetterRecord(m *client.Message, l *deadletter.Letter, acked bool, mode string) *letterRecord {
-	r := &letterRecord{ID: triage.PositionOf(m.ID).String(), Key: m.Key, OrderingKey: m.OrderingKey,
+	r := &letterRecord{ID: dlqops.PositionOf(m.ID).String(), Key: m.Key, OrderingKey: m.OrderingKey,
 		PublishTime: utcMilli(m.PublishTime), EventTime: utcMilli(m.EventTime), ProducerName: m.ProducerName,
 		Properties: m.Properties, Origin: l.Origin, OriginSubscription: l.Subscription, OriginMessageID: l.OriginID,
 		Reason: l.Reason, Acknowledged: acked}

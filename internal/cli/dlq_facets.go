@@ -6,14 +6,14 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/letterbox-dev/letterbox/client/dlqops"
 	"github.com/letterbox-dev/letterbox/client/termtext"
-	"github.com/letterbox-dev/letterbox/client/triage"
 )
 
 // The facets of a DLQ's letters on the command line: `dlq stats --by FACET` and what
 // `dlq causes` prints. client/triage counts them; this file names them and writes them.
 
-// facetList is --by: facet names (triage.ParseFacet), repeatable.
+// facetList is --by: facet names (dlqops.ParseFacet), repeatable.
 type facetList []string
 
 func (l *facetList) String() string {
@@ -24,7 +24,7 @@ func (l *facetList) String() string {
 }
 
 func (l *facetList) Set(v string) error {
-	name, err := triage.ParseFacet(strings.TrimSpace(v))
+	name, err := dlqops.ParseFacet(strings.TrimSpace(v))
 	if err != nil {
 		return err
 	}
@@ -34,7 +34,7 @@ func (l *facetList) Set(v string) error {
 
 // writeFacet writes one facet: count, share of total, value, and the expression that selects
 // the value's letters, then what the values listed leave out.
-func writeFacet(w io.Writer, s triage.FacetSummary, total int64) {
+func writeFacet(w io.Writer, s dlqops.FacetSummary, total int64) {
 	distinct := strconv.FormatInt(s.Distinct, 10)
 	if s.DistinctAtLeast {
 		distinct = "≥ " + distinct

@@ -17,7 +17,6 @@ import (
 	"github.com/letterbox-dev/letterbox/client/dlqops"
 	"github.com/letterbox-dev/letterbox/client/naming"
 	"github.com/letterbox-dev/letterbox/client/termtext"
-	"github.com/letterbox-dev/letterbox/client/triage"
 )
 
 // lsFlags are the flags of "letterbox dlq ls".
@@ -53,7 +52,7 @@ type lsRow struct {
 	Kind       string `json:"kind"` // "dead letter" or "retry"
 	Partitions int    `json:"partitions"`
 	// Subscription is the one whose letters are counted ("" without one): the DLQ's main
-	// subscription (triage.MainSubscription).
+	// subscription (dlqops.MainSubscription).
 	Subscription string `json:"subscription"`
 	// Letters are the letters Subscription has not acknowledged, each message of a batch one;
 	// null where the broker does not count them (BacklogEntries is then all there is).
@@ -106,7 +105,7 @@ func runDLQLs(ctx context.Context, cf *clientFlags, _ stdin, args []string, stdo
 		}
 	}
 
-	finder := triage.NewFinder(ad)
+	finder := dlqops.NewFinder(ad)
 	var rows []lsRow
 	for _, ns := range namespaces {
 		found, err := letterTopics(ctx, ad, finder, ns, f.retry)
@@ -148,7 +147,7 @@ func runDLQLs(ctx context.Context, cf *clientFlags, _ stdin, args []string, stdo
 
 // letterTopics finds the DLQs (and with retry, the retry topics) of the persistent topics of
 // ns: a non-persistent topic keeps no letter for anyone to triage.
-func letterTopics(ctx context.Context, ad *admin.Client, finder *triage.Finder, ns string, retry bool) ([]lsRow, error) {
+func letterTopics(ctx context.Context, ad *admin.Client, finder *dlqops.Finder, ns string, retry bool) ([]lsRow, error) {
 	plain, err := ad.Topics(ctx, ns, true)
 	if err != nil {
 		return nil, fmt.Errorf("topics of %s: %w", ns, err)
@@ -159,7 +158,7 @@ func letterTopics(ctx context.Context, ad *admin.Client, finder *triage.Finder, 
 	}
 	// A fresh Finder has nothing cached, so every topic is looked at whatever its message
 	// counter: the counters would cost a stats request per topic and change nothing (-1).
-	var topics []triage.Topic
+	var topics []dlqops.Topic
 	isPartitioned := map[string]bool{}
 	for _, name := range partitioned {
 		n, err := ad.Partitions(ctx, name)
@@ -170,13 +169,13 @@ func letterTopics(ctx context.Context, ad *admin.Client, finder *triage.Finder, 
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
 		isPartitioned[name] = true
-		topics = append(topics, triage.Topic{Name: name, Partitions: n, InCounter: -1})
+		topics = append(topics, dlqops.Topic{Name: name, Partitions: n, InCounter: -1})
 	}
 	for _, name := range plain {
 		if base := naming.BaseName(name); base != name && isPartitioned[base] {
 			continue // a partition: its partitioned topic stands for it
 		}
-		topics = append(topics, triage.Topic{Name: name, InCounter: -1})
+		topics = append(topics, dlqops.Topic{Name: name, InCounter: -1})
 	}
 	// The command answers once: every topic gets its verdict in this call, not over the
 	// several calls the TUI spreads its samples across.
@@ -201,12 +200,12 @@ func letterTopics(ctx context.Context, ad *admin.Client, finder *triage.Finder, 
 		}
 		r := lsRow{Topic: t.Name, Kind: v.Kind.String(), Partitions: t.Partitions, RateIn: st.MsgRateIn,
 			Origin: v.Origin, OriginSubscription: v.Subscription, Basis: v.By.String(),
-			Subscriptions: triage.Subscriptions(st, false), Subscription: triage.MainSubscription(st)}
+			Subscriptions: dlqops.Subscriptions(st, false), Subscription: dlqops.MainSubscription(st)}
 		for _, name := range r.Subscriptions {
 			r.Backlog += st.Subscriptions[name].MsgBacklog
 		}
 		if r.Subscription != "" {
-			b := triage.BacklogOf(st, r.Subscription)
+			b := dlqops.BacklogOf(st, r.Subscription)
 			r.BacklogEntries = b.Entries
 			if b.LettersKnown {
 				r.Letters = &b.Letters
@@ -221,7 +220,7 @@ func letterTopics(ctx context.Context, ad *admin.Client, finder *triage.Finder, 
 }
 
 // topicStats are a topic's stats, a partitioned topic's summed over its partitions.
-func topicStats(ctx context.Context, ad *admin.Client, t triage.Topic) (adminapi.TopicStats, error) {
+func topicStats(ctx context.Context, ad *admin.Client, t dlqops.Topic) (adminapi.TopicStats, error) {
 	if t.Partitions > 0 {
 		st, err := ad.PartitionedStats(ctx, t.Name, false)
 		return st.TopicStats, err

@@ -6,17 +6,17 @@ import (
 	"strings"
 	"time"
 
-	"github.com/letterbox-dev/letterbox/client/triage"
+	"github.com/letterbox-dev/letterbox/client/dlqops"
 )
 
 // scanBar draws a scan's progress on one line of a terminal, redrawn in place, as replay's
 // drawBar does: entries read of the topic's total, letters a second and the time left. Its
-// draw method is a triage.ScanOptions.Progress callback; the scan calls it from one goroutine.
+// draw method is a dlqops.ScanOptions.Progress callback; the scan calls it from one goroutine.
 type scanBar struct {
 	w io.Writer
 }
 
-func (b scanBar) draw(p triage.Progress) {
+func (b scanBar) draw(p dlqops.ScanProgress) {
 	const width = 30
 	line := fmt.Sprintf("%d entries", p.Entries)
 	if p.TotalEntries > 0 {
@@ -37,7 +37,7 @@ func (b scanBar) draw(p triage.Progress) {
 
 // scanProgress is the progress callback for a scan whose diagnostics go to stderr: a bar on
 // a terminal, nothing otherwise (a log or a pipe would keep every redraw).
-func scanProgress(stderr io.Writer) func(triage.Progress) {
+func scanProgress(stderr io.Writer) func(dlqops.ScanProgress) {
 	if !isTerminal(stderr) {
 		return nil
 	}

@@ -12,7 +12,6 @@ import (
 
 	"github.com/letterbox-dev/letterbox/client"
 	"github.com/letterbox-dev/letterbox/client/dlqops"
-	"github.com/letterbox-dev/letterbox/client/replay"
 	"github.com/letterbox-dev/letterbox/client/termtext"
 )
 
@@ -90,17 +89,17 @@ func runDLQPurge(ctx context.Context, cf *clientFlags, in stdin, args []string, 
 	defer t.Client.Close()
 
 	before := t.Backlog()
-	res := purgeResult{Action: replay.ActionPurge, DLQ: t.Topic, Subscription: t.Sub, Count: f.count,
+	res := purgeResult{Action: dlqops.ActionPurge, DLQ: t.Topic, Subscription: t.Sub, Count: f.count,
 		LettersBefore: lettersOf(before), BacklogBefore: before.Entries}
 	selection := "everything"
 	if f.count > 0 {
-		res.Action, selection = replay.ActionSkip, fmt.Sprintf("first %d", f.count)
+		res.Action, selection = dlqops.ActionSkip, fmt.Sprintf("first %d", f.count)
 	}
 	if before.Entries == 0 {
 		res.OK, res.LettersAfter = true, new(int64)
 		writePurge(res, f.json, stdout)
-		cf.record(cmd, replay.HistoryEntry{When: time.Now(), Action: res.Action, DLQ: t.Topic, Subscription: t.Sub,
-			Selection: selection, Result: replay.ResultNothingSelected}, stderr)
+		cf.record(cmd, dlqops.HistoryEntry{When: time.Now(), Action: res.Action, DLQ: t.Topic, Subscription: t.Sub,
+			Selection: selection, Result: dlqops.ResultNothingSelected}, stderr)
 		return ExitNothing // writePurge said so
 	}
 	if f.count > 0 {
@@ -125,21 +124,21 @@ func runDLQPurge(ctx context.Context, cf *clientFlags, in stdin, args []string, 
 // about, taken by the engine and read back.
 func skipLetters(ctx context.Context, cf *clientFlags, in stdin, t *dlqops.Target, f *purgeFlags, res purgeResult, stdout, stderr io.Writer) int {
 	cmd := dlqPurge.cmd
-	p, err := makePreview(ctx, t, selection{limit: f.count}, nil, stderr)
+	p, err := selection{limit: f.count}.preview(ctx, t, nil, stderr)
 	if err != nil {
 		return scanFailed(ctx, stderr, cmd, t.Topic, err)
 	}
-	p.notes(cmd, t.Sub, stderr)
-	n := int64(len(p.letters))
+	previewNotes(p, cmd, t.Sub, stderr)
+	n := int64(len(p.Letters))
 	q := question{cmd: cmd, text: fmt.Sprintf("skip the first %d of the %s of %s on %s?", n, backlogWords(t.Backlog()), shortTopic(t.Topic), termtext.Line(t.Sub))}
 	if n > bigAction {
 		q.name = localName(t.Topic)
 	}
-	if split := p.split(); len(split) > 0 {
+	if split := p.Split(); len(split) > 0 {
 		b := split[len(split)-1] // only the last batch can be cut
-		whole := n - b.selected
+		whole := n - b.Selected
 		fix := fmt.Sprintf("The first %d letters end inside batch %s; --count %d stops before it, --count %d takes it whole.",
-			n, b.entry, whole, whole+b.letters)
+			n, b.Entry, whole, whole+b.Letters)
 		if code, ok := askAboutBatches(ctx, t, cmd, split, fix, &q, stderr); !ok {
 			return code
 		}
@@ -148,14 +147,14 @@ func skipLetters(ctx context.Context, cf *clientFlags, in stdin, t *dlqops.Targe
 		return code
 	}
 	started := time.Now()
-	opts, err := t.Options(ctx, dlqops.Request{Discard: true, Limit: f.count, Until: &p.until, Selected: n})
+	opts, err := t.Options(ctx, dlqops.Request{Discard: true, Limit: f.count, Until: &p.Until, Selected: n})
 	if err != nil {
 		printError(stderr, cmd, err)
 		return ExitFailure
 	}
 	var taken []client.MessageID
-	sum, err := dlqops.Run(ctx, t.Client, opts, func(ev replay.Event) {
-		if ev.Action == replay.Discarded {
+	sum, err := dlqops.Run(ctx, t.Client, opts, func(ev dlqops.Event) {
+		if ev.Action == dlqops.Discarded {
 			taken = append(taken, ev.ID)
 		}
 	})
@@ -193,10 +192,10 @@ func finishPurge(ctx context.Context, cf *clientFlags, t *dlqops.Target, res pur
 	}
 	writePurge(res, asJSON, stdout)
 	discarded := res.Skipped
-	if res.Action == replay.ActionPurge && res.LettersBefore != nil && res.LettersAfter != nil {
+	if res.Action == dlqops.ActionPurge && res.LettersBefore != nil && res.LettersAfter != nil {
 		discarded = max(*res.LettersBefore-*res.LettersAfter, 0)
 	}
-	cf.record(cmd, replay.HistoryEntry{When: started, Action: res.Action, DLQ: t.Topic, Subscription: t.Sub,
+	cf.record(cmd, dlqops.HistoryEntry{When: started, Action: res.Action, DLQ: t.Topic, Subscription: t.Sub,
 		Selection: selection, Discarded: discarded, Result: resultOf(ctx, err), Elapsed: time.Since(started)}, stderr)
 	if err != nil {
 		printError(stderr, cmd, err)
@@ -217,7 +216,7 @@ func writePurge(r purgeResult, asJSON bool, stdout io.Writer) {
 		fmt.Fprintf(stdout, "nothing to purge: %s has no backlog on %s\n", name, sub)
 	case !r.OK:
 		fmt.Fprintf(stdout, "%s of %s via %s failed; %s before\n", r.Action, name, sub, countBefore(r))
-	case r.Action == replay.ActionSkip:
+	case r.Action == dlqops.ActionSkip:
 		fmt.Fprintf(stdout, "skipped the first %d letters of %s via %s: %s\n", r.Skipped, name, sub, countChange(r))
 	default:
 		fmt.Fprintf(stdout, "purged %s via %s: %s\n", name, sub, countChange(r))

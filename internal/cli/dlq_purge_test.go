@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/letterbox-dev/letterbox/client"
-	"github.com/letterbox-dev/letterbox/client/replay"
+	"github.com/letterbox-dev/letterbox/client/dlqops"
 	"github.com/letterbox-dev/letterbox/internal/brokertest"
 )
 
@@ -53,9 +53,9 @@ func TestDLQPurge(t *testing.T) {
 	if code, out, _ := purge("", false, "--yes"); code != ExitNothing || !strings.Contains(out, "nothing to purge") {
 		t.Errorf("an empty backlog: code %d, stdout %q", code, out)
 	}
-	checkHistory(t, env, []replay.HistoryEntry{
-		{Action: replay.ActionSkip, DLQ: dlq, Subscription: sub, Selection: "first 2", Discarded: 2, Result: "complete"},
-		{Action: replay.ActionPurge, DLQ: dlq, Subscription: sub, Selection: "everything", Discarded: 3, Result: "complete"},
-		{Action: replay.ActionPurge, DLQ: dlq, Subscription: sub, Selection: "everything", Result: replay.ResultNothingSelected},
+	checkHistory(t, env, []dlqops.HistoryEntry{
+		{Action: dlqops.ActionSkip, DLQ: dlq, Subscription: sub, Selection: "first 2", Discarded: 2, Result: "complete"},
+		{Action: dlqops.ActionPurge, DLQ: dlq, Subscription: sub, Selection: "everything", Discarded: 3, Result: "complete"},
+		{Action: dlqops.ActionPurge, DLQ: dlq, Subscription: sub, Selection: "everything", Result: dlqops.ResultNothingSelected},
 	})
 }

@@ -13,9 +13,7 @@ import (
 
 	"github.com/letterbox-dev/letterbox/client"
 	"github.com/letterbox-dev/letterbox/client/dlqops"
-	"github.com/letterbox-dev/letterbox/client/replay"
 	"github.com/letterbox-dev/letterbox/client/termtext"
-	"github.com/letterbox-dev/letterbox/client/triage"
 )
 
 // resendFlags are the flags of "letterbox dlq resend".
@@ -107,8 +105,8 @@ func runDLQResend(ctx context.Context, cf *clientFlags, in stdin, args []string,
 		case errors.As(err, &ue):
 			return usage(err)
 		case errors.As(err, &nl):
-			cf.record(cmd, replay.HistoryEntry{When: time.Now(), Action: replay.ActionResend, DLQ: t.Topic, Subscription: t.Sub,
-				Selection: "id " + positionOf(id), Result: replay.ResultNothingSelected}, stderr)
+			cf.record(cmd, dlqops.HistoryEntry{When: time.Now(), Action: dlqops.ActionResend, DLQ: t.Topic, Subscription: t.Sub,
+				Selection: "id " + positionOf(id), Result: dlqops.ResultNothingSelected}, stderr)
 			return nothingSelected(stderr, cmd, termtext.Line(err.Error()))
 		}
 		return fail(err)
@@ -133,7 +131,7 @@ func runDLQResend(ctx context.Context, cf *clientFlags, in stdin, args []string,
 	q := question{cmd: cmd, text: "resend this letter?"}
 	if m.ID.BatchSize > 1 {
 		// The letter leaves the DLQ by an acknowledgement of one letter of its batch.
-		split := []batchShare{{entry: triage.Entry{Ledger: m.ID.Ledger, Entry: m.ID.Entry}, letters: int64(m.ID.BatchSize), selected: 1}}
+		split := []dlqops.BatchShare{{Entry: dlqops.LedgerEntry{Ledger: m.ID.Ledger, Entry: m.ID.Entry}, Letters: int64(m.ID.BatchSize), Selected: 1}}
 		if code, ok := askAboutBatches(ctx, t, cmd, split, "The letter would be resent and stay in the DLQ too.", &q, stderr); !ok {
 			return code
 		}
@@ -154,7 +152,7 @@ func runDLQResend(ctx context.Context, cf *clientFlags, in stdin, args []string,
 	if edited {
 		selection += " edited"
 	}
-	result := replay.Result(sum, err)
+	result := dlqops.Result(sum, err)
 	if err == nil && !res.OK {
 		result = "error: " + res.Reason
 	}
@@ -197,7 +195,7 @@ func (f *resendFlags) check(in stdin) (id client.MessageID, fileBody []byte, edi
 
 // applyTo changes ed as the flags say (not --edit, which comes after): the payload, from
 // --payload or the file read, the key, and the properties set and removed.
-func (f *resendFlags) applyTo(ed *replay.Edit, fileBody []byte) {
+func (f *resendFlags) applyTo(ed *dlqops.Edit, fileBody []byte) {
 	switch {
 	case f.payload.set:
 		ed.Payload = []byte(f.payload.v)
@@ -213,14 +211,14 @@ func (f *resendFlags) applyTo(ed *replay.Edit, fileBody []byte) {
 // sendLetter resends the letter m to dest with the engine (opts select it alone), then reads
 // the subscription's cursor back: a letter the broker did not keep acknowledged comes back,
 // and is reported so. res says what happened, and why not when it did not.
-func sendLetter(ctx context.Context, t *dlqops.Target, opts replay.Options, m *client.Message, dest string, stderr io.Writer) (resendResult, replay.Summary, error) {
+func sendLetter(ctx context.Context, t *dlqops.Target, opts dlqops.ReplayOptions, m *client.Message, dest string, stderr io.Writer) (resendResult, dlqops.Summary, error) {
 	cmd := dlqResend.cmd
 	res := resendResult{ID: positionOf(m.ID), DLQ: t.Topic, Subscription: t.Sub, Destination: dest, Action: "failed"}
-	sum, err := dlqops.Run(ctx, t.Client, opts, func(ev replay.Event) {
+	sum, err := dlqops.Run(ctx, t.Client, opts, func(ev dlqops.Event) {
 		switch ev.Action {
-		case replay.Moved:
+		case dlqops.Moved:
 			res.Action, res.OK = "resent", true
-		case replay.Failed:
+		case dlqops.Failed:
 			res.Reason = ev.Reason
 		}
 	})

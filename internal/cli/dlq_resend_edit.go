@@ -16,9 +16,7 @@ import (
 
 	"github.com/letterbox-dev/letterbox/client"
 	"github.com/letterbox-dev/letterbox/client/dlqops"
-	"github.com/letterbox-dev/letterbox/client/replay"
 	"github.com/letterbox-dev/letterbox/client/termtext"
-	"github.com/letterbox-dev/letterbox/client/triage"
 )
 
 // What "letterbox dlq resend" sends: the letter read back, its destination, the edit the
@@ -70,19 +68,19 @@ func (p propertyList) apply(props map[string]string, unset []string) {
 
 // startEdit is the letter as a resend starts from: its payload, key and properties without
 // the bookkeeping.
-func startEdit(m *client.Message) replay.Edit {
-	return replay.StartEdit(m.Payload, m.Key, m.Properties)
+func startEdit(m *client.Message) dlqops.Edit {
+	return dlqops.StartEdit(m.Payload, m.Key, m.Properties)
 }
 
 // edits reports whether ed changes anything of the letter m.
-func edits(m *client.Message, ed replay.Edit) bool { return ed.Changes(startEdit(m)) }
+func edits(m *client.Message, ed dlqops.Edit) bool { return ed.Changes(startEdit(m)) }
 
 // readLetter reads the letter id of t's DLQ without consuming (a non-durable reader from its
 // entry), and checks that t's subscription still holds it. An entry that is a batch of several
 // letters must be named with its batch index: the engine would take every letter it names.
 func readLetter(ctx context.Context, t *dlqops.Target, id client.MessageID) (*client.Message, error) {
 	start := client.MessageID{Ledger: id.Ledger, Entry: id.Entry, Partition: -1, BatchIndex: -1}
-	page, err := triage.Browse(ctx, t.Client, nil, t.Topic, nil, triage.From{ID: start, HasID: true}, int(max(id.BatchIndex, 0))+1)
+	page, err := dlqops.Browse(ctx, t.Client, nil, t.Topic, nil, dlqops.From{ID: start, HasID: true}, int(max(id.BatchIndex, 0))+1)
 	if err != nil {
 		return nil, err
 	}
@@ -101,11 +99,11 @@ func readLetter(ctx context.Context, t *dlqops.Target, id client.MessageID) (*cl
 		return nil, usageErr{fmt.Errorf("%s is a batch of %d letters: name one, %d:%d:0:B (B from 0 to %d)",
 			name, m.ID.BatchSize, id.Ledger, id.Entry, m.ID.BatchSize-1)}
 	}
-	cur, err := triage.ReadCursor(ctx, t.Admin, t.Topic, t.Sub)
+	cur, err := dlqops.ReadCursor(ctx, t.Admin, t.Topic, t.Sub)
 	if err != nil {
 		return nil, err
 	}
-	if cur.Acked(triage.PositionOf(m.ID)) {
+	if cur.Acked(dlqops.PositionOf(m.ID)) {
 		return nil, noLetter{fmt.Errorf("%s was acknowledged on %s already", name, t.Sub)}
 	}
 	return m, nil
@@ -162,11 +160,11 @@ func editPayload(ctx context.Context, editor string, payload []byte, in stdin, s
 }
 
 // showResend writes what a resend will send, for the person about to confirm it.
-func showResend(w io.Writer, m *client.Message, ed replay.Edit, t *dlqops.Target, dest string) {
+func showResend(w io.Writer, m *client.Message, ed dlqops.Edit, t *dlqops.Target, dest string) {
 	props := maps.Clone(ed.Properties)
-	props[replay.PropertyReplayedFrom] = replay.Event{ID: m.ID}.IDString()
-	count, _ := strconv.Atoi(m.Properties[replay.PropertyReplayCount])
-	props[replay.PropertyReplayCount] = strconv.Itoa(max(count, 0) + 1)
+	props[dlqops.PropertyReplayedFrom] = dlqops.Event{ID: m.ID}.IDString()
+	count, _ := strconv.Atoi(m.Properties[dlqops.PropertyReplayCount])
+	props[dlqops.PropertyReplayCount] = strconv.Itoa(max(count, 0) + 1)
 	var kvs []string
 	for _, k := range slices.Sorted(maps.Keys(props)) {
 		kvs = append(kvs, termtext.Line(k)+"="+termtext.Line(props[k]))

@@ -14,7 +14,7 @@ import (
 
 	"github.com/letterbox-dev/letterbox/broker"
 	"github.com/letterbox-dev/letterbox/client"
-	"github.com/letterbox-dev/letterbox/client/replay"
+	"github.com/letterbox-dev/letterbox/client/dlqops"
 	"github.com/letterbox-dev/letterbox/client/wire/pb"
 	"github.com/letterbox-dev/letterbox/internal/brokertest"
 )
@@ -52,7 +52,7 @@ func TestDLQResend(t *testing.T) {
 	p := m.Properties()
 	from := fmt.Sprintf("%d:%d:0", ids[1].Ledger, ids[1].Entry) // the engine writes ledger:entry:partition
 	if string(m.Payload()) != `{"fixed":true}` || m.Key() != "k1" || p["note"] != "hand" || p["reason"] != "timeout" ||
-		p[replay.PropertyReplayedFrom] != from || p[replay.PropertyReplayCount] != "1" ||
+		p[dlqops.PropertyReplayedFrom] != from || p[dlqops.PropertyReplayCount] != "1" ||
 		p[client.PropertyRealTopic] != "" || p[client.PropertyOriginMessageID] != "" {
 		t.Errorf("resent: key %q, payload %s, properties %v", m.Key(), m.Payload(), p)
 	}
@@ -102,11 +102,11 @@ func TestDLQResend(t *testing.T) {
 			t.Errorf("%q: code %d, stderr %q; want %d and %q", tt.args, code, errOut, tt.code, tt.want)
 		}
 	}
-	checkHistory(t, env, []replay.HistoryEntry{
-		{Action: replay.ActionResend, DLQ: dlq, Subscription: sub, Selection: "id " + x + " edited", Moved: 1, Result: "complete"},
-		{Action: replay.ActionResend, DLQ: dlq, Subscription: sub, Selection: "id " + y + " edited", Moved: 1, Result: "complete"},
-		{Action: replay.ActionResend, DLQ: dlq, Subscription: sub, Selection: "id " + x, Result: replay.ResultNothingSelected},
-		{Action: replay.ActionResend, DLQ: dlq, Subscription: sub, Selection: "id 999:0", Result: replay.ResultNothingSelected},
+	checkHistory(t, env, []dlqops.HistoryEntry{
+		{Action: dlqops.ActionResend, DLQ: dlq, Subscription: sub, Selection: "id " + x + " edited", Moved: 1, Result: "complete"},
+		{Action: dlqops.ActionResend, DLQ: dlq, Subscription: sub, Selection: "id " + y + " edited", Moved: 1, Result: "complete"},
+		{Action: dlqops.ActionResend, DLQ: dlq, Subscription: sub, Selection: "id " + x, Result: dlqops.ResultNothingSelected},
+		{Action: dlqops.ActionResend, DLQ: dlq, Subscription: sub, Selection: "id 999:0", Result: dlqops.ResultNothingSelected},
 	})
 }
 

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/letterbox-dev/letterbox/client/deadletter"
-	"github.com/letterbox-dev/letterbox/client/triage"
+	"github.com/letterbox-dev/letterbox/client/dlqops"
 )
 
 // statsFlags are the flags of "letterbox dlq stats".
@@ -25,7 +25,7 @@ type statsFlags struct {
 func (f *statsFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.subscription, "subscription", "", "count the letters subscription `S` has not acknowledged (default: the DLQ's main subscription)")
 	fs.Var(&f.filters, "filter", filterHelp)
-	fs.Var(&f.by, "by", "also count the letters by `FACET` (repeatable): "+strings.Join(triage.FacetNames, ", ")+", property.NAME or json.NAME")
+	fs.Var(&f.by, "by", "also count the letters by `FACET` (repeatable): "+strings.Join(dlqops.FacetNames(), ", ")+", property.NAME or json.NAME")
 	fs.BoolVar(&f.includeAcked, "include-acknowledged", false, "count the letters the subscription acknowledged too, while the DLQ retains them")
 	fs.BoolVar(&f.json, "json", false, "write the counts as one JSON object to stdout")
 }
@@ -57,7 +57,7 @@ when they may), complete and elapsed (seconds). On a terminal, stderr shows the 
 Flags:
 `}
 
-// statsJSON is the output of --json: triage.Stats plus what the scan was.
+// statsJSON is the output of --json: the scan's ScanStats plus what the scan was.
 type statsJSON struct {
 	Topic               string  `json:"topic"`
 	Subscription        *string `json:"subscription"`
@@ -71,9 +71,9 @@ type statsJSON struct {
 	Complete            bool    `json:"complete"`
 	Elapsed             float64 `json:"elapsed"` // seconds
 	// Facets are the --by facets, in the order asked.
-	Facets []triage.FacetSummary `json:"facets,omitempty"`
-	triage.Stats
-	// These shadow Stats' fields of the same names: null rather than year 1 without letters.
+	Facets []dlqops.FacetSummary `json:"facets,omitempty"`
+	dlqops.ScanStats
+	// These shadow ScanStats' fields of the same names: null rather than year 1 without letters.
 	First *time.Time `json:"first_published"`
 	Last  *time.Time `json:"last_published"`
 }
@@ -101,13 +101,13 @@ func runDLQStats(ctx context.Context, cf *clientFlags, _ stdin, args []string, s
 		return code
 	}
 	names := deadletter.NewPropertyNames(filter.Properties())
-	res, err := triage.Scan(ctx, cl, triage.ScanOptions{Topic: topic, Subscription: sub, IncludeAcknowledged: f.includeAcked,
+	res, err := dlqops.Scan(ctx, cl, dlqops.ScanOptions{Topic: topic, Subscription: sub, IncludeAcknowledged: f.includeAcked,
 		Filter: filter, NoIndex: true, Facets: len(f.by) > 0, Admin: ad, Progress: scanProgress(stderr), Names: names})
 	if err != nil && ctx.Err() == nil {
 		return scanFailed(ctx, stderr, dlqStats.cmd, topic, err)
 	}
 	warnUnseen(stderr, dlqStats.cmd, names)
-	var facets []triage.FacetSummary
+	var facets []dlqops.FacetSummary
 	for _, name := range f.by {
 		facets = append(facets, res.Facets.Facet(name))
 	}
@@ -115,7 +115,7 @@ func runDLQStats(ctx context.Context, cf *clientFlags, _ stdin, args []string, s
 	if f.json {
 		out := statsJSON{Topic: topic, Filter: filter.String(), Read: res.Read, Selected: res.Stats.Letters,
 			Acknowledged: res.Acknowledged, IncludeAcknowledged: f.includeAcked, Entries: res.Entries, Approx: res.Approx,
-			Complete: res.Complete, Elapsed: res.Elapsed.Seconds(), Facets: facets, Stats: res.Stats}
+			Complete: res.Complete, Elapsed: res.Elapsed.Seconds(), Facets: facets, ScanStats: res.Stats}
 		if sub != "" {
 			out.Subscription = &sub
 		}

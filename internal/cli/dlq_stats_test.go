@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/letterbox-dev/letterbox/client"
-	"github.com/letterbox-dev/letterbox/client/triage"
+	"github.com/letterbox-dev/letterbox/client/dlqops"
 	"github.com/letterbox-dev/letterbox/internal/brokertest"
 )
 
@@ -57,12 +57,12 @@ func TestDLQStats(t *testing.T) {
 			props[client.PropertyReconsumeTimes] = fmt.Sprint(rc)
 		}
 		key := fmt.Sprintf("customer-%d", i%7)
-		sub := triage.NoOrigin
+		sub := dlqops.NoOrigin
 		if origin == dlqNS+"orders" {
 			sub = "billing"
 		}
 		count := func(c statsCounts) {
-			c.reasons[or(reason, triage.NoReason)]++
+			c.reasons[or(reason, dlqops.NoReason)]++
 			c.origins[origin]++
 			c.subs[sub]++
 			c.keys[key]++
@@ -90,7 +90,7 @@ func TestDLQStats(t *testing.T) {
 			Read     int64  `json:"read"`
 			Selected int64  `json:"selected"`
 			Complete bool   `json:"complete"`
-			triage.Stats
+			dlqops.ScanStats
 		}
 		if err := json.Unmarshal([]byte(out), &got); code != ExitOK || err != nil {
 			t.Fatalf("%s: code %d, %v, stdout %q, stderr %q", name, code, err, out, errOut)
@@ -134,7 +134,7 @@ func TestDLQStats(t *testing.T) {
 	}
 }
 
-func counted(cs []triage.Count) map[string]int64 {
+func counted(cs []dlqops.Count) map[string]int64 {
 	m := map[string]int64{}
 	for _, c := range cs {
 		m[c.Name] = c.N

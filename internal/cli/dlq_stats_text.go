@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/letterbox-dev/letterbox/client/dlqops"
 	"github.com/letterbox-dev/letterbox/client/termtext"
-	"github.com/letterbox-dev/letterbox/client/triage"
 )
 
 // How "letterbox dlq stats" writes its counts for a reader: a header, then one block per
@@ -21,7 +21,7 @@ const rfc3339Milli = "2006-01-02T15:04:05.000Z07:00"
 // hourBarWidth is the width of the largest bar of the per-hour histogram.
 const hourBarWidth = 40
 
-func writeStats(w io.Writer, res *triage.Result, filter string) {
+func writeStats(w io.Writer, res *dlqops.ScanResult, filter string) {
 	s := res.Stats
 	fmt.Fprintln(w, termtext.Line(res.Topic))
 	state := "complete"
@@ -58,19 +58,19 @@ func writeStats(w io.Writer, res *triage.Result, filter string) {
 	}
 	writeCounts(w, title, s.TopKeys, s.Letters)
 	writeHours(w, s.ByHour)
-	reconsumes := make([]triage.Count, len(s.Reconsumes))
+	reconsumes := make([]dlqops.Count, len(s.Reconsumes))
 	for i, r := range s.Reconsumes {
 		name := strconv.Itoa(r.Times)
 		if r.Times < 0 {
 			name = "none (died by redelivery)"
 		}
-		reconsumes[i] = triage.Count{Name: name, N: r.N}
+		reconsumes[i] = dlqops.Count{Name: name, N: r.N}
 	}
 	writeCounts(w, "reconsume times", reconsumes, s.Letters)
 }
 
 // writeCounts writes one breakdown: count, share of total, name.
-func writeCounts(w io.Writer, title string, cs []triage.Count, total int64) {
+func writeCounts(w io.Writer, title string, cs []dlqops.Count, total int64) {
 	fmt.Fprintf(w, "\n%s\n", title)
 	width := 1
 	for _, c := range cs {
@@ -83,7 +83,7 @@ func writeCounts(w io.Writer, title string, cs []triage.Count, total int64) {
 
 // writeHours writes a bar per hour, scaled to the busiest hour. Runs of more than two empty
 // hours fold into one line: a DLQ that fills up in bursts a week apart stays a screenful.
-func writeHours(w io.Writer, hours []triage.HourCount) {
+func writeHours(w io.Writer, hours []dlqops.HourCount) {
 	io.WriteString(w, "\nper hour (UTC)\n")
 	var most int64
 	width := 1
@@ -91,7 +91,7 @@ func writeHours(w io.Writer, hours []triage.HourCount) {
 		most = max(most, h.N)
 		width = max(width, len(strconv.FormatInt(h.N, 10)))
 	}
-	bar := func(h triage.HourCount) {
+	bar := func(h dlqops.HourCount) {
 		n := 0
 		if h.N > 0 {
 			n = max(int(h.N*hourBarWidth/most), 1)

@@ -14,12 +14,9 @@ import (
 
 	"github.com/letterbox-dev/letterbox/client/admin"
 	"github.com/letterbox-dev/letterbox/client/adminapi"
-	"github.com/letterbox-dev/letterbox/client/deadletter"
 	"github.com/letterbox-dev/letterbox/client/dlqops"
 	"github.com/letterbox-dev/letterbox/client/naming"
-	"github.com/letterbox-dev/letterbox/client/replay"
 	"github.com/letterbox-dev/letterbox/client/termtext"
-	"github.com/letterbox-dev/letterbox/client/triage"
 )
 
 // subscribeFlags are the flags of "letterbox dlq subscribe".
@@ -131,12 +128,12 @@ func runDLQSubscribe(ctx context.Context, cf *clientFlags, in stdin, args []stri
 	if err != nil && !admin.IsNotFound(err) {
 		return fail(err)
 	}
-	dt := triage.Topic{Name: topic, Partitions: parts, InCounter: -1}
+	dt := dlqops.Topic{Name: topic, Partitions: parts, InCounter: -1}
 	st, err := topicStats(ctx, ad, dt)
 	if err != nil {
 		return fail(fmt.Errorf("DLQ %s: %w", topic, err))
 	}
-	durable := triage.Subscriptions(st, true)
+	durable := dlqops.Subscriptions(st, true)
 
 	res := subscribeResult{DLQ: topic, OK: true}
 	retention := f.minutes.set || f.sizeMB.set
@@ -148,11 +145,11 @@ func runDLQSubscribe(ctx context.Context, cf *clientFlags, in stdin, args []stri
 			if err != nil {
 				return fail(err)
 			}
-			res.Subscription = suggestSubscription(ctx, ad, dt, known)
+			res.Subscription = dlqops.SuggestSubscription(ctx, ad, dt, known)
 		}
 		if _, ok := st.Subscriptions[res.Subscription]; ok {
 			return fail(fmt.Errorf("%s has a subscription %s already (%s): nothing done; name another with --subscription",
-				shortTopic(topic), res.Subscription, backlogWords(triage.BacklogOf(st, res.Subscription))))
+				shortTopic(topic), res.Subscription, backlogWords(dlqops.BacklogOf(st, res.Subscription))))
 		}
 		ask := fmt.Sprintf("create the durable subscription %s on %s at its earliest retained letter", termtext.Line(res.Subscription), shortTopic(topic))
 		if len(durable) > 0 {
@@ -186,7 +183,7 @@ func runDLQSubscribe(ctx context.Context, cf *clientFlags, in stdin, args []stri
 		}
 		errs = append(errs, err)
 		res.RetentionSet = err == nil
-		cf.record(cmd, replay.HistoryEntry{When: started, Action: replay.ActionRetention, DLQ: topic,
+		cf.record(cmd, dlqops.HistoryEntry{When: started, Action: dlqops.ActionRetention, DLQ: topic,
 			Selection: retentionWords(res.Retention) + " on " + ns, Result: resultOf(ctx, err), Elapsed: time.Since(started)}, stderr)
 	}
 	if err := errors.Join(errs...); err != nil {
@@ -201,7 +198,7 @@ func runDLQSubscribe(ctx context.Context, cf *clientFlags, in stdin, args []stri
 
 // createSubscription creates res.Subscription on the DLQ dt at its earliest retained letter,
 // records it, and reads its backlog back into res.
-func createSubscription(ctx context.Context, cf *clientFlags, ad *admin.Client, dt triage.Topic, res *subscribeResult, stderr io.Writer) error {
+func createSubscription(ctx context.Context, cf *clientFlags, ad *admin.Client, dt dlqops.Topic, res *subscribeResult, stderr io.Writer) error {
 	cmd, topic := dlqSubscribe.cmd, dt.Name
 	started := time.Now()
 	err := dlqops.Subscribe(ctx, ad, topic, res.Subscription)
@@ -211,29 +208,15 @@ func createSubscription(ctx context.Context, cf *clientFlags, ad *admin.Client, 
 		err = fmt.Errorf("create subscription %s on %s: %w", res.Subscription, topic, err)
 	}
 	res.Created = err == nil
-	cf.record(cmd, replay.HistoryEntry{When: started, Action: replay.ActionSubscribe, DLQ: topic, Subscription: res.Subscription,
+	cf.record(cmd, dlqops.HistoryEntry{When: started, Action: dlqops.ActionSubscribe, DLQ: topic, Subscription: res.Subscription,
 		Selection: "earliest", Result: resultOf(ctx, err), Elapsed: time.Since(started)}, stderr)
 	if err == nil {
 		if st, err := topicStats(ctx, ad, dt); err == nil {
-			b := triage.BacklogOf(st, res.Subscription)
+			b := dlqops.BacklogOf(st, res.Subscription)
 			res.Backlog, res.Letters = b.Entries, lettersOf(b)
 		}
 	}
 	return err
-}
-
-// suggestSubscription names the subscription to create after the one the DLQ's letters died
-// on: from the DLQ's name when it derives from an existing topic, else from the verdict of
-// deadletter.Classify on its newest letter (or the name's last dash); else dlq-replay.
-func suggestSubscription(ctx context.Context, ad *admin.Client, dt triage.Topic, known []string) string {
-	if kind, _, sub, named := naming.FromName(dt.Name, known); named && kind == deadletter.DeadLetter && sub != "" {
-		return sub + "-replay"
-	}
-	v := triage.NewFinder(ad).Classify(ctx, []triage.Topic{dt})[dt.Name]
-	if v.Kind == deadletter.DeadLetter && v.Subscription != "" {
-		return v.Subscription + "-replay"
-	}
-	return "dlq-replay"
 }
 
 // newRetention is the retention to set: the limits given, and for one not given the
@@ -276,7 +259,7 @@ func writeSubscribe(r subscribeResult, asJSON bool, stdout io.Writer) {
 	}
 	if r.Created {
 		fmt.Fprintf(stdout, "created subscription %s on %s at its earliest retained letter: %s\n", termtext.Line(r.Subscription), shortTopic(r.DLQ),
-			backlogWords(triage.Backlog{Entries: r.Backlog, Letters: deref(r.Letters), LettersKnown: r.Letters != nil}))
+			backlogWords(dlqops.Backlog{Entries: r.Backlog, Letters: deref(r.Letters), LettersKnown: r.Letters != nil}))
 	}
 	if r.RetentionSet {
 		fmt.Fprintf(stdout, "set the retention of %s: %s\n", r.Namespace, retentionWords(r.Retention))

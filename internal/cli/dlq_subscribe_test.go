@@ -8,7 +8,7 @@ import (
 	"github.com/apache/pulsar-client-go/pulsar"
 
 	"github.com/letterbox-dev/letterbox/client"
-	"github.com/letterbox-dev/letterbox/client/replay"
+	"github.com/letterbox-dev/letterbox/client/dlqops"
 	"github.com/letterbox-dev/letterbox/internal/brokertest"
 )
 
@@ -77,11 +77,11 @@ func TestDLQSubscribe(t *testing.T) {
 	if code, out, errOut := subscribe("", false, "misc", "--not-a-dlq", "--yes"); code != ExitOK || !strings.Contains(out, "created subscription dlq-replay on misc") {
 		t.Errorf("misc --not-a-dlq: code %d, stdout %q, stderr %q", code, out, errOut)
 	}
-	checkHistory(t, env, []replay.HistoryEntry{
-		{Action: replay.ActionSubscribe, DLQ: dlq, Subscription: "billing-replay", Selection: "earliest", Result: "complete"},
-		{Action: replay.ActionRetention, DLQ: dlq, Selection: "120 minutes, no size limit on public/default", Result: "complete"},
-		{Action: replay.ActionRetention, DLQ: dlq, Selection: "120 minutes, 500 MB on public/default", Result: "complete"},
-		{Action: replay.ActionSubscribe, DLQ: dlqNS + "orders-dlq", Subscription: "billing-replay", Selection: "earliest", Result: "complete"},
-		{Action: replay.ActionSubscribe, DLQ: dlqNS + "misc", Subscription: "dlq-replay", Selection: "earliest", Result: "complete"},
+	checkHistory(t, env, []dlqops.HistoryEntry{
+		{Action: dlqops.ActionSubscribe, DLQ: dlq, Subscription: "billing-replay", Selection: "earliest", Result: "complete"},
+		{Action: dlqops.ActionRetention, DLQ: dlq, Selection: "120 minutes, no size limit on public/default", Result: "complete"},
+		{Action: dlqops.ActionRetention, DLQ: dlq, Selection: "120 minutes, 500 MB on public/default", Result: "complete"},
+		{Action: dlqops.ActionSubscribe, DLQ: dlqNS + "orders-dlq", Subscription: "billing-replay", Selection: "earliest", Result: "complete"},
+		{Action: dlqops.ActionSubscribe, DLQ: dlqNS + "misc", Subscription: "dlq-replay", Selection: "earliest", Result: "complete"},
 	})
 }

@@ -15,7 +15,7 @@ import (
 	plog "github.com/apache/pulsar-client-go/pulsar/log"
 
 	"github.com/letterbox-dev/letterbox/client/admin"
-	"github.com/letterbox-dev/letterbox/client/triage"
+	"github.com/letterbox-dev/letterbox/client/dlqops"
 	"github.com/letterbox-dev/letterbox/internal/brokertest"
 )
 
@@ -202,7 +202,7 @@ func TestDLQParseInterspersed(t *testing.T) {
 func TestDLQScanFailed(t *testing.T) {
 	t.Parallel()
 	var errOut bytes.Buffer
-	gone := fmt.Errorf("scan x: %w: %w", triage.ErrTopicGone, errors.New("topic not found"))
+	gone := fmt.Errorf("scan x: %w: %w", dlqops.ErrTopicGone, errors.New("topic not found"))
 	if code := scanFailed(context.Background(), &errOut, "letterbox dlq stats", dlqNS+"x", gone); code != ExitFailure ||
 		errOut.String() != "letterbox dlq stats: persistent://public/default/x: the DLQ was deleted during the scan\n" {
 		t.Errorf("code %d, stderr %q", code, errOut.String())
@@ -213,8 +213,8 @@ func TestDLQScanBar(t *testing.T) {
 	t.Parallel()
 	var w bytes.Buffer
 	bar := scanBar{w: &w}
-	bar.draw(triage.Progress{Read: 1200, Entries: 300, TotalEntries: 1000, Fraction: 0.3, Rate: 2400, Left: 1400 * time.Millisecond})
-	bar.draw(triage.Progress{Read: 4000, Entries: 1000, TotalEntries: 1000, Fraction: 1, Rate: 2500, Done: true})
+	bar.draw(dlqops.ScanProgress{Read: 1200, Entries: 300, TotalEntries: 1000, Fraction: 0.3, Rate: 2400, Left: 1400 * time.Millisecond})
+	bar.draw(dlqops.ScanProgress{Read: 4000, Entries: 1000, TotalEntries: 1000, Fraction: 1, Rate: 2500, Done: true})
 	want := "\r\033[K[#########.....................]  30% 300/1000 entries, 1200 letters, 2400 letters/s, 1s left" +
 		"\r\033[K[##############################] 100% 1000/1000 entries, 4000 letters, 2500 letters/s\n"
 	if w.String() != want {

@@ -5,7 +5,7 @@ import (
 	"io"
 
 	"github.com/letterbox-dev/letterbox/client/deadletter"
-	"github.com/letterbox-dev/letterbox/client/replay"
+	"github.com/letterbox-dev/letterbox/client/dlqops"
 )
 
 // What the commands say when a selection matches nothing: a filter with a typo
@@ -14,7 +14,7 @@ import (
 // carries are named with those that letters do carry; an action that selects nothing exits 3.
 
 // propertyNames watches the property names filters name, nil when they name none.
-func propertyNames(filters []replay.Filter) *deadletter.PropertyNames {
+func propertyNames(filters []dlqops.Filter) *deadletter.PropertyNames {
 	var names []string
 	for _, f := range filters {
 		names = append(names, f.Properties()...)

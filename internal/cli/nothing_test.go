@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/letterbox-dev/letterbox/client"
-	"github.com/letterbox-dev/letterbox/client/replay"
+	"github.com/letterbox-dev/letterbox/client/dlqops"
 	"github.com/letterbox-dev/letterbox/internal/brokertest"
 )
 
@@ -57,9 +57,9 @@ func TestNothingSelected(t *testing.T) {
 		results = append(results, fmt.Sprintf("%s %s: %s", h.Action, h.Selection, h.Result))
 	}
 	want := []string{
-		"discard " + typo + ": " + replay.ResultNothingSelected,
-		"replay " + typo + ": " + replay.ResultNothingSelected,
-		`replay key=UNKNOWN or key="": ` + replay.ResultNothingSelected,
+		"discard " + typo + ": " + dlqops.ResultNothingSelected,
+		"replay " + typo + ": " + dlqops.ResultNothingSelected,
+		`replay key=UNKNOWN or key="": ` + dlqops.ResultNothingSelected,
 	}
 	if fmt.Sprint(results) != fmt.Sprint(want) {
 		t.Errorf("history\n%q\nwant\n%q", results, want)

@@ -16,7 +16,6 @@ import (
 	"github.com/letterbox-dev/letterbox/client"
 	"github.com/letterbox-dev/letterbox/client/admin"
 	"github.com/letterbox-dev/letterbox/client/dlqops"
-	"github.com/letterbox-dev/letterbox/client/replay"
 	"github.com/letterbox-dev/letterbox/client/termtext"
 )
 
@@ -46,7 +45,7 @@ func (r *replayFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&r.until, "until", "", "take dead letters up to message `ID` (ledger:entry) only, as a dry run showed them; later ones stay (default: the DLQ's last message at the start)")
 	fs.Float64Var(&r.rate, "rate", 0, "republish at most `N` messages a second (0: no limit)")
 	fs.Int64Var(&r.limit, "limit", 0, "move at most `N` messages (0: no limit)")
-	fs.IntVar(&r.maxReplays, "max-replays", replay.DefaultMaxReplays, "skip messages already replayed `N` times (loop guard; negative: none)")
+	fs.IntVar(&r.maxReplays, "max-replays", dlqops.DefaultMaxReplays, "skip messages already replayed `N` times (loop guard; negative: none)")
 	fs.BoolVar(&r.dryRun, "dry-run", false, "report what would move and where; move nothing")
 	fs.BoolVar(&r.notADLQ, "not-a-dlq", false, notADLQHelp)
 	fs.BoolVar(&r.crossTenant, "allow-cross-tenant", false, "let letters go to topics of another tenant than the DLQ's (without it they stay, reported as failed)")
@@ -156,7 +155,7 @@ func parseReplay(cf *clientFlags, args []string, stdout, stderr io.Writer) (rf *
 func (r *replayFlags) request(cf *clientFlags) (dlqops.Request, error) {
 	req := dlqops.Request{DLQ: r.dlq, Subscription: r.subscription, To: r.to, Destination: r.destination,
 		IDs: r.ids.text, Filters: r.filters, Limit: r.limit, Rate: r.rate, DryRun: r.dryRun, New: r.fresh,
-		MaxReplays: r.maxReplays, AllowCrossTenant: r.crossTenant, Cluster: replay.ClusterKey(cf.context, cf.adminURL)}
+		MaxReplays: r.maxReplays, AllowCrossTenant: r.crossTenant, Cluster: dlqops.ClusterKey(cf.context, cf.adminURL)}
 	switch {
 	case r.dlq == "":
 		return req, errors.New("--dlq TOPIC is required")
@@ -177,7 +176,7 @@ func (r *replayFlags) request(cf *clientFlags) (dlqops.Request, error) {
 		req.MaxReplays = -1
 	}
 	for _, expr := range r.filters {
-		if _, err := replay.ParseFilter(expr); err != nil {
+		if _, err := dlqops.ParseFilter(expr); err != nil {
 			return req, filterErr{err}
 		}
 	}
@@ -190,15 +189,15 @@ func (r *replayFlags) request(cf *clientFlags) (dlqops.Request, error) {
 // filterErr is a --filter the engine cannot read.
 type filterErr struct{ error }
 
-// prepareReplay finds the DLQ req names, refuses one that is no DLQ unless --not-a-dlq, turns
-// req into the engine's options (client/dlqops.Prepare), refuses a destination in another
+// prepareReplay turns req into the engine's options (client/dlqops.PrepareNamed: the DLQ it
+// names, refused when it is no DLQ unless --not-a-dlq), refuses a destination in another
 // tenant without --allow-cross-tenant, asks before every letter of a large DLQ, and refuses
 // part of a batch the broker cannot acknowledge in part. ok is false when the command is over,
 // with its exit code.
 func prepareReplay(ctx context.Context, ad *admin.Client, cl *client.Client, in stdin, req dlqops.Request, rf *replayFlags,
-	stderr io.Writer) (opts replay.Options, code int, ok bool) {
+	stderr io.Writer) (opts dlqops.ReplayOptions, code int, ok bool) {
 	const cmd = "letterbox replay"
-	fail := func(err error) (replay.Options, int, bool) {
+	fail := func(err error) (dlqops.ReplayOptions, int, bool) {
 		if err = flagWords(cmd, err); isUsage(err) {
 			return opts, usageError(stderr, cmd, err), false
 		}
@@ -206,18 +205,7 @@ func prepareReplay(ctx context.Context, ad *admin.Client, cl *client.Client, in 
 		return opts, ExitFailure, false
 	}
 	var err error
-	if req.DLQ, err = dlqops.Resolve(ctx, ad, req.DLQ); err != nil {
-		if !dlqops.IsRefusal(err) {
-			err = fmt.Errorf("DLQ %w", err)
-		}
-		return fail(err)
-	}
-	if !rf.notADLQ {
-		if err := dlqops.RequireLetterTopic(ctx, ad, req.DLQ); err != nil {
-			return fail(err)
-		}
-	}
-	if opts, err = dlqops.Prepare(ctx, ad, req); err != nil {
+	if opts, err = dlqops.PrepareNamed(ctx, ad, req, rf.notADLQ); err != nil {
 		return fail(err)
 	}
 	if err := refuseCrossTenant(opts.DLQ, rf); err != nil {
@@ -226,7 +214,7 @@ func prepareReplay(ctx context.Context, ad *admin.Client, cl *client.Client, in 
 	if ok, code := confirmEveryLetter(in, opts, rf.yes, stderr); !ok {
 		return opts, code, false
 	}
-	var pe *replay.PartOfBatchError
+	var pe *dlqops.PartOfBatchError
 	if err := dlqops.CheckBatches(ctx, cl, opts); errors.As(err, &pe) {
 		// Letters moved out of a batch the broker cannot acknowledge in part would be moved
 		// and come back: refused before anything is sent.
@@ -240,31 +228,24 @@ func prepareReplay(ctx context.Context, ad *admin.Client, cl *client.Client, in 
 
 // replayAndReport runs the replay, shows its events, writes its summary, records it in the
 // history and returns the exit code.
-func replayAndReport(ctx context.Context, cl *client.Client, cf *clientFlags, opts replay.Options, rf *replayFlags, stdout, stderr io.Writer) int {
+func replayAndReport(ctx context.Context, cl *client.Client, cf *clientFlags, opts dlqops.ReplayOptions, rf *replayFlags, stdout, stderr io.Writer) int {
 	fail := func(err error) int {
 		printError(stderr, "letterbox replay", err)
 		return ExitFailure
 	}
 	sayResuming(opts, time.Now(), stderr)
 	opts.Names = propertyNames(opts.Selection.Filters)
-	events := make(chan replay.Event, 256)
-	opts.Events = events
-	shown := make(chan struct{})
-	var dests destinations
-	go func() {
-		defer close(shown)
-		dests = showEvents(events, rf, opts.DryRun, stdout, stderr)
-	}()
+	shower := newEventShower(rf, opts.DryRun, stdout, stderr)
 	started := time.Now()
-	sum, err := replay.Run(ctx, cl, opts)
-	<-shown
+	sum, err := dlqops.Run(ctx, cl, opts, shower.show)
+	dests := shower.finish()
 	writeSummary(sum, rf, opts, dests, stdout)
 	warnUnseen(stderr, "letterbox replay", opts.Names)
 	if !opts.DryRun {
 		recordHistory(opts, rf, cf, sum, err, started, stderr)
 	}
 	switch {
-	case errors.Is(err, replay.ErrBusy):
+	case errors.Is(err, dlqops.ErrBusy):
 		return fail(err)
 	case err != nil && ctx.Err() != nil:
 		fmt.Fprintln(stderr, "letterbox replay: interrupted; run the same command again to resume")

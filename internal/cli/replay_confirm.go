@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/letterbox-dev/letterbox/client/replay"
+	"github.com/letterbox-dev/letterbox/client/dlqops"
 	"github.com/letterbox-dev/letterbox/client/termtext"
 )
 
@@ -13,7 +13,7 @@ import (
 // asks only a person at a terminal: without one (a script, cron) a replay of every letter runs
 // as it always has, which is its documented use; --yes skips the question. ok false ends the
 // command with code, as confirm says.
-func confirmEveryLetter(in stdin, opts replay.Options, yes bool, stderr io.Writer) (ok bool, code int) {
+func confirmEveryLetter(in stdin, opts dlqops.ReplayOptions, yes bool, stderr io.Writer) (ok bool, code int) {
 	sel := opts.Selection
 	if opts.DryRun || yes || !in.terminal || len(sel.IDs) > 0 || len(sel.Filters) > 0 || sel.Limit > 0 || opts.Total <= bigAction {
 		return true, ExitOK

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/letterbox-dev/letterbox/client/replay"
+	"github.com/letterbox-dev/letterbox/client/dlqops"
 	"github.com/letterbox-dev/letterbox/client/termtext"
 )
 
@@ -22,7 +22,7 @@ type destinations map[string]*destCount
 
 type destCount struct{ moved, crossTenant int64 }
 
-func (d destinations) note(ev replay.Event) {
+func (d destinations) note(ev dlqops.Event) {
 	if ev.Destination == "" {
 		return
 	}
@@ -32,9 +32,9 @@ func (d destinations) note(ev replay.Event) {
 		d[ev.Destination] = c
 	}
 	switch {
-	case ev.Action == replay.Moved || ev.Action == replay.WouldMove:
+	case ev.Action == dlqops.Moved || ev.Action == dlqops.WouldMove:
 		c.moved++
-	case ev.Action == replay.Failed && strings.HasPrefix(ev.Reason, replay.CrossTenantReason):
+	case ev.Action == dlqops.Failed && strings.HasPrefix(ev.Reason, dlqops.CrossTenantReason):
 		c.crossTenant++
 	}
 }
@@ -62,7 +62,7 @@ func (d destinations) write(w io.Writer, dlq string, dryRun bool) {
 		head = "would move to"
 	}
 	fmt.Fprintf(w, "%s:\n", head)
-	from, _ := replay.TenantOf(dlq)
+	from, _ := dlqops.TenantOf(dlq)
 	refused := false
 	for _, name := range d.sorted() {
 		c := d[name]
@@ -70,7 +70,7 @@ func (d destinations) write(w io.Writer, dlq string, dryRun bool) {
 			fmt.Fprintf(w, "  %6d  %s\n", c.moved, termtext.Line(shortTopic(name)))
 		}
 		if c.crossTenant > 0 {
-			to, _ := replay.TenantOf(name)
+			to, _ := dlqops.TenantOf(name)
 			fmt.Fprintf(w, "  %6d  %s  not sent: tenant %s, the DLQ's is %s\n", c.crossTenant, termtext.Line(shortTopic(name)),
 				termtext.Line(to), termtext.Line(from))
 			refused = true
@@ -108,12 +108,12 @@ func refuseCrossTenant(dlq string, rf *replayFlags) error {
 	if rf.crossTenant {
 		return nil
 	}
-	from, _ := replay.TenantOf(dlq)
+	from, _ := dlqops.TenantOf(dlq)
 	for flag, dest := range map[string]string{"--to": rf.to, "--destination": rf.destination} {
 		if dest == "" {
 			continue
 		}
-		if to, ok := replay.TenantOf(dest); !ok || to != from {
+		if to, ok := dlqops.TenantOf(dest); !ok || to != from {
 			return fmt.Errorf("%s %s is in tenant %s, the DLQ in %s: add --allow-cross-tenant to send letters there", flag, dest, to, from)
 		}
 	}

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/letterbox-dev/letterbox/client/dlqops"
-	"github.com/letterbox-dev/letterbox/client/replay"
 	"github.com/letterbox-dev/letterbox/client/termtext"
 )
 
@@ -25,43 +24,58 @@ type jsonEvent struct {
 	Reason      string `json:"reason,omitempty"`
 }
 
-// showEvents writes each event as JSON (--json), or draws a progress bar on a terminal, until
-// events is closed, and counts the letters by destination.
-func showEvents(events <-chan replay.Event, rf *replayFlags, dryRun bool, stdout, stderr io.Writer) destinations {
-	dests := destinations{}
-	enc := json.NewEncoder(stdout)
-	bar := !rf.json && isTerminal(stderr)
-	var last time.Time
-	var lastEv replay.Event
-	drawn := false
-	for ev := range events {
-		dests.note(ev)
-		if rf.json {
-			enc.Encode(jsonEvent{ID: ev.IDString(), Key: ev.Key, Destination: ev.Destination, Action: string(ev.Action), Reason: ev.Reason})
-			continue
-		}
-		crossTenant := strings.HasPrefix(ev.Reason, replay.CrossTenantReason) // listed with the destinations
-		if !crossTenant && (ev.Action == replay.Failed || (ev.Reason != "" && !strings.HasPrefix(ev.Reason, "not selected"))) {
-			if drawn {
-				io.WriteString(stderr, "\r\033[K")
-			}
-			fmt.Fprintf(stderr, "%s %s: %s\n", ev.IDString(), ev.Action, termtext.Line(ev.Reason))
-		}
-		lastEv = ev
-		if bar && time.Since(last) > 100*time.Millisecond {
-			last = time.Now()
-			drawBar(stderr, ev.Progress, dryRun)
-			drawn = true
-		}
-	}
-	if drawn {
-		drawBar(stderr, lastEv.Progress, dryRun)
-		io.WriteString(stderr, "\n")
-	}
-	return dests
+// eventShower writes each event of a run as JSON (--json), or draws a progress bar on a
+// terminal, and counts the letters by destination. Its show is called from the run's event
+// goroutine, in order; finish once the run has ended.
+type eventShower struct {
+	rf     *replayFlags
+	dryRun bool
+	stdout io.Writer
+	stderr io.Writer
+	enc    *json.Encoder
+	bar    bool
+	dests  destinations
+	last   time.Time
+	lastEv dlqops.Event
+	drawn  bool
 }
 
-func drawBar(w io.Writer, p replay.Progress, dryRun bool) {
+func newEventShower(rf *replayFlags, dryRun bool, stdout, stderr io.Writer) *eventShower {
+	return &eventShower{rf: rf, dryRun: dryRun, stdout: stdout, stderr: stderr, enc: json.NewEncoder(stdout),
+		bar: !rf.json && isTerminal(stderr), dests: destinations{}}
+}
+
+func (s *eventShower) show(ev dlqops.Event) {
+	s.dests.note(ev)
+	if s.rf.json {
+		s.enc.Encode(jsonEvent{ID: ev.IDString(), Key: ev.Key, Destination: ev.Destination, Action: string(ev.Action), Reason: ev.Reason})
+		return
+	}
+	crossTenant := strings.HasPrefix(ev.Reason, dlqops.CrossTenantReason) // listed with the destinations
+	if !crossTenant && (ev.Action == dlqops.Failed || (ev.Reason != "" && !strings.HasPrefix(ev.Reason, "not selected"))) {
+		if s.drawn {
+			io.WriteString(s.stderr, "\r\033[K")
+		}
+		fmt.Fprintf(s.stderr, "%s %s: %s\n", ev.IDString(), ev.Action, termtext.Line(ev.Reason))
+	}
+	s.lastEv = ev
+	if s.bar && time.Since(s.last) > 100*time.Millisecond {
+		s.last = time.Now()
+		drawBar(s.stderr, ev.Progress, s.dryRun)
+		s.drawn = true
+	}
+}
+
+// finish ends the progress bar and says where the letters went.
+func (s *eventShower) finish() destinations {
+	if s.drawn {
+		drawBar(s.stderr, s.lastEv.Progress, s.dryRun)
+		io.WriteString(s.stderr, "\n")
+	}
+	return s.dests
+}
+
+func drawBar(w io.Writer, p dlqops.ReplayProgress, dryRun bool) {
 	const width = 30
 	bar := ""
 	if p.Total > 0 {
@@ -106,7 +120,7 @@ type jsonSummary struct {
 	CrossTenant  map[string]int64 `json:"cross_tenant_refused,omitempty"`
 }
 
-func writeSummary(sum replay.Summary, rf *replayFlags, opts replay.Options, dests destinations, stdout io.Writer) {
+func writeSummary(sum dlqops.Summary, rf *replayFlags, opts dlqops.ReplayOptions, dests destinations, stdout io.Writer) {
 	delivery := "at least once (deduplication is off: a resumed run may publish some messages twice)"
 	if sum.ExactlyOnce {
 		delivery = "exactly once (the broker deduplicates)"
@@ -161,14 +175,14 @@ func writeSummary(sum replay.Summary, rf *replayFlags, opts replay.Options, dest
 
 // recordHistory adds a real run to the replay history the TUI's dead-letter screen lists, so
 // whoever is on call next sees what was already put back.
-func recordHistory(opts replay.Options, rf *replayFlags, cf *clientFlags, sum replay.Summary, err error, started time.Time, stderr io.Writer) {
-	e := dlqops.Entry(replay.ActionReplay, opts.DLQ, opts.Subscription, replaySelection(opts, rf), sum, replay.Result(sum, err))
+func recordHistory(opts dlqops.ReplayOptions, rf *replayFlags, cf *clientFlags, sum dlqops.Summary, err error, started time.Time, stderr io.Writer) {
+	e := dlqops.Entry(dlqops.ActionReplay, opts.DLQ, opts.Subscription, replaySelection(opts, rf), sum, dlqops.Result(sum, err))
 	e.When, e.Elapsed = started, time.Since(started)
 	cf.record("letterbox replay", e, stderr)
 }
 
 // replaySelection is a replay's selection in words, as the history and the messages say it.
-func replaySelection(opts replay.Options, rf *replayFlags) string {
+func replaySelection(opts dlqops.ReplayOptions, rf *replayFlags) string {
 	var parts []string
 	if len(opts.Selection.IDs) > 0 {
 		parts = append(parts, fmt.Sprintf("%d listed ids", len(opts.Selection.IDs)))

@@ -5,16 +5,16 @@ import (
 	"io"
 	"time"
 
-	"github.com/letterbox-dev/letterbox/client/replay"
+	"github.com/letterbox-dev/letterbox/client/dlqops"
 )
 
 // sayResuming names, on stderr, the interrupted run this replay resumes (a dry run: would
 // resume): without it a run started again would carry on where another left off, perhaps days
 // ago, without a word.
-func sayResuming(opts replay.Options, now time.Time, stderr io.Writer) {
+func sayResuming(opts dlqops.ReplayOptions, now time.Time, stderr io.Writer) {
 	act := opts
 	act.DryRun = false
-	run, ok, err := replay.Pending(act)
+	run, ok, err := dlqops.Pending(act)
 	if err != nil || !ok {
 		return // Run reports what is wrong with the state
 	}

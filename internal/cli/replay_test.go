@@ -13,7 +13,7 @@ import (
 
 	"github.com/letterbox-dev/letterbox/client"
 	"github.com/letterbox-dev/letterbox/client/admin"
-	"github.com/letterbox-dev/letterbox/client/replay"
+	"github.com/letterbox-dev/letterbox/client/dlqops"
 	"github.com/letterbox-dev/letterbox/pulsartest"
 )
 
@@ -103,11 +103,7 @@ func TestReplayCommand(t *testing.T) {
 	}
 
 	// Every real run is in the replay history the TUI lists; dry runs are not.
-	path, err := replay.DefaultHistoryPath()
-	if err != nil {
-		t.Fatal(err)
-	}
-	hist, err := replay.ReadHistory(path, "", "", 0)
+	hist, err := dlqops.History("", "", 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,7 +206,7 @@ func TestReplayDestinationAndUntil(t *testing.T) {
 		t.Errorf("the DLQ: %+v, %v; want the 2 late letters left", st.Subscriptions, err)
 	}
 	hist := history(t)
-	if len(hist) != 1 || hist[0].Action != replay.ActionReplay || hist[0].Moved != 6 || hist[0].Arrived != 2 || hist[0].Cluster != au {
+	if len(hist) != 1 || hist[0].Action != dlqops.ActionReplay || hist[0].Moved != 6 || hist[0].Arrived != 2 || hist[0].Cluster != au {
 		t.Errorf("history %+v", hist)
 	}
 }

@@ -11,7 +11,6 @@ import (
 
 	"github.com/letterbox-dev/letterbox/client"
 	"github.com/letterbox-dev/letterbox/client/dlqops"
-	"github.com/letterbox-dev/letterbox/client/replay"
 	"github.com/letterbox-dev/letterbox/pulsartest"
 	"github.com/letterbox-dev/letterbox/tui/data"
 )
@@ -91,7 +90,7 @@ func TestSameActionsFromCLIAndTUI(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer a.Close()
-	replayOnce := func(req data.ReplayRequest) (replay.Summary, error) {
+	replayOnce := func(req data.ReplayRequest) (dlqops.Summary, error) {
 		events := make(chan data.ReplayEvent, 16)
 		go func() {
 			for range events {
@@ -99,7 +98,7 @@ func TestSameActionsFromCLIAndTUI(t *testing.T) {
 		}()
 		return a.Replay(ctx, req, events)
 	}
-	run := func(req data.ReplayRequest) replay.Summary {
+	run := func(req data.ReplayRequest) dlqops.Summary {
 		t.Helper()
 		preview := req
 		preview.DryRun = true
@@ -126,12 +125,12 @@ func TestSameActionsFromCLIAndTUI(t *testing.T) {
 	if !sum.ExactlyOnce {
 		t.Errorf("the TUI's replay is not exactly once: %+v", sum)
 	}
-	record(dlqops.Entry(replay.ActionReplay, req.DLQ, sub, req.Describe(), sum, replay.Result(sum, nil)))
+	record(dlqops.Entry(dlqops.ActionReplay, req.DLQ, sub, req.Describe(), sum, dlqops.Result(sum, nil)))
 	req = data.ReplayRequest{DLQ: dlq("tui"), Subscription: sub, Filters: []string{"key=k1"}, Discard: true}
 	sum = run(req)
-	record(dlqops.Entry(replay.ActionDiscard, req.DLQ, sub, req.Describe(), sum, replay.Result(sum, nil)))
+	record(dlqops.Entry(dlqops.ActionDiscard, req.DLQ, sub, req.Describe(), sum, dlqops.Result(sum, nil)))
 	m := letter("tui", "k2")
-	edit := replay.StartEdit(m.Payload, "k2-fixed", m.Properties)
+	edit := dlqops.StartEdit(m.Payload, "k2-fixed", m.Properties)
 	req = dlqops.Resend(idOf(m), origin("tui"), &edit)
 	req.DLQ, req.Subscription = dlq("tui"), sub
 	sum = run(req)
@@ -169,8 +168,8 @@ func TestSameActionsFromCLIAndTUI(t *testing.T) {
 
 	// What was recorded: the same lines, but for the DLQ, who wrote them, when and the
 	// selection's words.
-	cluster := replay.ClusterKey("", env.AdminURL())
-	history := func(side string) []replay.HistoryEntry {
+	cluster := dlqops.ClusterKey("", env.AdminURL())
+	history := func(side string) []dlqops.HistoryEntry {
 		t.Helper()
 		h, err := dlqops.History(cluster, dlq(side), 10)
 		if err != nil {
@@ -185,7 +184,7 @@ func TestSameActionsFromCLIAndTUI(t *testing.T) {
 	if len(c) != 3 || !slices.Equal(c, u) {
 		t.Errorf("history:\nthe command line %+v\nthe TUI          %+v", c, u)
 	}
-	for i, want := range []string{replay.ActionResend, replay.ActionDiscard, replay.ActionReplay} {
+	for i, want := range []string{dlqops.ActionResend, dlqops.ActionDiscard, dlqops.ActionReplay} {
 		if i < len(c) && (c[i].Action != want || c[i].Result != "complete" || c[i].Cluster != cluster) {
 			t.Errorf("history line %d: %+v, want a complete %s of %s", i, c[i], want, cluster)
 		}

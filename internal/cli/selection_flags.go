@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/letterbox-dev/letterbox/client"
-	"github.com/letterbox-dev/letterbox/client/replay"
+	"github.com/letterbox-dev/letterbox/client/dlqops"
 )
 
 // The selection flags (--filter, --ids) as flag values that refuse, while the command line is
@@ -31,7 +31,7 @@ func (f *filterList) Set(v string) error {
 	return nil
 }
 
-// idList is --ids: message ids, comma-separated (replay.ParseIDs), repeatable.
+// idList is --ids: message ids, comma-separated (dlqops.ParseIDs), repeatable.
 type idList struct {
 	text []string
 	ids  []client.MessageID
@@ -45,7 +45,7 @@ func (l *idList) String() string {
 }
 
 func (l *idList) Set(v string) error {
-	ids, err := replay.ParseIDs(v)
+	ids, err := dlqops.ParseIDs(v)
 	if err != nil {
 		// The flag package names the flag and the value already.
 		_, msg, _ := strings.Cut(err.Error(), "--ids: ")

@@ -146,11 +146,7 @@ func (p *Page) subscribe() tea.Cmd {
 		return refuse
 	}
 	p.openPrompt(promptSubscribe)
-	name := "dlq-replay"
-	if p.originSub != "" {
-		name = p.originSub + "-replay"
-	}
-	p.in.SetValue(name)
+	p.in.SetValue(dlqops.ReplaySubscriptionName(p.originSub))
 	return nil
 }
 
