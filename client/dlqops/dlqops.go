@@ -6,13 +6,14 @@
 // formats on one side, screens on the other.
 //
 // Entry points: Resolve finds a topic by name; Open makes a Target (a DLQ and its
-// subscription); Prepare turns a Request into the engine's options, which Run runs; Purge,
-// Subscribe and Record do the rest. Errors the asker must settle (a name that is no topic name
+// subscription), whose Preview says what an action on selected letters takes; Prepare turns a
+// Request into the engine's options, which Run runs; Purge, Subscribe and Record do the rest;
+// Scan, Browse and Fetch read a whole DLQ without consuming. Errors the asker must settle (a name that is no topic name
 // or names several, a subscription to choose) are a *Refusal; a name that matches nothing is
 // ErrNotFound.
 //
-// It imports client, client/admin, client/naming, client/deadletter, client/replay and
-// client/triage; internal/cli and tui/data import it.
+// It is the one door of the command line and the TUI to the engines behind it, client/replay
+// and client/triage, which neither imports (values.go names the engines' values for them).
 package dlqops
 
 import (
