@@ -97,14 +97,12 @@ func runDLQResend(ctx context.Context, cf *clientFlags, in stdin, args []string,
 		return ExitFailure
 	}
 
-	m, err := readLetter(ctx, t, id)
+	m, err := t.Letter(ctx, id)
 	if err != nil {
-		var ue usageErr
-		var nl noLetter
 		switch {
-		case errors.As(err, &ue):
+		case isUsage(err):
 			return usage(err)
-		case errors.As(err, &nl):
+		case errors.Is(err, dlqops.ErrNoLetter):
 			cf.record(cmd, dlqops.HistoryEntry{When: time.Now(), Action: dlqops.ActionResend, DLQ: t.Topic, Subscription: t.Sub,
 				Selection: "id " + positionOf(id), Result: dlqops.ResultNothingSelected}, stderr)
 			return nothingSelected(stderr, cmd, termtext.Line(err.Error()))

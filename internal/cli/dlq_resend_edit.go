@@ -75,40 +75,6 @@ func startEdit(m *client.Message) dlqops.Edit {
 // edits reports whether ed changes anything of the letter m.
 func edits(m *client.Message, ed dlqops.Edit) bool { return ed.Changes(startEdit(m)) }
 
-// readLetter reads the letter id of t's DLQ without consuming (a non-durable reader from its
-// entry), and checks that t's subscription still holds it. An entry that is a batch of several
-// letters must be named with its batch index: the engine would take every letter it names.
-func readLetter(ctx context.Context, t *dlqops.Target, id client.MessageID) (*client.Message, error) {
-	start := client.MessageID{Ledger: id.Ledger, Entry: id.Entry, Partition: -1, BatchIndex: -1}
-	page, err := dlqops.Browse(ctx, t.Client, nil, t.Topic, nil, dlqops.From{ID: start, HasID: true}, int(max(id.BatchIndex, 0))+1)
-	if err != nil {
-		return nil, err
-	}
-	var m *client.Message
-	for _, pm := range page.Messages {
-		if pm.ID.Ledger == id.Ledger && pm.ID.Entry == id.Entry && (id.BatchIndex < 0 || pm.ID.BatchIndex == id.BatchIndex) {
-			m = pm
-			break
-		}
-	}
-	name := positionOf(id)
-	switch {
-	case m == nil:
-		return nil, noLetter{fmt.Errorf("%s holds no letter %s", shortTopic(t.Topic), name)}
-	case id.BatchIndex < 0 && m.ID.BatchSize > 1:
-		return nil, usageErr{fmt.Errorf("%s is a batch of %d letters: name one, %d:%d:0:B (B from 0 to %d)",
-			name, m.ID.BatchSize, id.Ledger, id.Entry, m.ID.BatchSize-1)}
-	}
-	cur, err := dlqops.ReadCursor(ctx, t.Admin, t.Topic, t.Sub)
-	if err != nil {
-		return nil, err
-	}
-	if cur.Acked(dlqops.PositionOf(m.ID)) {
-		return nil, noLetter{fmt.Errorf("%s was acknowledged on %s already", name, t.Sub)}
-	}
-	return m, nil
-}
-
 // editorCommand is $VISUAL, else $EDITOR ("" when neither is set).
 func editorCommand() string {
 	if v := strings.TrimSpace(os.Getenv("VISUAL")); v != "" {

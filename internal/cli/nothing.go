@@ -35,6 +35,3 @@ func nothingSelected(stderr io.Writer, cmd, why string) int {
 	fmt.Fprintf(stderr, "%s: nothing selected: %s; nothing done\n", cmd, why)
 	return ExitNothing
 }
-
-// noLetter is a selection by id that names no letter the subscription holds.
-type noLetter struct{ error }
