@@ -13,13 +13,21 @@ import (
 // names are the cluster's topics and subscriptions the palette completes, read when it opens
 // (topics) and as a command's topic is typed (its subscriptions).
 type names struct {
-	topics  []data.TopicRow
+	topics  []topicName
 	subs    map[string][]string // by full topic name
 	reading map[string]bool     // subscriptions being read
 }
 
+// topicName is what the palette keeps of a topic: the listing's rows of a large cluster, held
+// for the session, would be a second listing of them.
+type topicName struct {
+	name      string
+	kind      data.Kind
+	partition bool
+}
+
 // namesMsg carries every topic of the cluster, for completion.
-type namesMsg struct{ rows []data.TopicRow }
+type namesMsg struct{ topics []topicName }
 
 // subsMsg carries a topic's subscriptions, for completion.
 type subsMsg struct {
@@ -39,7 +47,11 @@ func (a *App) openPalette() tea.Cmd {
 		if err != nil {
 			return nil // completion is a convenience: a command typed in full still runs
 		}
-		return namesMsg{rows: rows}
+		topics := make([]topicName, len(rows))
+		for i, r := range rows {
+			topics[i] = topicName{name: r.Name, kind: r.Kind, partition: r.Parent != ""}
+		}
+		return namesMsg{topics: topics}
 	}
 }
 
@@ -84,7 +96,7 @@ func (a *App) paletteTyped() tea.Cmd {
 func (a *App) namesRead(msg tea.Msg) {
 	switch msg := msg.(type) {
 	case namesMsg:
-		a.names.topics = msg.rows
+		a.names.topics = msg.topics
 	case subsMsg:
 		delete(a.names.reading, msg.topic)
 		if a.names.subs == nil {
@@ -101,10 +113,10 @@ func (a *App) namesRead(msg tea.Msg) {
 // topic ending with it), "" when none or several.
 func (a *App) topicNamed(name string) string {
 	var match []string
-	for _, r := range a.names.topics {
-		if r.Name == name || data.ParseTopic(r.Name).NamespaceName()+"/"+data.ParseTopic(r.Name).Local == name ||
-			strings.HasSuffix(r.Name, "/"+name) {
-			match = append(match, r.Name)
+	for _, t := range a.names.topics {
+		if t.name == name || data.ParseTopic(t.name).NamespaceName()+"/"+data.ParseTopic(t.name).Local == name ||
+			strings.HasSuffix(t.name, "/"+name) {
+			match = append(match, t.name)
 		}
 	}
 	if len(match) != 1 {
@@ -130,25 +142,25 @@ func (a *App) completions() []string {
 			out = append(out, "ns "+ns)
 		}
 	}
-	rows := a.names.topics
-	if len(rows) == 0 && a.root != nil {
+	topics := a.names.topics
+	if len(topics) == 0 && a.root != nil {
 		if t := a.root.Selected(); t != "" {
-			rows = []data.TopicRow{{Name: t, Verdict: data.Verdict{Kind: a.root.SelectedKind()}}}
+			topics = []topicName{{name: t, kind: a.root.SelectedKind()}}
 		}
 	}
-	short := shortestNames(rows)
-	for _, r := range rows {
-		if r.Parent != "" {
+	short := shortestNames(topics)
+	for _, t := range topics {
+		if t.partition {
 			continue // partitions are reached through their topic
 		}
-		n := short[r.Name]
+		n := short[t.name]
 		out = append(out, "topic "+n, "tail "+n, "produce "+n, "flow "+n, "peek "+n)
-		if r.Kind == data.KindDLQ {
+		if t.kind == data.KindDLQ {
 			out = append(out, "dlq "+n, "replay "+n)
 		}
-		for _, sub := range a.names.subs[r.Name] {
+		for _, sub := range a.names.subs[t.name] {
 			out = append(out, "peek "+n+" "+sub, "flow "+n+" "+sub)
-			if r.Kind == data.KindDLQ {
+			if t.kind == data.KindDLQ {
 				out = append(out, "dlq "+n+" "+sub, "replay "+n+" "+sub)
 			}
 		}
@@ -158,21 +170,21 @@ func (a *App) completions() []string {
 
 // shortestNames is, per topic, the shortest name that resolves to it alone: its local name
 // when no other topic shares it, else tenant/namespace/local (non-persistent ones in full).
-func shortestNames(rows []data.TopicRow) map[string]string {
+func shortestNames(topics []topicName) map[string]string {
 	locals := map[string]int{}
-	for _, r := range rows {
-		locals[data.ParseTopic(r.Name).Local]++
+	for _, t := range topics {
+		locals[data.ParseTopic(t.name).Local]++
 	}
 	out := map[string]string{}
-	for _, r := range rows {
-		n := data.ParseTopic(r.Name)
+	for _, t := range topics {
+		n := data.ParseTopic(t.name)
 		switch {
 		case !n.Persistent:
-			out[r.Name] = r.Name
+			out[t.name] = t.name
 		case locals[n.Local] == 1:
-			out[r.Name] = n.Local
+			out[t.name] = n.Local
 		default:
-			out[r.Name] = n.NamespaceName() + "/" + n.Local
+			out[t.name] = n.NamespaceName() + "/" + n.Local
 		}
 	}
 	return out

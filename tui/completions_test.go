@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"github.com/letterbox-dev/letterbox/tui/data"
 	"strings"
 	"testing"
 )
@@ -25,8 +24,8 @@ func TestPaletteCompletesNames(t *testing.T) {
 }
 
 func TestShortestNames(t *testing.T) {
-	got := shortestNames(rowsNamed("persistent://public/a/orders", "persistent://public/b/orders",
-		"persistent://public/a/payments", "non-persistent://public/a/pings"))
+	got := shortestNames([]topicName{{name: "persistent://public/a/orders"}, {name: "persistent://public/b/orders"},
+		{name: "persistent://public/a/payments"}, {name: "non-persistent://public/a/pings"}})
 	want := map[string]string{
 		"persistent://public/a/orders":    "public/a/orders",
 		"persistent://public/b/orders":    "public/b/orders",
@@ -38,14 +37,6 @@ func TestShortestNames(t *testing.T) {
 			t.Errorf("shortest name of %s = %q, want %q", k, got[k], v)
 		}
 	}
-}
-
-func rowsNamed(names ...string) []data.TopicRow {
-	var rows []data.TopicRow
-	for _, n := range names {
-		rows = append(rows, data.TopicRow{Name: n})
-	}
-	return rows
 }
 
 // TestPaletteDidYouMean (defect 12 of issue 31): a command or a topic name two edits or fewer
