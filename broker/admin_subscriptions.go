@@ -207,7 +207,7 @@ func (b *Broker) ClearBacklog(tname, sub string) error {
 // ExpireMessages acknowledges sub's entries published more than seconds ago.
 func (b *Broker) ExpireMessages(tname, sub string, seconds int64) error {
 	return b.withSubscription(tname, sub, func(t *topic, s *subscription) error {
-		now := time.Now()
+		now := b.now()
 		s.expire(now.Add(-time.Duration(seconds)*time.Second), now)
 		return nil
 	})
@@ -223,7 +223,7 @@ func (b *Broker) ExpireAllSubscriptions(tname string, seconds int64) error {
 	if err != nil {
 		return err
 	}
-	now := time.Now()
+	now := b.now()
 	before := now.Add(-time.Duration(seconds) * time.Second)
 	for _, t := range ts {
 		t.locked(func() {

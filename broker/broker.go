@@ -250,7 +250,8 @@ func (c *Config) validate() error {
 	return c.validateLimits() // limits.go
 }
 
-// now is the broker's clock (Config.Clock): what rates and snapshot intervals are measured by.
+// now is the broker's clock (Config.Clock): what rates, snapshot intervals and the age of
+// messages (ttl.go) are measured by.
 func (b *Broker) now() time.Time { return b.cfg.Clock() }
 
 // Addr is the host:port the binary protocol listens on.

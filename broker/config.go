@@ -130,8 +130,8 @@ type Config struct {
 	// a delayed message is delivered no earlier than its deliver-at time; by default (false,
 	// as upstream) it may go up to a tick early (dispatch.go).
 	DelayedDeliveryDeliverAtTimeStrict bool
-	// Clock is the time the broker's rate limiters and snapshot intervals read (nil:
-	// time.Now); tests set a fake one to measure rates without waiting for them.
+	// Clock is the time the broker's rate limiters, snapshot intervals and message expiry read
+	// (nil: time.Now); tests set a fake one to measure rates and age messages without waiting.
 	Clock func() time.Time
 
 	// The admin listener (broker/web). HTTPMaxRequestSize is upstream's httpMaxRequestSize, the

@@ -65,7 +65,7 @@ func TestDedupSnapshotInterval(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		b := startBroker(t, withClock(clk), func(c *broker.Config) { c.Store = store })
+		b := startBroker(t, clk.Use, func(c *broker.Config) { c.Store = store })
 		topic := topicName(t)
 		setTopicPolicies(t, b, topic, func(tp *adminapi.TopicPolicies) {
 			on, interval := true, 10
@@ -95,7 +95,7 @@ func TestDedupSnapshotInterval(t *testing.T) {
 			t.Fatal(err)
 		}
 		// A fake clock that never moves: only the entries can make the snapshot due.
-		b := startBroker(t, withClock(newFakeClock()), func(c *broker.Config) {
+		b := startBroker(t, newFakeClock().Use, func(c *broker.Config) {
 			c.Store = store
 			c.BrokerDeduplicationEnabled = true
 			c.BrokerDeduplicationEntriesInterval = 3

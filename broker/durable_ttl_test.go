@@ -1,7 +1,8 @@
 package broker_test
 
 // Message TTL on the durable store: expired entries leave the subscription's backlog, retention
-// then gives their segments back, and the policy and the moved cursor survive a restart.
+// then gives their segments back, and the policy and the moved cursor survive a restart. The
+// broker measures the messages' age on a clock the test moves.
 
 import (
 	"testing"
@@ -12,6 +13,7 @@ import (
 	"github.com/letterbox-dev/letterbox/broker"
 	"github.com/letterbox-dev/letterbox/broker/storage"
 	"github.com/letterbox-dev/letterbox/client/adminapi"
+	"github.com/letterbox-dev/letterbox/internal/brokertest"
 )
 
 func TestDurableMessageTTL(t *testing.T) {
@@ -21,7 +23,8 @@ func TestDurableMessageTTL(t *testing.T) {
 	// entry that has not expired is always the first of its ledger.
 	opts := storage.FileStoreOptions{SegmentSize: 1 << 10}
 	expiryEvery := func(c *broker.Config) { c.MessageExpiryCheckInterval = 50 * time.Millisecond }
-	b := startStore(t, dir, opts, expiryEvery)
+	clk := brokertest.NewClock(time.Now())
+	b := startStore(t, dir, opts, expiryEvery, clk.Use)
 	topic := topicName(t)
 	c := newClient(t, b)
 	sub := subscribe(t, c, pulsar.ConsumerOptions{Topic: topic, SubscriptionName: "replay",
@@ -40,10 +43,15 @@ func TestDurableMessageTTL(t *testing.T) {
 		return ss
 	}
 
+	// Two batches whose publish times, which the client stamps from the machine's clock to the
+	// millisecond, are apart: the first is all at or before cut, the second after it.
 	publishKiB(t, c, topic, 5)
-	time.Sleep(1100 * time.Millisecond)
+	cut := time.Now().UnixMilli()
+	waitFor(t, time.Second, func() bool { return time.Now().UnixMilli() > cut })
 	publishKiB(t, c, topic, 3)
-	// On demand (the admin API's expireMessages): what is older than a second.
+	// On demand (the admin API's expireMessages): what is older than a second, a second after
+	// the first batch.
+	clk.AdvanceTo(time.UnixMilli(cut + 1).Add(time.Second))
 	if err := b.ExpireMessages(topic, "replay", 1); err != nil {
 		t.Fatal(err)
 	}
@@ -53,8 +61,9 @@ func TestDurableMessageTTL(t *testing.T) {
 	}
 	waitFor(t, 10*time.Second, func() bool { return len(segmentFiles(t, dir, topic)) == 3 })
 
-	// By the namespace's TTL, on the broker's own schedule: the rest goes too, and with it
-	// every segment but the open one.
+	// By the namespace's TTL, on the broker's own schedule, once the second batch is older
+	// than that: the rest goes too, and with it every segment but the open one.
+	clk.AdvanceTo(time.Now().Add(2 * time.Second))
 	one := 1
 	if err := b.UpdateNamespacePolicies("public/default", func(p *adminapi.Policies) error {
 		p.MessageTTLInSeconds = &one

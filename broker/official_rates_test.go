@@ -35,7 +35,7 @@ func msgIn(t *testing.T, b *broker.Broker, topic string) int64 {
 func TestOfficialPublishRate(t *testing.T) {
 	t.Parallel()
 	clk := newFakeClock()
-	b := startBroker(t, withClock(clk))
+	b := startBroker(t, clk.Use)
 	c := newClient(t, b)
 	topic := topicName(t)
 	setTopicPolicies(t, b, topic, func(tp *adminapi.TopicPolicies) {
@@ -96,7 +96,7 @@ func TestOfficialDispatchRates(t *testing.T) {
 		t.Run(level, func(t *testing.T) {
 			t.Parallel()
 			clk := newFakeClock()
-			b := startBroker(t, withClock(clk))
+			b := startBroker(t, clk.Use)
 			c := newClient(t, b)
 			topic := topicName(t)
 			rate := 50

@@ -217,7 +217,7 @@ func TestOfficialSubscriptionTypesEnabled(t *testing.T) {
 func TestSubscribeRate(t *testing.T) {
 	t.Parallel()
 	clk := newFakeClock()
-	b := startRawBroker(t, withClock(clk))
+	b := startRawBroker(t, clk.Use)
 	topic := rawTopic(t)
 	setTopicPolicies(t, b, topic, func(tp *adminapi.TopicPolicies) {
 		tp.SubscribeRate = &adminapi.SubscribeRate{SubscribeThrottlingRatePerConsumer: 2, RatePeriodInSecond: 30}

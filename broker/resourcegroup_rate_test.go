@@ -44,7 +44,7 @@ func groupOfTwo(t *testing.T, b *broker.Broker, fn func(*adminapi.ResourceGroup)
 func TestOfficialResourceGroupPublishRate(t *testing.T) {
 	t.Parallel()
 	clk := newFakeClock()
-	b := startBroker(t, withClock(clk))
+	b := startBroker(t, clk.Use)
 	topics := groupOfTwo(t, b, func(g *adminapi.ResourceGroup) { g.PublishRateInMsgs = ptrTo(100) })
 	c := newClient(t, b)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -107,7 +107,7 @@ func TestOfficialResourceGroupPublishRate(t *testing.T) {
 func TestOfficialResourceGroupDispatchRate(t *testing.T) {
 	t.Parallel()
 	clk := newFakeClock()
-	b := startBroker(t, withClock(clk))
+	b := startBroker(t, clk.Use)
 	const rate = 30
 	topics := groupOfTwo(t, b, func(g *adminapi.ResourceGroup) { g.DispatchRateInMsgs = ptrTo(rate) })
 	c := newClient(t, b)

@@ -24,8 +24,8 @@ func (b *Broker) expiryLoop() {
 		select {
 		case <-b.stop:
 			return
-		case now := <-tick.C:
-			b.guard("expiring messages", func() { b.expireByTTL(now) })
+		case <-tick.C:
+			b.guard("expiring messages", func() { b.expireByTTL(b.now()) })
 		}
 	}
 }

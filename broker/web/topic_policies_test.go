@@ -198,15 +198,18 @@ func TestTopicLevelPoliciesEnforced(t *testing.T) {
 	p3.Close()
 }
 
-// The message TTL set on a topic expires its messages where its namespace has none.
+// The message TTL set on a topic expires its messages where its namespace has none, once the
+// broker's clock says they are older than that.
 func TestTopicLevelMessageTTLExpires(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, expiryEvery(50*time.Millisecond))
+	clk := brokertest.NewClock(time.Now())
+	e := newEnv(t, expiryEvery(50*time.Millisecond), clk.Use)
 	tn := *topicName(t, "persistent://public/default/ttl-topic")
 	must(t, e.adm.Topics().Create(tn, 0))
 	must(t, e.adm.Subscriptions().Create(tn, "audit", utils.Earliest))
 	must(t, e.adm.Topics().SetMessageTTL(tn, 1))
 	produce(t, e.client(t), tn.String(), 3)
+	ageMessages(clk)
 	brokertest.WaitForNil(t, 10*time.Second, "the topic's messages expire", func() error {
 		st, err := e.adm.Topics().GetStats(tn)
 		if err != nil {

@@ -5,13 +5,13 @@
 // broker with pulsartest, which is built on Launch here. Also the polls tests wait with
 // (WaitFor, WaitForNil: internal/testwait's, for the tests that import this package anyway)
 // instead of sleeping, a listener that never answers (SilentListener), letterbox clients of a
-// test's broker (NewClient), and DLQs filled as the official Go client's dead-letter router
-// fills them (RouteDeadLetters).
+// test's broker (NewClient), a broker clock that moves when the test moves it (Clock), and
+// DLQs filled as the official Go client's dead-letter router fills them (RouteDeadLetters).
 //
 // Test code only: no package of the binary imports it. The packages it imports (broker,
 // broker/web, client, client/admin) cannot use it in their own internal tests, which would be
 // an import cycle: they wait with internal/testwait, and client's internal tests start a
-// broker themselves; broker/web's tests are an external package and use it.
+// broker themselves; the external tests of broker and broker/web use it.
 package brokertest
 
 import (
