@@ -59,6 +59,3 @@ func (b *Broker) unload(t *topic) {
 func (b *Broker) closeCurrentLedger(t *topic) {
 	t.log.Roll()
 }
-
-// bundleRange is the one bundle of every namespace on a single broker.
-const bundleRange = "0x00000000_0xffffffff"

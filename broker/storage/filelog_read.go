@@ -225,14 +225,8 @@ func (l *FileLog) MessagesBetween(from, to Position) int64 {
 	defer l.mu.RUnlock()
 	sf, i := l.seek(from)
 	st, j := l.seek(to)
-	switch {
-	case sf > st || (sf == st && i >= j):
-		return 0
-	case sf == st:
-		s := l.segs[sf]
-		return s.messagesBefore(j) - s.messagesBefore(i)
-	}
-	return l.messagesFrom(sf, i) - l.messagesFrom(st, j)
+	before := func(si int, i int64) int64 { return l.segs[si].messagesBefore(i) }
+	return messagesBetween(sf, i, st, j, before, l.messagesFrom)
 }
 
 // messagesFrom counts the messages from segment si's entry i on. Called with l.mu held.

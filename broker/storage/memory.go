@@ -368,14 +368,8 @@ func (m *Memory) MessagesBetween(from, to Position) int64 {
 	defer m.mu.RUnlock()
 	lf, i := m.locate(from)
 	lt, j := m.locate(to)
-	switch {
-	case lf > lt || (lf == lt && i >= j):
-		return 0
-	case lf == lt:
-		g := m.ledgers[lf]
-		return g.messagesBefore(j) - g.messagesBefore(i)
-	}
-	return m.messagesFrom(lf, i) - m.messagesFrom(lt, j)
+	before := func(li int, id int64) int64 { return m.ledgers[li].messagesBefore(id) }
+	return messagesBetween(lf, i, lt, j, before, m.messagesFrom)
 }
 
 // messagesFrom counts the messages of the stored entries from ledger li's entry id on.

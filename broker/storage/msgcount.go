@@ -62,3 +62,17 @@ func (c *msgCounts) cut(n int64, num func(int64) int32) {
 	c.total = c.before(n, num)
 	c.cum = c.cum[:min(int64(len(c.cum)), max((n+msgBlock-1)/msgBlock-c.base, 0))]
 }
+
+// messagesBetween counts the messages from entry i of ledger a up to entry j of ledger b (not
+// included), in a log whose ledgers (a file log's segments, the memory log's ledgers) are held
+// in order and indexed from 0: before(x, k) counts ledger x's messages before its entry k, and
+// from(x, k) the log's messages from ledger x's entry k on. Both logs answer MessagesBetween so.
+func messagesBetween(a int, i int64, b int, j int64, before, from func(x int, k int64) int64) int64 {
+	switch {
+	case a > b || (a == b && i >= j):
+		return 0
+	case a == b:
+		return before(a, j) - before(a, i)
+	}
+	return from(a, i) - from(b, j)
+}
