@@ -22,6 +22,12 @@ func StartEdit(payload []byte, key string, properties map[string]string) Edit {
 	return replay.StartEdit(payload, key, properties)
 }
 
+// EditedProperties are the properties a resend of m edited as ed says sends, the replay's
+// bookkeeping (REPLAYED_FROM, REPLAY_COUNT) included: what to show before it is confirmed.
+func EditedProperties(m *client.Message, ed Edit) map[string]string {
+	return replay.EditedProperties(m, ed)
+}
+
 // TenantOf is the tenant of a topic name (a short one is public's); ok is false for a name
 // that is no topic name.
 func TenantOf(topic string) (string, bool) { return replay.TenantOf(topic) }

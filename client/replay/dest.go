@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -95,6 +96,19 @@ func idString(id client.MessageID) string {
 		b = strconv.AppendInt(b, int64(id.BatchIndex), 10)
 	}
 	return string(b)
+}
+
+// EditedProperties are the properties a resend of m edited as ed says sends: ed's own, with
+// the bookkeeping of a replay of m (REPLAYED_FROM, REPLAY_COUNT) over them, as the engine sends
+// them and as a person about to confirm the resend is shown them.
+func EditedProperties(m *client.Message, ed Edit) map[string]string {
+	props := maps.Clone(ed.Properties)
+	if props == nil {
+		props = make(map[string]string, 2)
+	}
+	props[PropertyReplayedFrom] = idString(m.ID)
+	props[PropertyReplayCount] = strconv.Itoa(replayCount(m) + 1)
+	return props
 }
 
 // republished is the message that carries m back to its origin. It takes m's properties for

@@ -6,7 +6,6 @@ package replay
 import (
 	"context"
 	"fmt"
-	"maps"
 
 	"github.com/letterbox-dev/letterbox/client"
 )
@@ -68,14 +67,12 @@ func (e *engine) send(ctx context.Context, it *item) error {
 		it.action, it.reason = Failed, fmt.Sprintf("producer for %s: %v", it.dest, err)
 		return nil
 	}
+	var edited map[string]string
+	if ed := e.opts.Edit; ed != nil {
+		edited = EditedProperties(m, *ed) // before republished takes m's properties
+	}
 	msg := republished(m, it.count)
 	if ed := e.opts.Edit; ed != nil {
-		edited := maps.Clone(ed.Properties)
-		if edited == nil {
-			edited = map[string]string{}
-		}
-		edited[PropertyReplayedFrom] = msg.Properties[PropertyReplayedFrom]
-		edited[PropertyReplayCount] = msg.Properties[PropertyReplayCount]
 		msg.Payload, msg.Key, msg.Properties = ed.Payload, ed.Key, edited
 		msg.OrderingKey = ""
 		msg.SchemaVersion = nil // edited by hand: the writer's schema no longer vouches for it

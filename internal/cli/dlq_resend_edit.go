@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"slices"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -127,10 +126,7 @@ func editPayload(ctx context.Context, editor string, payload []byte, in stdin, s
 
 // showResend writes what a resend will send, for the person about to confirm it.
 func showResend(w io.Writer, m *client.Message, ed dlqops.Edit, t *dlqops.Target, dest string) {
-	props := maps.Clone(ed.Properties)
-	props[dlqops.PropertyReplayedFrom] = dlqops.Event{ID: m.ID}.IDString()
-	count, _ := strconv.Atoi(m.Properties[dlqops.PropertyReplayCount])
-	props[dlqops.PropertyReplayCount] = strconv.Itoa(max(count, 0) + 1)
+	props := dlqops.EditedProperties(m, ed)
 	var kvs []string
 	for _, k := range slices.Sorted(maps.Keys(props)) {
 		kvs = append(kvs, termtext.Line(k)+"="+termtext.Line(props[k]))
