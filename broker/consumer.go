@@ -4,7 +4,6 @@ import (
 	"time"
 
 	"github.com/letterbox-dev/letterbox/broker/storage"
-
 	"github.com/letterbox-dev/letterbox/client/wire/pb"
 )
 

@@ -175,32 +175,37 @@ func appendAckSet(dst []byte, num protowire.Number, s []int64) []byte {
 	return dst
 }
 
+// leadingType reads the type field an encoded BaseCommand starts with, as every encoder we know
+// of writes it: the type and the bytes it took; ok is false when b starts otherwise.
+func leadingType(b []byte) (t uint64, n int, ok bool) {
+	num, typ, n := protowire.ConsumeTag(b)
+	if n < 0 || num != 1 || typ != protowire.VarintType {
+		return 0, 0, false
+	}
+	t, m := protowire.ConsumeVarint(b[n:])
+	if m < 0 {
+		return 0, 0, false
+	}
+	return t, n + m, true
+}
+
+// isSend reports whether encoded command b is a SEND, by its leading type field.
+func isSend(b []byte) bool {
+	t, _, ok := leadingType(b)
+	return ok && t == uint64(pb.BaseCommand_SEND)
+}
+
 // decodeFastCommand decodes b into cmd, which must be new (zero), when it is one of the
 // commands above made of the fields their encoders write (in any order, ack sets packed or
 // not); false leaves b to proto.
-// isSend reports whether encoded command b starts with type SEND, as every encoder we know of
-// writes it (decodeFastCommand).
-func isSend(b []byte) bool {
-	num, typ, n := protowire.ConsumeTag(b)
-	if n < 0 || num != 1 || typ != protowire.VarintType {
-		return false
-	}
-	t, m := protowire.ConsumeVarint(b[n:])
-	return m > 0 && t == uint64(pb.BaseCommand_SEND)
-}
-
 func decodeFastCommand(b []byte, cmd *pb.BaseCommand) bool {
 	// The type comes first in every encoder we know of; anything else is proto's.
+	t, n, ok := leadingType(b)
+	if !ok || t > 1<<16 {
+		return false
+	}
+	b = b[n:]
 	num, typ, n := protowire.ConsumeTag(b)
-	if n < 0 || num != 1 || typ != protowire.VarintType {
-		return false
-	}
-	t, m := protowire.ConsumeVarint(b[n:])
-	if m < 0 || t > 1<<16 {
-		return false
-	}
-	b = b[n+m:]
-	num, typ, n = protowire.ConsumeTag(b)
 	if n < 0 || uint64(num) != t || typ != protowire.BytesType {
 		return false
 	}

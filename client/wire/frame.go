@@ -257,17 +257,7 @@ func AppendCommandHeader(dst []byte, cmd *pb.BaseCommand, payloadLen int) ([]byt
 // ParseVerifiedPayload checks them, but not decoded, and are nil in what it returns, unless the
 // metadata holds what only proto decodes (then everything is decoded).
 func DecodeMetadataWithoutProperties(p []byte) (*pb.MessageMetadata, error) {
-	raw, err := verifiedMetadata(p)
-	if err != nil {
-		return nil, err
-	}
-	meta := &pb.MessageMetadata{}
-	if !decodeMetadata(raw, meta, &metaScalars{}, false) {
-		if err := proto.Unmarshal(raw, meta); err != nil {
-			return nil, fmt.Errorf("wire: decode message metadata: %w", err)
-		}
-	}
-	return meta, nil
+	return new(MetadataScratch).DecodeWithoutProperties(p)
 }
 
 // MetadataScratch is the memory of one decoded message metadata, for a caller that decodes
