@@ -42,7 +42,7 @@ var commands = map[pb.BaseCommand_Type]command{
 	pb.BaseCommand_REDELIVER_UNACKNOWLEDGED_MESSAGES: notice((*pb.BaseCommand).GetRedeliverUnacknowledgedMessages,
 		(*conn).handleRedeliver),
 	pb.BaseCommand_PING: {handle: func(c *conn, _ *pb.BaseCommand, _ []byte) error { return c.handlePing() }},
-	// lastRecv was updated when the frame arrived; that is all a PONG is for.
+	// The reader noted that the connection was heard from; that is all a PONG is for.
 	pb.BaseCommand_PONG: {handle: func(*conn, *pb.BaseCommand, []byte) error { return nil }},
 	pb.BaseCommand_PARTITIONED_METADATA: withFail(request((*pb.BaseCommand).GetPartitionMetadata, (*conn).handlePartitionedMetadata),
 		(*conn).sendPartitionedMetadataError),

@@ -133,6 +133,9 @@ type Config struct {
 	// Clock is the time the broker's rate limiters, snapshot intervals and message expiry read
 	// (nil: time.Now); tests set a fake one to measure rates and age messages without waiting.
 	Clock func() time.Time
+	// keepAliveTicks makes each connection's keepalive ticker (conn.keepAlive); nil: a
+	// time.Ticker of KeepAliveInterval. Tests of this package tick by hand with it.
+	keepAliveTicks func() (ticks <-chan time.Time, stop func())
 
 	// The admin listener (broker/web). HTTPMaxRequestSize is upstream's httpMaxRequestSize, the
 	// largest request body accepted; upstream's default, -1, means letterbox's own limit of

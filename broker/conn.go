@@ -66,7 +66,9 @@ type conn struct {
 	closeOnce sync.Once
 	wg        sync.WaitGroup
 
-	lastRecv atomic.Int64 // unix nanos of the last frame received
+	// heard is set by the reader for every frame and cleared by keepAlive as it pings: still
+	// clear at the next tick, the PING went unanswered.
+	heard atomic.Bool
 
 	// sendHold is the pooled buffer of the SEND frame being handled (readLoop-owned):
 	// handleSend takes it over for the log; the readLoop releases it if nobody did. sendReader
@@ -95,7 +97,6 @@ func newConn(b *Broker, nc net.Conn) *conn {
 }
 
 func (c *conn) start() {
-	c.lastRecv.Store(time.Now().UnixNano())
 	c.wg.Add(3)
 	go c.readLoop()
 	go c.writeLoop()
@@ -166,7 +167,7 @@ func (c *conn) readLoop() {
 			}
 			return
 		}
-		c.lastRecv.Store(time.Now().UnixNano())
+		c.heard.Store(true)
 		if f.Cmd.GetType() == pb.BaseCommand_SEND {
 			// A pooled payload is stored as it lies, not copied; another is detached only for
 			// a log that keeps it (06_send.go).
@@ -401,35 +402,50 @@ func (c *conn) writeLoop() {
 	}
 }
 
-// keepAlive pings the client every KeepAliveInterval and closes the connection when nothing
-// at all arrived during a whole interval after a ping, as upstream does. A connection that has
-// not completed CONNECT within one interval is closed too.
+// keepAlive pings the client every KeepAliveInterval and, as upstream's PulsarHandler does,
+// closes the connection when nothing at all arrived between a PING and the next tick. A rule
+// of elapsed time instead (nothing for a whole interval) closed healthy connections: a client
+// that answered a PING at once and was otherwise idle had been silent for the interval less
+// its round trip, and a tick late by more than that round trip, as ticks of a busy broker are,
+// found it silent for longer. A connection that has not completed CONNECT within one interval
+// is closed too.
 func (c *conn) keepAlive() {
 	defer c.wg.Done()
 	defer c.b.recoverPanic("sending a keepalive", c)
-	interval := c.b.cfg.KeepAliveInterval
-	t := time.NewTicker(interval)
-	defer t.Stop()
+	ticks, stop := c.keepAliveTicks()
+	defer stop()
 	pinged := false
 	for {
 		select {
 		case <-c.done:
 			return
-		case <-t.C:
+		case <-ticks:
 		}
 		if !c.connected.Load() {
 			c.close("no CONNECT within the keepalive interval")
 			return
 		}
-		idle := time.Since(time.Unix(0, c.lastRecv.Load()))
-		// A connection paused for its producers' publish rate has the answer waiting unread.
-		if pinged && idle >= interval && !c.throttled() {
+		// The answer of a connection the broker stopped reading may be waiting unread: its
+		// producers are over their publish rate (publish_rate.go), or it does not read what
+		// it is sent (backpressure.go). Upstream does not enforce the timeout while it does
+		// not read a connection either.
+		answered := c.heard.Swap(false)
+		if pinged && !answered && !c.throttled() && !c.out.reading.Load() {
 			c.close("keepalive: no response to PING")
 			return
 		}
 		pinged = true
 		c.send(&pb.BaseCommand{Type: pb.BaseCommand_PING.Enum(), Ping: &pb.CommandPing{}}, nil)
 	}
+}
+
+// keepAliveTicks is the ticker of keepAlive, and its stop.
+func (c *conn) keepAliveTicks() (<-chan time.Time, func()) {
+	if c.b.cfg.keepAliveTicks != nil {
+		return c.b.cfg.keepAliveTicks()
+	}
+	t := time.NewTicker(c.b.cfg.KeepAliveInterval)
+	return t.C, t.Stop
 }
 
 func (c *conn) sendError(requestID uint64, code pb.ServerError, msg string) {
