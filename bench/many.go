@@ -13,6 +13,9 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"runtime"
+	"runtime/debug"
+	"runtime/metrics"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -40,6 +43,13 @@ const (
 	targetBusyP99   = 50 * time.Millisecond
 	targetBusyRSS   = 1 << 30
 	idleWindow      = 10 * time.Second
+	// manyGCPercent is the bench's GOGC during the many part. Its idle official consumers and
+	// producers hold 1.5 GB of queues the collector marks in every cycle, and the busy runs
+	// allocate about 100 MB a second: at the default a cycle, a second or more of a core, came
+	// every ten seconds, in the middle of a window, and the load generator's own pauses were
+	// measured as the broker's latency. With this, and a collection before each busy run, no
+	// cycle falls in a window (the runs' table counts them).
+	manyGCPercent = 300
 	// manySettle is the wait between the last creation and the window at rest: the runtime
 	// gives back the memory the creations used meanwhile, which is their cost, not rest's.
 	manySettle = 15 * time.Second
@@ -73,11 +83,14 @@ type busyReport struct {
 	// other processes used, in cores.
 	pacerLag       time.Duration
 	client, others float64
+	// benchGCs is how many garbage collections the bench process completed during the window.
+	benchGCs uint64
 }
 
 // measureMany runs the many part against a fresh in-memory broker of bin and a forwarding null
 // broker, each with as many idle clients attached, and rounds busy runs of our client.
 func measureMany(ctx context.Context, r *manyReport, bin string, rounds int, progress func(string, ...any), failed func(string, error)) {
+	defer debug.SetGCPercent(debug.SetGCPercent(manyGCPercent))
 	lb, err := startBroker(ctx, bin)
 	if err != nil {
 		failed("many: starting the broker", err)
@@ -324,6 +337,7 @@ func manyBusy(ctx context.Context, pid int, idle *idleClients, rate int, failed 
 // pacer handed messages over, and the CPU the bench and other processes used.
 func paceBusy(ctx context.Context, pid, rate int, send func(i int, done func(error)), flush func() error) (*busyReport, error) {
 	const warmup = time.Second
+	runtime.GC() // manyGCPercent
 	n := int(float64(rate) * (warmup + idleWindow).Seconds())
 	latencies := make([]time.Duration, n)
 	lags := make([]time.Duration, n) // how late each message was handed over, by schedule
@@ -334,11 +348,12 @@ func paceBusy(ctx context.Context, pid, rate int, send func(i int, done func(err
 	began := time.Now()
 	w := workload{pid: pid}
 	var cpu0, ours0, machine0 time.Duration
+	var gcs0 uint64
 	var cpuOnce sync.Once
 	var windowStart time.Time
 	pace(ctx, &stopping, rate, n, func(i int) {
 		if time.Since(began) >= warmup {
-			cpuOnce.Do(func() { cpu0, ours0, machine0, _ = w.cpuSample(); windowStart = time.Now() })
+			cpuOnce.Do(func() { cpu0, ours0, machine0, _ = w.cpuSample(); gcs0 = gcCycles(); windowStart = time.Now() })
 		}
 		t0 := time.Now()
 		lags[i] = t0.Sub(began) - time.Duration(i)*interval
@@ -352,7 +367,7 @@ func paceBusy(ctx context.Context, pid, rate int, send func(i int, done func(err
 	})
 	// The CPU of the window is sampled when the pacer is done, before the flush.
 	cpu1, ours1, machine1, _ := w.cpuSample()
-	b := &busyReport{rate: rate, peakRSS: rss.stop()}
+	b := &busyReport{rate: rate, peakRSS: rss.stop(), benchGCs: gcCycles() - gcs0}
 	// The window is as long as the pacer took: longer than planned when sends blocked (a
 	// producer's bound of messages in flight), and the rate then falls short.
 	span := idleWindow
@@ -379,6 +394,13 @@ func paceBusy(ctx context.Context, pid, rate int, send func(i int, done func(err
 	b.res = &result{window: span, sent: int64(len(window)), latencies: window, paced: int64(len(window)), cpu: cpu1 - cpu0}
 	b.rss, _ = processRSS(pid)
 	return b, nil
+}
+
+// gcCycles is how many garbage collections this process has completed.
+func gcCycles() uint64 {
+	s := []metrics.Sample{{Name: "/gc/cycles/total:gc-cycles"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64()
 }
 
 // rssSampler records a process's largest RSS until stopped.

@@ -91,20 +91,21 @@ func (r *manyReport) runsTable(b *strings.Builder) {
 	if len(runs) == 0 {
 		return
 	}
-	fmt.Fprintf(b, "\n| busy run | receipted msg/s | p50 / p99 / max | broker CPU µs/msg | broker RSS, largest | pacer 99 %% within | bench process | other processes |\n|---|---|---|---|---|---|---|---|\n")
+	fmt.Fprintf(b, "\n| busy run | receipted msg/s | p50 / p99 / max | broker CPU µs/msg | broker RSS, largest | pacer 99 %% within | bench process | bench GC cycles | other processes |\n|---|---|---|---|---|---|---|---|---|\n")
 	for _, x := range runs {
 		res := x.b.res
 		sent := float64(res.sent) / res.window.Seconds()
 		broker := float64(res.cpu) / float64(res.window)
-		fmt.Fprintf(b, "| %s | %s | %.2f / %.2f / %.2f ms | %.1f | %.0f MB | %.2f ms | %.2f cores | %.2f cores |\n",
+		fmt.Fprintf(b, "| %s | %s | %.2f / %.2f / %.2f ms | %.1f | %.0f MB | %.2f ms | %.2f cores | %d | %.2f cores |\n",
 			x.name, rate(sent), millis(res.percentile(0.5)), millis(res.percentile(0.99)), millis(res.percentile(1)),
-			1e6*broker/sent, float64(x.b.peakRSS)/1e6, millis(x.b.pacerLag), x.b.client, x.b.others)
+			1e6*broker/sent, float64(x.b.peakRSS)/1e6, millis(x.b.pacerLag), x.b.client, x.b.benchGCs, x.b.others)
 	}
 	fmt.Fprintf(b, "\nEach run: a second's warm-up, then a %v window; latency from `SendAsync` to the receipt's callback, for every message of the window. "+
 		"\"Pacer 99 %% within\": how late the pacer handed 99 %% of the messages to the client, by its schedule; the bench process holds every client of the part "+
 		"(the idle ones of both brokers too), and with the brokers and other processes the machine has %d CPUs. "+
+		"The bench collects its garbage before each run and runs the part at GOGC %d: its idle clients' queues are most of its heap, and a collection in a window would be the load generator's pause; \"bench GC cycles\" counts those completed in the window anyway. "+
 		"Clients: `DisableBatching` producers; the official busy consumers acknowledge with the default grouping (100 ms, 1,000), the idle ones with `AckGroupingOptions{MaxSize: 1}` (no grouping ticker); "+
-		"our consumers acknowledge as our client groups by default (100 ms, 1,000).\n", idleWindow, runtime.NumCPU())
+		"our consumers acknowledge as our client groups by default (100 ms, 1,000).\n", idleWindow, runtime.NumCPU(), manyGCPercent)
 }
 
 // row renders the latency row of one busy run; verdict replaces the run's own when not empty.
