@@ -18,6 +18,9 @@ type topic struct {
 	name naming.Topic
 	full string
 	log  storage.Log
+	// dispatching names the dispatcher for a contained panic (dispatchRound), built once
+	// rather than on every round.
+	dispatching string
 
 	kick chan struct{} // wakes the dispatcher; capacity 1 so signals coalesce
 	done chan struct{}
@@ -61,16 +64,17 @@ type topicStats struct {
 
 func newTopic(b *Broker, name naming.Topic, log storage.Log) *topic {
 	t := &topic{
-		b:         b,
-		name:      name,
-		full:      name.String(),
-		log:       log,
-		kick:      make(chan struct{}, 1),
-		done:      make(chan struct{}),
-		producers: make(map[*producer]struct{}),
-		subs:      make(map[string]*subscription),
-		created:   time.Now(),
-		opened:    time.Now(),
+		b:           b,
+		name:        name,
+		full:        name.String(),
+		dispatching: "dispatching " + name.String(),
+		log:         log,
+		kick:        make(chan struct{}, 1),
+		done:        make(chan struct{}),
+		producers:   make(map[*producer]struct{}),
+		subs:        make(map[string]*subscription),
+		created:     time.Now(),
+		opened:      time.Now(),
 	}
 	t.wg.Add(1)
 	go t.run()
@@ -123,7 +127,7 @@ func (t *topic) run() {
 // is next due. A panic is contained (panic.go): the deferred unlock releases the topic first,
 // and the connection a failed delivery was for is closed.
 func (t *topic) dispatchRound() (wake time.Time) {
-	defer t.b.recoverPanic("dispatching "+t.full, nil)
+	defer t.b.recoverPanic(t.dispatching, nil)
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.dispatchAll(t.b.now())
@@ -231,18 +235,21 @@ func (t *topic) publish(p *producer, send *pb.CommandSend, meta storage.Meta, da
 		p.receipts.complete(p.conn, slot, duplicateReceipt(p, send))
 		return
 	}
+	// The callback captures the two fields of meta it needs, not meta: a captured Meta moved to
+	// the heap with every SEND.
+	name, seqID := meta.ProducerName, int64(meta.SequenceID)
 	t.log.Append(meta, data, h, func(pos storage.Position, err error) {
 		// A durable log completes on its own goroutine: contain a panic here (panic.go).
 		defer t.b.recoverPanic("answering a SEND", p.conn)
 		if err != nil {
 			if dedup != nil {
-				dedup.failed(meta.ProducerName)
+				dedup.failed(name)
 			}
 			p.receipts.complete(p.conn, slot, sendError(send, pb.ServerError_PersistenceError, err.Error()))
 			return
 		}
 		if dedup != nil {
-			dedup.stored(meta.ProducerName, int64(meta.SequenceID), pos)
+			dedup.stored(name, seqID, pos)
 			t.markDirty() // the flusher persists the deduplication state
 		}
 		p.receipts.complete(p.conn, slot, slot.receipt(p.id, seq, highest, pos))

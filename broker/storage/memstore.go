@@ -133,7 +133,10 @@ func (m memMeta) Get(bucket, key string) ([]byte, bool, error) {
 func (m memMeta) Scan(bucket, prefix string, fn func(string, []byte) bool) error {
 	m.s.mu.Lock()
 	b := m.s.buckets[bucket]
-	keys := make([]string, 0, len(b))
+	// Grown as keys match, not made as large as the bucket: a topic's cursors are a few keys
+	// of a bucket holding every topic's, and a broker opening 10,000 topics made 10,000
+	// bucket-sized slices for them.
+	var keys []string
 	for k := range b {
 		if strings.HasPrefix(k, prefix) {
 			keys = append(keys, k)
