@@ -67,7 +67,7 @@ func Run(ctx context.Context, cl *client.Client, opts Options) (Summary, error) 
 		opts.New = true
 	}
 	e := &engine{cl: cl, opts: opts, producers: map[string]*producerEntry{}, clock: opts.clock, freed: make(chan struct{}, 1),
-		held: held{left: map[client.MessageID]int{}}, origins: map[string]string{}, lastSeq: -1}
+		held: held{left: map[client.MessageID]int{}}, origins: map[string]string{}, tenantVerdicts: map[string]string{}, lastSeq: -1}
 	if opts.Selection.usesDecode() {
 		e.decoder = cl.NewPayloadDecoder()
 	}
@@ -123,8 +123,10 @@ type engine struct {
 
 	producers map[string]*producerEntry
 	derived   string
-	// origins caches where each REAL_TOPIC leads (the reader's).
-	origins map[string]string
+	// origins caches where each REAL_TOPIC leads, tenantVerdicts what crossTenant said of
+	// each destination (the reader's).
+	origins        map[string]string
+	tenantVerdicts map[string]string
 	// decoder tells "payload decodes" for the selection's filters; nil when none asks.
 	decoder *client.PayloadDecoder
 	// polled is an ended context: Receive with it takes a queued message or returns at once.
