@@ -44,6 +44,7 @@ type partitionProducer struct {
 	seq           uint64
 	batch         batchBuilder
 	pending       []*sendOp
+	spare         spareFrames
 	closeErr      error // set once closed for good
 	schemaVersion []byte
 }
@@ -242,6 +243,8 @@ func (p *partitionProducer) receipt(r *pb.CommandSendReceipt) {
 		return
 	}
 	p.pending = p.pending[1:]
+	p.spare.keep(op.frame) // receipted: nothing re-sends it, and the connection wrote a copy
+	op.frame = nil
 	p.mu.Unlock()
 	id := r.GetMessageId()
 	for i, f := range op.futures {
