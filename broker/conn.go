@@ -425,12 +425,13 @@ func (c *conn) keepAlive() {
 			c.close("no CONNECT within the keepalive interval")
 			return
 		}
-		// The answer of a connection the broker stopped reading may be waiting unread: its
-		// producers are over their publish rate (publish_rate.go), or it does not read what
-		// it is sent (backpressure.go). Upstream does not enforce the timeout while it does
-		// not read a connection either.
+		// A connection paused for its producers' publish rate has the answer waiting unread
+		// (publish_rate.go), as upstream does not enforce the timeout on a channel whose
+		// auto-read it turned off. One the broker stopped reading because it reads nothing
+		// of what it is sent (backpressure.go) is closed: a client that reads nothing at all
+		// is not waited for.
 		answered := c.heard.Swap(false)
-		if pinged && !answered && !c.throttled() && !c.out.reading.Load() {
+		if pinged && !answered && !c.throttled() {
 			c.close("keepalive: no response to PING")
 			return
 		}
