@@ -235,8 +235,8 @@ func (t *topic) publish(p *producer, send *pb.CommandSend, meta storage.Meta, da
 		p.receipts.complete(p.conn, slot, duplicateReceipt(p, send))
 		return
 	}
-	// The callback captures the two fields of meta it needs, not meta: a captured Meta moved to
-	// the heap with every SEND.
+	// The callback goes to the heap with every SEND: it captures the two fields of meta it
+	// needs rather than a copy of the whole Meta.
 	name, seqID := meta.ProducerName, int64(meta.SequenceID)
 	t.log.Append(meta, data, h, func(pos storage.Position, err error) {
 		// A durable log completes on its own goroutine: contain a panic here (panic.go).
