@@ -97,14 +97,15 @@ func (p *partitionProducer) encodeSend(meta *pb.MessageMetadata, body []byte, n 
 // spareFrames are SEND frames whose receipts came, for the next sends to be encoded into. A
 // frame is kept only until its receipt, for a reconnect to re-send (conn.write copies what it
 // writes), and a busy producer made one a batch's size for every batch: a replay's were a
-// fifth of what it allocated. At most spareFrameBytes are kept, so an idle producer holds
-// little. Guarded by the producer's mutex.
+// fifth of what it allocated. At most spareFrameBytes are kept, three full default batches:
+// with its batch buffer (up to 1 MiB, batchBuilder.reset) an idle producer holds at most 1.5
+// MiB, and an application pays that for each producer. Guarded by the producer's mutex.
 type spareFrames struct {
 	frames [][]byte
 	bytes  int
 }
 
-const spareFrameBytes = 1 << 20
+const spareFrameBytes = 512 << 10
 
 // take returns an empty frame buffer of at least n bytes' capacity.
 func (s *spareFrames) take(n int) []byte {
