@@ -65,10 +65,32 @@ func (b *batchBuilder) reset() {
 	b.futures = nil
 }
 
+// sendScratch is what a producer encodes its SENDs with, under its mutex: the frame is all
+// that outlives encodeSend. New ones each time (the commands, a single message's metadata, a
+// pointer for each scalar) were a fifth of what an unbatched producer allocated per message.
+type sendScratch struct {
+	cmd                          pb.BaseCommand
+	send                         pb.CommandSend
+	meta                         pb.MessageMetadata // a single message's (add)
+	typ                          pb.BaseCommand_Type
+	producerID, seq, publishTime uint64
+	num                          int32
+	name                         string
+}
+
+// singleMeta returns the scratch's metadata, reset to a single message's of sequence id seq.
+func (sc *sendScratch) singleMeta(seq uint64) *pb.MessageMetadata {
+	sc.meta = pb.MessageMetadata{}
+	sc.seq = seq
+	sc.meta.SequenceId = &sc.seq
+	return &sc.meta
+}
+
 // encodeSend builds the SEND frame for metadata meta and the uncompressed body.
 func (p *partitionProducer) encodeSend(meta *pb.MessageMetadata, body []byte, n int) ([]byte, error) {
-	meta.ProducerName = proto.String(p.name)
-	meta.PublishTime = proto.Uint64(uint64(time.Now().UnixMilli()))
+	sc := &p.enc
+	sc.name, sc.publishTime = p.name, uint64(time.Now().UnixMilli())
+	meta.ProducerName, meta.PublishTime = &sc.name, &sc.publishTime
 	if meta.SchemaVersion == nil && p.schemaVersion != nil {
 		meta.SchemaVersion = p.schemaVersion
 	}
@@ -86,12 +108,15 @@ func (p *partitionProducer) encodeSend(meta *pb.MessageMetadata, body []byte, n 
 	if hpLen-10 > p.maxMessageSize() {
 		return nil, ErrMessageTooLarge
 	}
-	send := &pb.CommandSend{ProducerId: proto.Uint64(p.id), SequenceId: meta.SequenceId, HighestSequenceId: meta.HighestSequenceId}
+	sc.producerID, sc.typ = p.id, pb.BaseCommand_SEND
+	sc.send = pb.CommandSend{ProducerId: &sc.producerID, SequenceId: meta.SequenceId, HighestSequenceId: meta.HighestSequenceId}
 	if n != 1 {
-		send.NumMessages = proto.Int32(int32(n))
+		sc.num = int32(n)
+		sc.send.NumMessages = &sc.num
 	}
+	sc.cmd = pb.BaseCommand{Type: &sc.typ, Send: &sc.send}
 	// The frame's header and SEND take well under sendHeaderRoom bytes.
-	return wire.AppendSend(p.spare.take(sendHeaderRoom+hpLen), &pb.BaseCommand{Type: pb.BaseCommand_SEND.Enum(), Send: send}, meta, payload, hpLen)
+	return wire.AppendSend(p.spare.take(sendHeaderRoom+hpLen), &sc.cmd, meta, payload, hpLen)
 }
 
 // spareFrames are SEND frames whose receipts came, for the next sends to be encoded into. A
@@ -118,8 +143,22 @@ func (s *spareFrames) take(n int) []byte {
 			return f[:0]
 		}
 	}
-	return make([]byte, 0, n)
+	// None fits: the sends outgrew the frames kept. Some go, to make room for this one once it
+	// is receipted: frames of the size now asked for take the place of those no longer fitting.
+	c := frameCap(n)
+	for last := len(s.frames) - 1; last >= 0 && s.bytes+c > spareFrameBytes; last-- {
+		s.bytes -= cap(s.frames[last])
+		s.frames[last] = nil
+		s.frames = s.frames[:last]
+	}
+	return make([]byte, 0, c)
 }
+
+// frameCap is the capacity a new frame for n bytes is made with: a sixteenth more, so that it
+// fits the producer's later sends too. A producer's frames grow by a byte or two each time its
+// sequence ids take a longer varint, and frames made to the byte fitted no later send: the
+// spare frames were all too small, and every send made a frame of its own.
+func frameCap(n int) int { return (n + n/16 + 63) &^ 63 }
 
 // keep takes back a frame nobody uses any more, if there is room for it.
 func (s *spareFrames) keep(f []byte) {

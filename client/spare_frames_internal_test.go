@@ -9,9 +9,6 @@ func TestSpareFramesBounded(t *testing.T) {
 	small := append(make([]byte, 0, 1<<10), "old frame"...)
 	s.keep(small)
 	s.keep(nil)
-	if got := s.take(4 << 10); cap(got) < 4<<10 || len(got) != 0 {
-		t.Fatalf("take(4 KiB) = len %d cap %d, want a fresh empty buffer of 4 KiB", len(got), cap(got))
-	}
 	got := s.take(512)
 	if len(got) != 0 || cap(got) != cap(small) || &got[:1][0] != &small[:1][0] {
 		t.Fatalf("take(512) = len %d cap %d, want the kept 1 KiB frame, empty", len(got), cap(got))
@@ -19,10 +16,70 @@ func TestSpareFramesBounded(t *testing.T) {
 	if len(s.frames) != 0 || s.bytes != 0 {
 		t.Fatalf("after taking the only frame: %d frames, %d bytes kept", len(s.frames), s.bytes)
 	}
+	if got := s.take(4 << 10); cap(got) < 4<<10 || len(got) != 0 {
+		t.Fatalf("take(4 KiB) = len %d cap %d, want a fresh empty buffer of 4 KiB", len(got), cap(got))
+	}
 	for range 2 * spareFrameBytes / (128 << 10) {
 		s.keep(make([]byte, 0, 128<<10))
 	}
 	if s.bytes > spareFrameBytes || s.bytes != len(s.frames)*(128<<10) {
 		t.Fatalf("kept %d bytes in %d frames, want at most %d", s.bytes, len(s.frames), spareFrameBytes)
+	}
+}
+
+// TestSpareFramesGrowingSends checks that sends whose frames grow by a few bytes, as they do
+// when the sequence ids reach a longer varint, still reuse the frames kept: frames made to the
+// byte fitted no later send, and every send made a new frame.
+func TestSpareFramesGrowingSends(t *testing.T) {
+	const window = 100 // sends awaiting their receipts
+	var s spareFrames
+	kept := map[*byte]bool{}
+	var inFlight [][]byte
+	n, made := 1123, 0
+	for i := range 10_000 {
+		if i == 5_000 {
+			n += 2 // sequence ids past 16,383 take a byte more, in the SEND and in the metadata
+		}
+		f := s.take(n)
+		if !kept[&f[:1][0]] {
+			made++
+		}
+		inFlight = append(inFlight, f)
+		if len(inFlight) > window { // receipted in order
+			kept[&inFlight[0][:1][0]] = true
+			s.keep(inFlight[0])
+			inFlight = inFlight[1:]
+		}
+	}
+	if made > window+1 {
+		t.Fatalf("%d of 10,000 sends made a frame, want only the first window's, %d", made, window+1)
+	}
+}
+
+// TestSpareFramesOutgrown checks that a spare list full of frames too small for the sends now
+// made makes room for frames of the new size, rather than leaving every send to make its own.
+func TestSpareFramesOutgrown(t *testing.T) {
+	const window = 100
+	var s spareFrames
+	for s.bytes+128 <= spareFrameBytes {
+		s.keep(make([]byte, 0, 128))
+	}
+	kept := map[*byte]bool{}
+	var inFlight [][]byte
+	made := 0
+	for range 10_000 {
+		f := s.take(1 << 10)
+		if !kept[&f[:1][0]] {
+			made++
+		}
+		inFlight = append(inFlight, f)
+		if len(inFlight) > window {
+			kept[&inFlight[0][:1][0]] = true
+			s.keep(inFlight[0])
+			inFlight = inFlight[1:]
+		}
+	}
+	if made > window+1 {
+		t.Fatalf("%d of 10,000 sends of 1 KiB made a frame, want only the first window's, %d", made, window+1)
 	}
 }
