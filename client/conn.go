@@ -55,7 +55,8 @@ type conn struct {
 }
 
 // producerHandler receives what the broker sends to one producer. Methods run on the
-// connection's reader goroutine and must not block.
+// connection's reader goroutine and must not block. A receipt is the reader's until its next
+// frame (wire.Scratch): copy what must outlive the call.
 type producerHandler interface {
 	receipt(*pb.CommandSendReceipt)
 	sendError(*pb.CommandSendError)
@@ -63,7 +64,8 @@ type producerHandler interface {
 	connectionClosed(*conn)
 }
 
-// consumerHandler receives what the broker sends to one consumer; same rules as above.
+// consumerHandler receives what the broker sends to one consumer; same rules as above, a
+// MESSAGE's command too (its payload is the handler's).
 type consumerHandler interface {
 	message(*pb.CommandMessage, []byte)
 	closedByBroker(*pb.CommandCloseConsumer)

@@ -15,6 +15,7 @@ import (
 type frameReader struct {
 	r        *bufio.Reader
 	maxFrame int
+	scratch  wire.Scratch // MESSAGE and SEND_RECEIPT: the reader handles each before the next
 }
 
 func newFrameReader(r io.Reader, maxFrame int) *frameReader {
@@ -23,7 +24,8 @@ func newFrameReader(r io.Reader, maxFrame int) *frameReader {
 
 // Next returns the next frame, in a buffer of its own: a MESSAGE's payload is kept as it lies
 // rather than copied out of a buffer the next frame reuses (most frames a client reads are
-// MESSAGEs, and the copy was one more pass over every payload, and one more allocation).
+// MESSAGEs, and the copy was one more pass over every payload, and one more allocation). The
+// command of a MESSAGE or a SEND_RECEIPT is valid only until the next call (wire.Scratch).
 func (fr *frameReader) Next() (wire.Frame, error) {
 	var size [4]byte
 	if _, err := io.ReadFull(fr.r, size[:]); err != nil {
@@ -41,5 +43,5 @@ func (fr *frameReader) Next() (wire.Frame, error) {
 		}
 		return wire.Frame{}, fmt.Errorf("truncated frame of %d bytes: %w", binary.BigEndian.Uint32(size[:]), err)
 	}
-	return wire.DecodeFrame(buf)
+	return fr.scratch.DecodeFrame(buf)
 }

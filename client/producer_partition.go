@@ -45,6 +45,7 @@ type partitionProducer struct {
 	batch         batchBuilder
 	pending       []*sendOp
 	spare         spareFrames
+	enc           sendScratch
 	closeErr      error // set once closed for good
 	schemaVersion []byte
 }
@@ -397,11 +398,8 @@ func (p *partitionProducer) add(m *Message, f *SendFuture) {
 	old := m.SequenceID != nil && int64(seq) <= p.resumedAt
 	if p.opts.DisableBatching || !at.IsZero() || len(m.SchemaVersion) > 0 || old {
 		p.flushBatchLocked() // keep order
-		meta := &pb.MessageMetadata{
-			SequenceId:    proto.Uint64(seq),
-			Properties:    propsToPB(m.Properties),
-			SchemaVersion: m.SchemaVersion,
-		}
+		meta := p.enc.singleMeta(seq)
+		meta.Properties, meta.SchemaVersion = propsToPB(m.Properties), m.SchemaVersion
 		if m.Key != "" {
 			meta.PartitionKey = proto.String(m.Key)
 		}

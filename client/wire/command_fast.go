@@ -189,16 +189,11 @@ func leadingType(b []byte) (t uint64, n int, ok bool) {
 	return t, n + m, true
 }
 
-// isSend reports whether encoded command b is a SEND, by its leading type field.
-func isSend(b []byte) bool {
-	t, _, ok := leadingType(b)
-	return ok && t == uint64(pb.BaseCommand_SEND)
-}
-
 // decodeFastCommand decodes b into cmd, which must be new (zero), when it is one of the
 // commands above made of the fields their encoders write (in any order, ack sets packed or
-// not); false leaves b to proto.
-func decodeFastCommand(b []byte, cmd *pb.BaseCommand) bool {
+// not); false leaves b to proto. A MESSAGE or a SEND_RECEIPT goes into s's blocks when s is not
+// nil (Scratch), into new ones otherwise.
+func decodeFastCommand(b []byte, cmd *pb.BaseCommand, s *Scratch) bool {
 	// The type comes first in every encoder we know of; anything else is proto's.
 	t, n, ok := leadingType(b)
 	if !ok || t > 1<<16 {
@@ -215,11 +210,21 @@ func decodeFastCommand(b []byte, cmd *pb.BaseCommand) bool {
 	}
 	switch pb.BaseCommand_Type(t) {
 	case pb.BaseCommand_MESSAGE:
-		return decodeMessage(body, cmd)
+		bl := new(messageBlock)
+		if s != nil {
+			bl = &s.message
+			*bl = messageBlock{}
+		}
+		return decodeMessage(body, cmd, bl)
 	case pb.BaseCommand_SEND:
 		return decodeSend(body, cmd)
 	case pb.BaseCommand_SEND_RECEIPT:
-		return decodeSendReceipt(body, cmd)
+		bl := new(receiptBlock)
+		if s != nil {
+			bl = &s.receipt
+			*bl = receiptBlock{}
+		}
+		return decodeSendReceipt(body, cmd, bl)
 	}
 	return false
 }
@@ -263,15 +268,19 @@ func (ib *idBlock) decode(raw []byte) bool {
 	return ok && ledger && entry // required: proto says which is missing
 }
 
-func decodeMessage(body []byte, cmd *pb.BaseCommand) bool {
-	bl := &struct {
-		m            pb.CommandMessage
-		id           idBlock
-		consumer, ep uint64
-		redeliveries uint32
-		hasConsumer  bool
-		typ          pb.BaseCommand_Type
-	}{}
+// messageBlock holds a decoded CommandMessage and its scalars, in one allocation (or a
+// Scratch).
+type messageBlock struct {
+	m            pb.CommandMessage
+	id           idBlock
+	consumer, ep uint64
+	redeliveries uint32
+	hasConsumer  bool
+	typ          pb.BaseCommand_Type
+}
+
+// decodeMessage decodes body into bl, which must be zero, and sets cmd's type and message to it.
+func decodeMessage(body []byte, cmd *pb.BaseCommand, bl *messageBlock) bool {
 	m := &bl.m
 	ok := eachField(body, func(num protowire.Number, v uint64, raw []byte) bool {
 		switch {
@@ -347,14 +356,19 @@ func decodeSend(body []byte, cmd *pb.BaseCommand) bool {
 	return true
 }
 
-func decodeSendReceipt(body []byte, cmd *pb.BaseCommand) bool {
-	bl := &struct {
-		r                   pb.CommandSendReceipt
-		id                  idBlock
-		producer, seq, high uint64
-		hasProducer, hasSeq bool
-		typ                 pb.BaseCommand_Type
-	}{}
+// receiptBlock holds a decoded CommandSendReceipt and its scalars, in one allocation (or a
+// Scratch).
+type receiptBlock struct {
+	r                   pb.CommandSendReceipt
+	id                  idBlock
+	producer, seq, high uint64
+	hasProducer, hasSeq bool
+	typ                 pb.BaseCommand_Type
+}
+
+// decodeSendReceipt decodes body into bl, which must be zero, and sets cmd's type and receipt
+// to it.
+func decodeSendReceipt(body []byte, cmd *pb.BaseCommand, bl *receiptBlock) bool {
 	r := &bl.r
 	ok := eachField(body, func(num protowire.Number, v uint64, raw []byte) bool {
 		switch {

@@ -80,10 +80,51 @@ func FrameLength(buf []byte, maxFrame int) (int, bool, error) {
 // DecodeFrame decodes one whole frame, size prefix included. The payload checksum of a payload
 // command is verified; when only the payload is bad (ErrMissingMagic, ErrChecksumMismatch,
 // ErrBadMetadataSize) the decoded command is returned alongside the error.
-func DecodeFrame(frame []byte) (Frame, error) { return decodeFrame(frame, nil) }
+func DecodeFrame(frame []byte) (Frame, error) { return decodeFrame(frame, decodeInto{}) }
 
-// decodeFrame is DecodeFrame decoding a SEND's command into reuse, when not nil.
-func decodeFrame(frame []byte, reuse *pb.BaseCommand) (Frame, error) {
+// A Scratch is where a client decodes the commands it reads once per entry, MESSAGE and
+// SEND_RECEIPT, so that reading them allocates nothing but the frame: per message, those
+// commands (a BaseCommand, a pointer for each command type, and a block of the command's
+// fields) were a third of what a client receiving unbatched messages and their receipts
+// allocated. Its reader must be done with each such command before it decodes the next frame.
+type Scratch struct {
+	cmd     pb.BaseCommand
+	message messageBlock
+	receipt receiptBlock
+}
+
+// DecodeFrame is DecodeFrame decoding a MESSAGE or a SEND_RECEIPT into s: the command, its
+// message and their message id are valid until the next call (a MESSAGE's ack set is a slice
+// of its own, as is the payload, in frame). Other commands are new, as DecodeFrame's.
+func (s *Scratch) DecodeFrame(frame []byte) (Frame, error) {
+	return decodeFrame(frame, decodeInto{scratch: s})
+}
+
+// decodeInto says where decodeFrame decodes the commands it may reuse storage for: SEND into
+// send (a broker's reader, whose handlers keep only the CommandSend), MESSAGE and SEND_RECEIPT
+// into scratch; any nil means new ones.
+type decodeInto struct {
+	send    *pb.BaseCommand
+	scratch *Scratch
+}
+
+// command returns the BaseCommand to decode raw into, zero, and the scratch for its blocks.
+func (d decodeInto) command(raw []byte) (*pb.BaseCommand, *Scratch) {
+	if t, _, ok := leadingType(raw); ok {
+		switch {
+		case t == uint64(pb.BaseCommand_SEND) && d.send != nil:
+			*d.send = pb.BaseCommand{}
+			return d.send, nil
+		case (t == uint64(pb.BaseCommand_MESSAGE) || t == uint64(pb.BaseCommand_SEND_RECEIPT)) && d.scratch != nil:
+			d.scratch.cmd = pb.BaseCommand{}
+			return &d.scratch.cmd, d.scratch
+		}
+	}
+	return &pb.BaseCommand{}, nil
+}
+
+// decodeFrame is DecodeFrame decoding the commands into says into the storage it gives.
+func decodeFrame(frame []byte, into decodeInto) (Frame, error) {
 	if len(frame) < 8 {
 		return Frame{}, ErrFrameTooSmall
 	}
@@ -96,13 +137,8 @@ func decodeFrame(frame []byte, reuse *pb.BaseCommand) (Frame, error) {
 		return Frame{}, fmt.Errorf("%w: %d > %d", ErrBadCommandSize, cmdSize, total-4)
 	}
 	raw := frame[8 : 8+cmdSize]
-	cmd := reuse
-	if cmd == nil || !isSend(raw) {
-		cmd = &pb.BaseCommand{}
-	} else {
-		*cmd = pb.BaseCommand{}
-	}
-	if !decodeFastCommand(raw, cmd) {
+	cmd, scratch := into.command(raw)
+	if !decodeFastCommand(raw, cmd, scratch) {
 		if err := proto.Unmarshal(raw, cmd); err != nil {
 			return Frame{}, fmt.Errorf("wire: decode command: %w", err)
 		}

@@ -69,7 +69,7 @@ func (r *Reader) Next() (Frame, error) {
 	if n > 1<<20 {
 		r.buf = nil
 	}
-	return decodeFrame(buf, r.send)
+	return decodeFrame(buf, decodeInto{send: r.send})
 }
 
 // ReuseSendCommands has Next decode every SEND into the same BaseCommand, valid until the next

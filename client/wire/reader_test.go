@@ -192,3 +192,48 @@ func TestReaderReusesSendCommands(t *testing.T) {
 		t.Errorf("the first SEND's CommandSend, kept: %v, want %v of its own", kept, sendCmd().GetSend())
 	}
 }
+
+// A Scratch decodes every MESSAGE and SEND_RECEIPT into the same storage, each as proto decodes
+// it, with an ack set of its own; other commands, SEND included, are new ones.
+func TestScratchReusesEntryCommands(t *testing.T) {
+	t.Parallel()
+	acked := messageCmd()
+	acked.Message.AckSet = []int64{5, 6}
+	acked.Message.MessageId.BatchIndex = proto.Int32(2)
+	receipt := &pb.BaseCommand{Type: pb.BaseCommand_SEND_RECEIPT.Enum(), SendReceipt: &pb.CommandSendReceipt{
+		ProducerId: proto.Uint64(1), SequenceId: proto.Uint64(10),
+		MessageId: &pb.MessageIdData{LedgerId: proto.Uint64(3), EntryId: proto.Uint64(4)},
+	}}
+	frames := []struct {
+		cmd     *pb.BaseCommand
+		payload []byte
+		reused  bool
+	}{
+		{acked, singlePayload(t), true},
+		{pingCmd(), nil, false},
+		{messageCmd(), singlePayload(t), true},
+		{receipt, nil, true},
+		{sendCmd(), singlePayload(t), false},
+	}
+	var s Scratch
+	var first *pb.BaseCommand
+	var ackSet []int64
+	for i, f := range frames {
+		got, err := s.DecodeFrame(mustFrame(t, f.cmd, f.payload))
+		if err != nil {
+			t.Fatalf("frame %d: %v", i, err)
+		}
+		if !proto.Equal(got.Cmd, f.cmd) {
+			t.Errorf("frame %d: %v, want %v", i, got.Cmd, f.cmd)
+		}
+		if i == 0 {
+			first, ackSet = got.Cmd, got.Cmd.GetMessage().GetAckSet()
+		}
+		if reused := got.Cmd == first; reused != f.reused {
+			t.Errorf("frame %d (%v): decoded into the scratch %v, want %v", i, f.cmd.GetType(), reused, f.reused)
+		}
+	}
+	if len(ackSet) != 2 || ackSet[0] != 5 || ackSet[1] != 6 {
+		t.Errorf("the first MESSAGE's ack set after the frames that followed: %v", ackSet)
+	}
+}
