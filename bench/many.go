@@ -48,8 +48,17 @@ const (
 	// allocate about 100 MB a second: at the default a cycle, a second or more of a core, came
 	// every ten seconds, in the middle of a window, and the load generator's own pauses were
 	// measured as the broker's latency. With this, and a collection before each busy run, no
-	// cycle falls in a window (the runs' table counts them).
+	// cycle falls in a window (the runs' table counts them). The busy runs go further: the
+	// collector is off and the bench collects only before each run (busyWarm).
 	manyGCPercent = 300
+	// busyWarm is the memory the bench touches and frees before each busy run. The runs
+	// allocate up to 300 MB a second, and memory the heap takes afresh from the OS costs a page
+	// fault and zeroing per 4 KiB: in the first run, on the letterbox broker, the bench used a
+	// fifth more CPU than in the same run on the null broker right after, which reused what the
+	// first had freed. The runtime returns freed memory to the OS down to a tenth over what was
+	// in use at the last collection, so the warm memory is garbage at the collection before the
+	// run, then free and kept: the run's allocations reuse it.
+	busyWarm = 3 << 30
 	// manySettle is the wait between the last creation and the window at rest: the runtime
 	// gives back the memory the creations used meanwhile, which is their cost, not rest's.
 	manySettle = 15 * time.Second
@@ -131,6 +140,7 @@ func measureMany(ctx context.Context, r *manyReport, bin string, rounds int, pro
 	if !sleepCtx(ctx, manySettle) {
 		return
 	}
+	debug.SetGCPercent(-1) // collections before each busy run only (paceBusy); the defer above restores it
 	progress("many: %d of the topics at %d msg/s from the official client's producers and consumers, on each broker", idleBusyTopics, officialBusyRate)
 	r.official = manyBusy(ctx, lb.pid(), idle, officialBusyRate, failed)
 	if ctx.Err() == nil {
@@ -337,7 +347,8 @@ func manyBusy(ctx context.Context, pid int, idle *idleClients, rate int, failed 
 // pacer handed messages over, and the CPU the bench and other processes used.
 func paceBusy(ctx context.Context, pid, rate int, send func(i int, done func(error)), flush func() error) (*busyReport, error) {
 	const warmup = time.Second
-	runtime.GC() // manyGCPercent
+	warmHeap(busyWarm)
+	runtime.GC() // the only collections of the busy runs (measureMany)
 	n := int(float64(rate) * (warmup + idleWindow).Seconds())
 	latencies := make([]time.Duration, n)
 	lags := make([]time.Duration, n) // how late each message was handed over, by schedule
@@ -394,6 +405,21 @@ func paceBusy(ctx context.Context, pid, rate int, send func(i int, done func(err
 	b.res = &result{window: span, sent: int64(len(window)), latencies: window, paced: int64(len(window)), cpu: cpu1 - cpu0}
 	b.rss, _ = processRSS(pid)
 	return b, nil
+}
+
+// warmHeap has the heap hold n bytes of free memory it has touched, once the next collection
+// frees them (busyWarm). In chunks: they fit between what the runs before left in use.
+func warmHeap(n int) {
+	const chunk = 64 << 20
+	chunks := make([][]byte, 0, n/chunk)
+	for range n / chunk {
+		b := make([]byte, chunk)
+		for i := 0; i < len(b); i += 4096 {
+			b[i] = 1
+		}
+		chunks = append(chunks, b)
+	}
+	runtime.KeepAlive(chunks)
 }
 
 // gcCycles is how many garbage collections this process has completed.

@@ -103,7 +103,7 @@ func (r *manyReport) runsTable(b *strings.Builder) {
 	fmt.Fprintf(b, "\nEach run: a second's warm-up, then a %v window; latency from `SendAsync` to the receipt's callback, for every message of the window. "+
 		"\"Pacer 99 %% within\": how late the pacer handed 99 %% of the messages to the client, by its schedule; the bench process holds every client of the part "+
 		"(the idle ones of both brokers too), and with the brokers and other processes the machine has %d CPUs. "+
-		"The bench collects its garbage before each run and runs the part at GOGC %d: its idle clients' queues are most of its heap, and a collection in a window would be the load generator's pause; \"bench GC cycles\" counts those completed in the window anyway. "+
+		"The bench sets its clients up at GOGC %d and runs the busy runs with its collector off, collecting before each run: its idle clients' queues are most of its heap, and a collection in a window would be the load generator's pause (\"bench GC cycles\" counts those completed in the window anyway). Before each busy run it also touches 3 GiB that this collection frees, and the runtime keeps free what was in use at the last collection: the run's allocations reuse memory rather than fault in fresh pages, which cost the bench a fifth more CPU in whichever run came first. "+
 		"Clients: `DisableBatching` producers; the official busy consumers acknowledge with the default grouping (100 ms, 1,000), the idle ones with `AckGroupingOptions{MaxSize: 1}` (no grouping ticker); "+
 		"our consumers acknowledge as our client groups by default (100 ms, 1,000).\n", idleWindow, runtime.NumCPU(), manyGCPercent)
 }
