@@ -69,15 +69,12 @@ type manyReport struct {
 	setup time.Duration // creating every producer and consumer
 	rss   int64         // broker RSS at rest, bytes
 	cpu   float64       // broker CPU at rest, cores
-	// official is the official clients' busy run on the letterbox broker, officialCeiling the
-	// same against the null broker; ours the rounds of our client's busy run, each on the
-	// letterbox broker and then on the null broker.
-	official, officialCeiling *busyReport
-	ours                      []busyPair
+	// official and ours are the rounds of the official clients' busy run and of our client's,
+	// each on the letterbox broker and then on the null broker.
+	official, ours []busyPair
 }
 
-// busyPair is one round of our client's busy run: on the letterbox broker, then on the null
-// broker.
+// busyPair is one round of a busy run: on the letterbox broker, then on the null broker.
 type busyPair struct{ letterbox, null *busyReport }
 
 // busyReport is one run of 100 busy topics among the idle ones.
@@ -141,10 +138,20 @@ func measureMany(ctx context.Context, r *manyReport, bin string, rounds int, pro
 		return
 	}
 	debug.SetGCPercent(-1) // collections before each busy run only (paceBusy); the defer above restores it
-	progress("many: %d of the topics at %d msg/s from the official client's producers and consumers, on each broker", idleBusyTopics, officialBusyRate)
-	r.official = manyBusy(ctx, lb.pid(), idle, officialBusyRate, failed)
-	if ctx.Err() == nil {
-		r.officialCeiling = manyBusy(ctx, nb.pid(), idleNull, officialBusyRate, failed)
+	for i := range rounds {
+		progress("many: %d of the topics at %d msg/s from the official client's producers and consumers [round %d/%d]: letterbox, then the null broker", idleBusyTopics, officialBusyRate, i+1, rounds)
+		var pair busyPair
+		pair.letterbox = manyBusy(ctx, lb.pid(), idle, officialBusyRate, failed)
+		if pair.letterbox != nil && ctx.Err() == nil {
+			pair.null = manyBusy(ctx, nb.pid(), idleNull, officialBusyRate, failed)
+		}
+		if ctx.Err() != nil {
+			return
+		}
+		if pair.letterbox == nil || pair.null == nil {
+			break // failed (reported): on to our client's runs
+		}
+		r.official = append(r.official, pair)
 	}
 	// The official consumers of the busy topics leave their subscriptions to ours.
 	idle.closeBusyConsumers()
