@@ -183,7 +183,7 @@ func benchReplay(ctx context.Context, b *brokerProc, n int, dedup bool, progress
 func (r *replayReport) markdown(b *strings.Builder) {
 	p := func(format string, a ...any) { fmt.Fprintf(b, format, a...) }
 	p("\n## Replay\n\n")
-	p("`client/replay` without a rate limit on `letterbox broker --in-memory` (deduplication off, upstream's default): a DLQ whose " +
+	p("`client/replay` without a rate limit on `letterbox broker --in-memory`, started for this part (the headline's broker holds the backlog its producer-only run left, which made its every message dearer), deduplication off, upstream's default: a DLQ whose " +
 		"subscription was created first, filled with 1 KiB dead letters, each its own entry as our client's DLQ producer writes them " +
 		"(REAL_TOPIC, ORIGIN_MESSAGE_ID, RECONSUMETIMES and a reason property), then `replay.Run` reads them all through that subscription, " +
 		"republishes each to its origin and acknowledges it once receipted. Timed from the call to its return (subscribing, " +
