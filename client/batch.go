@@ -67,7 +67,8 @@ func (b *batchBuilder) reset() {
 
 // sendScratch is what a producer encodes its SENDs with, under its mutex: the frame is all
 // that outlives encodeSend. New ones each time (the commands, a single message's metadata, a
-// pointer for each scalar) were a fifth of what an unbatched producer allocated per message.
+// pointer for each scalar) were a fifth of what an unbatched producer and its consumer
+// allocated per message.
 type sendScratch struct {
 	cmd                          pb.BaseCommand
 	send                         pb.CommandSend

@@ -83,10 +83,10 @@ func FrameLength(buf []byte, maxFrame int) (int, bool, error) {
 func DecodeFrame(frame []byte) (Frame, error) { return decodeFrame(frame, decodeInto{}) }
 
 // A Scratch is where a client decodes the commands it reads once per entry, MESSAGE and
-// SEND_RECEIPT, so that reading them allocates nothing but the frame: per message, those
-// commands (a BaseCommand, a pointer for each command type, and a block of the command's
-// fields) were a third of what a client receiving unbatched messages and their receipts
-// allocated. Its reader must be done with each such command before it decodes the next frame.
+// SEND_RECEIPT, so that reading them allocates nothing but the frame: those commands (a
+// BaseCommand, a pointer for each command type, and a block of the command's fields) were an
+// eighth of what a client producing and consuming unbatched messages allocated per message.
+// Its reader must be done with each such command before it decodes the next frame.
 type Scratch struct {
 	cmd     pb.BaseCommand
 	message messageBlock
