@@ -291,11 +291,14 @@ func TestMessages(t *testing.T) {
 	if st, err := b.Admin().PartitionedStats(ctx, "events", false); err != nil || len(st.Subscriptions) != 0 {
 		t.Errorf("after Messages: subscriptions %v, %v", st.Subscriptions, err)
 	}
-	short, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+	// Long enough for a first reading on a loaded machine: it dials and reads both partitions.
+	short, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
 	if _, err := b.WaitForMessages(short, "events", 11); err == nil || !strings.Contains(err.Error(), "10 messages") {
 		t.Errorf("WaitForMessages for more than there are: %v", err)
 	}
+	short, cancel = context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
 	if err := b.WaitForBacklog(short, "events", "nobody", 0); err == nil || !strings.Contains(err.Error(), "no subscription nobody") {
 		t.Errorf("WaitForBacklog of a subscription that does not exist: %v", err)
 	}

@@ -59,7 +59,7 @@ func (b *Broker) WaitForBacklog(ctx context.Context, topic, subscription string,
 	for {
 		backlog, found, err := b.backlog(ctx, topic, subscription)
 		switch {
-		case err != nil && ctx.Err() == nil && !admin.IsNotFound(err):
+		case err != nil && !expired(ctx) && !admin.IsNotFound(err):
 			return fmt.Errorf("pulsartest: backlog of %s on %s: %w", subscription, topic, err)
 		case found && backlog == n:
 			return nil
@@ -182,7 +182,7 @@ func (b *Broker) WaitForMessages(ctx context.Context, topic string, n int) ([]Me
 			return msgs, nil
 		case err == nil:
 			last = fmt.Sprintf("%d messages", len(msgs))
-		case !errors.Is(err, ErrNoTopic) && ctx.Err() == nil:
+		case !errors.Is(err, ErrNoTopic) && !expired(ctx):
 			return nil, err
 		}
 		if err := sleep(ctx); err != nil {
@@ -201,6 +201,14 @@ func topicName(topic string) (string, error) {
 }
 
 // sleep waits pollEvery, or returns ctx's error.
+// expired reports whether ctx is done or its deadline has passed. A call that failed on the
+// deadline, a dial's i/o timeout, can return before the context's own timer marks it done, and
+// the wait must then end as a wait that ran out does, not with that call's error.
+func expired(ctx context.Context) bool {
+	d, ok := ctx.Deadline()
+	return ctx.Err() != nil || ok && !time.Now().Before(d)
+}
+
 func sleep(ctx context.Context) error {
 	t := time.NewTimer(pollEvery)
 	defer t.Stop()
