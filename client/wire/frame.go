@@ -110,6 +110,9 @@ type decodeInto struct {
 
 // command returns the BaseCommand to decode raw into, zero, and the scratch for its blocks.
 func (d decodeInto) command(raw []byte) (*pb.BaseCommand, *Scratch) {
+	if d.send == nil && d.scratch == nil {
+		return &pb.BaseCommand{}, nil // nothing to reuse: no need to read the type twice
+	}
 	if t, _, ok := leadingType(raw); ok {
 		switch {
 		case t == uint64(pb.BaseCommand_SEND) && d.send != nil:
