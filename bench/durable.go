@@ -15,9 +15,10 @@ import (
 	"time"
 )
 
-// Targets from the durable-storage issue.
+// Targets from the durable-storage issue; the ratio to the ceiling is the performance issue's
+// (#36: at least 65 %, where the durable-storage issue set 60 %).
 const (
-	targetDurableRatio = 0.60
+	targetDurableRatio = 0.65
 	targetDurableP99   = 20 * time.Millisecond
 	targetRecovery     = 2 * time.Second
 	// recoveryBytes is the log size the recovery target is stated for.
@@ -191,10 +192,10 @@ func (d *durableReport) markdown(b *strings.Builder, r *report) {
 	}
 	if ratios := r.ceilingRatios(headDurable); len(ratios) > 0 {
 		ratio := medianF(ratios)
-		row(fmt.Sprintf("letterbox --data / ceiling (%s)", ofRatios(len(ratios))), byRound(ratios, percent, ""), "≥ 60 %",
+		row(fmt.Sprintf("letterbox --data / ceiling (%s)", ofRatios(len(ratios))), byRound(ratios, percent, ""), "≥ 65 %",
 			new(ratio >= targetDurableRatio), slices.Concat(heads, r.headResults(headCeiling))...)
 	} else {
-		row("letterbox --data / ceiling", "not measured", "≥ 60 %", nil)
+		row("letterbox --data / ceiling", "not measured", "≥ 65 %", nil)
 	}
 	latMetric := fmt.Sprintf("publish latency p50 / p99 at %s msg/s, --data", thousands(r.rate))
 	if res := d.paced; res != nil && len(res.latencies) > 0 {

@@ -102,9 +102,10 @@ func mostOthers(rs []*result) float64 {
 	return most
 }
 
-// Targets from the issue.
+// Targets from the issues. The ratio to the ceiling is the performance issue's (#36: in memory
+// at least 80 % of the null broker's throughput, as #22 asked before it); the first bench set 75 %.
 const (
-	targetRatio     = 0.75
+	targetRatio     = 0.80
 	targetCPUPerMsg = 1500 * time.Nanosecond
 	targetP99       = 10 * time.Millisecond
 	targetStart     = 50 * time.Millisecond
@@ -241,10 +242,10 @@ func (r *report) writeTargets(b *strings.Builder) {
 		if ratio > 1 {
 			measured += "; above 100 %: the ceiling runs were disturbed more"
 		}
-		row(fmt.Sprintf("letterbox / ceiling (%s)", ofRatios(len(ratios))), measured, "≥ 75 %", new(ratio >= targetRatio),
+		row(fmt.Sprintf("letterbox / ceiling (%s)", ofRatios(len(ratios))), measured, "≥ 80 %", new(ratio >= targetRatio),
 			slices.Concat(brokers, ceilings)...)
 	} else {
-		row("letterbox / ceiling", notMeasured, "≥ 75 %", nil)
+		row("letterbox / ceiling", notMeasured, "≥ 80 %", nil)
 	}
 	if counted := slices.DeleteFunc(slices.Clone(brokers), func(res *result) bool { return res.received == 0 }); len(counted) > 0 {
 		cpu := values(counted, func(res result) float64 { return micros(res.cpuPerMsg()) })
