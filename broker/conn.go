@@ -5,6 +5,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -78,6 +79,9 @@ type conn struct {
 	sendReader *wire.Reader
 	// sendMeta is what handleSend decodes a SEND's metadata into (readLoop-owned).
 	sendMeta wire.MetadataScratch
+	// later are the topics whose new entries the reader is to dispatch once it has handled the
+	// frames it has read (readLoop-owned; dispatchLater).
+	later []*topic
 }
 
 func newConn(b *Broker, nc net.Conn) *conn {
@@ -145,7 +149,15 @@ func (c *conn) readLoop() {
 	// The SEND handler keeps the CommandSend at most (06_send.go): the BaseCommand around it,
 	// most of what a SEND would allocate, is the same each time.
 	r.ReuseSendCommands()
+	defer func() {
+		for _, t := range c.later {
+			t.signal() // stored, and not dispatched yet: the topic's dispatcher does it
+		}
+	}()
 	for {
+		if len(c.later) > 0 && (!r.Ready() || len(c.later) >= maxLater) {
+			c.runLater()
+		}
 		if !c.awaitDrain() { // a client that does not read its answers is not read either
 			return
 		}
@@ -182,6 +194,32 @@ func (c *conn) readLoop() {
 			return
 		}
 	}
+}
+
+// dispatchLater has the reader run t's dispatcher before it waits for more to read, or after
+// maxLater topics. The SENDs a read brought are then dispatched in one round per topic, on the
+// reader's goroutine: no hand-off to the topic's dispatcher per SEND, and the writer finds the
+// receipts and the MESSAGEs they led to in its queue together, for one writev where the
+// hand-off made two. Called on the reader's goroutine.
+func (c *conn) dispatchLater(t *topic) {
+	if !slices.Contains(c.later, t) {
+		c.later = append(c.later, t)
+	}
+}
+
+// maxLater bounds the topics a reader puts off dispatching: a connection with producers on
+// many topics dispatches each after this many.
+const maxLater = 16
+
+// runLater runs the dispatchers dispatchLater put off.
+func (c *conn) runLater() {
+	for i, t := range c.later {
+		if !t.dispatchRound().IsZero() {
+			t.signal() // something is due later: the topic's dispatcher keeps the timer for it
+		}
+		c.later[i] = nil
+	}
+	c.later = c.later[:0]
 }
 
 // handleFrame runs the handler for one frame; false means the connection was closed. A panic

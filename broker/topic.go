@@ -2,6 +2,7 @@ package broker
 
 import (
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/letterbox-dev/letterbox/broker/storage"
@@ -130,6 +131,9 @@ func (t *topic) dispatchRound() (wake time.Time) {
 	defer t.b.recoverPanic(t.dispatching, nil)
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if t.closed {
+		return time.Time{} // a reader's round (conn.runLater) after close: the log is closing
+	}
 	t.dispatchAll(t.b.now())
 	return t.wake
 }
@@ -238,6 +242,10 @@ func (t *topic) publish(p *producer, send *pb.CommandSend, meta storage.Meta, da
 	// The callback goes to the heap with every SEND: it captures the two fields of meta it
 	// needs rather than a copy of the whole Meta.
 	name, seqID := meta.ProducerName, int64(meta.SequenceID)
+	// The dispatch of a stored entry: the reader handling this SEND runs it once it has
+	// handled the frames it has read (conn.dispatchLater) when the log stores before Append
+	// returns, as memory does; a log that completes later has the topic's dispatcher run it.
+	var inline atomic.Int32 // 0: Append running; 1: stored before it returned; 2: returned first
 	t.log.Append(meta, data, h, func(pos storage.Position, err error) {
 		// A durable log completes on its own goroutine: contain a panic here (panic.go).
 		defer t.b.recoverPanic("answering a SEND", p.conn)
@@ -253,8 +261,13 @@ func (t *topic) publish(p *producer, send *pb.CommandSend, meta storage.Meta, da
 			t.markDirty() // the flusher persists the deduplication state
 		}
 		p.receipts.complete(p.conn, slot, slot.receipt(p.id, seq, highest, pos))
-		t.signal()
+		if !inline.CompareAndSwap(0, 1) {
+			t.signal()
+		}
 	})
+	if !inline.CompareAndSwap(0, 2) {
+		p.conn.dispatchLater(t)
+	}
 }
 
 // property returns one topic property.

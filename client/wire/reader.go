@@ -72,6 +72,16 @@ func (r *Reader) Next() (Frame, error) {
 	return decodeFrame(buf, decodeInto{send: r.send})
 }
 
+// Ready reports whether the next frame is wholly buffered, so that Next returns it without
+// waiting for the connection: a server can put off work until it has handled what arrived.
+func (r *Reader) Ready() bool {
+	if r.r.Buffered() < 4 {
+		return false
+	}
+	size, _ := r.r.Peek(4)
+	return uint64(r.r.Buffered()) >= 4+uint64(binary.BigEndian.Uint32(size))
+}
+
 // ReuseSendCommands has Next decode every SEND into the same BaseCommand, valid until the next
 // call to Next, for a server whose handlers keep the CommandSend at most (it is a new one each
 // time): the BaseCommand, a pointer for each command type, is most of what a SEND allocates.
