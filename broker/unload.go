@@ -48,8 +48,7 @@ func (b *Broker) unload(t *topic) {
 		// The cursors reopen from their last flush: at-least-once, as after a crash.
 		b.log.Error("storing the cursors of an unloaded topic", "topic", t.full, "err", err)
 	}
-	close(t.done)
-	t.wg.Wait()
+	t.stopDispatch()
 	b.closeCurrentLedger(t)
 	b.log.Info("topic unloaded", "topic", t.full)
 }
