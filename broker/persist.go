@@ -168,8 +168,10 @@ func (b *Broker) flushLoop() {
 	defer b.wg.Done()
 	t := time.NewTicker(b.cfg.CursorFlushInterval)
 	defer t.Stop()
-	// The frame buffer pool gives its idle buffers back once the broker goes quiet.
-	trim := time.NewTicker(10 * time.Second)
+	// The frame buffer pool gives its idle buffers back once the broker has been quiet for a
+	// minute: not between the bursts of a load test, whose next burst would otherwise take
+	// every ledger's slabs fresh from the runtime again, and collect them.
+	trim := time.NewTicker(time.Minute)
 	defer trim.Stop()
 	for {
 		select {
