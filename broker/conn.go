@@ -101,18 +101,25 @@ func newConn(b *Broker, nc net.Conn) *conn {
 }
 
 func (c *conn) start() {
-	c.wg.Add(3)
+	// The broker waits for the reader on Close, and the reader, once the connection is closed,
+	// for the connection's other goroutines (c.wg) before the broker forgets it: no goroutine
+	// a connection only to wait for the others.
+	c.b.wg.Add(1)
+	c.wg.Add(2)
 	go c.readLoop()
 	go c.writeLoop()
 	go c.keepAlive()
-	// The broker waits for the connection's goroutines on Close.
-	c.b.wg.Add(1)
-	go func() {
-		defer c.b.wg.Done()
-		defer c.b.recoverPanic("forgetting a closed connection", nil)
-		c.wg.Wait()
-		c.b.forgetConn(c)
-	}()
+}
+
+// forget waits for the connection to close and for its goroutines but the reader, and has the
+// broker forget it. The reader's last step: whatever ended it closed the connection, or had it
+// closed (closeLater, after a panic).
+func (c *conn) forget() {
+	defer c.b.wg.Done()
+	defer c.b.recoverPanic("forgetting a closed connection", nil)
+	<-c.done
+	c.wg.Wait()
+	c.b.forgetConn(c)
 }
 
 // close shuts the connection once, logging why, and releases its producers and consumers.
@@ -143,7 +150,7 @@ func (c *conn) close(reason string) {
 }
 
 func (c *conn) readLoop() {
-	defer c.wg.Done()
+	defer c.forget()
 	defer c.b.recoverPanic("reading a command", c) // handleFrame contains the handlers' own
 	r := wire.NewPooledReader(c.nc, wire.MaxFrameSize(c.b.cfg.MaxMessageSize), c.b.bufs)
 	// The SEND handler keeps the CommandSend at most (06_send.go): the BaseCommand around it,
