@@ -29,11 +29,14 @@
 //     (expiryLoop), retention (retentionLoop), the periodic policy checks (policyLoop: backlog
 //     quotas, subscription expiry), the compaction monitor (compactionMonitor) and, from the
 //     first stats request, the rate sampler (sampleLoop);
-//   - each connection (conn.close): a reader, which runs the command handlers (readLoop), a
-//     writer (writeLoop) and a keep-alive (keepAlive), and an auth refresher where credentials
-//     expire (authRefreshLoop);
-//   - each topic (topic.close): its dispatcher (topic.run) and a compaction run while one is in
-//     progress (compactionRun.run);
+//   - each connection (conn.close): a reader, which runs the command handlers and the dispatch
+//     of what its SENDs stored (readLoop) and, once the connection is closed, waits for the
+//     others and has the Broker forget the connection (conn.forget), a writer (writeLoop) and a
+//     keep-alive (keepAlive), and an auth refresher where credentials expire (authRefreshLoop);
+//   - each topic (topic.close, unloading): its dispatcher while it has something to dispatch
+//     (topic.dispatcher: started by signal, ended by a round that found nothing new, a timer
+//     signalling what is due later) and a compaction run while one is in progress
+//     (compactionRun.run);
 //   - each durable log (storage): its writer, which runs Append's completions, and its deleter.
 //
 // Short-lived goroutines end on their own: the answer to a refused connection (bounded by a
@@ -51,7 +54,7 @@
 //
 // and nothing is held across two topics' mutexes. The other locks are leaves: taken with any of
 // these held, and no other lock of the broker's is taken while one is held. They are conn.mu (the
-// connection's producers and consumers), adminState.mu (tenants, policies, terminated topics, topic
+// connection's producers and consumers), topic.dmu (whether its dispatcher runs), adminState.mu (tenants, policies, terminated topics, topic
 // policies, rate samples; taken under topicRegistry.mu and topic.mu), schemaRegistry.mu,
 // dedupState.mu, dirtySet.mu (the flusher's dirty topics), Broker.mu (connections, per-IP counts,
 // front ends, closed), dynamicConfig.mu (serializes updates; reads are atomic), certLoader.mu
@@ -59,8 +62,8 @@
 // rates). The store's own locks (a Log's, the metadata store's) come after all of these: the
 // broker calls the store with them held, and the store calls back (Append's done) with none of
 // its locks held: on a durable log's writer goroutine, or for an in-memory log within Append,
-// under the caller's topic.mu. The callback takes only dedupState.mu, dirtySet.mu and the
-// receipt queue, never topic.mu. The test hooks (an Interceptor, which runs inside every send, and
+// under the caller's topic.mu. The callback takes only dedupState.mu, dirtySet.mu, topic.dmu and
+// the receipt queue, never topic.mu. The test hooks (an Interceptor, which runs inside every send, and
 // a cluster fixture's Ownership) may run with any of these held and must not call back into the
 // broker.
 //
