@@ -15,7 +15,7 @@ import (
 // its connection is no longer read (as upstream turns off the channel's auto-read), so the
 // client's further sends wait in its own queue and nothing is refused. The throttled producers
 // are let go, in the order they were throttled, once the buckets hold the tokens of upstream's
-// resolution again (ThrottleDuration), by the topic's dispatcher goroutine. A connection
+// resolution again (ThrottleDuration), by a dispatch round of the topic. A connection
 // stays paused while any of its producers is throttled, and the keepalive does not close it
 // meanwhile (the client's answers to its pings wait in the paused stream).
 
@@ -94,7 +94,7 @@ func (t *topic) chargePublish(p *producer, msgs int64, bytes int) {
 	pl.queue = append(pl.queue, p)
 	if pl.retryAt.IsZero() {
 		pl.retryAt = now.Add(t.publishWait(now))
-		t.signal() // the dispatcher goroutine sleeps until retryAt
+		t.signal() // the dispatcher sets its timer for retryAt
 	}
 }
 
@@ -109,7 +109,7 @@ func (t *topic) publishWait(now time.Time) time.Duration {
 }
 
 // releasePublishers lets throttled producers go while the buckets hold tokens, and says when to
-// look again. Called by the topic's dispatcher goroutine (and when the rate is removed) with
+// look again. Called by a dispatch round of the topic (and when the rate is removed) with
 // t.mu held.
 func (t *topic) releasePublishers(now time.Time) {
 	pl := &t.pub
