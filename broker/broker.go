@@ -54,18 +54,18 @@
 //
 // and nothing is held across two topics' mutexes. The other locks are leaves: taken with any of
 // these held, and no other lock of the broker's is taken while one is held. They are conn.mu (the
-// connection's producers and consumers), topic.dmu (whether its dispatcher runs), adminState.mu (tenants, policies, terminated topics, topic
-// policies, rate samples; taken under topicRegistry.mu and topic.mu), schemaRegistry.mu,
-// dedupState.mu, dirtySet.mu (the flusher's dirty topics), Broker.mu (connections, per-IP counts,
-// front ends, closed), dynamicConfig.mu (serializes updates; reads are atomic), certLoader.mu
-// (the TLS certificates), and groupLimiters.mu and groupLimiter.mu (resource groups' shared
-// rates). The store's own locks (a Log's, the metadata store's) come after all of these: the
-// broker calls the store with them held, and the store calls back (Append's done) with none of
-// its locks held: on a durable log's writer goroutine, or for an in-memory log within Append,
-// under the caller's topic.mu. The callback takes only dedupState.mu, dirtySet.mu, topic.dmu and
-// the receipt queue, never topic.mu. The test hooks (an Interceptor, which runs inside every send, and
-// a cluster fixture's Ownership) may run with any of these held and must not call back into the
-// broker.
+// connection's producers and consumers), topic.dmu (whether its dispatcher runs), adminState.mu
+// (tenants, policies, terminated topics, topic policies, rate samples; taken under
+// topicRegistry.mu and topic.mu), schemaRegistry.mu, dedupState.mu, dirtySet.mu (the flusher's
+// dirty topics), Broker.mu (connections, per-IP counts, front ends, closed), dynamicConfig.mu
+// (serializes updates; reads are atomic), certLoader.mu (the TLS certificates), and
+// groupLimiters.mu and groupLimiter.mu (resource groups' shared rates). The store's own locks (a
+// Log's, the metadata store's) come after all of these: the broker calls the store with them
+// held, and the store calls back (Append's done) with none of its locks held: on a durable log's
+// writer goroutine, or for an in-memory log within Append, under the caller's topic.mu. The
+// callback takes only dedupState.mu, dirtySet.mu, topic.dmu and the receipt queue, never
+// topic.mu. The test hooks (an Interceptor, which runs inside every send, and a cluster
+// fixture's Ownership) may run with any of these held and must not call back into the broker.
 //
 // A panic in a handler, a dispatcher, a store's completion or any other goroutine a connection
 // starts (its keepalive and authentication refresh, its close) is contained where that goroutine's

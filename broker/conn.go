@@ -103,7 +103,7 @@ func newConn(b *Broker, nc net.Conn) *conn {
 func (c *conn) start() {
 	// The broker waits for the reader on Close, and the reader, once the connection is closed,
 	// for the connection's other goroutines (c.wg) before the broker forgets it: no goroutine
-	// a connection only to wait for the others.
+	// per connection only waits for the others.
 	c.b.wg.Add(1)
 	c.wg.Add(2)
 	go c.readLoop()
