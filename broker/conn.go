@@ -221,8 +221,8 @@ const maxLater = 16
 // runLater runs the dispatchers dispatchLater put off.
 func (c *conn) runLater() {
 	for i, t := range c.later {
-		if !t.dispatchRound().IsZero() {
-			t.signal() // something is due later: the topic's dispatcher keeps the timer for it
+		if wake := t.dispatchRound(); !wake.IsZero() {
+			t.wakeAfter(wake) // something is due later
 		}
 		c.later[i] = nil
 	}

@@ -145,6 +145,19 @@ func (t *topic) wakeAt(wake time.Time) {
 	}
 }
 
+// wakeAfter takes the wake of a round run outside the dispatcher (conn.runLater): the timer is
+// set for it, without a dispatcher and another round for the timer's sake; a dispatcher
+// running meanwhile runs once more and sets it after.
+func (t *topic) wakeAfter(wake time.Time) {
+	t.dmu.Lock()
+	defer t.dmu.Unlock()
+	if t.running {
+		t.again = true
+		return
+	}
+	t.wakeAt(wake)
+}
+
 // stopDispatch lets no dispatcher start any more and waits for the one running, if any, and
 // for compaction (done). Called once, by whoever closes the topic, after setting closed.
 func (t *topic) stopDispatch() {

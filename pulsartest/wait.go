@@ -200,7 +200,6 @@ func topicName(topic string) (string, error) {
 	return tn.String(), nil
 }
 
-// sleep waits pollEvery, or returns ctx's error.
 // expired reports whether ctx is done or its deadline has passed. A call that failed on the
 // deadline, a dial's i/o timeout, can return before the context's own timer marks it done, and
 // the wait must then end as a wait that ran out does, not with that call's error.
@@ -209,6 +208,7 @@ func expired(ctx context.Context) bool {
 	return ctx.Err() != nil || ok && !time.Now().Before(d)
 }
 
+// sleep waits pollEvery, or returns ctx's error.
 func sleep(ctx context.Context) error {
 	t := time.NewTimer(pollEvery)
 	defer t.Stop()
