@@ -28,6 +28,8 @@ import (
 // ours to read. Upstream does not check (docs/protocol.md). A message that is not a batch
 // counts one, whatever the SEND's num_messages says.
 
+// cmd is the reader's until its next frame (wire.Reader.ReuseSendCommands): nothing here, nor
+// in what it calls, keeps it or a pointer into it.
 func (c *conn) handleSend(cmd *pb.CommandSend, payload []byte) error {
 	c.mu.Lock()
 	p := c.producers[cmd.GetProducerId()]

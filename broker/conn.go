@@ -153,8 +153,9 @@ func (c *conn) readLoop() {
 	defer c.forget()
 	defer c.b.recoverPanic("reading a command", c) // handleFrame contains the handlers' own
 	r := wire.NewPooledReader(c.nc, wire.MaxFrameSize(c.b.cfg.MaxMessageSize), c.b.bufs)
-	// The SEND handler keeps the CommandSend at most (06_send.go): the BaseCommand around it,
-	// most of what a SEND would allocate, is the same each time.
+	// The SEND handler keeps nothing of a SEND but values copied out of it (06_send.go, and
+	// sendError for answers that wait in the receipt queue): every SEND is decoded into the
+	// same memory, the bulk of what one used to allocate.
 	r.ReuseSendCommands()
 	defer func() {
 		for _, t := range c.later {

@@ -163,15 +163,16 @@ func (d *dedupState) snapshot(now time.Time, interval time.Duration, entries int
 	return v, err == nil, false
 }
 
-// duplicateReceipt is the receipt for a SEND that was already stored.
+// duplicateReceipt is the receipt for a SEND that was already stored, of its own memory
+// (sendError says why).
 func duplicateReceipt(p *producer, send *pb.CommandSend) *pb.BaseCommand {
-	return &pb.BaseCommand{
-		Type: pb.BaseCommand_SEND_RECEIPT.Enum(),
-		SendReceipt: &pb.CommandSendReceipt{
-			ProducerId:        &p.id,
-			SequenceId:        send.SequenceId,
-			HighestSequenceId: send.HighestSequenceId,
-			MessageId:         &pb.MessageIdData{LedgerId: ptr(^uint64(0)), EntryId: ptr(^uint64(0))},
-		},
+	r := &pb.CommandSendReceipt{
+		ProducerId: &p.id,
+		SequenceId: ptr(send.GetSequenceId()),
+		MessageId:  &pb.MessageIdData{LedgerId: ptr(^uint64(0)), EntryId: ptr(^uint64(0))},
 	}
+	if send.HighestSequenceId != nil {
+		r.HighestSequenceId = ptr(send.GetHighestSequenceId())
+	}
+	return &pb.BaseCommand{Type: pb.BaseCommand_SEND_RECEIPT.Enum(), SendReceipt: r}
 }

@@ -276,10 +276,17 @@ func (c *conn) sendCloseProducer(id uint64, allowReconnect bool, reason string) 
 	c.send(&pb.BaseCommand{Type: pb.BaseCommand_CLOSE_PRODUCER.Enum(), CloseProducer: cp}, nil)
 }
 
-// sendError builds the SEND_ERROR that answers send.
+// sendError builds the SEND_ERROR that answers send, of its own memory: the reader decodes
+// the next SEND into send's (wire.Reader.ReuseSendCommands), and an answer may wait in the
+// receipt queue for earlier SENDs' receipts.
 func sendError(send *pb.CommandSend, code pb.ServerError, msg string) *pb.BaseCommand {
+	return sendErrorFor(send.GetProducerId(), send.GetSequenceId(), code, msg)
+}
+
+// sendErrorFor builds the SEND_ERROR for producer's SEND of sequence id seq.
+func sendErrorFor(producer, seq uint64, code pb.ServerError, msg string) *pb.BaseCommand {
 	return &pb.BaseCommand{Type: pb.BaseCommand_SEND_ERROR.Enum(), SendError: &pb.CommandSendError{
-		ProducerId: send.ProducerId, SequenceId: send.SequenceId, Error: code.Enum(), Message: &msg,
+		ProducerId: &producer, SequenceId: &seq, Error: code.Enum(), Message: &msg,
 	}}
 }
 

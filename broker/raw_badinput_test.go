@@ -14,6 +14,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/letterbox-dev/letterbox/broker"
+	"github.com/letterbox-dev/letterbox/broker/storage"
 	"github.com/letterbox-dev/letterbox/client/wire"
 	"github.com/letterbox-dev/letterbox/client/wire/pb"
 )
@@ -348,4 +349,56 @@ func newOfficialClient(t testing.TB, b *broker.Broker) pulsar.Client {
 	}
 	t.Cleanup(client.Close)
 	return client
+}
+
+// TestRawSendErrorWaitingForReceiptKeepsItsSequenceID checks that a SEND_ERROR waiting in the
+// receipt queue behind an earlier SEND's receipt (on a durable log, until its sync) answers
+// its own SEND: the reader decodes every SEND into the same memory, so an answer that pointed
+// into it would carry the next SEND's sequence id.
+func TestRawSendErrorWaitingForReceiptKeepsItsSequenceID(t *testing.T) {
+	t.Parallel()
+	b := startRawBroker(t, func(cfg *broker.Config) {
+		store, err := storage.OpenFileStore(t.TempDir(), storage.FileStoreOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.Store = store
+	})
+	c, _ := connectRaw(t, b, rawClientVersion, 21)
+	topic := rawTopic(t)
+	producerID := c.id()
+	producerName := c.createProducer(topic, producerID)
+	for round := range 20 {
+		// A good SEND, a corrupt one and a good one again, in one write: the reader handles
+		// the last before the first is synced.
+		var frames []byte
+		for i := range 3 {
+			seq := uint64(round*3 + i)
+			hp, err := wire.AppendPayload(nil, rawMetadata(producerName, seq), []byte("data"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if i == 1 {
+				hp[len(hp)-1] ^= 0x01
+			}
+			if frames, err = wire.AppendCommand(frames, rawSendCommand(producerID, seq), hp); err != nil {
+				t.Fatal(err)
+			}
+		}
+		c.write(frames)
+		for i := range 3 {
+			seq := uint64(round*3 + i)
+			if i == 1 {
+				got := c.expect(pb.BaseCommand_SEND_ERROR).GetSendError()
+				if got.GetProducerId() != producerID || got.GetSequenceId() != seq || got.GetError() != pb.ServerError_ChecksumError {
+					t.Fatalf("got %v, want SEND_ERROR ChecksumError for producer %d seq %d", got, producerID, seq)
+				}
+				continue
+			}
+			got := c.expect(pb.BaseCommand_SEND_RECEIPT).GetSendReceipt()
+			if got.GetProducerId() != producerID || got.GetSequenceId() != seq {
+				t.Fatalf("got receipt %v, want producer %d seq %d", got, producerID, seq)
+			}
+		}
+	}
 }

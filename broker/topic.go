@@ -300,7 +300,7 @@ func (t *topic) publish(p *producer, send *pb.CommandSend, meta storage.Meta, da
 			if dedup != nil {
 				dedup.failed(name)
 			}
-			p.receipts.complete(p.conn, slot, sendError(send, pb.ServerError_PersistenceError, err.Error()))
+			p.receipts.complete(p.conn, slot, sendErrorFor(p.id, seq, pb.ServerError_PersistenceError, err.Error()))
 			return
 		}
 		if dedup != nil {

@@ -192,8 +192,8 @@ func leadingType(b []byte) (t uint64, n int, ok bool) {
 // decodeFastCommand decodes b into cmd, which must be new (zero), when it is one of the
 // commands above made of the fields their encoders write (in any order, ack sets packed or
 // not); false leaves b to proto. A MESSAGE or a SEND_RECEIPT goes into s's blocks when s is not
-// nil (Scratch), into new ones otherwise.
-func decodeFastCommand(b []byte, cmd *pb.BaseCommand, s *Scratch) bool {
+// nil (Scratch), a SEND into sb when it is not nil (a Reader's), into new ones otherwise.
+func decodeFastCommand(b []byte, cmd *pb.BaseCommand, s *Scratch, sb *sendBlock) bool {
 	// The type comes first in every encoder we know of; anything else is proto's.
 	t, n, ok := leadingType(b)
 	if !ok || t > 1<<16 {
@@ -217,7 +217,12 @@ func decodeFastCommand(b []byte, cmd *pb.BaseCommand, s *Scratch) bool {
 		}
 		return decodeMessage(body, cmd, bl)
 	case pb.BaseCommand_SEND:
-		return decodeSend(body, cmd)
+		if sb == nil {
+			sb = new(sendBlock)
+		} else {
+			*sb = sendBlock{}
+		}
+		return decodeSend(body, cmd, sb)
 	case pb.BaseCommand_SEND_RECEIPT:
 		bl := new(receiptBlock)
 		if s != nil {
@@ -308,15 +313,19 @@ func decodeMessage(body []byte, cmd *pb.BaseCommand, bl *messageBlock) bool {
 	return true
 }
 
-func decodeSend(body []byte, cmd *pb.BaseCommand) bool {
-	bl := &struct {
-		s                                    pb.CommandSend
-		id                                   idBlock
-		producer, seq, txnLow, txnHigh, high uint64
-		num                                  int32
-		chunk, marker, hasProducer, hasSeq   bool
-		typ                                  pb.BaseCommand_Type
-	}{}
+// sendBlock holds a decoded CommandSend and its scalars, in one allocation (or a Reader's:
+// ReuseSendCommands).
+type sendBlock struct {
+	s                                    pb.CommandSend
+	id                                   idBlock
+	producer, seq, txnLow, txnHigh, high uint64
+	num                                  int32
+	chunk, marker, hasProducer, hasSeq   bool
+	typ                                  pb.BaseCommand_Type
+}
+
+// decodeSend decodes body into bl, which must be zero, and sets cmd's type and send to it.
+func decodeSend(body []byte, cmd *pb.BaseCommand, bl *sendBlock) bool {
 	s := &bl.s
 	ok := eachField(body, func(num protowire.Number, v uint64, raw []byte) bool {
 		if num == 9 && raw != nil {

@@ -97,7 +97,7 @@ func sameCommandDecoding(t *testing.T, b []byte) {
 	want, got := &pb.BaseCommand{}, &pb.BaseCommand{}
 	errWant := proto.Unmarshal(b, want)
 	errGot := error(nil)
-	if !decodeFastCommand(b, got, nil) {
+	if !decodeFastCommand(b, got, nil, nil) {
 		errGot = proto.Unmarshal(b, got)
 	}
 	if (errWant == nil) != (errGot == nil) || (errWant == nil && !proto.Equal(want, got)) {
@@ -126,7 +126,7 @@ func TestFastCommandsMatchProto(t *testing.T) {
 		if _, ok := appendFastCommand(nil, cmd); !ok {
 			t.Fatalf("%v: not encoded by hand", cmd)
 		}
-		if !decodeFastCommand(viaProto, &pb.BaseCommand{}, nil) {
+		if !decodeFastCommand(viaProto, &pb.BaseCommand{}, nil, nil) {
 			t.Fatalf("%v: not decoded by hand", cmd)
 		}
 		sameCommandDecoding(t, viaProto)

@@ -101,29 +101,36 @@ func (s *Scratch) DecodeFrame(frame []byte) (Frame, error) {
 }
 
 // decodeInto says where decodeFrame decodes the commands it may reuse storage for: SEND into
-// send (a broker's reader, whose handlers keep only the CommandSend), MESSAGE and SEND_RECEIPT
-// into scratch; any nil means new ones.
+// send (a broker's reader, whose handlers keep nothing of it), MESSAGE and SEND_RECEIPT into
+// scratch; any nil means new ones.
 type decodeInto struct {
-	send    *pb.BaseCommand
+	send    *sendScratch
 	scratch *Scratch
 }
 
-// command returns the BaseCommand to decode raw into, zero, and the scratch for its blocks.
-func (d decodeInto) command(raw []byte) (*pb.BaseCommand, *Scratch) {
+// sendScratch is where a Reader decodes every SEND (ReuseSendCommands).
+type sendScratch struct {
+	cmd   pb.BaseCommand
+	block sendBlock
+}
+
+// command returns the BaseCommand to decode raw into, zero, and the scratch for its blocks: a
+// Scratch, or a SEND's block.
+func (d decodeInto) command(raw []byte) (*pb.BaseCommand, *Scratch, *sendBlock) {
 	if d.send == nil && d.scratch == nil {
-		return &pb.BaseCommand{}, nil // nothing to reuse: no need to read the type twice
+		return &pb.BaseCommand{}, nil, nil // nothing to reuse: no need to read the type twice
 	}
 	if t, _, ok := leadingType(raw); ok {
 		switch {
 		case t == uint64(pb.BaseCommand_SEND) && d.send != nil:
-			*d.send = pb.BaseCommand{}
-			return d.send, nil
+			d.send.cmd = pb.BaseCommand{}
+			return &d.send.cmd, nil, &d.send.block
 		case (t == uint64(pb.BaseCommand_MESSAGE) || t == uint64(pb.BaseCommand_SEND_RECEIPT)) && d.scratch != nil:
 			d.scratch.cmd = pb.BaseCommand{}
-			return &d.scratch.cmd, d.scratch
+			return &d.scratch.cmd, d.scratch, nil
 		}
 	}
-	return &pb.BaseCommand{}, nil
+	return &pb.BaseCommand{}, nil, nil
 }
 
 // decodeFrame is DecodeFrame decoding the commands into says into the storage it gives.
@@ -140,8 +147,8 @@ func decodeFrame(frame []byte, into decodeInto) (Frame, error) {
 		return Frame{}, fmt.Errorf("%w: %d > %d", ErrBadCommandSize, cmdSize, total-4)
 	}
 	raw := frame[8 : 8+cmdSize]
-	cmd, scratch := into.command(raw)
-	if !decodeFastCommand(raw, cmd, scratch) {
+	cmd, scratch, send := into.command(raw)
+	if !decodeFastCommand(raw, cmd, scratch, send) {
 		if err := proto.Unmarshal(raw, cmd); err != nil {
 			return Frame{}, fmt.Errorf("wire: decode command: %w", err)
 		}

@@ -5,8 +5,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
-
-	"github.com/letterbox-dev/letterbox/client/wire/pb"
 )
 
 // Reader reads frames from a byte stream, refusing any frame above its size limit before
@@ -15,9 +13,9 @@ type Reader struct {
 	r        *bufio.Reader
 	maxFrame int
 	buf      []byte
-	pool     *BufferPool     // for frames of PooledFrameSize and more; nil: none
-	pooled   *Buffer         // the frame last returned, when it came from pool
-	send     *pb.BaseCommand // what SEND commands are decoded into (ReuseSendCommands); nil: new ones
+	pool     *BufferPool  // for frames of PooledFrameSize and more; nil: none
+	pooled   *Buffer      // the frame last returned, when it came from pool
+	send     *sendScratch // what SEND commands are decoded into (ReuseSendCommands); nil: new ones
 }
 
 // NewReader reads frames of at most maxFrame bytes (after the size prefix) from r.
@@ -82,10 +80,10 @@ func (r *Reader) Ready() bool {
 	return uint64(r.r.Buffered()) >= 4+uint64(binary.BigEndian.Uint32(size))
 }
 
-// ReuseSendCommands has Next decode every SEND into the same BaseCommand, valid until the next
-// call to Next, for a server whose handlers keep the CommandSend at most (it is a new one each
-// time): the BaseCommand, a pointer for each command type, is most of what a SEND allocates.
-func (r *Reader) ReuseSendCommands() { r.send = &pb.BaseCommand{} }
+// ReuseSendCommands has Next decode every SEND into the same memory, its BaseCommand and
+// CommandSend alike, valid until the next call to Next: for a server whose handlers keep
+// nothing of a SEND but values copied out of it. A SEND then allocates nothing to decode.
+func (r *Reader) ReuseSendCommands() { r.send = new(sendScratch) }
 
 // DetachPooled is Detach for a frame read into a pooled buffer, and nil otherwise, leaving such
 // a frame's buffer the Reader's: a caller that copies small payloads saves an allocation per
