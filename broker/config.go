@@ -52,7 +52,7 @@ type Config struct {
 	// FrameBufferPool bounds the idle frame buffers kept for reuse: large SEND frames are read
 	// into pooled buffers, stored as they are and reused once trimmed and written to every
 	// consumer, and the in-memory store copies small entries into them (0: none kept); a pool
-	// unused for 10 s gives them back. With a MemoryLimit the pool keeps at most a quarter of
+	// unused for a minute gives them back. With a MemoryLimit the pool keeps at most a quarter of
 	// it. The default is sized for the ledgers busy topics free together: topics sent to at
 	// the same pace fill and free their 2 MiB ledgers within moments of each other, and what
 	// the pool cannot keep then is fresh memory for the next entries, and garbage collection
