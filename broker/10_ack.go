@@ -20,6 +20,8 @@ import (
 // retry. So what a client acknowledges can never make the cursor hold more than the log has,
 // whatever ids it names. An ack_set longer than the entry's batch needs is cut to it.
 
+// cmd is the reader's until its next frame (wire.Reader.ReuseAckCommands): nothing here keeps
+// it or a pointer into it (boundAckSet copies an ack set it keeps).
 func (c *conn) handleAck(cmd *pb.CommandAck) error {
 	cs := c.consumer(cmd.GetConsumerId())
 	if cs == nil || cs.sub == nil {
@@ -117,7 +119,7 @@ func (s *subscription) boundAckSet(p storage.Position, ackSet []int64) []int64 {
 }
 
 func (c *conn) sendAckResponse(cmd *pb.CommandAck, code pb.ServerError, msg string) {
-	r := &pb.CommandAckResponse{ConsumerId: cmd.ConsumerId, RequestId: cmd.RequestId}
+	r := &pb.CommandAckResponse{ConsumerId: ptr(cmd.GetConsumerId()), RequestId: ptr(cmd.GetRequestId())}
 	if msg != "" {
 		r.Error, r.Message = code.Enum(), &msg
 	}

@@ -352,8 +352,8 @@ type Verdict struct {
 }
 
 // Interceptor is a test hook that sees every command on every connection. An outbound command,
-// and an inbound SEND, is the interceptor's only for the call (the sender, or the connection's
-// reader, builds the next one in the same memory): clone one to keep it.
+// and an inbound SEND or ACK, is the interceptor's only for the call (the sender, or the
+// connection's reader, builds the next one in the same memory): clone one to keep it.
 type Interceptor func(dir Direction, cmd *pb.BaseCommand) Verdict
 
 // Intercept installs fn (nil removes it). For tests: force errors, drop receipts, add delay.

@@ -153,10 +153,11 @@ func (c *conn) readLoop() {
 	defer c.forget()
 	defer c.b.recoverPanic("reading a command", c) // handleFrame contains the handlers' own
 	r := wire.NewPooledReader(c.nc, wire.MaxFrameSize(c.b.cfg.MaxMessageSize), c.b.bufs)
-	// The SEND handler keeps nothing of a SEND but values copied out of it (06_send.go, and
-	// sendError for answers that wait in the receipt queue): every SEND is decoded into the
-	// same memory, the bulk of what one used to allocate.
+	// The SEND and ACK handlers keep nothing of their command but values copied out of it
+	// (06_send.go, 10_ack.go, and sendError for answers that wait in the receipt queue): every
+	// SEND, and every ACK, is decoded into the same memory, where each allocated its own.
 	r.ReuseSendCommands()
+	r.ReuseAckCommands()
 	defer func() {
 		for _, t := range c.later {
 			t.signal() // stored, and not dispatched yet: the topic's dispatcher does it

@@ -1,6 +1,8 @@
 package wire
 
 import (
+	"math"
+
 	"google.golang.org/protobuf/encoding/protowire"
 
 	"github.com/letterbox-dev/letterbox/client/wire/pb"
@@ -189,11 +191,19 @@ func leadingType(b []byte) (t uint64, n int, ok bool) {
 	return t, n + m, true
 }
 
+// fastBlocks is where decodeFastCommand decodes the commands it reuses memory for: a MESSAGE
+// or a SEND_RECEIPT into scratch's blocks (a client's Scratch), a SEND into send and an ACK into
+// ack (a broker's Reader). A nil block means new memory, except for ack: an ACK is proto's then.
+type fastBlocks struct {
+	scratch *Scratch
+	send    *sendBlock
+	ack     *ackBlock
+}
+
 // decodeFastCommand decodes b into cmd, which must be new (zero), when it is one of the
 // commands above made of the fields their encoders write (in any order, ack sets packed or
-// not); false leaves b to proto. A MESSAGE or a SEND_RECEIPT goes into s's blocks when s is not
-// nil (Scratch), a SEND into sb when it is not nil (a Reader's), into new ones otherwise.
-func decodeFastCommand(b []byte, cmd *pb.BaseCommand, s *Scratch, sb *sendBlock) bool {
+// not), into the blocks into says; false leaves b to proto.
+func decodeFastCommand(b []byte, cmd *pb.BaseCommand, into fastBlocks) bool {
 	// The type comes first in every encoder we know of; anything else is proto's.
 	t, n, ok := leadingType(b)
 	if !ok || t > 1<<16 {
@@ -208,6 +218,7 @@ func decodeFastCommand(b []byte, cmd *pb.BaseCommand, s *Scratch, sb *sendBlock)
 	if m < 0 || n+m != len(b) {
 		return false // more fields, or a second message to merge: proto's
 	}
+	s := into.scratch
 	switch pb.BaseCommand_Type(t) {
 	case pb.BaseCommand_MESSAGE:
 		bl := new(messageBlock)
@@ -217,6 +228,7 @@ func decodeFastCommand(b []byte, cmd *pb.BaseCommand, s *Scratch, sb *sendBlock)
 		}
 		return decodeMessage(body, cmd, bl)
 	case pb.BaseCommand_SEND:
+		sb := into.send
 		if sb == nil {
 			sb = new(sendBlock)
 		} else {
@@ -230,6 +242,8 @@ func decodeFastCommand(b []byte, cmd *pb.BaseCommand, s *Scratch, sb *sendBlock)
 			*bl = receiptBlock{}
 		}
 		return decodeSendReceipt(body, cmd, bl)
+	case pb.BaseCommand_ACK:
+		return into.ack != nil && decodeAck(body, cmd, into.ack)
 	}
 	return false
 }
@@ -400,6 +414,87 @@ func decodeSendReceipt(body []byte, cmd *pb.BaseCommand, bl *receiptBlock) bool 
 	}
 	bl.typ = pb.BaseCommand_SEND_RECEIPT
 	cmd.Type, cmd.SendReceipt = &bl.typ, r
+	return true
+}
+
+// ackBlock is where a broker's Reader decodes every ACK: the command, its message ids and their
+// scalars, the same memory from one ACK to the next (ReuseAckCommands).
+type ackBlock struct {
+	a                                    pb.CommandAck
+	consumer, txnLow, txnHigh, requestID uint64
+	ackType                              pb.CommandAck_AckType
+	validation                           pb.CommandAck_ValidationError
+	hasConsumer, hasType                 bool
+	typ                                  pb.BaseCommand_Type
+	ids                                  []idBlock
+	ptrs                                 []*pb.MessageIdData
+}
+
+// maxKeptAckIDs bounds the message ids an ackBlock keeps room for between ACKs: a client's
+// ACKs carry up to its grouping's 1,000; a rare larger one is decoded into memory of its own.
+const maxKeptAckIDs = 4096
+
+// decodeAck decodes body into bl and sets cmd's type and ack to it. An ACK with properties
+// (transactions' ack properties) or a value its enums do not name is left to proto.
+func decodeAck(body []byte, cmd *pb.BaseCommand, bl *ackBlock) bool {
+	// The ids first counted, so that their blocks, which point into themselves, never move.
+	n := 0
+	if !eachField(body, func(num protowire.Number, _ uint64, raw []byte) bool {
+		if num == 3 && raw != nil {
+			n++
+		}
+		return true
+	}) {
+		return false
+	}
+	ids, ptrs := bl.ids, bl.ptrs
+	if cap(ids) < n || cap(ids) > maxKeptAckIDs {
+		ids, ptrs = make([]idBlock, 0, n), make([]*pb.MessageIdData, 0, n)
+	}
+	*bl = ackBlock{ids: ids[:0], ptrs: ptrs[:0]}
+	a := &bl.a
+	ok := eachField(body, func(num protowire.Number, v uint64, raw []byte) bool {
+		if raw != nil {
+			if num != 3 {
+				return false
+			}
+			bl.ids = append(bl.ids, idBlock{})
+			ib := &bl.ids[len(bl.ids)-1]
+			bl.ptrs = append(bl.ptrs, &ib.id)
+			return ib.decode(raw)
+		}
+		switch num {
+		case 1:
+			bl.consumer, a.ConsumerId, bl.hasConsumer = v, &bl.consumer, true
+		case 2:
+			if _, named := pb.CommandAck_AckType_name[int32(v)]; !named || v > math.MaxInt32 {
+				return false // proto keeps an unknown enum value among unknown fields
+			}
+			bl.ackType, a.AckType, bl.hasType = pb.CommandAck_AckType(v), &bl.ackType, true
+		case 4:
+			if _, named := pb.CommandAck_ValidationError_name[int32(v)]; !named || v > math.MaxInt32 {
+				return false
+			}
+			bl.validation, a.ValidationError = pb.CommandAck_ValidationError(v), &bl.validation
+		case 6:
+			bl.txnLow, a.TxnidLeastBits = v, &bl.txnLow
+		case 7:
+			bl.txnHigh, a.TxnidMostBits = v, &bl.txnHigh
+		case 8:
+			bl.requestID, a.RequestId = v, &bl.requestID
+		default:
+			return false
+		}
+		return true
+	})
+	if !ok || !bl.hasConsumer || !bl.hasType {
+		return false
+	}
+	if len(bl.ptrs) > 0 {
+		a.MessageId = bl.ptrs
+	}
+	bl.typ = pb.BaseCommand_ACK
+	cmd.Type, cmd.Ack = &bl.typ, a
 	return true
 }
 

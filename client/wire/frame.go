@@ -100,37 +100,42 @@ func (s *Scratch) DecodeFrame(frame []byte) (Frame, error) {
 	return decodeFrame(frame, decodeInto{scratch: s})
 }
 
-// decodeInto says where decodeFrame decodes the commands it may reuse storage for: SEND into
-// send (a broker's reader, whose handlers keep nothing of it), MESSAGE and SEND_RECEIPT into
-// scratch; any nil means new ones.
+// decodeInto says where decodeFrame decodes the commands it may reuse memory for: SEND and ACK
+// into a broker's reader's (whose handlers keep nothing of them), MESSAGE and SEND_RECEIPT into
+// scratch; any nil means new memory.
 type decodeInto struct {
-	send    *sendScratch
+	send    *handledScratch
+	ack     *handledScratch
 	scratch *Scratch
 }
 
-// sendScratch is where a Reader decodes every SEND (ReuseSendCommands).
-type sendScratch struct {
-	cmd   pb.BaseCommand
-	block sendBlock
+// handledScratch is where a Reader decodes every SEND or every ACK (ReuseSendCommands,
+// ReuseAckCommands).
+type handledScratch struct {
+	cmd  pb.BaseCommand
+	send sendBlock
+	ack  ackBlock
 }
 
-// command returns the BaseCommand to decode raw into, zero, and the scratch for its blocks: a
-// Scratch, or a SEND's block.
-func (d decodeInto) command(raw []byte) (*pb.BaseCommand, *Scratch, *sendBlock) {
-	if d.send == nil && d.scratch == nil {
-		return &pb.BaseCommand{}, nil, nil // nothing to reuse: no need to read the type twice
+// command returns the BaseCommand to decode raw into, zero, and the blocks for the rest.
+func (d decodeInto) command(raw []byte) (*pb.BaseCommand, fastBlocks) {
+	if d.send == nil && d.ack == nil && d.scratch == nil {
+		return &pb.BaseCommand{}, fastBlocks{} // nothing to reuse: no need to read the type twice
 	}
 	if t, _, ok := leadingType(raw); ok {
 		switch {
 		case t == uint64(pb.BaseCommand_SEND) && d.send != nil:
 			d.send.cmd = pb.BaseCommand{}
-			return &d.send.cmd, nil, &d.send.block
+			return &d.send.cmd, fastBlocks{send: &d.send.send}
+		case t == uint64(pb.BaseCommand_ACK) && d.ack != nil:
+			d.ack.cmd = pb.BaseCommand{}
+			return &d.ack.cmd, fastBlocks{ack: &d.ack.ack}
 		case (t == uint64(pb.BaseCommand_MESSAGE) || t == uint64(pb.BaseCommand_SEND_RECEIPT)) && d.scratch != nil:
 			d.scratch.cmd = pb.BaseCommand{}
-			return &d.scratch.cmd, d.scratch, nil
+			return &d.scratch.cmd, fastBlocks{scratch: d.scratch}
 		}
 	}
-	return &pb.BaseCommand{}, nil, nil
+	return &pb.BaseCommand{}, fastBlocks{}
 }
 
 // decodeFrame is DecodeFrame decoding the commands into says into the storage it gives.
@@ -147,8 +152,8 @@ func decodeFrame(frame []byte, into decodeInto) (Frame, error) {
 		return Frame{}, fmt.Errorf("%w: %d > %d", ErrBadCommandSize, cmdSize, total-4)
 	}
 	raw := frame[8 : 8+cmdSize]
-	cmd, scratch, send := into.command(raw)
-	if !decodeFastCommand(raw, cmd, scratch, send) {
+	cmd, blocks := into.command(raw)
+	if !decodeFastCommand(raw, cmd, blocks) {
 		if err := proto.Unmarshal(raw, cmd); err != nil {
 			return Frame{}, fmt.Errorf("wire: decode command: %w", err)
 		}

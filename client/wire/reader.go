@@ -13,9 +13,10 @@ type Reader struct {
 	r        *bufio.Reader
 	maxFrame int
 	buf      []byte
-	pool     *BufferPool  // for frames of PooledFrameSize and more; nil: none
-	pooled   *Buffer      // the frame last returned, when it came from pool
-	send     *sendScratch // what SEND commands are decoded into (ReuseSendCommands); nil: new ones
+	pool     *BufferPool     // for frames of PooledFrameSize and more; nil: none
+	pooled   *Buffer         // the frame last returned, when it came from pool
+	send     *handledScratch // what SEND commands are decoded into (ReuseSendCommands); nil: new ones
+	ack      *handledScratch // what ACK commands are decoded into (ReuseAckCommands); nil: new ones
 }
 
 // NewReader reads frames of at most maxFrame bytes (after the size prefix) from r.
@@ -67,7 +68,7 @@ func (r *Reader) Next() (Frame, error) {
 	if n > 1<<20 {
 		r.buf = nil
 	}
-	return decodeFrame(buf, decodeInto{send: r.send})
+	return decodeFrame(buf, decodeInto{send: r.send, ack: r.ack})
 }
 
 // Ready reports whether the next frame is wholly buffered, so that Next returns it without
@@ -83,7 +84,12 @@ func (r *Reader) Ready() bool {
 // ReuseSendCommands has Next decode every SEND into the same memory, its BaseCommand and
 // CommandSend alike, valid until the next call to Next: for a server whose handlers keep
 // nothing of a SEND but values copied out of it. A SEND then allocates nothing to decode.
-func (r *Reader) ReuseSendCommands() { r.send = new(sendScratch) }
+func (r *Reader) ReuseSendCommands() { r.send = new(handledScratch) }
+
+// ReuseAckCommands is ReuseSendCommands for ACK: every ACK, its message ids included, is
+// decoded into the same memory, valid until the next call to Next (an ack set is a slice of
+// its own all the same).
+func (r *Reader) ReuseAckCommands() { r.ack = new(handledScratch) }
 
 // DetachPooled is Detach for a frame read into a pooled buffer, and nil otherwise, leaving such
 // a frame's buffer the Reader's: a caller that copies small payloads saves an allocation per
