@@ -14,7 +14,8 @@ import (
 // serving single-message entries. The functions below write and read them by hand; what they
 // do not expect (unknown fields, a chunked message's first id, a command carrying more than
 // its own message) goes to proto, and the tests hold both directions to proto's bytes and
-// messages.
+// messages. A broker also decodes ACK by hand (decodeAck), the command a consumer's grouping
+// sends for up to a thousand messages: by reflection each of its message ids was an allocation.
 
 // appendFastCommand appends the encoded cmd when it is one of the commands above: its type and
 // its own message, which are all such a command carries. ok is false when cmd is another
