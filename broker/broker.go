@@ -122,6 +122,7 @@ type Broker struct {
 
 	bufs   *wire.BufferPool // SEND frames' buffers (conn.readLoop)
 	chunks chunkPool        // long write queues' chunks (conn.nextChunk)
+	reads  entryBufs        // what dispatch rounds read entries into (subscription.dispatch)
 	dirty  dirtySet         // topics whose cursors the next flush writes (dirty.go)
 	// meter is the store's, when its memory is budgeted (quota.go); overBudget is set while
 	// the budget is spent, for logging once per episode.

@@ -111,11 +111,15 @@ func (s *subscription) dispatch(now time.Time) {
 			}
 			continue
 		}
-		entries, err := s.topic.log.ReadHeld(s.readPos, n)
+		buf := s.topic.b.reads.get()
+		entries, err := s.topic.log.ReadHeld(*buf, s.readPos, n)
 		if err != nil || len(entries) == 0 {
+			s.topic.b.reads.put(buf, entries)
 			break
 		}
-		if !s.dispatchNew(entries, delayOK, nowMs, &budget, now) {
+		more := s.dispatchNew(entries, delayOK, nowMs, &budget, now)
+		s.topic.b.reads.put(buf, entries) // dispatchNew keeps no entry, only their data's holds
+		if !more {
 			return
 		}
 	}

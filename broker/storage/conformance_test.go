@@ -542,3 +542,34 @@ func TestConformanceLedgers(t *testing.T) {
 		}
 	})
 }
+
+// ReadHeld appends to the slice it is given, which it leaves as it was, whatever its room.
+func TestConformanceReadHeldAppends(t *testing.T) {
+	forEachStore(t, func(t *testing.T, s Store) {
+		l, err := s.OpenLog("persistent://public/default/t")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ps := fill(t, l, 0, 10)
+		for _, room := range []int{0, 2, 16} {
+			dst := make([]Entry, 1, 1+room)
+			dst[0] = Entry{Pos: Position{Ledger: -7}}
+			got, err := l.ReadHeld(dst, ps[3], 5)
+			if err != nil || len(got) != 6 || got[0].Pos.Ledger != -7 {
+				t.Fatalf("room %d: ReadHeld = %d entries (first %v), %v; want the one given and 5", room, len(got), got[0].Pos, err)
+			}
+			for k, e := range got[1:] {
+				if e.Pos != ps[3+k] {
+					t.Errorf("room %d: entry %d at %v, want %v", room, k, e.Pos, ps[3+k])
+				}
+				checkEntry(t, e, 3+k)
+				if e.Hold != nil {
+					e.Hold.Release()
+				}
+			}
+			if got, err := l.ReadHeld(dst[:1], Position{Ledger: ps[9].Ledger, Entry: 10}, 5); err != nil || len(got) != 1 {
+				t.Errorf("room %d: ReadHeld past the end = %d entries, %v; want the one given", room, len(got), err)
+			}
+		}
+	})
+}

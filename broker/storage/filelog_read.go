@@ -30,8 +30,12 @@ func (l *FileLog) Read(from Position, maxEntries int) ([]Entry, error) {
 	return l.read(from, maxEntries, false)
 }
 
-func (l *FileLog) ReadHeld(from Position, maxEntries int) ([]Entry, error) {
-	return l.read(from, maxEntries, true)
+func (l *FileLog) ReadHeld(dst []Entry, from Position, maxEntries int) ([]Entry, error) {
+	out, err := l.read(from, maxEntries, true)
+	if dst == nil {
+		return out, err
+	}
+	return append(dst, out...), err
 }
 
 func (l *FileLog) read(from Position, maxEntries int, held bool) ([]Entry, error) {

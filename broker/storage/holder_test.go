@@ -85,7 +85,7 @@ func TestConformanceHolders(t *testing.T) {
 			t.Fatalf("newest entry: %d holds (freed %v), want the log's one", refs, freed)
 		}
 
-		got, err := l.ReadHeld(ps[n-3], 3)
+		got, err := l.ReadHeld(nil, ps[n-3], 3)
 		if err != nil || len(got) != 3 {
 			t.Fatalf("ReadHeld: %d entries, %v", len(got), err)
 		}

@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -142,25 +143,27 @@ func (m *Memory) locate(p Position) (li int, id int64) {
 }
 
 func (m *Memory) Read(from Position, maxEntries int) ([]Entry, error) {
-	return m.read(from, maxEntries, false)
+	return m.read(nil, from, maxEntries, false)
 }
 
-func (m *Memory) ReadHeld(from Position, maxEntries int) ([]Entry, error) {
-	return m.read(from, maxEntries, true)
+func (m *Memory) ReadHeld(dst []Entry, from Position, maxEntries int) ([]Entry, error) {
+	return m.read(dst, from, maxEntries, true)
 }
 
-func (m *Memory) read(from Position, maxEntries int, held bool) ([]Entry, error) {
+// read appends to dst the entries Read or ReadHeld (held) returns.
+func (m *Memory) read(dst []Entry, from Position, maxEntries int, held bool) ([]Entry, error) {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	if m.closed {
-		return nil, ErrClosed
+		return dst, ErrClosed
 	}
 	li, id := m.locate(from)
 	if li == len(m.ledgers) || maxEntries <= 0 {
-		return nil, nil
+		return dst, nil
 	}
 	n := min(int64(maxEntries), m.entriesFrom(li, id))
-	out := make([]Entry, 0, n)
+	out := slices.Grow(dst, int(n))
+	n += int64(len(dst))
 	for li < len(m.ledgers) && int64(len(out)) < n {
 		g := m.ledgers[li]
 		for ; id < g.n && int64(len(out)) < n; id++ {

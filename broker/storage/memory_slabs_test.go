@@ -61,7 +61,7 @@ func TestMemorySlabsGoBack(t *testing.T) {
 	}
 	// Three ledgers: 100, 100 and 50 entries. A reader holds an entry of the first; another
 	// read one of the second without counting.
-	held, err := l.ReadHeld(ps[10], 1)
+	held, err := l.ReadHeld(nil, ps[10], 1)
 	if err != nil || len(held) != 1 || held[0].Hold == nil {
 		t.Fatalf("ReadHeld: %v, %v", held, err)
 	}

@@ -100,12 +100,13 @@ var ErrClosed = errors.New("storage: log closed")
 // append order; a caller sends the producer's receipt from done. The log takes over the
 // caller's hold of hold (nil: data is the garbage collector's) and releases it when done with
 // it, also when the append fails. Read returns entries at or after from, in order; ReadHeld
-// and GetHeld are Read and Get for a caller that releases each returned entry's Hold.
-// Implementations are safe for concurrent use.
+// and GetHeld are Read and Get for a caller that releases each returned entry's Hold, and
+// ReadHeld appends to dst, so that a caller reading entry after entry (a dispatcher) reuses
+// one slice. Implementations are safe for concurrent use.
 type Log interface {
 	Append(meta Meta, data []byte, hold Holder, done func(Position, error))
 	Read(from Position, maxEntries int) ([]Entry, error)
-	ReadHeld(from Position, maxEntries int) ([]Entry, error)
+	ReadHeld(dst []Entry, from Position, maxEntries int) ([]Entry, error)
 	// First is the position of the oldest stored entry; Last of the newest. With no entries,
 	// First is Next(Last) and Last is (ledger, −1) of the current ledger.
 	First() Position
