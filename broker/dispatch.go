@@ -335,6 +335,6 @@ func (s *subscription) deliver(cs *consumer, e storage.Entry, now time.Time) {
 	s.lastConsumed = cs.lastConsumed
 	s.topic.stats.msgOut += n
 	s.topic.stats.bytesOut += int64(len(e.Data))
-	s.pending[e.Pos] = &pendingEntry{consumer: cs, messages: n}
+	s.pending[e.Pos] = pendingEntry{consumer: cs, messages: n}
 	cs.sendMessage(e.Pos, int32(s.topic.name.Partition), s.redeliver[e.Pos], s.messageAckSet(e.Pos), e.Data, e.Hold)
 }

@@ -25,7 +25,7 @@ func TestRedeliverFromKeepsTheReplayQueueSorted(t *testing.T) {
 		} else {
 			want = append(want, p)
 		}
-		s.pending[p] = &pendingEntry{consumer: owner, messages: 1}
+		s.pending[p] = pendingEntry{consumer: owner, messages: 1}
 		owner.unacked++
 	}
 	// Some are already queued again (a redelivery asked for them).

@@ -31,8 +31,8 @@ type subscription struct {
 	readPos    storage.Position
 	acked      ackRanges
 	partial    map[storage.Position][]int64
-	pending    map[storage.Position]*pendingEntry
-	replay     []storage.Position // sorted, no duplicates
+	pending    map[storage.Position]pendingEntry // by value: no allocation per delivered entry
+	replay     []storage.Position                // sorted, no duplicates
 	redeliver  map[storage.Position]uint32
 	delayed    delayQueue
 	nextDue    time.Time // earliest delayed entry, zero if none
@@ -90,7 +90,7 @@ func newSubscription(t *topic, name string, subType pb.CommandSubscribe_SubType,
 		durable:   durable,
 		created:   time.Now(),
 		partial:   make(map[storage.Position][]int64),
-		pending:   make(map[storage.Position]*pendingEntry),
+		pending:   make(map[storage.Position]pendingEntry),
 		redeliver: make(map[storage.Position]uint32),
 	}
 	if subType == pb.CommandSubscribe_Key_Shared {
@@ -283,7 +283,7 @@ func (s *subscription) redeliverFrom(cs *consumer, ids []storage.Position) {
 
 // requeue takes p back from its consumer; the caller adds it to the replay queue (addReplays,
 // all at once: one by one, a consumer leaving with n entries pending cost n² moves).
-func (s *subscription) requeue(p storage.Position, pe *pendingEntry) {
+func (s *subscription) requeue(p storage.Position, pe pendingEntry) {
 	pe.consumer.unacked -= pe.messages
 	delete(s.pending, p)
 	if s.shared() {
