@@ -30,9 +30,11 @@ func (l *FileLog) Read(from Position, maxEntries int) ([]Entry, error) {
 	return l.read(from, maxEntries, false)
 }
 
+// ReadHeld reads into a slice of its own (reads come from the segments a record at a time),
+// which it returns as it is when dst holds nothing, the dispatcher's case: no copy into dst.
 func (l *FileLog) ReadHeld(dst []Entry, from Position, maxEntries int) ([]Entry, error) {
 	out, err := l.read(from, maxEntries, true)
-	if dst == nil {
+	if len(dst) == 0 {
 		return out, err
 	}
 	return append(dst, out...), err

@@ -468,12 +468,12 @@ func decodeAck(body []byte, cmd *pb.BaseCommand, bl *ackBlock) bool {
 		case 1:
 			bl.consumer, a.ConsumerId, bl.hasConsumer = v, &bl.consumer, true
 		case 2:
-			if _, named := pb.CommandAck_AckType_name[int32(v)]; !named || v > math.MaxInt32 {
-				return false // proto keeps an unknown enum value among unknown fields
+			if !named(pb.CommandAck_AckType_name, v) {
+				return false
 			}
 			bl.ackType, a.AckType, bl.hasType = pb.CommandAck_AckType(v), &bl.ackType, true
 		case 4:
-			if _, named := pb.CommandAck_ValidationError_name[int32(v)]; !named || v > math.MaxInt32 {
+			if !named(pb.CommandAck_ValidationError_name, v) {
 				return false
 			}
 			bl.validation, a.ValidationError = pb.CommandAck_ValidationError(v), &bl.validation
@@ -497,6 +497,13 @@ func decodeAck(body []byte, cmd *pb.BaseCommand, bl *ackBlock) bool {
 	bl.typ = pb.BaseCommand_ACK
 	cmd.Type, cmd.Ack = &bl.typ, a
 	return true
+}
+
+// named reports whether varint v is a value of the enum whose names are names: proto keeps any
+// other value among a message's unknown fields, which only proto's decoding reproduces.
+func named(names map[int32]string, v uint64) bool {
+	_, ok := names[int32(v)]
+	return ok && v <= math.MaxInt32
 }
 
 // eachField calls f for every field of b: a varint as v (raw nil), a length-delimited one as

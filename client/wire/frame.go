@@ -109,7 +109,7 @@ type decodeInto struct {
 	scratch *Scratch
 }
 
-// handledScratch is where a Reader decodes every SEND or every ACK (ReuseSendCommands,
+// handledScratch is where a Reader decodes every SEND and every ACK (ReuseSendCommands,
 // ReuseAckCommands).
 type handledScratch struct {
 	cmd  pb.BaseCommand

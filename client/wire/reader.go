@@ -84,12 +84,24 @@ func (r *Reader) Ready() bool {
 // ReuseSendCommands has Next decode every SEND into the same memory, its BaseCommand and
 // CommandSend alike, valid until the next call to Next: for a server whose handlers keep
 // nothing of a SEND but values copied out of it. A SEND then allocates nothing to decode.
-func (r *Reader) ReuseSendCommands() { r.send = new(handledScratch) }
+func (r *Reader) ReuseSendCommands() { r.send = r.handled() }
 
 // ReuseAckCommands is ReuseSendCommands for ACK: every ACK, its message ids included, is
 // decoded into the same memory, valid until the next call to Next (an ack set is a slice of
 // its own all the same).
-func (r *Reader) ReuseAckCommands() { r.ack = new(handledScratch) }
+func (r *Reader) ReuseAckCommands() { r.ack = r.handled() }
+
+// handled is the memory reused SENDs and ACKs are decoded into: one for both, as each is valid
+// only until the next frame.
+func (r *Reader) handled() *handledScratch {
+	switch {
+	case r.send != nil:
+		return r.send
+	case r.ack != nil:
+		return r.ack
+	}
+	return new(handledScratch)
+}
 
 // DetachPooled is Detach for a frame read into a pooled buffer, and nil otherwise, leaving such
 // a frame's buffer the Reader's: a caller that copies small payloads saves an allocation per
