@@ -87,7 +87,11 @@ type memHeld struct {
 const (
 	memPage    = 1024
 	memSlabMin = 4 << 10
-	memSlabMax = 1 << 20
+	// memSlabMax bounds how far a ledger's memory runs ahead of its data. Topics sent to at
+	// the same pace reach each slab size together: with 1 MiB slabs, a hundred of them took
+	// 100 MB in the same instant for data still to come, and such a jump brings the next
+	// garbage collection forward (one CPU: a cycle is felt in every producer's latency).
+	memSlabMax = 256 << 10
 	// memDirect is the size from which an entry is kept as it arrived: copying it saves
 	// little, and it would fill a slab on its own.
 	memDirect = 16 << 10
