@@ -11,23 +11,23 @@ import (
 // itself, the largest allocation per message of an unbatched stream.
 type entryBufs struct{ p sync.Pool }
 
-// maxPooledRead is the largest slice, in entries, that goes back for reuse: a larger read (a
-// consumer catching up on a backlog) is rare, and its slice left to the garbage collector.
-const maxPooledRead = 64
-
-// get returns a slice to read into, empty.
+// get returns a slice to read into, empty, with room for the largest read a round makes
+// (maxReadEntries), so that no read grows it: a consumer that keeps up with a fast stream reads
+// dozens of entries at a time, and slices sized to the first read were outgrown and dropped.
 func (eb *entryBufs) get() *[]storage.Entry {
 	if b, ok := eb.p.Get().(*[]storage.Entry); ok {
 		return b
 	}
-	return new([]storage.Entry)
+	b := make([]storage.Entry, 0, maxReadEntries)
+	return &b
 }
 
 // put takes b back with read, what was read into it, once nothing refers to those entries:
-// they are cleared, so that an idle slice keeps no data alive.
+// they are cleared, so that an idle slice keeps no data alive. A slice that some read grew
+// anyway is left to the garbage collector.
 func (eb *entryBufs) put(b *[]storage.Entry, read []storage.Entry) {
 	clear(read)
-	if cap(read) <= maxPooledRead {
+	if cap(read) <= maxReadEntries {
 		*b = read[:0]
 		eb.p.Put(b)
 	}
