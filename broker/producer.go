@@ -58,6 +58,20 @@ type receiptSlot struct {
 	id                                    pb.MessageIdData
 	typ                                   pb.BaseCommand_Type
 	producer, seq, highest, ledger, entry uint64
+
+	// What the log's callback needs (topic.publish, stored), kept here rather than captured by
+	// a closure: a closure went to the heap with every SEND. done is s.stored, made once for the
+	// slot's lifetime, as the slot goes back to its queue's spares and comes out again.
+	done  func(storage.Position, error)
+	p     *producer
+	t     *topic
+	dedup *dedupState
+	name  string // the producer name deduplication tracks, "" when it tracks none
+	// dedupSeq is the highest sequence id the SEND covers, what deduplication records.
+	dedupSeq int64
+	// inline is 0 while Append runs, 1 when the entry was stored before Append returned, 2 when
+	// Append returned first (topic.publish).
+	inline atomic.Int32
 }
 
 // receipt returns the SEND_RECEIPT for an entry stored at pos, built in s.
@@ -79,12 +93,22 @@ func (q *receiptQueue) reserve() *receiptSlot {
 		s = q.spare[n-1]
 		q.spare[n-1] = nil
 		q.spare = q.spare[:n-1]
-		*s = receiptSlot{}
+		s.reset()
 	} else {
 		s = &receiptSlot{}
+		s.done = s.stored
 	}
 	q.slots = append(q.slots, s)
 	return s
+}
+
+// reset empties a spare slot for its next SEND, keeping its done.
+func (s *receiptSlot) reset() {
+	s.cmd = nil
+	s.base, s.r, s.id = pb.BaseCommand{}, pb.CommandSendReceipt{}, pb.MessageIdData{}
+	s.typ, s.producer, s.seq, s.highest, s.ledger, s.entry = 0, 0, 0, 0, 0, 0
+	s.p, s.t, s.dedup, s.name, s.dedupSeq = nil, nil, nil, "", 0
+	s.inline.Store(0)
 }
 
 // complete fills s and sends every filled receipt at the head of the queue.

@@ -2,7 +2,6 @@ package broker
 
 import (
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/letterbox-dev/letterbox/broker/storage"
@@ -286,34 +285,42 @@ func (t *topic) publish(p *producer, send *pb.CommandSend, meta storage.Meta, da
 		p.receipts.complete(p.conn, slot, duplicateReceipt(p, send))
 		return
 	}
-	// The callback goes to the heap with every SEND: it captures the two fields of meta it
-	// needs rather than a copy of the whole Meta.
-	name, seqID := meta.ProducerName, int64(meta.SequenceID)
+	// The log answers through the slot (receiptSlot.stored), which holds what the answer needs.
+	slot.p, slot.t, slot.dedup, slot.name, slot.dedupSeq = p, t, dedup, meta.ProducerName, int64(meta.SequenceID)
+	slot.seq, slot.highest = seq, highest
 	// The dispatch of a stored entry: the reader handling this SEND runs it once it has
 	// handled the frames it has read (conn.dispatchLater) when the log stores before Append
 	// returns, as memory does; a log that completes later has the topic's dispatcher run it.
-	var inline atomic.Int32 // 0: Append running; 1: stored before it returned; 2: returned first
-	t.log.Append(meta, data, h, func(pos storage.Position, err error) {
-		// A durable log completes on its own goroutine: contain a panic here (panic.go).
-		defer t.b.recoverPanic("answering a SEND", p.conn)
-		if err != nil {
-			if dedup != nil {
-				dedup.failed(name)
-			}
-			p.receipts.complete(p.conn, slot, sendErrorFor(p.id, seq, pb.ServerError_PersistenceError, err.Error()))
-			return
-		}
-		if dedup != nil {
-			dedup.stored(name, seqID, pos)
-			t.markDirty() // the flusher persists the deduplication state
-		}
-		p.receipts.complete(p.conn, slot, slot.receipt(p.id, seq, highest, pos))
-		if !inline.CompareAndSwap(0, 1) {
-			t.signal()
-		}
-	})
-	if !inline.CompareAndSwap(0, 2) {
+	// Nothing else reserves a slot of p while this runs (its SENDs are read by this goroutine),
+	// so the slot is still this SEND's here even when its receipt already went out.
+	t.log.Append(meta, data, h, slot.done)
+	if !slot.inline.CompareAndSwap(0, 2) {
 		p.conn.dispatchLater(t)
+	}
+}
+
+// stored answers the SEND the slot was reserved for once the log stored its entry at pos, or
+// failed to. Once it completes the slot, the slot may serve the producer's next SEND: nothing
+// here reads it after that.
+func (s *receiptSlot) stored(pos storage.Position, err error) {
+	p, t, dedup, name, seq := s.p, s.t, s.dedup, s.name, s.seq
+	// A durable log completes on its own goroutine: contain a panic here (panic.go).
+	defer t.b.recoverPanic("answering a SEND", p.conn)
+	if err != nil {
+		if dedup != nil {
+			dedup.failed(name)
+		}
+		p.receipts.complete(p.conn, s, sendErrorFor(p.id, seq, pb.ServerError_PersistenceError, err.Error()))
+		return
+	}
+	if dedup != nil {
+		dedup.stored(name, s.dedupSeq, pos)
+		t.markDirty() // the flusher persists the deduplication state
+	}
+	inline := s.inline.CompareAndSwap(0, 1)
+	p.receipts.complete(p.conn, s, s.receipt(p.id, seq, s.highest, pos))
+	if !inline {
+		t.signal()
 	}
 }
 
