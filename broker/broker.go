@@ -51,6 +51,7 @@
 // Lock order: a lock is taken only while holding locks to its left in
 //
 //	topicRegistry.mu → topic.mu → producer's receiptQueue.mu → conn.wmu
+//	                    topic.mu → conn.msgMu → conn.wmu
 //
 // and nothing is held across two topics' mutexes. The other locks are leaves: taken with any of
 // these held, and no other lock of the broker's is taken while one is held. They are conn.mu (the

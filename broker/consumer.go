@@ -42,7 +42,6 @@ type consumer struct {
 	closed                          bool
 	reachedEnd                      bool // REACHED_END_OF_TOPIC was sent
 
-	scratch messageCmd // the MESSAGE being sent (sendMessage)
 }
 
 // counters are what the consumer's rates are measured from.
@@ -50,10 +49,12 @@ func (cs *consumer) counters() counters {
 	return counters{msgs: cs.msgOut, bytes: cs.bytesOut, redeliver: cs.msgRedeliver, acks: cs.msgAcked}
 }
 
-// sendMessage writes one MESSAGE for entry data at pos. Called with the topic's mutex held,
-// which guards the consumer's scratch command.
+// sendMessage writes one MESSAGE for entry data at pos, built in its connection's msg.
 func (cs *consumer) sendMessage(pos storage.Position, partition int32, redeliveries uint32, ackSet []int64, data []byte, hold storage.Holder) {
-	mc := &cs.scratch
+	c := cs.conn
+	c.msgMu.Lock()
+	defer c.msgMu.Unlock() // deferred: sendHeld panics on a bad command, and the lock must not stay held
+	mc := &c.msg
 	*mc = messageCmd{typ: pb.BaseCommand_MESSAGE, ledger: uint64(pos.Ledger), entry: uint64(pos.Entry),
 		partition: partition, redeliveries: redeliveries}
 	mc.id = pb.MessageIdData{LedgerId: &mc.ledger, EntryId: &mc.entry}
@@ -65,13 +66,13 @@ func (cs *consumer) sendMessage(pos storage.Position, partition int32, redeliver
 		mc.m.RedeliveryCount = &mc.redeliveries
 	}
 	mc.base = pb.BaseCommand{Type: &mc.typ, Message: &mc.m}
-	cs.conn.sendHeld(&mc.base, data, hold)
+	c.sendHeld(&mc.base, data, hold)
 }
 
-// messageCmd is a MESSAGE command with everything it points to. Each consumer builds its
-// deliveries in one of its own (the connection encodes a command before send returns), so
-// that a delivery allocates nothing: on a broker with one CPU every garbage collection cycle
-// is felt in every producer's latency.
+// messageCmd is a MESSAGE command with everything it points to. A connection builds its
+// consumers' deliveries in one of its own (the connection encodes a command before send
+// returns, or sends a copy later), so that a delivery allocates nothing: on a broker with one
+// CPU every garbage collection cycle is felt in every producer's latency.
 type messageCmd struct {
 	base          pb.BaseCommand
 	m             pb.CommandMessage
