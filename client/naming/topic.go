@@ -12,7 +12,6 @@ package naming
 
 import (
 	"errors"
-	"regexp"
 	"strconv"
 	"strings"
 )
@@ -65,11 +64,24 @@ type Topic struct {
 	Partition int
 }
 
-// namePart is upstream's rule for a tenant, cluster or namespace name (NamedEntity).
-var namePart = regexp.MustCompile(`^[-=:.\w]+$`)
-
-// ValidNamePart reports whether s may be a tenant, cluster or namespace name.
-func ValidNamePart(s string) bool { return namePart.MatchString(s) }
+// ValidNamePart reports whether s may be a tenant, cluster or namespace name: upstream's rule
+// (NamedEntity), [-=:.\w]+ with \w the ASCII letters, digits and '_'. A loop, not a regular
+// expression: every topic name parsed checks two, and the TUI parses a cluster's 100,000 names
+// each time it lists them, where the expression was the larger part of the parsing.
+func ValidNamePart(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		case c == '_', c == '-', c == '=', c == ':', c == '.':
+		default:
+			return false
+		}
+	}
+	return true
+}
 
 // ParseTopic reads a topic name as upstream's TopicName does: a full name
 // (persistent://tenant/ns/local, non-persistent://…, or the V1 domain://tenant/cluster/ns/local)
