@@ -60,7 +60,8 @@ type conn struct {
 	wmark   int
 	wclosed bool
 	wsignal chan struct{}
-	out     outQueue // bytes queued, for backpressure (backpressure.go)
+	out     outQueue     // bytes queued, for backpressure (backpressure.go)
+	pub     connThrottle // producers held by their publish rate (publish_rate.go)
 
 	// msg is the MESSAGE being sent to one of the connection's consumers, built here by
 	// consumer.sendMessage with msgMu held, so that a delivery allocates nothing. One per
@@ -68,7 +69,6 @@ type conn struct {
 	// collection cycle scanned for each of 10,000 mostly idle consumers.
 	msgMu sync.Mutex
 	msg   messageCmd
-	pub   connThrottle // producers held by their publish rate (publish_rate.go)
 
 	done      chan struct{}
 	closeOnce sync.Once

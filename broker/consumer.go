@@ -41,7 +41,6 @@ type consumer struct {
 	lastAck, lastConsumed, lastFlow time.Time
 	closed                          bool
 	reachedEnd                      bool // REACHED_END_OF_TOPIC was sent
-
 }
 
 // counters are what the consumer's rates are measured from.

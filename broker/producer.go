@@ -104,11 +104,9 @@ func (q *receiptQueue) reserve() *receiptSlot {
 
 // reset empties a spare slot for its next SEND, keeping its done.
 func (s *receiptSlot) reset() {
-	s.cmd = nil
-	s.base, s.r, s.id = pb.BaseCommand{}, pb.CommandSendReceipt{}, pb.MessageIdData{}
-	s.typ, s.producer, s.seq, s.highest, s.ledger, s.entry = 0, 0, 0, 0, 0, 0
-	s.p, s.t, s.dedup, s.name, s.dedupSeq = nil, nil, nil, "", 0
-	s.inline.Store(0)
+	done := s.done
+	*s = receiptSlot{}
+	s.done = done
 }
 
 // complete fills s and sends every filled receipt at the head of the queue.
