@@ -7,8 +7,8 @@ import (
 )
 
 // entryBufs lends dispatch rounds the slices they read new entries into (subscription.dispatch):
-// a round reads a few entries at a time, and a fresh slice for each read was, after the SEND
-// itself, the largest allocation per message of an unbatched stream.
+// a fresh slice for each read was, after the SEND itself, the largest allocation per message of
+// an unbatched stream.
 type entryBufs struct{ p sync.Pool }
 
 // get returns a slice to read into, empty, with room for the largest read a round makes
