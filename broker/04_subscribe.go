@@ -48,6 +48,7 @@ func (c *conn) handleSubscribe(cmd *pb.CommandSubscribe) error {
 		id:       cmd.GetConsumerId(),
 		name:     cmd.GetConsumerName(),
 		conn:     c,
+		topic:    t,
 		priority: cmd.GetPriorityLevel(),
 		since:    time.Now(),
 		metadata: keyValues(cmd.GetMetadata()),

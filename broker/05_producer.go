@@ -94,17 +94,10 @@ func (c *conn) handleProducer(cmd *pb.CommandProducer) error {
 	c.producers[p.id] = p
 	delete(c.closedProducers, p.id)
 	c.mu.Unlock()
-	ready, serr := t.addProducer(p)
-	if serr != nil {
+	if serr := t.addProducer(p); serr != nil {
 		c.forgetProducer(p)
 		c.sendError(reqID, serr.code, serr.msg)
-		return nil
 	}
-	t.mu.Lock()
-	epoch := t.epoch
-	t.mu.Unlock()
-	p.ready = ready
-	c.sendProducerSuccess(p, epoch)
 	return nil
 }
 
@@ -112,10 +105,7 @@ func (c *conn) handleProducer(cmd *pb.CommandProducer) error {
 // connection already has. Upstream answers with the producer's name and schema version only:
 // last_sequence_id −1, ready, no topic epoch, whatever topic the request names.
 func (c *conn) answerDuplicateProducer(p *producer, reqID uint64) {
-	p.topic.mu.Lock()
-	ready := p.ready
-	p.topic.mu.Unlock()
-	if !ready {
+	if !p.ready.Load() {
 		c.sendError(reqID, pb.ServerError_ServiceNotReady, "Producer is already present on the connection")
 		return
 	}

@@ -42,7 +42,7 @@ func (c *conn) handleSend(cmd *pb.CommandSend, payload []byte) error {
 		}
 		return errProtocol("SEND for unknown producer")
 	}
-	if !p.ready {
+	if !p.ready.Load() {
 		p.fail(cmd, pb.ServerError_NotAllowedError, "producer is waiting for exclusive access")
 		return nil
 	}

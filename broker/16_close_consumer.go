@@ -11,8 +11,8 @@ func (c *conn) handleCloseConsumer(cmd *pb.CommandCloseConsumer) error {
 	cs := c.consumers[cmd.GetConsumerId()]
 	delete(c.consumers, cmd.GetConsumerId())
 	c.mu.Unlock()
-	if cs != nil && cs.sub != nil {
-		cs.sub.topic.removeConsumer(cs)
+	if cs != nil {
+		cs.topic.removeConsumer(cs)
 	}
 	c.sendSuccess(cmd.GetRequestId())
 	return nil

@@ -63,9 +63,7 @@ func (c *conn) wroteOut(n int) {
 		c.mu.Lock()
 		topics := make([]*topic, 0, len(c.consumers))
 		for _, cs := range c.consumers {
-			if cs.sub != nil {
-				topics = append(topics, cs.sub.topic)
-			}
+			topics = append(topics, cs.topic)
 		}
 		c.mu.Unlock()
 		for _, t := range topics {

@@ -151,7 +151,7 @@ func (c *conn) close(reason string) {
 			p.topic.removeProducer(p)
 		}
 		for _, cs := range consumers {
-			cs.sub.topic.removeConsumer(cs)
+			cs.topic.removeConsumer(cs)
 		}
 	})
 }

@@ -8,11 +8,15 @@ import (
 )
 
 // consumer is one subscribed consumer on one connection. Its fields are guarded by its
-// topic's mutex, except id, conn and sub which never change.
+// topic's mutex, except id, conn and topic, which never change.
 type consumer struct {
-	id       uint64
-	name     string
-	conn     *conn
+	id    uint64
+	name  string
+	conn  *conn
+	topic *topic
+	// sub is set once, by the connection's reader under the topic's mutex, after the consumer
+	// is registered on its connection: other goroutines that find it there (conn.close,
+	// wroteOut) go through topic, and read sub only with the topic's mutex held.
 	sub      *subscription
 	priority int32
 	since    time.Time

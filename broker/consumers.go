@@ -26,6 +26,10 @@ func (t *topic) subscribe(req subscribeRequest) *serverError {
 	if t.closed {
 		return errorf(pb.ServerError_ServiceNotReady, "topic %s is closing", t.full)
 	}
+	if cs.closed {
+		// Its connection closed while the SUBSCRIBE was handled (conn.close).
+		return errorf(pb.ServerError_ServiceNotReady, "consumer %s: connection closed", cs.name)
+	}
 	// As upstream, the subscription type and the subscribe rate are checked first (topic_limits.go,
 	// subscribe_rate.go).
 	if msg := t.subscriptionTypeRefusal(cmd.GetSubType()); msg != "" {
@@ -166,13 +170,17 @@ func (t *topic) removeConsumer(cs *consumer) {
 	t.detach(cs)
 }
 
-// detach is removeConsumer with t.mu held.
+// detach is removeConsumer with t.mu held. A consumer its connection's close detaches before
+// its SUBSCRIBE attached it is only marked closed: subscribe then refuses it.
 func (t *topic) detach(cs *consumer) {
-	s := cs.sub
-	if s == nil || cs.closed {
+	if cs.closed {
 		return
 	}
 	cs.closed = true
+	s := cs.sub
+	if s == nil {
+		return
+	}
 	t.lastActive = t.b.now() // inactive_topics.go
 	s.lastLeft = time.Now()
 	s.consumers = slices.DeleteFunc(s.consumers, func(c *consumer) bool { return c == cs })

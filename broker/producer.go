@@ -19,7 +19,12 @@ type producer struct {
 	topic     *topic
 	mode      pb.ProducerAccessMode
 	userNamed bool
-	ready     bool // false while queued behind an exclusive producer
+	// ready is false while the producer is queued behind an exclusive one. Set under the
+	// topic's mutex; read without it by the connection's reader for every SEND.
+	ready atomic.Bool
+	// closed is set once the producer is removed (removeProducer), under the topic's mutex:
+	// a connection closed while its PRODUCER was being handled must not leave it on the topic.
+	closed    bool
 	since     time.Time
 	metadata  map[string]string
 	schemaVer []byte
@@ -130,14 +135,36 @@ func (q *receiptQueue) complete(c *conn, s *receiptSlot, cmd *pb.BaseCommand) {
 	}
 }
 
-// addProducer registers p under its access mode. It returns whether p may publish now; false
-// means p is queued (WaitForExclusive) and will be answered again when it gets the topic.
-// Called with t.mu not held.
-func (t *topic) addProducer(p *producer) (bool, *serverError) {
+// addProducer registers p under its access mode and answers PRODUCER_SUCCESS, ready or queued
+// (WaitForExclusive: answered again when it gets the topic). The answer leaves with t.mu held,
+// so that a queued producer's first answer goes before the one that promotes it
+// (removeProducer, on another connection's goroutine). Called with t.mu not held.
+func (t *topic) addProducer(p *producer) *serverError {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	ready, serr := t.admitProducer(p)
+	if serr != nil {
+		return serr
+	}
+	p.ready.Store(ready)
+	if ready {
+		t.producers[p] = struct{}{}
+	} else {
+		t.waiting = append(t.waiting, p)
+	}
+	p.conn.sendProducerSuccess(p, t.epoch)
+	return nil
+}
+
+// admitProducer decides whether p may publish now (true), waits for exclusive access (false),
+// or is refused. Called with t.mu held.
+func (t *topic) admitProducer(p *producer) (bool, *serverError) {
 	if t.closed {
 		return false, errorf(pb.ServerError_ServiceNotReady, "topic %s is closing", t.full)
+	}
+	if p.closed {
+		// Its connection closed while the PRODUCER was handled (conn.close).
+		return false, errorf(pb.ServerError_ServiceNotReady, "producer %s: connection closed", p.name)
 	}
 	if t.b.isTerminated(t.full) {
 		return false, errorf(pb.ServerError_TopicTerminatedError, "Topic %s was terminated", t.full)
@@ -187,15 +214,12 @@ func (t *topic) addProducer(p *producer) (bool, *serverError) {
 		}
 	case pb.ProducerAccessMode_WaitForExclusive:
 		if len(t.producers) > 0 || len(t.waiting) > 0 {
-			t.waiting = append(t.waiting, p)
 			return false, nil
 		}
 		if serr := t.claimEpoch(p); serr != nil {
 			return false, serr
 		}
 	}
-	p.ready = true
-	t.producers[p] = struct{}{}
 	return true, nil
 }
 
@@ -245,6 +269,7 @@ func (t *topic) removeProducer(p *producer) {
 	p.unthrottle()
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	p.closed = true
 	t.lastActive = t.b.now() // inactive_topics.go
 	if _, ok := t.producers[p]; !ok {
 		for i, q := range t.waiting {
@@ -261,7 +286,7 @@ func (t *topic) removeProducer(p *producer) {
 	}
 	next := t.waiting[0]
 	t.waiting = t.waiting[1:]
-	next.ready = true
+	next.ready.Store(true)
 	t.producers[next] = struct{}{}
 	t.epoch++
 	next.lastSeq = t.lastSequenceIDLocked(next.name)
@@ -274,7 +299,7 @@ func (c *conn) sendProducerSuccess(p *producer, epoch uint64) {
 		ProducerName:   &p.name,
 		LastSequenceId: &p.lastSeq,
 		SchemaVersion:  p.schemaVer,
-		ProducerReady:  ptr(p.ready),
+		ProducerReady:  ptr(p.ready.Load()),
 	}
 	if p.mode != pb.ProducerAccessMode_Shared {
 		ps.TopicEpoch = &epoch
