@@ -36,7 +36,7 @@ const sweepWait = 2 * time.Second
 type memoryReport struct {
 	n        int
 	fill     time.Duration
-	heap     int64 // go_memstats_heap_inuse_bytes after the collection
+	heap     int64 // heapInUse after the collection
 	live     int64 // go_gc_heap_live_bytes: what that collection found live
 	budget   int64 // letterbox_memory_in_use_bytes: what the store counts
 	rss      int64
@@ -94,7 +94,7 @@ func measureMemory(ctx context.Context, r *memoryReport, bin string, progress fu
 		return
 	}
 	r.rss, _ = processRSS(b.pid())
-	r.heap, r.live, r.budget = int64(m["go_memstats_heap_inuse_bytes"]), int64(m["go_gc_heap_live_bytes"]), int64(m["letterbox_memory_in_use_bytes"])
+	r.heap, r.live, r.budget = heapInUse(m), int64(m["go_gc_heap_live_bytes"]), int64(m["letterbox_memory_in_use_bytes"])
 	r.gcAfter = time.Unix(0, int64(m["go_memstats_last_gc_time_seconds"]*1e9)).Sub(filled)
 	r.gogc = strconv.FormatFloat(m["go_gc_gogc_percent"], 'f', -1, 64)
 	r.memlimit = "none"
@@ -195,9 +195,10 @@ func (r *memoryReport) markdown(b *strings.Builder) {
 		p("\nKept messages skipped: %s.\n", r.skipped)
 	case r.heap != 0:
 		p("\nKept messages: `letterbox broker %s` in its own process: %s messages of %d bytes produced one entry each by our client (%.1f s), kept by a "+
-			"subscription that reads nothing. Heap in use is the broker's `go_memstats_heap_inuse_bytes` from its `/metrics` %v after the end of the first "+
+			"subscription that reads nothing. Heap in use is the broker's `go_memstats_heap_inuse_bytes` plus its frame buffers mapped outside Go's heap "+
+			"(`letterbox_frame_buffers_off_heap_bytes`: the stored data) from its `/metrics` %v after the end of the first "+
 			"garbage collection to end after the fill (%.1f s after it; not at once, since heap in use counts the spans a collection freed until the runtime has swept them); "+
-			"live is what that collection marked (`go_gc_heap_live_bytes`), the "+
+			"live is what that collection marked of Go's heap (`go_gc_heap_live_bytes`), the "+
 			"store's count `letterbox_memory_in_use_bytes`, RSS `VmRSS`. GC settings: GOGC %s, GOMEMLIMIT %s.\n",
 			r.args, thousands(r.n), payloadSize, r.fill.Seconds(), sweepWait, r.gcAfter.Seconds(), r.gogc, r.memlimit)
 	}

@@ -116,9 +116,15 @@ func measureStream(ctx context.Context, r *streamReport, bin string, progress fu
 		return
 	}
 	r.rss, _ = processRSS(b.pid())
-	r.heap, r.live = int64(m["go_memstats_heap_inuse_bytes"]), int64(m["go_gc_heap_live_bytes"])
+	r.heap, r.live = heapInUse(m), int64(m["go_gc_heap_live_bytes"])
 	r.store, r.acked = int64(m["letterbox_memory_in_use_bytes"]), int64(m["letterbox_stored_acknowledged_bytes"])
 	r.gcAfter = time.Unix(0, int64(m["go_memstats_last_gc_time_seconds"]*1e9)).Sub(ended)
+}
+
+// heapInUse is the broker's heap in use from its metrics m: Go's, plus the frame buffers it maps
+// outside Go's heap (which hold its in-memory data).
+func heapInUse(m map[string]float64) int64 {
+	return int64(m["go_memstats_heap_inuse_bytes"] + m["letterbox_frame_buffers_off_heap_bytes"])
 }
 
 // row renders the stream's row of the memory table.
@@ -140,7 +146,7 @@ func (r *streamReport) notes(b *strings.Builder) {
 	}
 	fmt.Fprintf(b, "\nThe stream: `letterbox broker --in-memory` in its own process, defaults; our client's producer with default batching and a consumer "+
 		"acknowledging as our client groups by default, on one topic; %s messages of %d bytes sent in %.1f s (%.0f MB/s), %s received; "+
-		"the heap read %v after the end of the first collection to end after the stream (%.1f s after it).\n",
+		"the heap (Go's heap in use plus the frame buffers mapped outside it) read %v after the end of the first collection to end after the stream (%.1f s after it).\n",
 		thousands(int(r.sent)), payloadSize, r.span.Seconds(), float64(r.sent*payloadSize)/r.span.Seconds()/(1<<20), thousands(int(r.received)),
 		sweepWait, r.gcAfter.Seconds())
 }

@@ -42,7 +42,7 @@ func (b *Broker) PeekEntry(tname, sub string, n int64) (storage.Entry, error) {
 	s.scanBacklogUntil(func(e storage.Entry) bool {
 		n--
 		if n == 0 {
-			found, ok = e, true
+			found, ok = e.Copy(), true // the scan releases e
 			return false
 		}
 		return true

@@ -65,11 +65,16 @@ func ackedIndexes(set []int64, num int64) []int32 {
 }
 
 // scanBacklogUntil calls fn for unacknowledged entries after the mark-delete position until it
-// returns false. Called with the topic's mutex held.
+// returns false. An entry's data is fn's only for the call (what it keeps, it copies: Copy):
+// the scan holds the entries it read, rather than having the log copy a whole backlog's data
+// to look at. Called with the topic's mutex held.
 func (s *subscription) scanBacklogUntil(fn func(storage.Entry) bool) {
 	from := s.topic.log.Next(s.markDelete)
+	var entries []storage.Entry
+	defer func() { releaseEntries(entries) }() // also when fn panics
 	for {
-		entries, err := s.topic.log.Read(from, 256)
+		var err error
+		entries, err = s.topic.log.ReadHeld(entries[:0], from, 256)
 		if err != nil || len(entries) == 0 {
 			return
 		}
@@ -79,6 +84,15 @@ func (s *subscription) scanBacklogUntil(fn func(storage.Entry) bool) {
 			}
 			from = s.topic.log.Next(e.Pos)
 		}
+		releaseEntries(entries)
+	}
+}
+
+// releaseEntries releases the holds of entries read with ReadHeld and forgets them.
+func releaseEntries(entries []storage.Entry) {
+	for i := range entries {
+		releaseHold(entries[i].Hold)
+		entries[i] = storage.Entry{}
 	}
 }
 

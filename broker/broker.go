@@ -160,7 +160,7 @@ func New(opts ...Option) (*Broker, error) {
 	if cfg.MemoryLimit > 0 {
 		pooled = min(pooled, cfg.MemoryLimit/4)
 	}
-	bufs := wire.NewBufferPool(pooled, cfg.PoisonFrameBuffers)
+	bufs := wire.NewBufferPoolWith(wire.BufferPoolOptions{MaxIdle: pooled, Poison: cfg.PoisonFrameBuffers, OffHeap: cfg.FrameBuffersOffHeap})
 	var unreadFor time.Duration
 	if cfg.Store == nil {
 		cfg.Store = storage.NewMemoryStoreWith(storage.MemoryStoreOptions{Rollover: cfg.Rollover, Blocks: frameBlocks{bufs}})

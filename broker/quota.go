@@ -97,6 +97,11 @@ func (b *Broker) StoredBytes() (acknowledged, backlog int64) {
 	return acknowledged, backlog
 }
 
+// OffHeapBytes is the memory of the frame buffers mapped outside Go's heap that the broker holds
+// (in use or idle): stored data that Go's heap statistics do not count
+// (Config.FrameBuffersOffHeap). For the admin API's metrics.
+func (b *Broker) OffHeapBytes() int64 { return b.bufs.OffHeap() }
+
 // MemoryBudget reports what the in-memory store holds (0 for a store on disk) and the budget
 // it is held to (0: none, as for a store on disk whatever Config.MemoryLimit says), for the
 // admin API's metrics.

@@ -1,16 +1,17 @@
 package storage
 
 import (
+	"bytes"
 	"sync"
 	"testing"
+	"unsafe"
 )
 
-// countHolder counts holds the way wire.Buffer does, and remembers whether it was kept.
+// countHolder counts holds the way wire.Buffer does.
 type countHolder struct {
 	mu    sync.Mutex
 	t     *testing.T
 	refs  int
-	kept  bool
 	freed bool // the count reached zero: a pooled buffer would be reused now
 }
 
@@ -37,16 +38,10 @@ func (h *countHolder) Release() {
 	}
 }
 
-func (h *countHolder) Keep() {
+func (h *countHolder) state() (refs int, freed bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.kept = true
-}
-
-func (h *countHolder) state() (refs int, kept, freed bool) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.refs, h.kept, h.freed
+	return h.refs, h.freed
 }
 
 // appendHeld appends with a holder the log takes over and waits for the result.
@@ -66,8 +61,7 @@ func appendHeld(t *testing.T, l Log, meta Meta, data []byte, h Holder) Position 
 }
 
 // Both logs hold an appended entry's buffer while they keep it in memory, give callers of
-// ReadHeld and GetHeld a hold of their own, mark a buffer handed to Read or Get as kept for
-// good, and release their own hold when the entry is trimmed or the log closed.
+// ReadHeld and GetHeld a hold of their own, hand Read and Get copies, and release their own hold when the entry is trimmed or the log closed.
 func TestConformanceHolders(t *testing.T) {
 	forEachStore(t, func(t *testing.T, s Store) {
 		l, err := s.OpenLog(testTopic)
@@ -76,12 +70,14 @@ func TestConformanceHolders(t *testing.T) {
 		}
 		const n = 300
 		hs := make([]*countHolder, n)
+		datas := make([][]byte, n)
 		var ps []Position
 		for i := range n {
 			hs[i] = newCountHolder(t)
-			ps = append(ps, appendHeld(t, l, testMeta(i), testData(i), hs[i]))
+			datas[i] = testData(i)
+			ps = append(ps, appendHeld(t, l, testMeta(i), datas[i], hs[i]))
 		}
-		if refs, _, freed := hs[n-1].state(); refs != 1 || freed {
+		if refs, freed := hs[n-1].state(); refs != 1 || freed {
 			t.Fatalf("newest entry: %d holds (freed %v), want the log's one", refs, freed)
 		}
 
@@ -93,7 +89,7 @@ func TestConformanceHolders(t *testing.T) {
 			if e.Hold != Holder(hs[n-3+k]) {
 				t.Fatalf("ReadHeld entry %d carries another holder", k)
 			}
-			if refs, _, _ := hs[n-3+k].state(); refs != 2 {
+			if refs, _ := hs[n-3+k].state(); refs != 2 {
 				t.Errorf("after ReadHeld: %d holds, want 2", refs)
 			}
 			e.Hold.Release()
@@ -104,15 +100,22 @@ func TestConformanceHolders(t *testing.T) {
 			e.Hold.Release()
 		}
 
-		if got, _ := l.Read(ps[n-2], 1); len(got) != 1 || got[0].Hold != nil {
+		// Read and Get count no holder: they hand out copies, which outlive the buffer's reuse.
+		got, _ = l.Read(ps[n-2], 1)
+		if len(got) != 1 || got[0].Hold != nil {
 			t.Fatalf("Read: %v", got)
 		}
-		if e, ok := l.Get(ps[n-1]); !ok || e.Hold != nil {
+		e, ok := l.Get(ps[n-1])
+		if !ok || e.Hold != nil {
 			t.Fatal("Get handed out a holder")
 		}
-		for _, i := range []int{n - 2, n - 1} {
-			if _, kept, _ := hs[i].state(); !kept {
-				t.Errorf("entry %d, read with Read or Get, was not kept", i)
+		for k, c := range []Entry{got[0], e} {
+			i := n - 2 + k
+			if refs, _ := hs[i].state(); refs != 1 {
+				t.Errorf("entry %d, read with Read or Get: %d holds, want the log's one", i, refs)
+			}
+			if unsafe.SliceData(c.Data) == unsafe.SliceData(datas[i]) || !bytes.Equal(c.Data, datas[i]) {
+				t.Errorf("entry %d, read with Read or Get, is not a copy of its data", i)
 			}
 		}
 
@@ -120,14 +123,14 @@ func TestConformanceHolders(t *testing.T) {
 		// releases the log's holds on everything in it.
 		l.TrimBefore(l.Next(ps[n-1]))
 		if _, memory := s.(*MemoryStore); memory {
-			if refs, _, freed := hs[0].state(); refs != 1 || freed {
+			if refs, freed := hs[0].state(); refs != 1 || freed {
 				t.Fatalf("oldest entry after trimming the open ledger: %d holds (freed %v), want the log's", refs, freed)
 			}
 		}
 		l.Roll()
 		l.TrimBefore(l.Next(ps[n-1]))
 		for i := range n {
-			if _, _, freed := hs[i].state(); !freed {
+			if _, freed := hs[i].state(); !freed {
 				t.Fatalf("entry %d not released after trimming its closed ledger", i)
 			}
 		}
@@ -135,7 +138,7 @@ func TestConformanceHolders(t *testing.T) {
 			t.Fatal(err)
 		}
 		for i, h := range hs {
-			if refs, _, _ := h.state(); refs != 0 {
+			if refs, _ := h.state(); refs != 0 {
 				t.Fatalf("entry %d: %d holds left after Close", i, refs)
 			}
 		}
@@ -154,7 +157,7 @@ func TestFileHoldsOnlyTheTail(t *testing.T) {
 		appendHeld(t, l, Meta{}, make([]byte, 100), hs[i])
 	}
 	for i, h := range hs {
-		refs, _, _ := h.state()
+		refs, _ := h.state()
 		if want := map[bool]int{true: 1, false: 0}[i >= len(hs)-3]; refs != want {
 			t.Errorf("entry %d: %d holds, want %d", i, refs, want)
 		}
@@ -163,7 +166,7 @@ func TestFileHoldsOnlyTheTail(t *testing.T) {
 	late := newCountHolder(t)
 	l.Append(Meta{}, make([]byte, 100), late, func(Position, error) {})
 	for i, h := range append(hs, late) {
-		if refs, _, _ := h.state(); refs != 0 {
+		if refs, _ := h.state(); refs != 0 {
 			t.Errorf("entry %d: %d holds after Close", i, refs)
 		}
 	}

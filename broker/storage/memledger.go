@@ -242,8 +242,8 @@ func (g *memLedger) name(p string, charged int64) (uint32, int64) {
 }
 
 // entry returns stored entry id as an Entry, its holder (its buffer's or its slab's) handed
-// out as handOut says. Its data and key alias the ledger's memory, which is not written again
-// while anyone holds it.
+// out as handOut says. Held, its data and key alias the ledger's memory, which is not written
+// again while anyone holds it.
 func (g *memLedger) entry(id int64, held bool) Entry {
 	rec := g.record(id)
 	e := Entry{
@@ -256,17 +256,17 @@ func (g *memLedger) entry(id int64, held bool) Entry {
 	if rec.direct {
 		h := &g.held[int64(rec.ref)-g.heldBase]
 		e.Data, e.Meta.Key = h.data, h.key
-		e.Hold = handOut(h.hold, held)
+		handOut(&e, h.hold, held)
 		return e
 	}
 	slab := &g.slabs[int64(rec.ref)-g.slabBase]
 	b := slab.b
-	e.Hold = handOut(slab.hold, held)
 	end := rec.off + rec.n
 	e.Data = b[rec.off:end:end] // capped: a caller's append must not write into the slab
 	if rec.keyLen > 0 {
 		e.Meta.Key = unsafe.String(&b[end], int(rec.keyLen))
 	}
+	handOut(&e, slab.hold, held)
 	return e
 }
 

@@ -188,19 +188,18 @@ func (m *Memory) entriesFrom(li int, id int64) int64 {
 	return n
 }
 
-// handOut gives a caller an entry's holder: another hold if the caller counts (held), else
-// none, and the buffer is kept for good. Called with the log's lock held, while the log still
-// holds the entry.
-func handOut(h Holder, held bool) Holder {
+// handOut gives a caller e, whose data and key are in a buffer h holds (nil: in memory of the
+// garbage collector's): another hold if the caller counts (held), else a copy of the data and
+// key, as the buffer is reused once nobody who counts holds it. Called with the log's lock
+// held, while the log still holds the entry.
+func handOut(e *Entry, h Holder, held bool) {
 	switch {
 	case h == nil:
-		return nil
 	case held:
 		h.Retain()
-		return h
+		e.Hold = h
 	default:
-		h.Keep()
-		return nil
+		*e = e.Copy()
 	}
 }
 

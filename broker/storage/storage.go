@@ -19,8 +19,10 @@
 package storage
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // Position identifies an entry: (ledger, entry) as in Pulsar's message ids. Entry −1 means
@@ -65,15 +67,23 @@ type Entry struct {
 	Hold Holder
 }
 
+// Copy returns e with its data and key copied and no holder: for keeping an entry read with
+// ReadHeld or GetHeld past its Release.
+func (e Entry) Copy() Entry {
+	e.Data = bytes.Clone(e.Data)
+	e.Meta.Key = strings.Clone(e.Meta.Key)
+	e.Hold = nil
+	return e
+}
+
 // A Holder counts the holders of a reusable buffer: the broker reads large frames into pooled
 // buffers and stores their payloads without copying. A log holds each entry's buffer from Append
 // until the entry is trimmed (or no longer kept in memory); ReadHeld and GetHeld add a holder
-// for the caller, who must Release it; Read and Get Keep the buffer, which is then never reused,
-// since their callers do not count.
+// for the caller, who must Release it; Read and Get, whose callers do not count, copy the
+// entry's data out of it.
 type Holder interface {
 	Retain()
 	Release()
-	Keep()
 }
 
 // release releases h if there is one.

@@ -46,7 +46,7 @@ func (l *FileLog) fromTail(p Position, max int, held bool) ([]Entry, bool) {
 	}
 	out := slices.Clone(t[i:min(len(t), i+max)])
 	for k := range out {
-		out[k].Hold = handOut(out[k].Hold, held)
+		handOut(&out[k], out[k].Hold, held)
 	}
 	return out, true
 }

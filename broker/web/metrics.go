@@ -152,6 +152,8 @@ func (s *Server) processMetrics(m *metrics, cluster string) {
 	m.add("go_gc_gomemlimit_bytes", "gauge", "Go runtime memory limit configured by the user, otherwise math.MaxInt64.", none, float64(rm[2].Value.Uint64()))
 	inUse, limit := s.b.MemoryBudget()
 	l := [][2]string{{"cluster", cluster}}
+	m.add("letterbox_frame_buffers_off_heap_bytes", "gauge",
+		"Bytes of frame buffers, and so of in-memory data, mapped outside Go's heap and held or idle: not in the go_memstats heap figures.", l, float64(s.b.OffHeapBytes()))
 	m.add("letterbox_memory_in_use_bytes", "gauge", "Bytes the in-memory store holds (0 with durable storage).", l, float64(inUse))
 	m.add("letterbox_memory_limit_bytes", "gauge", "The in-memory store's budget (--memory-limit; 0: none).", l, float64(limit))
 	acked, backlog := s.b.StoredBytes()

@@ -2,7 +2,9 @@ package wire
 
 import (
 	"bytes"
+	"runtime"
 	"testing"
+	"unsafe"
 )
 
 func TestBufferPool(t *testing.T) {
@@ -30,14 +32,6 @@ func TestBufferPool(t *testing.T) {
 	}
 	if d := p.Get(100 << 10); d == b {
 		t.Fatal("a buffer was reused for a larger frame")
-	}
-
-	// A kept buffer is never reused.
-	k := p.Get(64 << 10)
-	k.Keep()
-	k.Release()
-	if p.Get(64<<10) == k {
-		t.Fatal("a kept buffer was reused")
 	}
 
 	// The pool keeps no more than its bound idle.
@@ -72,5 +66,70 @@ func TestBufferPoolTrim(t *testing.T) {
 	p.Trim()
 	if p.Idle() != 0 {
 		t.Fatalf("%d bytes still idle after a quiet interval", p.Idle())
+	}
+}
+
+// An off-heap pool serves buffers outside Go's heap that work as any other: reused once
+// released, given back to the system beyond its bound and when trimmed (their address kept for
+// the next buffer of their size, reading zeros), never unmapped.
+func TestBufferPoolOffHeap(t *testing.T) {
+	if !offHeapSupported {
+		t.Skip("off-heap buffers are Linux's")
+	}
+	p := NewBufferPoolWith(BufferPoolOptions{MaxIdle: 100 << 10, OffHeap: true})
+	var before runtime.MemStats
+	runtime.ReadMemStats(&before)
+	var held []*Buffer
+	for range 64 {
+		b := p.Get(1 << 20)
+		if !b.offHeap || len(b.B) != 1<<20 {
+			t.Fatalf("a buffer of %d bytes, off-heap %v", len(b.B), b.offHeap)
+		}
+		for i := range b.B {
+			b.B[i] = 7
+		}
+		held = append(held, b)
+	}
+	var after runtime.MemStats
+	runtime.ReadMemStats(&after)
+	if grown := after.HeapAlloc - min(after.HeapAlloc, before.HeapAlloc); grown > 16<<20 {
+		t.Errorf("64 MiB of off-heap buffers grew Go's heap by %d bytes", grown)
+	}
+	if p.OffHeap() != 64<<20 {
+		t.Errorf("OffHeap says %d bytes with 64 MiB held", p.OffHeap())
+	}
+	// Over the bound: the pages go back, the address stays for the next buffer of the size.
+	for _, b := range held {
+		b.Release()
+	}
+	if p.Idle() > 100<<10 || p.OffHeap() != p.Idle() {
+		t.Fatalf("%d bytes idle over a bound of %d, %d off-heap", p.Idle(), 100<<10, p.OffHeap())
+	}
+	again := p.Get(1<<20 - 5)
+	if !again.offHeap || len(again.B) != 1<<20-5 {
+		t.Fatal("a released buffer's class did not serve the next buffer of its size")
+	}
+	if again.B[0] != 0 {
+		t.Fatal("a buffer whose pages went back still reads its old bytes")
+	}
+	again.Release()
+
+	// Small buffers are carved out of one mapping, each with pages of its own.
+	x, y := p.Get(PooledFrameSize), p.Get(PooledFrameSize)
+	if !x.offHeap || !y.offHeap {
+		t.Fatal("small buffers not off-heap")
+	}
+	for _, b := range []*Buffer{x, y} {
+		if uintptr(unsafe.Pointer(unsafe.SliceData(b.b)))%4096 != 0 || cap(b.b)%4096 != 0 {
+			t.Fatal("a small buffer does not have whole pages of its own")
+		}
+	}
+	x.Release()
+	y.Release()
+	p.Get(64 << 10).Release()
+	p.Trim()
+	p.Trim()
+	if p.Idle() != 0 || p.OffHeap() != 0 {
+		t.Fatalf("%d bytes still idle, %d off-heap, after a quiet interval", p.Idle(), p.OffHeap())
 	}
 }

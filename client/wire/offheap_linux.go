@@ -1,0 +1,20 @@
+package wire
+
+import "syscall"
+
+const offHeapSupported = true
+
+// mapMemory maps n bytes of anonymous memory, or returns nil.
+func mapMemory(n int) []byte {
+	b, err := syscall.Mmap(-1, 0, n, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
+	if err != nil {
+		return nil
+	}
+	return b
+}
+
+// dropPages gives b's pages back to the system; b stays mapped, and reads as zeros until it is
+// written again.
+func dropPages(b []byte) {
+	_ = syscall.Madvise(b, syscall.MADV_DONTNEED) // advice: on failure the pages merely stay
+}
