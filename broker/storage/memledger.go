@@ -24,7 +24,8 @@ import (
 //     a steady stream then copies into memory a ledger before it already had, where fresh,
 //     zeroed pages for every few megabytes cost more than the copy (page faults). An entry
 //     read from a slab is held like one kept in the buffer it arrived in (Entry.Hold). Index
-//     pages, which nothing outside the ledger sees, go back to the store's own free list.
+//     pages are borrowed from it too, and go back when freed: nothing outside the ledger sees
+//     them. Without Blocks they go back to the store's own free list.
 type memLedger struct {
 	id      int64
 	reuse   *memReuse // where slabs and index pages come from and go back to; nil: none
@@ -34,7 +35,7 @@ type memLedger struct {
 	size    int64 // data bytes of the stored entries
 	written int64 // data bytes ever appended, for the rollover rule
 
-	pages    [][]memEntry // pages[k] holds entry ids (pageBase+k)·memPage …
+	pages    []memPageOf // pages[k] holds entry ids (pageBase+k)·memPage …
 	pageBase int64
 	slabs    []memSlab // slabs[k] is slab number slabBase+k
 	slabBase int64
@@ -59,6 +60,12 @@ type memEntry struct {
 	num       int32
 	direct    bool
 	batched   bool
+}
+
+// memPageOf is one page of index records, and its hold when it was borrowed from Blocks.
+type memPageOf struct {
+	recs []memEntry
+	hold Holder
 }
 
 // memSlab is a block of copied entries; last is the id of the newest entry in it. hold, when
@@ -113,8 +120,8 @@ func newMemLedger(id int64, now time.Time, reuse *memReuse) *memLedger {
 	return &memLedger{id: id, created: now, reuse: reuse}
 }
 
-// memReuse is what a MemoryStore's ledgers borrow and give back: slabs through Blocks, index
-// pages through a free list of at most maxFreePages.
+// memReuse is what a MemoryStore's ledgers borrow and give back: slabs and index pages through
+// Blocks, or without Blocks, index pages through a free list of at most maxFreePages.
 type memReuse struct {
 	blocks Blocks
 	mu     sync.Mutex
@@ -126,30 +133,41 @@ type memReuse struct {
 // the same time: a hundred of them with entries of 1 KiB free two pages each at once).
 const maxFreePages = 256
 
-// page returns an index page; its records are written before they are read.
-func (r *memReuse) page() []memEntry {
-	if r != nil {
+// page returns an index page; its records are written before they are read. With Blocks the
+// page is a block of theirs like a slab (records hold no pointer, so any memory will do): the
+// index then grows with the data in the memory the data is in, outside Go's heap when the
+// broker maps its buffers there, rather than pacing the garbage collector.
+func (r *memReuse) page() memPageOf {
+	switch {
+	case r != nil && r.blocks != nil:
+		b, h := r.blocks.Block(memPage * int(memEntrySize))
+		recs := unsafe.Slice((*memEntry)(unsafe.Pointer(unsafe.SliceData(b))), memPage) // cap(b) ≥ the page
+		return memPageOf{recs: recs, hold: h}
+	case r != nil:
 		r.mu.Lock()
 		defer r.mu.Unlock()
 		if n := len(r.pages); n > 0 {
 			p := r.pages[n-1]
 			r.pages[n-1] = nil
 			r.pages = r.pages[:n-1]
-			return p
+			return memPageOf{recs: p}
 		}
 	}
-	return make([]memEntry, memPage)
+	return memPageOf{recs: make([]memEntry, memPage)}
 }
 
 // givePage takes back a page its ledger no longer needs.
-func (r *memReuse) givePage(p []memEntry) {
-	if r == nil || p == nil {
-		return
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if len(r.pages) < maxFreePages {
-		r.pages = append(r.pages, p)
+func (r *memReuse) givePage(p memPageOf) {
+	switch {
+	case p.hold != nil:
+		p.hold.Release()
+	case r == nil || p.recs == nil:
+	default:
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		if len(r.pages) < maxFreePages {
+			r.pages = append(r.pages, p.recs)
+		}
 	}
 }
 
@@ -167,7 +185,7 @@ func (g *memLedger) stored() int64 { return g.n - g.first }
 
 // record returns the index record of entry id, which must be stored.
 func (g *memLedger) record(id int64) *memEntry {
-	return &g.pages[id/memPage-g.pageBase][id%memPage]
+	return &g.pages[id/memPage-g.pageBase].recs[id%memPage]
 }
 
 // appendEntry stores one entry and returns the memory it newly took (slabs, pages, kept
@@ -305,7 +323,7 @@ func (g *memLedger) dropBefore(id int64) (freed int64) {
 	for k < len(g.pages) && (g.pageBase+int64(k)+1)*memPage <= id {
 		freed += memPage * memEntrySize
 		g.reuse.givePage(g.pages[k])
-		g.pages[k] = nil
+		g.pages[k] = memPageOf{}
 		k++
 	}
 	g.pages = g.pages[k:]
