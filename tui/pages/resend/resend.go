@@ -9,6 +9,7 @@ package resend
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"strings"
@@ -361,7 +362,7 @@ func (p *Page) openEditor() tea.Cmd {
 	}
 	// The editor may come with arguments ("code --wait"): run it through the shell, as git does.
 	cmd := exec.Command("sh", "-c", editor+` "$1"`, "sh", name)
-	return tea.ExecProcess(cmd, func(err error) tea.Msg {
+	return tea.Exec(settledExec{cmd}, func(err error) tea.Msg {
 		defer os.Remove(name)
 		if err != nil {
 			return EditedMsg{Err: err}
@@ -369,6 +370,37 @@ func (p *Page) openEditor() tea.Cmd {
 		b, err := os.ReadFile(name)
 		return EditedMsg{Payload: b, Err: err}
 	})
+}
+
+// settledExec runs the editor for tea.Exec once the TUI's renderer has let go. Bubble Tea
+// (v2.1.1) signals its renderer goroutine to stop the frame ticker and goes on at once; on one
+// CPU that goroutine could run only after a quick editor had returned and the ticker had been
+// restarted, and stopped the new one: the screen stayed blank for good. A short sleep lets it
+// run first.
+type settledExec struct{ *exec.Cmd }
+
+func (c settledExec) Run() error {
+	time.Sleep(5 * time.Millisecond)
+	return c.Cmd.Run()
+}
+
+// The editor gets the terminal's input and output, as tea.ExecProcess gives them.
+func (c settledExec) SetStdin(r io.Reader) {
+	if c.Stdin == nil {
+		c.Stdin = r
+	}
+}
+
+func (c settledExec) SetStdout(w io.Writer) {
+	if c.Stdout == nil {
+		c.Stdout = w
+	}
+}
+
+func (c settledExec) SetStderr(w io.Writer) {
+	if c.Stderr == nil {
+		c.Stderr = w
+	}
 }
 
 func status(s string) tea.Cmd { return func() tea.Msg { return common.StatusMsg(s) } }
