@@ -35,7 +35,7 @@ type memLedger struct {
 	size    int64 // data bytes of the stored entries
 	written int64 // data bytes ever appended, for the rollover rule
 
-	pages    []memPageOf // pages[k] holds entry ids (pageBase+k)·memPage …
+	pages    []memIndexPage // pages[k] holds entry ids (pageBase+k)·memPage …
 	pageBase int64
 	slabs    []memSlab // slabs[k] is slab number slabBase+k
 	slabBase int64
@@ -62,8 +62,8 @@ type memEntry struct {
 	batched   bool
 }
 
-// memPageOf is one page of index records, and its hold when it was borrowed from Blocks.
-type memPageOf struct {
+// memIndexPage is one page of index records, and its hold when it was borrowed from Blocks.
+type memIndexPage struct {
 	recs []memEntry
 	hold Holder
 }
@@ -137,12 +137,12 @@ const maxFreePages = 256
 // page is a block of theirs like a slab (records hold no pointer, so any memory will do): the
 // index then grows with the data in the memory the data is in, outside Go's heap when the
 // broker maps its buffers there, rather than pacing the garbage collector.
-func (r *memReuse) page() memPageOf {
+func (r *memReuse) page() memIndexPage {
 	switch {
 	case r != nil && r.blocks != nil:
 		b, h := r.blocks.Block(memPage * int(memEntrySize))
 		recs := unsafe.Slice((*memEntry)(unsafe.Pointer(unsafe.SliceData(b))), memPage) // cap(b) ≥ the page
-		return memPageOf{recs: recs, hold: h}
+		return memIndexPage{recs: recs, hold: h}
 	case r != nil:
 		r.mu.Lock()
 		defer r.mu.Unlock()
@@ -150,14 +150,14 @@ func (r *memReuse) page() memPageOf {
 			p := r.pages[n-1]
 			r.pages[n-1] = nil
 			r.pages = r.pages[:n-1]
-			return memPageOf{recs: p}
+			return memIndexPage{recs: p}
 		}
 	}
-	return memPageOf{recs: make([]memEntry, memPage)}
+	return memIndexPage{recs: make([]memEntry, memPage)}
 }
 
 // givePage takes back a page its ledger no longer needs.
-func (r *memReuse) givePage(p memPageOf) {
+func (r *memReuse) givePage(p memIndexPage) {
 	switch {
 	case p.hold != nil:
 		p.hold.Release()
@@ -323,7 +323,7 @@ func (g *memLedger) dropBefore(id int64) (freed int64) {
 	for k < len(g.pages) && (g.pageBase+int64(k)+1)*memPage <= id {
 		freed += memPage * memEntrySize
 		g.reuse.givePage(g.pages[k])
-		g.pages[k] = memPageOf{}
+		g.pages[k] = memIndexPage{}
 		k++
 	}
 	g.pages = g.pages[k:]
