@@ -1,6 +1,7 @@
 package client
 
 import (
+	"slices"
 	"time"
 
 	"google.golang.org/protobuf/proto"
@@ -11,7 +12,7 @@ import (
 
 // message handles one MESSAGE: verify, decompress, unbatch, filter, then queue for the
 // application (or the DLQ). Runs on the connection's reader goroutine.
-func (pc *partitionConsumer) message(cmd *pb.CommandMessage, payload []byte) {
+func (pc *partitionConsumer) message(cmd *pb.CommandMessage, payload []byte, mem *readerMemory) {
 	pc.mu.Lock()
 	seeking := pc.seeking
 	pc.mu.Unlock()
@@ -20,7 +21,12 @@ func (pc *partitionConsumer) message(cmd *pb.CommandMessage, payload []byte) {
 		return
 	}
 	epoch := pc.epoch.Load()
-	msgs, skipped, err := pc.decode(cmd, payload, epoch)
+	var meta *wire.MetadataScratch
+	var into []*Message
+	if mem != nil {
+		meta, into = &mem.meta, mem.msgs[:0]
+	}
+	msgs, skipped, err := pc.decode(cmd, payload, epoch, meta, into)
 	if err != nil {
 		pc.log.Warn("discarding undecodable message", "id", cmd.GetMessageId(), "err", err)
 		pc.discard(cmd.GetMessageId())
@@ -45,6 +51,10 @@ func (pc *partitionConsumer) message(cmd *pb.CommandMessage, payload []byte) {
 		pc.noteSizes(out)
 	}
 	pc.parent.incoming.push(out...)
+	if mem != nil && cap(msgs) <= maxReusedMessages {
+		clear(msgs) // the queue has them; the reader's list keeps none alive
+		mem.msgs = msgs[:0]
+	}
 }
 
 // discard acknowledges an entry the client cannot read, with validation_error, as upstream's
@@ -62,14 +72,23 @@ func (pc *partitionConsumer) discard(id *pb.MessageIdData) {
 	}})
 }
 
-// decode turns one entry into messages, returning also how many of its messages were
-// skipped (already acknowledged, or before a reader's start).
-func (pc *partitionConsumer) decode(cmd *pb.CommandMessage, payload []byte, epoch uint64) ([]*Message, int, error) {
+// decode turns one entry into messages, appended to into, returning also how many of its
+// messages were skipped (already acknowledged, or before a reader's start).
+func (pc *partitionConsumer) decode(cmd *pb.CommandMessage, payload []byte, epoch uint64, scratch *wire.MetadataScratch, into []*Message) ([]*Message, int, error) {
 	if payload == nil {
 		return nil, 0, wire.ErrChecksumMismatch
 	}
 	// The frame's checksum was verified when it was read (a bad one leaves payload nil).
-	meta, body, err := wire.ParseVerifiedPayload(payload)
+	// The reader's scratch, when there is one: nothing of meta outlives this call, and the
+	// strings the messages keep are shared with the letters before (wire.Strings).
+	var meta *pb.MessageMetadata
+	var body []byte
+	var err error
+	if scratch != nil {
+		meta, body, err = scratch.ParseVerifiedPayload(payload)
+	} else {
+		meta, body, err = wire.ParseVerifiedPayload(payload)
+	}
 	if err != nil {
 		return nil, 0, err
 	}
@@ -102,21 +121,26 @@ func (pc *partitionConsumer) decode(cmd *pb.CommandMessage, payload []byte, epoc
 		m.Key = meta.GetPartitionKey()
 		m.OrderingKey = string(meta.GetOrderingKey())
 		m.EventTime = fromMillis(meta.GetEventTime())
-		seq := int64(meta.GetSequenceId())
-		m.SequenceID = &seq
+		m.seq = int64(meta.GetSequenceId())
+		m.SequenceID = &m.seq
 		if pc.beforeStart(m.ID) {
 			return nil, 1, nil
 		}
-		return []*Message{&m}, 0, nil
+		return append(into, &m), 0, nil
 	}
 	n := int(meta.GetNumMessagesInBatch())
-	parts, err := wire.ParseBatch(body, n)
+	var parts []wire.BatchMessage
+	if scratch != nil {
+		parts, err = scratch.ParseBatch(body, n)
+	} else {
+		parts, err = wire.ParseBatch(body, n)
+	}
 	if err != nil {
 		return nil, 0, err
 	}
 	ackSet := cmd.GetAckSet()
 	tracker := newBatchAcks(len(parts))
-	msgs := make([]*Message, 0, len(parts))
+	msgs := slices.Grow(into, len(parts))
 	skipped := 0
 	for i, bm := range parts {
 		id := base
@@ -140,11 +164,11 @@ func (pc *partitionConsumer) decode(cmd *pb.CommandMessage, payload []byte, epoc
 		m.Key = sm.GetPartitionKey()
 		m.OrderingKey = string(sm.GetOrderingKey())
 		m.EventTime = fromMillis(sm.GetEventTime())
-		seq := int64(meta.GetSequenceId()) + int64(i)
+		m.seq = int64(meta.GetSequenceId()) + int64(i)
 		if sm.SequenceId != nil {
-			seq = int64(sm.GetSequenceId())
+			m.seq = int64(sm.GetSequenceId())
 		}
-		m.SequenceID = &seq
+		m.SequenceID = &m.seq
 		m.batch = tracker
 		msgs = append(msgs, &m)
 	}

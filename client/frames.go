@@ -16,7 +16,20 @@ type frameReader struct {
 	r        *bufio.Reader
 	maxFrame int
 	scratch  wire.Scratch // MESSAGE and SEND_RECEIPT: the reader handles each before the next
+	mem      readerMemory
 }
+
+// readerMemory is what a connection's reader decodes each MESSAGE into, reused from one to
+// the next (a consumer of single-message entries allocated per message the metadata's
+// scalars, properties and strings, and a list of one): the entry's metadata, and the list of
+// its messages, which the consumer's queue copies.
+type readerMemory struct {
+	meta wire.MetadataScratch
+	msgs []*Message
+}
+
+// maxReusedMessages bounds the list a reader keeps from one entry to the next.
+const maxReusedMessages = 1024
 
 func newFrameReader(r io.Reader, maxFrame int) *frameReader {
 	return &frameReader{r: bufio.NewReaderSize(r, 64<<10), maxFrame: maxFrame}

@@ -148,6 +148,8 @@ type Message struct {
 	epoch    uint64
 	batch    *batchAcks
 	schema   Schema
+	// seq is where SequenceID points in a received message: one allocation, not two.
+	seq int64
 }
 
 // deliverAt is the absolute delivery time a message asks for, or zero.

@@ -32,11 +32,11 @@ func (c *conn) readLoop(r *frameReader) {
 			return
 		}
 		c.lastRecv.Store(time.Now().UnixNano())
-		c.dispatch(f)
+		c.dispatch(f, &r.mem)
 	}
 }
 
-func (c *conn) dispatch(f wire.Frame) {
+func (c *conn) dispatch(f wire.Frame, mem *readerMemory) {
 	cmd := f.Cmd
 	switch cmd.GetType() {
 	case pb.BaseCommand_PING:
@@ -45,7 +45,7 @@ func (c *conn) dispatch(f wire.Frame) {
 	case pb.BaseCommand_MESSAGE:
 		m := cmd.GetMessage()
 		if h := c.consumer(m.GetConsumerId()); h != nil {
-			h.message(m, f.Payload) // the frame's own buffer (frameReader.Next)
+			h.message(m, f.Payload, mem) // the frame's own buffer (frameReader.Next)
 		}
 	case pb.BaseCommand_SEND_RECEIPT:
 		if h := c.producer(cmd.GetSendReceipt().GetProducerId()); h != nil {
@@ -117,7 +117,7 @@ func (c *conn) dispatch(f wire.Frame) {
 func (c *conn) badMessage(m *pb.CommandMessage, err error) {
 	c.log.Warn("discarding corrupt message", "consumer", m.GetConsumerId(), "err", err)
 	if h := c.consumer(m.GetConsumerId()); h != nil {
-		h.message(m, nil)
+		h.message(m, nil, nil)
 	}
 }
 

@@ -29,7 +29,9 @@ type BatchMessage struct {
 //	[metaSize u32][SingleMessageMetadata][payload_size bytes]
 //
 // Bytes after the n-th message are ignored, as the official Go client ignores them.
-func ParseBatch(payload []byte, n int) ([]BatchMessage, error) {
+func ParseBatch(payload []byte, n int) ([]BatchMessage, error) { return parseBatch(payload, n, nil) }
+
+func parseBatch(payload []byte, n int, strs *Strings) ([]BatchMessage, error) {
 	if n < 0 {
 		return nil, fmt.Errorf("%w: %d messages", ErrBadBatch, n)
 	}
@@ -47,7 +49,7 @@ func ParseBatch(payload []byte, n int) ([]BatchMessage, error) {
 			return nil, fmt.Errorf("%w: message %d of %d: metadata of %d bytes, %d left", ErrBadBatch, i, n, metaSize, len(rest))
 		}
 		meta := &pb.SingleMessageMetadata{}
-		if err := unmarshalSingleMetadata(rest[:metaSize], meta); err != nil {
+		if err := unmarshalSingleMetadata(rest[:metaSize], meta, strs); err != nil {
 			return nil, fmt.Errorf("%w: message %d of %d: %w", ErrBadBatch, i, n, err)
 		}
 		rest = rest[metaSize:]

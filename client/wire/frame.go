@@ -312,26 +312,55 @@ func DecodeMetadataWithoutProperties(p []byte) (*pb.MessageMetadata, error) {
 }
 
 // MetadataScratch is the memory of one decoded message metadata, for a caller that decodes
-// one at a time and keeps none (a broker taking SENDs in): each decoding overwrites the last.
+// one at a time and keeps none (a broker taking SENDs in, a client's reader handing messages
+// on): each decoding overwrites the last. Its strings are shared (Strings) and are the
+// caller's to keep, as are its byte slices. Not safe for concurrent use.
 type MetadataScratch struct {
-	m  pb.MessageMetadata
-	sc metaScalars
+	m    pb.MessageMetadata
+	mem  metaMemory
+	strs Strings
 }
 
 // DecodeWithoutProperties is DecodeMetadataWithoutProperties into s: the metadata returned is
-// valid until the next call. Its strings and byte slices are the caller's to keep.
+// valid until the next call.
 func (s *MetadataScratch) DecodeWithoutProperties(p []byte) (*pb.MessageMetadata, error) {
 	raw, err := verifiedMetadata(p)
 	if err != nil {
 		return nil, err
 	}
-	s.m, s.sc = pb.MessageMetadata{}, metaScalars{}
-	if !decodeMetadata(raw, &s.m, &s.sc, false) {
-		if err := proto.Unmarshal(raw, &s.m); err != nil {
-			return nil, fmt.Errorf("wire: decode message metadata: %w", err)
-		}
+	if err := s.decode(raw, false); err != nil {
+		return nil, err
 	}
 	return &s.m, nil
+}
+
+// ParseVerifiedPayload is ParseVerifiedPayload into s: the metadata returned, its properties
+// included, is valid until the next call.
+func (s *MetadataScratch) ParseVerifiedPayload(p []byte) (*pb.MessageMetadata, []byte, error) {
+	raw, err := verifiedMetadata(p)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := s.decode(raw, true); err != nil {
+		return nil, nil, err
+	}
+	return &s.m, p[10+len(raw):], nil
+}
+
+// ParseBatch is ParseBatch with the strings of the messages' metadata shared by s.
+func (s *MetadataScratch) ParseBatch(payload []byte, n int) ([]BatchMessage, error) {
+	return parseBatch(payload, n, &s.strs)
+}
+
+func (s *MetadataScratch) decode(raw []byte, keepProps bool) error {
+	s.m, s.mem.sc = pb.MessageMetadata{}, metaScalars{}
+	s.mem.strs, s.mem.reuse = &s.strs, true
+	if !decodeMetadata(raw, &s.m, &s.mem, keepProps) {
+		if err := proto.Unmarshal(raw, &s.m); err != nil {
+			return fmt.Errorf("wire: decode message metadata: %w", err)
+		}
+	}
+	return nil
 }
 
 // verifiedMetadata returns the encoded metadata of a headersAndPayload whose checksum was

@@ -12,9 +12,11 @@ import (
 // optional field, each property and each string on its own: for a consumer of single-message
 // entries (a replay) that was a fifth of its CPU. The decoders below fill the same generated
 // structs with fewer allocations: the optional scalars point into one block, the properties
-// share three slices. Each string is a copy of its own, as proto makes it: substrings of one
-// copy of the metadata were cheaper to make, but a string kept (a key counted in a map) then
-// kept the whole metadata, and a scan of a million letters peaked 80 MB higher.
+// share three slices, and a reader's MetadataScratch reuses all of that from one message to
+// the next. Each string is exactly its bytes, never a substring of one copy of the metadata:
+// those were cheaper to make, but a string kept (a key counted in a map) then kept the whole
+// metadata, and a scan of a million letters peaked 80 MB higher. A scratch shares the strings
+// that repeat from message to message instead (Strings).
 // They handle what the fields of pulsar.proto look like on the wire; anything else (unknown
 // fields, encryption keys, unexpected wire types, enum values the schema does not know,
 // missing required fields) goes to proto.Unmarshal, which keeps unknown fields and words the
@@ -23,19 +25,29 @@ import (
 // unmarshalMetadata decodes a MessageMetadata into m, which must be new (zero), as
 // proto.Unmarshal does.
 func unmarshalMetadata(b []byte, m *pb.MessageMetadata) error {
-	if decodeMetadata(b, m, &metaScalars{}, true) {
+	if decodeMetadata(b, m, &metaMemory{}, true) {
 		return nil
 	}
 	return proto.Unmarshal(b, m) // resets what the fast path set
 }
 
 // unmarshalSingleMetadata decodes a SingleMessageMetadata into m, which must be new (zero),
-// as proto.Unmarshal does.
-func unmarshalSingleMetadata(b []byte, m *pb.SingleMessageMetadata) error {
-	if decodeSingleMetadata(b, m) {
+// as proto.Unmarshal does, its strings made by strs.
+func unmarshalSingleMetadata(b []byte, m *pb.SingleMessageMetadata, strs *Strings) error {
+	if decodeSingleMetadata(b, m, strs) {
 		return nil
 	}
 	return proto.Unmarshal(b, m)
+}
+
+// metaMemory is what a decoded metadata points into, and how its strings are made.
+type metaMemory struct {
+	sc    metaScalars
+	props kvs
+	strs  *Strings // nil: each string a copy of its own
+	// reuse: props may be reused, the metadata decoded before being of no more use to anyone
+	// (MetadataScratch).
+	reuse bool
 }
 
 // metaScalars holds the optional scalars of one decoded metadata, which the generated struct
@@ -68,41 +80,65 @@ func fieldCounts(b []byte, a, c, refused protowire.Number) (na, nc int, ok bool)
 	return na, nc, ok
 }
 
-// kvs is room for n decoded properties.
+// kvs is room for decoded properties.
 type kvs struct {
 	vals []pb.KeyValue
 	ptrs []*pb.KeyValue
 	strs []string // key and value of each
 }
 
-func newKVs(n int) kvs {
-	if n == 0 {
-		return kvs{}
+// reusedMax bounds the properties a reused kvs keeps room for: more are decoded into room of
+// their own, so one odd message does not leave a reader holding its size for good.
+const reusedMax = 64
+
+// reset makes room for n properties, reusing k's when it has room enough (reuse: it belongs
+// to a reader that keeps nothing of the metadata it decoded before).
+func (k *kvs) reset(n int, reuse bool) {
+	switch {
+	case n == 0:
+		k.ptrs = k.ptrs[:0]
+	case reuse && n <= cap(k.vals):
+		k.vals, k.ptrs, k.strs = k.vals[:n], k.ptrs[:0], k.strs[:2*n]
+	case reuse && n <= reusedMax:
+		c := max(n, 16)
+		*k = kvs{vals: make([]pb.KeyValue, n, c), ptrs: make([]*pb.KeyValue, 0, c), strs: make([]string, 2*n, 2*c)}
+	default:
+		*k = kvs{vals: make([]pb.KeyValue, n), ptrs: make([]*pb.KeyValue, 0, n), strs: make([]string, 2*n)}
 	}
-	return kvs{vals: make([]pb.KeyValue, n), ptrs: make([]*pb.KeyValue, 0, n), strs: make([]string, 2*n)}
 }
 
-// add decodes the KeyValue v.
-func (k *kvs) add(v []byte) bool {
-	i := len(k.ptrs)
-	kv := &k.vals[i]
+// properties is what m.Properties holds: nil for none, as proto leaves it.
+func (k *kvs) properties() []*pb.KeyValue {
+	if len(k.ptrs) == 0 {
+		return nil
+	}
+	return k.ptrs
+}
+
+// add decodes the KeyValue v, its strings made by strs.
+func (k *kvs) add(v []byte, strs *Strings) bool {
+	var key, value []byte
 	ok := eachField(v, func(num protowire.Number, _ uint64, raw []byte) bool {
-		if raw == nil || (num != 1 && num != 2) {
+		switch {
+		case raw == nil:
 			return false
-		}
-		str := &k.strs[2*i+int(num)-1]
-		*str = string(raw)
-		if num == 1 {
-			kv.Key = str
-		} else {
-			kv.Value = str
+		case num == 1:
+			key = raw
+		case num == 2:
+			value = raw
+		default:
+			return false
 		}
 		return true
 	})
-	if !ok || kv.Key == nil || kv.Value == nil {
+	if !ok || key == nil || value == nil {
 		return false // required: proto.Unmarshal says which is missing
 	}
-	k.ptrs = append(k.ptrs, kv)
+	i := len(k.ptrs)
+	ks, vs := &k.strs[2*i], &k.strs[2*i+1]
+	*ks, *vs = strs.property(key, value)
+	k.vals[i] = pb.KeyValue{Key: ks, Value: vs}
+	k.ptrs = append(k.ptrs, &k.vals[i])
 	return true
 }
 
@@ -123,7 +159,7 @@ func checkKV(v []byte) bool {
 // decodeMetadata is the fast path of unmarshalMetadata; false leaves the work to proto.
 // Without keepProps the properties and replicate_to are only checked, as proto would check
 // them, and left out of m.
-func decodeMetadata(b []byte, m *pb.MessageMetadata, sc *metaScalars, keepProps bool) bool {
+func decodeMetadata(b []byte, m *pb.MessageMetadata, mem *metaMemory, keepProps bool) bool {
 	nProps, nRepl, ok := fieldCounts(b, 4, 7, 13) // encryption keys: rare, left to proto
 	if !ok {
 		return false
@@ -131,7 +167,8 @@ func decodeMetadata(b []byte, m *pb.MessageMetadata, sc *metaScalars, keepProps 
 	if !keepProps {
 		nProps, nRepl = 0, 0
 	}
-	props := newKVs(nProps)
+	sc, props, strs := &mem.sc, &mem.props, mem.strs
+	props.reset(nProps, mem.reuse)
 	if nRepl > 0 {
 		m.ReplicateTo = make([]string, 0, nRepl)
 	}
@@ -140,24 +177,24 @@ func decodeMetadata(b []byte, m *pb.MessageMetadata, sc *metaScalars, keepProps 
 		if raw != nil {
 			switch num {
 			case 1:
-				sc.producer, m.ProducerName, required = string(raw), &sc.producer, required|1
+				sc.producer, m.ProducerName, required = strs.field(fieldProducer, raw), &sc.producer, required|1
 			case 4:
 				if !keepProps {
 					return checkKV(raw)
 				}
-				if !props.add(raw) {
+				if !props.add(raw, strs) {
 					return false
 				}
 			case 5:
-				sc.from, m.ReplicatedFrom = string(raw), &sc.from
+				sc.from, m.ReplicatedFrom = strs.field(fieldReplicatedFrom, raw), &sc.from
 			case 6:
-				sc.key, m.PartitionKey = string(raw), &sc.key
+				sc.key, m.PartitionKey = strs.field(fieldPartitionKey, raw), &sc.key
 			case 7:
 				if keepProps {
 					m.ReplicateTo = append(m.ReplicateTo, string(raw))
 				}
 			case 14:
-				sc.algo, m.EncryptionAlgo = string(raw), &sc.algo
+				sc.algo, m.EncryptionAlgo = strs.field(fieldEncryptionAlgo, raw), &sc.algo
 			case 15:
 				m.EncryptionParam = append([]byte{}, raw...)
 			case 16:
@@ -165,7 +202,7 @@ func decodeMetadata(b []byte, m *pb.MessageMetadata, sc *metaScalars, keepProps 
 			case 18:
 				m.OrderingKey = append([]byte{}, raw...)
 			case 26:
-				sc.uuid, m.Uuid = string(raw), &sc.uuid
+				sc.uuid, m.Uuid = strs.field(fieldUUID, raw), &sc.uuid
 			default:
 				return false
 			}
@@ -214,28 +251,29 @@ func decodeMetadata(b []byte, m *pb.MessageMetadata, sc *metaScalars, keepProps 
 		}
 		return true
 	})
-	m.Properties = props.ptrs
+	m.Properties = props.properties()
 	return ok && required == 7
 }
 
 // decodeSingleMetadata is the fast path of unmarshalSingleMetadata.
-func decodeSingleMetadata(b []byte, m *pb.SingleMessageMetadata) bool {
+func decodeSingleMetadata(b []byte, m *pb.SingleMessageMetadata, strs *Strings) bool {
 	nProps, _, ok := fieldCounts(b, 1, 0, 0)
 	if !ok {
 		return false
 	}
 	sc := &metaScalars{}
-	props := newKVs(nProps)
+	props := &kvs{}
+	props.reset(nProps, false)
 	sized := false
 	ok = eachField(b, func(num protowire.Number, v uint64, raw []byte) bool {
 		if raw != nil {
 			switch num {
 			case 1:
-				if !props.add(raw) {
+				if !props.add(raw, strs) {
 					return false
 				}
 			case 2:
-				sc.key, m.PartitionKey = string(raw), &sc.key
+				sc.key, m.PartitionKey = strs.field(fieldPartitionKey, raw), &sc.key
 			case 7:
 				m.OrderingKey = append([]byte{}, raw...)
 			default:
@@ -263,6 +301,6 @@ func decodeSingleMetadata(b []byte, m *pb.SingleMessageMetadata) bool {
 		}
 		return true
 	})
-	m.Properties = props.ptrs
+	m.Properties = props.properties()
 	return ok && sized
 }

@@ -23,7 +23,7 @@ func sameDecoding(t *testing.T, b []byte) {
 	// Without properties: the same refusal, or the same message less its properties.
 	bare := &pb.MessageMetadata{}
 	errBare := error(nil)
-	if !decodeMetadata(b, bare, &metaScalars{}, false) {
+	if !decodeMetadata(b, bare, &metaMemory{}, false) {
 		errBare = proto.Unmarshal(b, bare)
 		bare.Properties, bare.ReplicateTo = nil, nil
 	}
@@ -47,10 +47,24 @@ func sameDecoding(t *testing.T, b []byte) {
 	if (errWant == nil) != (errScratch == nil) || (errWant == nil && !proto.Equal(want, scratch)) {
 		t.Fatalf("MessageMetadata into a used scratch %x:\nproto: %v %v\nours:  %v %v", b, want, errWant, scratch, errScratch)
 	}
-	swant, sgot := &pb.SingleMessageMetadata{}, &pb.SingleMessageMetadata{}
-	errWant, errGot = proto.Unmarshal(b, swant), unmarshalSingleMetadata(b, sgot)
-	if (errWant == nil) != (errGot == nil) || (errWant == nil && !proto.Equal(swant, sgot)) {
-		t.Fatalf("SingleMessageMetadata %x:\nproto: %v %v\nours:  %v %v", b, swant, errWant, sgot, errGot)
+	// With properties, into the used scratch, twice: the second time its strings are the
+	// ones it shares.
+	whole := &pb.MessageMetadata{}
+	errWant = proto.Unmarshal(b, whole)
+	for range 2 {
+		got, _, errGot := s.ParseVerifiedPayload(withMetadataHeaders(b))
+		if (errWant == nil) != (errGot == nil) || (errWant == nil && !proto.Equal(whole, got)) {
+			t.Fatalf("MessageMetadata with properties into a used scratch %x:\nproto: %v %v\nours:  %v %v", b, whole, errWant, got, errGot)
+		}
+	}
+	swant := &pb.SingleMessageMetadata{}
+	errWant = proto.Unmarshal(b, swant)
+	for _, strs := range []*Strings{nil, &s.strs, &s.strs} {
+		sgot := &pb.SingleMessageMetadata{}
+		errGot = unmarshalSingleMetadata(b, sgot, strs)
+		if (errWant == nil) != (errGot == nil) || (errWant == nil && !proto.Equal(swant, sgot)) {
+			t.Fatalf("SingleMessageMetadata %x:\nproto: %v %v\nours:  %v %v", b, swant, errWant, sgot, errGot)
+		}
 	}
 }
 
@@ -203,6 +217,16 @@ func BenchmarkDecodeMetadata(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			if err := unmarshalMetadata(raw, &pb.MessageMetadata{}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("scratch", func(b *testing.B) {
+		b.ReportAllocs()
+		var s MetadataScratch
+		p := withMetadataHeaders(raw)
+		for b.Loop() {
+			if _, _, err := s.ParseVerifiedPayload(p); err != nil {
 				b.Fatal(err)
 			}
 		}
