@@ -108,10 +108,16 @@ func (t *ackTracker) take(withRequest bool) []*pb.BaseCommand {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	var cmds []*pb.BaseCommand
-	if len(t.individual) > 0 {
-		ids := make([]*pb.MessageIdData, 0, len(t.individual))
+	if n := len(t.individual); n > 0 {
+		// In three blocks rather than three allocations an id: a replay acknowledges every
+		// letter on its own.
+		ids, vals, nums := make([]*pb.MessageIdData, 0, n), make([]pb.MessageIdData, n), make([]uint64, 2*n)
+		i := 0
 		for k, set := range t.individual {
-			ids = append(ids, &pb.MessageIdData{LedgerId: proto.Uint64(uint64(k.ledger)), EntryId: proto.Uint64(uint64(k.entry)), AckSet: set})
+			nums[2*i], nums[2*i+1] = uint64(k.ledger), uint64(k.entry)
+			vals[i] = pb.MessageIdData{LedgerId: &nums[2*i], EntryId: &nums[2*i+1], AckSet: set}
+			ids = append(ids, &vals[i])
+			i++
 		}
 		clear(t.individual)
 		cmds = append(cmds, &pb.BaseCommand{Type: pb.BaseCommand_ACK.Enum(), Ack: &pb.CommandAck{

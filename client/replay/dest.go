@@ -85,7 +85,8 @@ func replayCount(m *client.Message) int {
 // idString is the dead letter's id as REPLAYED_FROM and the reports write it.
 func idString(id client.MessageID) string {
 	// id.String() and the batch index, without fmt: one is made for every letter moved.
-	b := make([]byte, 0, 48)
+	var buf [48]byte // four int64s and their colons fit: only the string is allocated
+	b := buf[:0]
 	b = strconv.AppendInt(b, id.Ledger, 10)
 	b = append(b, ':')
 	b = strconv.AppendInt(b, id.Entry, 10)
