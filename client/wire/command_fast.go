@@ -222,10 +222,14 @@ func decodeFastCommand(b []byte, cmd *pb.BaseCommand, into fastBlocks) bool {
 	s := into.scratch
 	switch pb.BaseCommand_Type(t) {
 	case pb.BaseCommand_MESSAGE:
-		bl := new(messageBlock)
+		// A block is made only without a scratch: new(messageBlock) before the test escaped,
+		// and every MESSAGE a client read allocated one it did not use.
+		var bl *messageBlock
 		if s != nil {
 			bl = &s.message
 			*bl = messageBlock{}
+		} else {
+			bl = new(messageBlock)
 		}
 		return decodeMessage(body, cmd, bl)
 	case pb.BaseCommand_SEND:
@@ -237,10 +241,12 @@ func decodeFastCommand(b []byte, cmd *pb.BaseCommand, into fastBlocks) bool {
 		}
 		return decodeSend(body, cmd, sb)
 	case pb.BaseCommand_SEND_RECEIPT:
-		bl := new(receiptBlock)
+		var bl *receiptBlock
 		if s != nil {
 			bl = &s.receipt
 			*bl = receiptBlock{}
+		} else {
+			bl = new(receiptBlock)
 		}
 		return decodeSendReceipt(body, cmd, bl)
 	case pb.BaseCommand_ACK:

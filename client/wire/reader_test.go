@@ -238,3 +238,22 @@ func TestScratchReusesEntryCommands(t *testing.T) {
 		t.Errorf("the first MESSAGE's ack set after the frames that followed: %v", ackSet)
 	}
 }
+
+// TestScratchDecodesEntryCommandsWithoutAllocating holds a reader's scratch to its promise: a
+// MESSAGE without an ack set, or a SEND_RECEIPT, decoded into it allocates nothing.
+func TestScratchDecodesEntryCommandsWithoutAllocating(t *testing.T) {
+	receipt := &pb.BaseCommand{Type: pb.BaseCommand_SEND_RECEIPT.Enum(), SendReceipt: &pb.CommandSendReceipt{
+		ProducerId: proto.Uint64(1), SequenceId: proto.Uint64(10),
+		MessageId: &pb.MessageIdData{LedgerId: proto.Uint64(3), EntryId: proto.Uint64(4)},
+	}}
+	for _, f := range [][]byte{mustFrame(t, messageCmd(), singlePayload(t)), mustFrame(t, receipt, nil)} {
+		var s Scratch
+		if allocs := testing.AllocsPerRun(100, func() {
+			if _, err := s.DecodeFrame(f); err != nil {
+				t.Fatal(err)
+			}
+		}); allocs != 0 {
+			t.Errorf("%v allocations a frame, want none", allocs)
+		}
+	}
+}
