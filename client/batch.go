@@ -1,6 +1,7 @@
 package client
 
 import (
+	"slices"
 	"time"
 
 	"google.golang.org/protobuf/proto"
@@ -123,15 +124,31 @@ func (p *partitionProducer) encodeSend(meta *pb.MessageMetadata, body []byte, n 
 // spareFrames are SEND frames whose receipts came, for the next sends to be encoded into. A
 // frame is kept only until its receipt, for a reconnect to re-send (conn.write copies what it
 // writes), and a busy producer made one a batch's size for every batch: a replay's were a
-// fifth of what it allocated. At most spareFrameBytes are kept, three full default batches:
-// with its batch buffer (up to 1 MiB, batchBuilder.reset) an idle producer holds at most 1.5
-// MiB, and an application pays that for each producer. Guarded by the producer's mutex.
+// fifth of what it allocated. Once it has nothing in flight, at most spareFrameBytes are kept,
+// three full default batches: with its batch buffer (up to 1 MiB, batchBuilder.reset) an idle
+// producer holds at most 1.5 MiB, and an application pays that for each producer. While sends
+// are in flight, up to busySpareFrameBytes are kept: a producer with a window of thousands of
+// messages (a replay's 4096) had dozens of batches on their way, kept three of their frames
+// and made a new one for nearly every batch, a kilobyte of garbage for every letter of 1 KiB.
+// Guarded by the producer's mutex.
 type spareFrames struct {
 	frames [][]byte
 	bytes  int
+	busy   bool // kept while sends were in flight: the larger bound holds
 }
 
-const spareFrameBytes = 512 << 10
+const (
+	spareFrameBytes     = 512 << 10
+	busySpareFrameBytes = 8 << 20
+)
+
+// bound is what s may hold now.
+func (s *spareFrames) bound() int {
+	if s.busy {
+		return busySpareFrameBytes
+	}
+	return spareFrameBytes
+}
 
 // take returns an empty frame buffer of at least n bytes' capacity.
 func (s *spareFrames) take(n int) []byte {
@@ -147,7 +164,7 @@ func (s *spareFrames) take(n int) []byte {
 	// None fits: the sends outgrew the frames kept. Some go, to make room for this one once it
 	// is receipted: frames of the size now asked for take the place of those no longer fitting.
 	c := frameCap(n)
-	for last := len(s.frames) - 1; last >= 0 && s.bytes+c > spareFrameBytes; last-- {
+	for last := len(s.frames) - 1; last >= 0 && s.bytes+c > s.bound(); last-- {
 		s.bytes -= cap(s.frames[last])
 		s.frames[last] = nil
 		s.frames = s.frames[:last]
@@ -161,13 +178,31 @@ func (s *spareFrames) take(n int) []byte {
 // spare frames were all too small, and every send made a frame of its own.
 func frameCap(n int) int { return (n + n/16 + 63) &^ 63 }
 
-// keep takes back a frame nobody uses any more, if there is room for it.
-func (s *spareFrames) keep(f []byte) {
-	if f == nil || s.bytes+cap(f) > spareFrameBytes {
+// keep takes back a frame nobody uses any more, if there is room for it; busy says that
+// other sends are still in flight. A producer with nothing in flight keeps only
+// spareFrameBytes.
+func (s *spareFrames) keep(f []byte, busy bool) {
+	if s.busy = busy; !busy {
+		s.trim()
+	}
+	if f == nil || s.bytes+cap(f) > s.bound() {
 		return
 	}
 	s.frames = append(s.frames, f)
 	s.bytes += cap(f)
+}
+
+// trim lets go of the frames over spareFrameBytes, the largest first.
+func (s *spareFrames) trim() {
+	if s.bytes <= spareFrameBytes {
+		return
+	}
+	slices.SortFunc(s.frames, func(a, b []byte) int { return cap(a) - cap(b) })
+	for last := len(s.frames) - 1; last >= 0 && s.bytes > spareFrameBytes; last-- {
+		s.bytes -= cap(s.frames[last])
+		s.frames[last] = nil
+		s.frames = s.frames[:last]
+	}
 }
 
 // sendHeaderRoom is what a SEND frame takes before its payload: sizes, type and CommandSend

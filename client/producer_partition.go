@@ -244,7 +244,8 @@ func (p *partitionProducer) receipt(r *pb.CommandSendReceipt) {
 		return
 	}
 	p.pending = p.pending[1:]
-	p.spare.keep(op.frame) // receipted: nothing re-sends it, and the connection wrote a copy
+	// Receipted: nothing re-sends it, and the connection wrote a copy.
+	p.spare.keep(op.frame, len(p.pending) > 0)
 	op.frame = nil
 	p.mu.Unlock()
 	id := r.GetMessageId()

@@ -7,8 +7,8 @@ import "testing"
 func TestSpareFramesBounded(t *testing.T) {
 	var s spareFrames
 	small := append(make([]byte, 0, 1<<10), "old frame"...)
-	s.keep(small)
-	s.keep(nil)
+	s.keep(small, false)
+	s.keep(nil, false)
 	got := s.take(512)
 	if len(got) != 0 || cap(got) != cap(small) || &got[:1][0] != &small[:1][0] {
 		t.Fatalf("take(512) = len %d cap %d, want the kept 1 KiB frame, empty", len(got), cap(got))
@@ -20,7 +20,7 @@ func TestSpareFramesBounded(t *testing.T) {
 		t.Fatalf("take(4 KiB) = len %d cap %d, want a fresh empty buffer of 4 KiB", len(got), cap(got))
 	}
 	for range 2 * spareFrameBytes / (128 << 10) {
-		s.keep(make([]byte, 0, 128<<10))
+		s.keep(make([]byte, 0, 128<<10), false)
 	}
 	if s.bytes > spareFrameBytes || s.bytes != len(s.frames)*(128<<10) {
 		t.Fatalf("kept %d bytes in %d frames, want at most %d", s.bytes, len(s.frames), spareFrameBytes)
@@ -47,7 +47,7 @@ func TestSpareFramesGrowingSends(t *testing.T) {
 		inFlight = append(inFlight, f)
 		if len(inFlight) > window { // receipted in order
 			kept[&inFlight[0][:1][0]] = true
-			s.keep(inFlight[0])
+			s.keep(inFlight[0], false)
 			inFlight = inFlight[1:]
 		}
 	}
@@ -62,7 +62,7 @@ func TestSpareFramesOutgrown(t *testing.T) {
 	const window = 100
 	var s spareFrames
 	for s.bytes+128 <= spareFrameBytes {
-		s.keep(make([]byte, 0, 128))
+		s.keep(make([]byte, 0, 128), false)
 	}
 	kept := map[*byte]bool{}
 	var inFlight [][]byte
@@ -75,11 +75,52 @@ func TestSpareFramesOutgrown(t *testing.T) {
 		inFlight = append(inFlight, f)
 		if len(inFlight) > window {
 			kept[&inFlight[0][:1][0]] = true
-			s.keep(inFlight[0])
+			s.keep(inFlight[0], false)
 			inFlight = inFlight[1:]
 		}
 	}
 	if made > window+1 {
 		t.Fatalf("%d of 10,000 sends of 1 KiB made a frame, want only the first window's, %d", made, window+1)
 	}
+}
+
+// TestSpareFramesWindowOfBatches checks a producer with dozens of full batches in flight (a
+// replay's window of 4096 letters of 1 KiB): once the first window is receipted, its sends
+// reuse the frames of those receipted, and once nothing is in flight it keeps no more than
+// spareFrameBytes.
+func TestSpareFramesWindowOfBatches(t *testing.T) {
+	const window, batch = 32, 128 << 10
+	var s spareFrames
+	kept := map[*byte]bool{}
+	var inFlight [][]byte
+	made := 0
+	for range 1_000 {
+		f := s.take(batch)
+		if !kept[&f[:1][0]] {
+			made++
+		}
+		inFlight = append(inFlight, f)
+		if len(inFlight) > window {
+			kept[&inFlight[0][:1][0]] = true
+			s.keep(inFlight[0], true)
+			inFlight = inFlight[1:]
+		}
+	}
+	if made > window+1 {
+		t.Fatalf("%d of 1,000 sends made a frame, want only the first window's, %d", made, window+1)
+	}
+	for i, f := range inFlight {
+		s.keep(f, i < len(inFlight)-1)
+	}
+	if s.bytes > spareFrameBytes || s.bytes != spareSum(s.frames) {
+		t.Fatalf("with nothing in flight: %d bytes kept (%d counted), want at most %d", spareSum(s.frames), s.bytes, spareFrameBytes)
+	}
+}
+
+func spareSum(frames [][]byte) int {
+	n := 0
+	for _, f := range frames {
+		n += cap(f)
+	}
+	return n
 }
