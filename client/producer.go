@@ -117,7 +117,8 @@ func (p *Producer) Send(ctx context.Context, msg *Message) (MessageID, error) {
 
 // SendAsync queues msg and returns at once with a future; it blocks only while
 // MaxPendingMessages are in flight (until ctx ends). Messages are batched unless batching is
-// disabled or the message has a delivery time.
+// disabled or the message has a delivery time. msg is encoded before SendAsync returns and
+// not kept: the caller may reuse it, its payload and its properties at once.
 func (p *Producer) SendAsync(ctx context.Context, msg *Message) *SendFuture {
 	f := newSendFuture()
 	if msg == nil {

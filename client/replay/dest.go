@@ -112,10 +112,11 @@ func EditedProperties(m *client.Message, ed Edit) map[string]string {
 	return props
 }
 
-// republished is the message that carries m back to its origin. It takes m's properties for
-// its own, rather than copying them for every letter: nothing reads a dead letter's
-// properties once it is decided, and m is left without any.
-func republished(m *client.Message, count int) *client.Message {
+// republished makes out the message that carries m back to its origin. It takes m's
+// properties for its own, rather than copying them for every letter: nothing reads a dead
+// letter's properties once it is decided, and m is left without any. out is the reader's one
+// message, reused for every letter (SendAsync keeps nothing of it).
+func republished(out, m *client.Message, count int) *client.Message {
 	props := m.Properties
 	m.Properties = nil
 	if props == nil {
@@ -126,7 +127,7 @@ func republished(m *client.Message, count int) *client.Message {
 	}
 	props[PropertyReplayedFrom] = idString(m.ID)
 	props[PropertyReplayCount] = strconv.Itoa(count + 1)
-	return &client.Message{
+	*out = client.Message{
 		Payload:     m.Payload,
 		Key:         m.Key,
 		OrderingKey: m.OrderingKey,
@@ -135,4 +136,5 @@ func republished(m *client.Message, count int) *client.Message {
 		// The dead letter keeps the schema version its writer stamped.
 		SchemaVersion: m.SchemaVersion,
 	}
+	return out
 }

@@ -138,7 +138,8 @@ type engine struct {
 
 	crashed atomic.Bool
 
-	held held // what of the subscription's backlog the run holds
+	held held           // what of the subscription's backlog the run holds
+	out  client.Message // the reader's: what it republishes, one letter at a time
 	// inflight counts the items the reader has handed to the completer and it has not
 	// finished; inflightBytes the payload bytes of those republished, bounded by sendBytes
 	// (roomFor), and freed signals the reader when the completer lowered it.

@@ -71,7 +71,7 @@ func (e *engine) send(ctx context.Context, it *item) error {
 	if ed := e.opts.Edit; ed != nil {
 		edited = EditedProperties(m, *ed) // before republished takes m's properties
 	}
-	msg := republished(m, it.count)
+	msg := republished(&e.out, m, it.count)
 	if ed := e.opts.Edit; ed != nil {
 		msg.Payload, msg.Key, msg.Properties = ed.Payload, ed.Key, edited
 		msg.OrderingKey = ""
