@@ -100,7 +100,7 @@ func (t *topic) backlogQuotaRefusal() *serverError {
 
 // checkBacklogQuotas acts on every open persistent topic over a backlog quota.
 func (b *Broker) checkBacklogQuotas(now time.Time) {
-	for _, t := range b.topics.all() {
+	for t := range b.topics.sweep() {
 		if !t.name.Persistent {
 			continue
 		}

@@ -50,7 +50,7 @@ func (b *Broker) compactionMonitor() {
 
 // checkCompactions starts a compaction of every open persistent topic over its threshold.
 func (b *Broker) checkCompactions() {
-	for _, t := range b.topics.all() {
+	for t := range b.topics.sweep() {
 		if !t.name.Persistent {
 			continue
 		}

@@ -24,7 +24,7 @@ import (
 
 // deleteInactiveTopics deletes the open topics that have been inactive long enough.
 func (b *Broker) deleteInactiveTopics(now time.Time) {
-	for _, t := range b.topics.all() {
+	for t := range b.topics.sweep() {
 		l := b.layers(t.name)
 		p := l.InactiveTopic()
 		if !p.DeleteWhileInactive || !t.inactiveLongEnough(p, l.Retention(), now) {

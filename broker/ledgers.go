@@ -126,7 +126,7 @@ func (b *Broker) retentionLoop() {
 
 // trimAll frees, on every persistent topic, what no subscription needs and retention lets go.
 func (b *Broker) trimAll() {
-	for _, t := range b.topics.all() {
+	for t := range b.topics.sweep() {
 		t.locked(func() { t.expireParked(time.Now()) }) // reader_seek.go
 		if t.name.Persistent {
 			t.locked(func() { t.trimLog(true) })

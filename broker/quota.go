@@ -84,7 +84,7 @@ func (t *topic) holdProducers() {
 // kept until its ledger is freed, as retention and rollover say. For the admin API's metrics:
 // memory that acknowledged data holds, apart from the backlog.
 func (b *Broker) StoredBytes() (acknowledged, backlog int64) {
-	for _, t := range b.topics.all() {
+	for t := range b.topics.sweep() {
 		if !t.name.Persistent {
 			continue
 		}

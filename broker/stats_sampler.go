@@ -87,7 +87,7 @@ func (b *Broker) sampleLoop() {
 // objects that are gone.
 func (b *Broker) sample(now time.Time) {
 	cur := map[any]counters{}
-	for _, t := range b.topics.all() {
+	for t := range b.topics.sweep() {
 		t.mu.Lock()
 		cur[t] = counters{msgs: t.stats.msgIn, bytes: t.stats.bytesIn}
 		cur[outKey{t}] = counters{msgs: t.stats.msgOut, bytes: t.stats.bytesOut}

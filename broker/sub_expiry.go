@@ -11,7 +11,7 @@ import "time"
 // expireSubscriptions deletes the inactive subscriptions of every open persistent topic.
 func (b *Broker) expireSubscriptions(now time.Time) {
 	expiries := map[string]time.Duration{}
-	for _, t := range b.topics.all() {
+	for t := range b.topics.sweep() {
 		if !t.name.Persistent {
 			continue
 		}

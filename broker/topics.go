@@ -1,6 +1,8 @@
 package broker
 
 import (
+	"iter"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -247,6 +249,27 @@ func (r *topicRegistry) all() []*topic {
 		out = append(out, t)
 	}
 	return out
+}
+
+// sweepSlice is how many topics a sweep visits before it lets other goroutines run.
+const sweepSlice = 128
+
+// sweep is every open topic, for the periodic passes over all of them (backlog quotas,
+// inactive topics, compaction thresholds, retention, expiry, rates). It lets the other
+// goroutines run every sweepSlice topics: with 10,000 topics the passes that fall due together
+// each minute ran 5-11 ms at a stretch, which a broker on one core spent answering no
+// connection at all, and Go preempts a goroutine only after 10 ms.
+func (r *topicRegistry) sweep() iter.Seq[*topic] {
+	return func(yield func(*topic) bool) {
+		for i, t := range r.all() {
+			if i > 0 && i%sweepSlice == 0 {
+				runtime.Gosched()
+			}
+			if !yield(t) {
+				return
+			}
+		}
+	}
 }
 
 // hasNamespace reports whether "tenant/ns" exists.

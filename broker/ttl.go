@@ -33,7 +33,7 @@ func (b *Broker) expiryLoop() {
 // expireByTTL expires, on every subscription of every persistent topic with a TTL, the entries
 // published before now minus the TTL.
 func (b *Broker) expireByTTL(now time.Time) {
-	for _, t := range b.topics.all() {
+	for t := range b.topics.sweep() {
 		if !t.name.Persistent {
 			continue // nothing is kept to expire
 		}
