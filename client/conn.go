@@ -33,10 +33,16 @@ type conn struct {
 	protocolVersion int32
 	serverVersion   string
 
-	wmu   sync.Mutex
-	wbuf  []byte
-	wsig  chan struct{}
-	spare []byte // the writer's other buffer
+	// What the writer goroutine writes next, in order: wvec, then wbuf from wmark. Small
+	// writes are copied into wbuf; a large one (writeByReference) joins wvec as it is, after
+	// the piece of wbuf before it.
+	wmu      sync.Mutex
+	wbuf     []byte
+	wvec     [][]byte
+	wmark    int
+	wsig     chan struct{}
+	spare    []byte   // the writer's other buffer
+	spareVec [][]byte // and vector
 
 	mu        sync.Mutex
 	pending   map[uint64]chan *pb.BaseCommand
@@ -242,14 +248,29 @@ func (c *conn) authResponse(ctx context.Context) []byte {
 	return buf
 }
 
-// write queues bytes for the writer goroutine. It never blocks on the network.
+// writeByReference is the size from which write queues a frame as it is rather than a copy:
+// a producer's batches, which it keeps unchanged until their receipts anyway (sendOp.frame),
+// and which were copied whole into the write buffer, a kilobyte a message of a replay.
+const writeByReference = 16 << 10
+
+// write queues b for the writer goroutine. It never blocks on the network. b must not change
+// until it is written: every caller hands over either a new buffer or a SEND frame it keeps,
+// unchanged, until the frame's receipt.
 func (c *conn) write(b []byte) error {
 	c.wmu.Lock()
 	if c.isClosed() {
 		c.wmu.Unlock()
 		return c.closedError()
 	}
-	c.wbuf = append(c.wbuf, b...)
+	if len(b) >= writeByReference {
+		if len(c.wbuf) > c.wmark {
+			c.wvec = append(c.wvec, c.wbuf[c.wmark:])
+			c.wmark = len(c.wbuf)
+		}
+		c.wvec = append(c.wvec, b)
+	} else {
+		c.wbuf = append(c.wbuf, b...)
+	}
 	c.wmu.Unlock()
 	select {
 	case c.wsig <- struct{}{}:
@@ -276,21 +297,26 @@ func (c *conn) writeLoop() {
 		case <-c.wsig:
 		}
 		c.wmu.Lock()
-		buf := c.wbuf
-		if len(buf) == 0 {
+		buf, vec := c.wbuf, c.wvec
+		if len(buf) > c.wmark {
+			vec = append(vec, buf[c.wmark:])
+		}
+		if len(vec) == 0 {
 			c.wmu.Unlock()
 			continue
 		}
-		c.wbuf, c.spare = c.spare[:0], nil
+		c.wbuf, c.wvec, c.wmark, c.spare, c.spareVec = c.spare[:0], c.spareVec[:0], 0, nil, nil
 		c.wmu.Unlock()
-		if _, err := c.nc.Write(buf); err != nil {
+		nb := net.Buffers(vec)
+		if _, err := nb.WriteTo(c.nc); err != nil {
 			c.close(fmt.Errorf("%w: write to %s: %w", ErrClosed, c.physical, err))
 			return
 		}
 		if cap(buf) > 4<<20 {
 			buf = nil // do not keep a huge buffer around
 		}
-		c.spare = buf[:0]
+		clear(vec) // frames written: the vector keeps none of them alive
+		c.spare, c.spareVec = buf[:0], vec[:0]
 	}
 }
 
