@@ -122,15 +122,16 @@ func (p *partitionProducer) encodeSend(meta *pb.MessageMetadata, body []byte, n 
 }
 
 // spareFrames are SEND frames whose receipts came, for the next sends to be encoded into. A
-// frame is kept only until its receipt, for a reconnect to re-send (conn.write copies what it
-// writes), and a busy producer made one a batch's size for every batch: a replay's were a
-// fifth of what it allocated. Once it has nothing in flight, at most spareFrameBytes are kept,
-// three full default batches: with its batch buffer (up to 1 MiB, batchBuilder.reset) an idle
-// producer holds at most 1.5 MiB, and an application pays that for each producer. While sends
-// are in flight, up to busySpareFrameBytes are kept: a producer with a window of thousands of
-// messages (a replay's 4096) had dozens of batches on their way, kept three of their frames
-// and made a new one for nearly every batch, a kilobyte of garbage for every letter of 1 KiB.
-// Guarded by the producer's mutex.
+// frame is kept unchanged until its receipt, for a reconnect to re-send and for the
+// connection, which may queue it as it is (conn.write), to write. A busy producer made one a
+// batch's size for every batch: a replay's were a fifth of what it allocated. Once it has
+// nothing in flight, at most spareFrameBytes are kept, three full default batches: with its
+// batch buffer (up to 1 MiB, batchBuilder.reset) an idle producer holds at most 1.5 MiB, and
+// an application pays that for each producer. While sends are in flight, up to
+// busySpareFrameBytes are kept: a producer with a window of thousands of messages (a replay's
+// 4096) had dozens of batches on their way, kept three of their frames and made a new one for
+// nearly every batch, a kilobyte of garbage for every letter of 1 KiB. Guarded by the
+// producer's mutex.
 type spareFrames struct {
 	frames [][]byte
 	bytes  int

@@ -244,7 +244,7 @@ func (p *partitionProducer) receipt(r *pb.CommandSendReceipt) {
 		return
 	}
 	p.pending = p.pending[1:]
-	// Receipted: nothing re-sends it, and the connection wrote a copy.
+	// Receipted: nothing re-sends it, and the broker has read it, so it was written.
 	p.spare.keep(op.frame, len(p.pending) > 0)
 	op.frame = nil
 	p.mu.Unlock()
