@@ -73,8 +73,7 @@ type producerHandler interface {
 // consumerHandler receives what the broker sends to one consumer; same rules as above, a
 // MESSAGE's command too (its payload is the handler's).
 type consumerHandler interface {
-	// message runs on the reader goroutine, which owns mem (nil for a payload already
-	// found corrupt).
+	// message runs on the reader goroutine, which owns mem.
 	message(cmd *pb.CommandMessage, payload []byte, mem *readerMemory)
 	closedByBroker(*pb.CommandCloseConsumer)
 	activeChange(bool)

@@ -21,12 +21,7 @@ func (pc *partitionConsumer) message(cmd *pb.CommandMessage, payload []byte, mem
 		return
 	}
 	epoch := pc.epoch.Load()
-	var meta *wire.MetadataScratch
-	var into []*Message
-	if mem != nil {
-		meta, into = &mem.meta, mem.msgs[:0]
-	}
-	msgs, skipped, err := pc.decode(cmd, payload, epoch, meta, into)
+	msgs, skipped, err := pc.decode(cmd, payload, epoch, &mem.meta, mem.msgs[:0])
 	if err != nil {
 		pc.log.Warn("discarding undecodable message", "id", cmd.GetMessageId(), "err", err)
 		pc.discard(cmd.GetMessageId())
@@ -51,7 +46,7 @@ func (pc *partitionConsumer) message(cmd *pb.CommandMessage, payload []byte, mem
 		pc.noteSizes(out)
 	}
 	pc.parent.incoming.push(out...)
-	if mem != nil && cap(msgs) <= maxReusedMessages {
+	if cap(msgs) <= maxReusedMessages {
 		clear(msgs) // the queue has them; the reader's list keeps none alive
 		mem.msgs = msgs[:0]
 	}
@@ -79,16 +74,9 @@ func (pc *partitionConsumer) decode(cmd *pb.CommandMessage, payload []byte, epoc
 		return nil, 0, wire.ErrChecksumMismatch
 	}
 	// The frame's checksum was verified when it was read (a bad one leaves payload nil).
-	// The reader's scratch, when there is one: nothing of meta outlives this call, and the
-	// strings the messages keep are shared with the letters before (wire.Strings).
-	var meta *pb.MessageMetadata
-	var body []byte
-	var err error
-	if scratch != nil {
-		meta, body, err = scratch.ParseVerifiedPayload(payload)
-	} else {
-		meta, body, err = wire.ParseVerifiedPayload(payload)
-	}
+	// Into the reader's scratch: nothing of meta outlives this call, and the strings the
+	// messages keep are shared with the letters before (wire.Strings).
+	meta, body, err := scratch.ParseVerifiedPayload(payload)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -129,12 +117,7 @@ func (pc *partitionConsumer) decode(cmd *pb.CommandMessage, payload []byte, epoc
 		return append(into, &m), 0, nil
 	}
 	n := int(meta.GetNumMessagesInBatch())
-	var parts []wire.BatchMessage
-	if scratch != nil {
-		parts, err = scratch.ParseBatch(body, n)
-	} else {
-		parts, err = wire.ParseBatch(body, n)
-	}
+	parts, err := scratch.ParseBatch(body, n)
 	if err != nil {
 		return nil, 0, err
 	}

@@ -22,7 +22,7 @@ func (c *conn) readLoop(r *frameReader) {
 			// it; anything else means the stream cannot be trusted.
 			if f.Cmd != nil && f.Cmd.GetType() == pb.BaseCommand_MESSAGE {
 				c.lastRecv.Store(time.Now().UnixNano())
-				c.badMessage(f.Cmd.GetMessage(), err)
+				c.badMessage(f.Cmd.GetMessage(), err, &r.mem)
 				continue
 			}
 			if c.isClosed() {
@@ -114,10 +114,10 @@ func (c *conn) dispatch(f wire.Frame, mem *readerMemory) {
 	}
 }
 
-func (c *conn) badMessage(m *pb.CommandMessage, err error) {
+func (c *conn) badMessage(m *pb.CommandMessage, err error, mem *readerMemory) {
 	c.log.Warn("discarding corrupt message", "consumer", m.GetConsumerId(), "err", err)
 	if h := c.consumer(m.GetConsumerId()); h != nil {
-		h.message(m, nil, nil)
+		h.message(m, nil, mem)
 	}
 }
 

@@ -305,8 +305,8 @@ func AppendCommandHeader(dst []byte, cmd *pb.BaseCommand, payloadLen int) ([]byt
 // DecodeMetadataWithoutProperties decodes the MessageMetadata of a headersAndPayload whose
 // checksum was already verified (DecodeFrame does), for a reader that does not look at the
 // properties (a broker, which stores them as they came): they and replicate_to are checked as
-// ParseVerifiedPayload checks them, but not decoded, and are nil in what it returns, unless the
-// metadata holds what only proto decodes (then everything is decoded).
+// MetadataScratch.ParseVerifiedPayload checks them, but not decoded, and are nil in what it
+// returns, unless the metadata holds what only proto decodes (then everything is decoded).
 func DecodeMetadataWithoutProperties(p []byte) (*pb.MessageMetadata, error) {
 	return new(MetadataScratch).DecodeWithoutProperties(p)
 }
@@ -334,8 +334,9 @@ func (s *MetadataScratch) DecodeWithoutProperties(p []byte) (*pb.MessageMetadata
 	return &s.m, nil
 }
 
-// ParseVerifiedPayload is ParseVerifiedPayload into s: the metadata returned, its properties
-// included, is valid until the next call.
+// ParseVerifiedPayload is ParsePayload into s for a headersAndPayload whose checksum was
+// already verified (DecodeFrame does): it returns the decoded metadata, valid until the next
+// call, and the payload, without computing the checksum again.
 func (s *MetadataScratch) ParseVerifiedPayload(p []byte) (*pb.MessageMetadata, []byte, error) {
 	raw, err := verifiedMetadata(p)
 	if err != nil {
@@ -374,19 +375,4 @@ func verifiedMetadata(p []byte) ([]byte, error) {
 		return nil, fmt.Errorf("%w: %d > %d", ErrBadMetadataSize, metaSize, len(p)-10)
 	}
 	return p[10 : 10+metaSize], nil
-}
-
-// ParseVerifiedPayload is ParsePayload for a headersAndPayload whose checksum was already
-// verified (DecodeFrame does): it returns the decoded metadata and the payload without
-// computing the checksum again.
-func ParseVerifiedPayload(p []byte) (*pb.MessageMetadata, []byte, error) {
-	raw, err := verifiedMetadata(p)
-	if err != nil {
-		return nil, nil, err
-	}
-	meta := &pb.MessageMetadata{}
-	if err := unmarshalMetadata(raw, meta); err != nil {
-		return nil, nil, fmt.Errorf("wire: decode message metadata: %w", err)
-	}
-	return meta, p[10+len(raw):], nil
 }
