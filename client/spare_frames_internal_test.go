@@ -33,24 +33,12 @@ func TestSpareFramesBounded(t *testing.T) {
 func TestSpareFramesGrowingSends(t *testing.T) {
 	const window = 100 // sends awaiting their receipts
 	var s spareFrames
-	kept := map[*byte]bool{}
-	var inFlight [][]byte
-	n, made := 1123, 0
-	for i := range 10_000 {
-		if i == 5_000 {
-			n += 2 // sequence ids past 16,383 take a byte more, in the SEND and in the metadata
+	made, _ := sendInWindow(&s, 10_000, window, false, func(i int) int {
+		if i >= 5_000 {
+			return 1125 // sequence ids past 16,383 take a byte more, in the SEND and in the metadata
 		}
-		f := s.take(n)
-		if !kept[&f[:1][0]] {
-			made++
-		}
-		inFlight = append(inFlight, f)
-		if len(inFlight) > window { // receipted in order
-			kept[&inFlight[0][:1][0]] = true
-			s.keep(inFlight[0], false)
-			inFlight = inFlight[1:]
-		}
-	}
+		return 1123
+	})
 	if made > window+1 {
 		t.Fatalf("%d of 10,000 sends made a frame, want only the first window's, %d", made, window+1)
 	}
@@ -64,21 +52,7 @@ func TestSpareFramesOutgrown(t *testing.T) {
 	for s.bytes+128 <= spareFrameBytes {
 		s.keep(make([]byte, 0, 128), false)
 	}
-	kept := map[*byte]bool{}
-	var inFlight [][]byte
-	made := 0
-	for range 10_000 {
-		f := s.take(1 << 10)
-		if !kept[&f[:1][0]] {
-			made++
-		}
-		inFlight = append(inFlight, f)
-		if len(inFlight) > window {
-			kept[&inFlight[0][:1][0]] = true
-			s.keep(inFlight[0], false)
-			inFlight = inFlight[1:]
-		}
-	}
+	made, _ := sendInWindow(&s, 10_000, window, false, func(int) int { return 1 << 10 })
 	if made > window+1 {
 		t.Fatalf("%d of 10,000 sends of 1 KiB made a frame, want only the first window's, %d", made, window+1)
 	}
@@ -91,21 +65,7 @@ func TestSpareFramesOutgrown(t *testing.T) {
 func TestSpareFramesWindowOfBatches(t *testing.T) {
 	const window, batch = 32, 128 << 10
 	var s spareFrames
-	kept := map[*byte]bool{}
-	var inFlight [][]byte
-	made := 0
-	for range 1_000 {
-		f := s.take(batch)
-		if !kept[&f[:1][0]] {
-			made++
-		}
-		inFlight = append(inFlight, f)
-		if len(inFlight) > window {
-			kept[&inFlight[0][:1][0]] = true
-			s.keep(inFlight[0], true)
-			inFlight = inFlight[1:]
-		}
-	}
+	made, inFlight := sendInWindow(&s, 1_000, window, true, func(int) int { return batch })
 	if made > window+1 {
 		t.Fatalf("%d of 1,000 sends made a frame, want only the first window's, %d", made, window+1)
 	}
@@ -123,4 +83,25 @@ func spareSum(frames [][]byte) int {
 		n += cap(f)
 	}
 	return n
+}
+
+// sendInWindow takes a frame of size(i) bytes for each of n sends, with window of them
+// awaiting their receipts, which come in order and give the frames back (busy: with sends
+// still in flight). It returns how many sends made a frame of their own, and the frames still
+// in flight at the end.
+func sendInWindow(s *spareFrames, n, window int, busy bool, size func(i int) int) (made int, inFlight [][]byte) {
+	kept := map[*byte]bool{}
+	for i := range n {
+		f := s.take(size(i))
+		if !kept[&f[:1][0]] {
+			made++
+		}
+		inFlight = append(inFlight, f)
+		if len(inFlight) > window {
+			kept[&inFlight[0][:1][0]] = true
+			s.keep(inFlight[0], busy)
+			inFlight = inFlight[1:]
+		}
+	}
+	return made, inFlight
 }
