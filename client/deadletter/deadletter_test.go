@@ -1,6 +1,10 @@
 package deadletter
 
-import "testing"
+import (
+	"math/rand/v2"
+	"strconv"
+	"testing"
+)
 
 const ns = "persistent://public/default/"
 
@@ -133,5 +137,51 @@ func TestSubscriptionAmong(t *testing.T) {
 	}
 	if got := SubscriptionAmong(producer, ns+"orders", []string{"audit"}); got != "billing-billing" {
 		t.Errorf("none matches: %q, want the guess", got)
+	}
+}
+
+// A Reader reads every letter as Read (and SubscriptionAmong) does, whatever it remembers:
+// letters that repeat names, and more distinct names than it remembers.
+func TestReaderReadsAsRead(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	names := []string{"REAL_TOPIC", "ORIGIN_MESSAGE_ID", "ORIGIN_MESSAGE_IDY_TIME", "RECONSUMETIMES", "REPLAY_COUNT",
+		"REPLAYED_FROM", "reason", "Reason", "failure-reason", "app-error", "Exception", "x", "", "error"}
+	values := []string{"", "3", "-1", "x", "1:2:3", ns + "orders", ns + "orders-partition-2", "orders", "bad-partition-"}
+	subsOf := func(origin string) []string {
+		if origin == ns+"orders" {
+			return []string{"billing", "billing-1", "audit"}
+		}
+		return nil
+	}
+	for _, subs := range []func(string) []string{nil, subsOf} {
+		r := NewReader(subs)
+		for i := range 3 * readerMemory {
+			props := map[string]string{}
+			for range rng.IntN(6) {
+				props[names[rng.IntN(len(names))]] = values[rng.IntN(len(values))]
+			}
+			if rng.IntN(3) == 0 {
+				props["reason-"+strconv.Itoa(i)] = "unique" // more names than the Reader remembers
+			}
+			producer := []string{"", "orders-billing-c-abcde-DLQ", ns + "orders-billing-1-c-abcde-DLQ",
+				"orders-partition-2-audit-c-x-abcde-DLQ", "p-" + strconv.Itoa(i) + "-DLQ"}[rng.IntN(5)]
+			want := Read(props, producer)
+			// Read is a Reader too: the reason and subscription are also asked of the rules
+			// themselves.
+			want.ReasonKey, want.Reason = Reason(props)
+			if want.OriginTopic != "" {
+				want.Subscription = SubscriptionFromProducer(producer, want.OriginTopic)
+				if subs != nil && want.Origin != "" {
+					want.Subscription = SubscriptionAmong(producer, want.OriginTopic, subs(want.Origin))
+				}
+			}
+			if got := r.Read(props, producer); got != want {
+				t.Fatalf("letter %d %v from %q: Reader read %+v, Read %+v", i, props, producer, got, want)
+			}
+		}
+		if len(r.ranks) > readerMemory || len(r.subs) > readerMemory || len(r.origins) > readerMemory {
+			t.Errorf("the Reader remembers %d names, %d subscriptions, %d origins; at most %d each",
+				len(r.ranks), len(r.subs), len(r.origins), readerMemory)
+		}
 	}
 }

@@ -45,8 +45,39 @@ type Letter struct {
 // Read reads a letter's properties; producer is the name of the producer that published it
 // ("" when unknown), from which the origin subscription is read.
 func Read(props map[string]string, producer string) Letter {
+	var r Reader
+	return r.Read(props, producer)
+}
+
+// Reader reads letters as Read does, for one that reads a whole DLQ: what Read derives from
+// a producer's name, a REAL_TOPIC and a property's name (the subscription, the origin, which
+// property is the reason) is the same for every letter that carries them, and a DLQ's letters
+// carry few of each, so a Reader derives each once. Deriving them cost more than the rest of
+// a scan's own work on every letter. What it remembers is bounded (readerMemory); past that it
+// derives again. The zero Reader remembers nothing. Not safe for concurrent use.
+type Reader struct {
+	// Subscriptions, when set, are the subscriptions of an origin, for SubscriptionAmong; it
+	// must say the same of an origin every time it is asked. Nil: the producer's name alone.
+	Subscriptions func(origin string) []string
+
+	ranks   map[string]int8      // a property name → reasonRank
+	origins map[string]string    // REAL_TOPIC → the origin
+	subs    map[[2]string]string // producer, REAL_TOPIC → the subscription
+}
+
+// readerMemory bounds each of a Reader's memories: names a DLQ repeats number a handful,
+// whereas names that never repeat (a producer per letter) would only fill it.
+const readerMemory = 1024
+
+// NewReader is a Reader that remembers; subs is its Subscriptions.
+func NewReader(subs func(origin string) []string) *Reader {
+	return &Reader{Subscriptions: subs, ranks: map[string]int8{}, origins: map[string]string{}, subs: map[[2]string]string{}}
+}
+
+// Read reads a letter as Read does, with r's Subscriptions when set.
+func (r *Reader) Read(props map[string]string, producer string) Letter {
 	l := Letter{Reconsumes: -1, OriginTopic: props[client.PropertyRealTopic]}
-	l.Origin = naming.BaseName(l.OriginTopic)
+	l.Origin = r.origin(l.OriginTopic)
 	l.OriginID = props[client.PropertyOriginMessageID]
 	if l.OriginID == "" {
 		l.OriginID = props[client.PropertyOriginMessageIDOld]
@@ -56,15 +87,60 @@ func Read(props map[string]string, producer string) Letter {
 			l.Reconsumes = n
 		}
 	}
-	if n, err := strconv.Atoi(props[PropertyReplayCount]); err == nil {
-		l.ReplayCount = n
+	if v, ok := props[PropertyReplayCount]; ok {
+		if n, err := strconv.Atoi(v); err == nil {
+			l.ReplayCount = n
+		}
 	}
 	l.ReplayedFrom = props[PropertyReplayedFrom]
-	l.ReasonKey, l.Reason = Reason(props)
+	var rank int8
+	for k, v := range props {
+		if kr := r.rank(k); kr > 0 && (l.ReasonKey == "" || kr > rank || kr == rank && k < l.ReasonKey) {
+			l.ReasonKey, l.Reason, rank = k, v, kr
+		}
+	}
 	if l.OriginTopic != "" {
-		l.Subscription = SubscriptionFromProducer(producer, l.OriginTopic)
+		l.Subscription = r.subscription(producer, l.OriginTopic, l.Origin)
 	}
 	return l
+}
+
+func (r *Reader) rank(k string) int8 {
+	if n, ok := r.ranks[k]; ok {
+		return n
+	}
+	n := int8(reasonRank(k))
+	if r.ranks != nil && len(r.ranks) < readerMemory {
+		r.ranks[k] = n
+	}
+	return n
+}
+
+func (r *Reader) origin(topic string) string {
+	if o, ok := r.origins[topic]; ok {
+		return o
+	}
+	o := naming.BaseName(topic)
+	if r.origins != nil && len(r.origins) < readerMemory {
+		r.origins[topic] = o
+	}
+	return o
+}
+
+func (r *Reader) subscription(producer, realTopic, origin string) string {
+	key := [2]string{producer, realTopic}
+	if s, ok := r.subs[key]; ok {
+		return s
+	}
+	var subs []string
+	if r.Subscriptions != nil && origin != "" {
+		subs = r.Subscriptions(origin)
+	}
+	s := SubscriptionAmong(producer, realTopic, subs)
+	if r.subs != nil && len(r.subs) < readerMemory {
+		r.subs[key] = s
+	}
+	return s
 }
 
 // IsReasonKey reports whether a property carries why a message failed: its key contains

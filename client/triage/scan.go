@@ -181,6 +181,10 @@ func Scan(ctx context.Context, cl *client.Client, o ScanOptions) (*Result, error
 		}
 	}
 	s := scanner{o: o, res: res, t: NewTally(), start: start, done: map[int32]bool{}, ctx: ctx, subs: map[string][]string{}}
+	s.letters = deadletter.NewReader(nil)
+	if o.Admin != nil {
+		s.letters.Subscriptions = s.subscriptions
+	}
 	if o.Filter.UsesDecode() || o.Facets {
 		s.decoder = cl.NewPayloadDecoder()
 	}
@@ -253,6 +257,7 @@ type scanner struct {
 	// in part, and the broker does not say (View.BatchesKnown).
 	batchesUnknown bool
 	subs           map[string][]string    // the subscriptions of each origin, when o.Admin tells
+	letters        *deadletter.Reader     // reads each letter, with subs when o.Admin is set
 	decoder        *client.PayloadDecoder // for "payload decodes" in o.Filter and the facets; nil when neither asks
 	facets         *facetFeed             // counts res.Facets, while the scan runs
 	res            *Result
@@ -344,10 +349,7 @@ func (s *scanner) take(m *client.Message) error {
 	s.lastPos = pos
 	s.res.Read++
 	s.o.Names.Add(m.Properties)
-	l := deadletter.Read(m.Properties, m.ProducerName)
-	if l.Origin != "" && s.o.Admin != nil {
-		l.Subscription = deadletter.SubscriptionAmong(m.ProducerName, l.OriginTopic, s.subscriptions(l.Origin))
-	}
+	l := s.letters.Read(m.Properties, m.ProducerName)
 	if s.o.Filter != nil {
 		subject := expr.FromClient(m)
 		if s.decoder != nil {
