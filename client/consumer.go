@@ -184,7 +184,12 @@ func (c *Consumer) forgetTopic(full string) {
 
 // next takes the next live message from the queue, waiting for one. Messages queued
 // before a reconnect or a seek are dropped (the broker sends again what is still due).
-func (c *Consumer) next(ctx context.Context) (*Message, error) {
+func (c *Consumer) next(ctx context.Context) (*Message, error) { return c.take(ctx, true) }
+
+// queued is next without the wait: nil, nil when no live message is queued.
+func (c *Consumer) queued() (*Message, error) { return c.take(nil, false) }
+
+func (c *Consumer) take(ctx context.Context, wait bool) (*Message, error) {
 	for {
 		select {
 		case <-c.stop:
@@ -193,6 +198,9 @@ func (c *Consumer) next(ctx context.Context) (*Message, error) {
 		}
 		m := c.incoming.pop()
 		if m == nil {
+			if !wait {
+				return nil, nil
+			}
 			select {
 			case <-c.incoming.sig:
 				continue

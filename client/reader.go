@@ -93,6 +93,21 @@ func (r *Reader) Next(ctx context.Context) (*Message, error) {
 	if err != nil {
 		return nil, err
 	}
+	return r.took(m)
+}
+
+// NextQueued returns the next message when one is already queued, and nil, nil when none
+// is, without waiting: a reader of a whole topic takes most messages so, and needs a
+// deadline (a context with a timer) only for the few it must wait for.
+func (r *Reader) NextQueued() (*Message, error) {
+	m, err := r.c.queued()
+	if m == nil || err != nil {
+		return nil, err
+	}
+	return r.took(m)
+}
+
+func (r *Reader) took(m *Message) (*Message, error) {
 	if err := r.c.AckCumulative(m); err != nil {
 		return nil, fmt.Errorf("acknowledge %v: %w", m.ID, err)
 	}

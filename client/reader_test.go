@@ -1,6 +1,7 @@
 package client_test
 
 import (
+	"errors"
 	"fmt"
 	"testing"
 	"time"
@@ -109,6 +110,69 @@ func TestReader(t *testing.T) {
 			read(r, 0)
 			r.Close()
 		})
+	}
+}
+
+// NextQueued hands over what is queued, in order and as Next would (nothing from before a
+// seek), and nothing without waiting when nothing is.
+func TestReaderNextQueued(t *testing.T) {
+	t.Parallel()
+	b := pulsartest.Start(t)
+	c := newClient(t, b)
+	topic := uniqueTopic(t)
+	p := mustProducer(t, c, client.ProducerOptions{Topic: topic, DisableBatching: true})
+	ids := publish(t, p, 10)
+	ctx := brokertest.Ctx(t, 20*time.Second)
+	r, err := c.CreateReader(ctx, client.ReaderOptions{Topic: topic, StartMessageID: client.EarliestMessageID()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The first message is waited for by asking again: it is queued once it arrives.
+	for {
+		m, err := r.NextQueued()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m != nil {
+			if string(m.Payload) != "0" {
+				t.Fatalf("got %q, want 0", m.Payload)
+			}
+			break
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatal("the first message was never queued")
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+	read := func(want ...int) {
+		t.Helper()
+		for _, w := range want {
+			m, err := r.NextQueued()
+			if m == nil && err == nil {
+				m, err = r.Next(ctx)
+			}
+			if err != nil {
+				t.Fatalf("next (want %d): %v", w, err)
+			}
+			if string(m.Payload) != fmt.Sprint(w) {
+				t.Fatalf("got %q, want %d", m.Payload, w)
+			}
+		}
+	}
+	read(1, 2, 3, 4, 5, 6, 7, 8, 9)
+	if m, err := r.NextQueued(); m != nil || err != nil {
+		t.Fatalf("past the last message: NextQueued = %v, %v; want nothing", m, err)
+	}
+	if err := r.Seek(ctx, ids[3]); err != nil {
+		t.Fatal(err)
+	}
+	read(3, 4)
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.NextQueued(); !errors.Is(err, client.ErrClosed) {
+		t.Fatalf("closed: NextQueued = %v, want ErrClosed", err)
 	}
 }
 

@@ -291,9 +291,17 @@ func (s *scanner) run(ctx context.Context, r *client.Reader) error {
 		}
 	}
 	for s.pending() {
-		nctx, cancel := context.WithTimeout(ctx, s.o.Idle)
-		m, err := r.Next(nctx)
-		cancel()
+		// A queued message is taken as it is: the timer of a deadline cost more than the rest
+		// of the scan's reading of a letter. The context is still heeded between letters.
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		m, err := r.NextQueued()
+		if m == nil && err == nil {
+			nctx, cancel := context.WithTimeout(ctx, s.o.Idle)
+			m, err = r.Next(nctx)
+			cancel()
+		}
 		if err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()

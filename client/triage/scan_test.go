@@ -1,6 +1,7 @@
 package triage_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"maps"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/letterbox-dev/letterbox/client"
+	"github.com/letterbox-dev/letterbox/client/deadletter"
 	"github.com/letterbox-dev/letterbox/client/expr"
 	"github.com/letterbox-dev/letterbox/client/triage"
 	"github.com/letterbox-dev/letterbox/internal/brokertest"
@@ -281,5 +283,32 @@ func TestScanEmpty(t *testing.T) {
 	res, err := triage.Scan(ctx, cl, triage.ScanOptions{Topic: dlq})
 	if err != nil || res.Read != 0 || !res.Complete {
 		t.Fatalf("empty scan: %+v, %v", res, err)
+	}
+}
+
+// TestScanCancelled: a cancelled scan stops at the next letter, though its reader has more
+// queued (a scan takes queued letters without waiting; the 150th is in the middle of a batch),
+// and says it is not complete.
+func TestScanCancelled(t *testing.T) {
+	env := pulsartest.Start(t)
+	cl := brokertest.NewClient(t, env.ServiceURL())
+	dlq := ns + "scan-cancelled-DLQ"
+	fill(t, cl, dlq, "keep", 5_000)
+	ctx, cancel := context.WithCancel(brokertest.Ctx(t, time.Minute))
+	defer cancel()
+	visited := 0
+	res, err := triage.Scan(ctx, cl, triage.ScanOptions{Topic: dlq,
+		Visit: func(*client.Message, *deadletter.Letter, bool) error {
+			if visited++; visited == 150 {
+				cancel()
+			}
+			return nil
+		}})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled scan: %v, want context.Canceled", err)
+	}
+	if res.Complete || res.Read != 150 || visited != 150 {
+		t.Errorf("cancelled after the 150th letter: read %d, visited %d, complete %v; want 150, 150, false",
+			res.Read, visited, res.Complete)
 	}
 }
