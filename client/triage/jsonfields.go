@@ -156,6 +156,9 @@ func (p *jsonScanner) next(close byte) (more, ok bool) {
 	return false, false
 }
 
+// shortString is how many bytes of a string str reads one at a time before it searches.
+const shortString = 16
+
 // str reads a string from its opening quote. As encoding/json, it refuses control characters
 // and unknown escapes, and takes any other byte as it is (no UTF-8 check).
 //
@@ -166,6 +169,18 @@ func (p *jsonScanner) next(close byte) (more, ok bool) {
 func (p *jsonScanner) str() bool {
 	b := p.b
 	i := p.i + 1
+	// Most strings are short (names, ids, codes): read byte by byte, they end before the
+	// searches below, three calls and three passes, would have started.
+	for end := min(i+shortString, len(b)); i < end; i++ {
+		switch c := b[i]; {
+		case c == '"':
+			p.i = i + 1
+			return true
+		case c == '\\' || c < 0x20:
+			goto search // the escape is read below; a control character refused there
+		}
+	}
+search:
 	for {
 		q := bytes.IndexByte(b[i:], '"')
 		if q < 0 {

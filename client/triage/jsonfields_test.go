@@ -80,3 +80,21 @@ func FuzzJSONScanner(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkJSONFields reads the fields of an order like the bench's scan part's: a dozen
+// short strings and numbers, then a long note.
+func BenchmarkJSONFields(b *testing.B) {
+	doc := []byte(`{"order_id":"o-123456","customer":"customer-4242","amount_cents":31337,"currency":"EUR","lines":[{"sku":"SKU-1234","qty":3}],"note":"`)
+	for len(doc) < 1022 {
+		doc = append(doc, "lorem ipsum "[len(doc)%12])
+	}
+	doc = append(doc, `"}`...)
+	var p jsonScanner
+	n := 0
+	b.SetBytes(int64(len(doc)))
+	for b.Loop() {
+		if !p.fields(doc, func([]byte) { n++ }) {
+			b.Fatal("not valid")
+		}
+	}
+}
