@@ -332,6 +332,11 @@ func isBrokerClosed(err error) bool {
 // closes (ErrClosed, or a *BrokerClosedError when the broker closed it for good).
 func (c *Consumer) Receive(ctx context.Context) (*Message, error) { return c.next(ctx) }
 
+// ReceiveQueued returns the next message when one is already queued, and nil, nil when none
+// is, without waiting: a reader of a backlog takes most messages so, and needs a deadline
+// (a context with a timer) only for the few it must wait for.
+func (c *Consumer) ReceiveQueued() (*Message, error) { return c.queued() }
+
 // Chan returns a channel that delivers messages, an alternative to Receive (a message goes
 // to one or the other). It is never closed: select on it together with your own shutdown
 // signal. A message taken from the queue just before a Seek or reconnect may still be

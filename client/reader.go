@@ -97,8 +97,7 @@ func (r *Reader) Next(ctx context.Context) (*Message, error) {
 }
 
 // NextQueued returns the next message when one is already queued, and nil, nil when none
-// is, without waiting: a reader of a whole topic takes most messages so, and needs a
-// deadline (a context with a timer) only for the few it must wait for.
+// is, without waiting (Consumer.ReceiveQueued).
 func (r *Reader) NextQueued() (*Message, error) {
 	m, err := r.c.queued()
 	if m == nil || err != nil {

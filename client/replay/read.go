@@ -123,8 +123,8 @@ func (e *engine) read(ctx context.Context, last client.MessageID, items chan<- i
 // in the consumer's queue (most of them, while a backlog streams in) is taken without arming
 // a timer: a context and a timer per letter were a tenth of the reader's work.
 func (e *engine) receive(ctx context.Context) (*client.Message, error) {
-	if m, err := e.cons.Receive(e.polled); err == nil {
-		return m, nil
+	if m, err := e.cons.ReceiveQueued(); m != nil || err != nil {
+		return m, err
 	}
 	rctx, cancel := context.WithTimeout(ctx, e.opts.IdleTimeout)
 	defer cancel()

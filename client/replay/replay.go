@@ -75,9 +75,6 @@ func Run(ctx context.Context, cl *client.Client, opts Options) (Summary, error) 
 		e.clock = wallClock{}
 	}
 	e.started = e.clock.Now()
-	polled, cancel := context.WithCancel(context.Background())
-	cancel()
-	e.polled = polled
 	e.sum.DryRun = opts.DryRun
 	if opts.DryRun {
 		act := opts
@@ -129,8 +126,6 @@ type engine struct {
 	tenantVerdicts map[string]string
 	// decoder tells "payload decodes" for the selection's filters; nil when none asks.
 	decoder *client.PayloadDecoder
-	// polled is an ended context: Receive with it takes a queued message or returns at once.
-	polled context.Context
 
 	sum     Summary    // owned by the completer while it runs
 	lastSeq int64      // the highest sequence id moved; the completer's
