@@ -35,6 +35,10 @@ type Message struct {
 	// does not, and any other error when it cannot tell. client.PayloadDecoder.DecodeLetter is
 	// the rule a DLQ's readers use. Without Decode, "payload decodes" cannot be told.
 	Decode func() error
+	// Letters, when set, reads the letter fields (reason, origin, subscription, …) that an
+	// expression asks of a letter it was not given, remembering what repeats from letter to
+	// letter; nil: deadletter.Read.
+	Letters *deadletter.Reader
 }
 
 // FromClient is the subject of a received message (without Decode: the caller sets it when

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"testing"
 	"time"
+
+	"github.com/letterbox-dev/letterbox/client/deadletter"
 )
 
 var now = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
@@ -76,6 +78,7 @@ func TestMatch(t *testing.T) {
 		{"nothing like it", false},
 		{"declined and key=customer-27", true},
 	}
+	letters := deadletter.NewReader(nil) // one for every case, as a reader of a DLQ has
 	for _, c := range cases {
 		e, err := Parse(c.expr, now)
 		if err != nil {
@@ -84,6 +87,11 @@ func TestMatch(t *testing.T) {
 		}
 		if got := e.Match(letter()); got != c.want {
 			t.Errorf("%q matched %v, want %v", c.expr, got, c.want)
+		}
+		m := letter()
+		m.Letters = letters
+		if got := e.Match(m); got != c.want {
+			t.Errorf("%q matched %v through a deadletter.Reader, want %v", c.expr, got, c.want)
 		}
 	}
 }

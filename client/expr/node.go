@@ -78,7 +78,12 @@ type evaluator struct {
 
 func (ev *evaluator) letter() *deadletter.Letter {
 	if ev.l == nil {
-		v := deadletter.Read(ev.m.Properties, ev.m.ProducerName)
+		var v deadletter.Letter
+		if ev.m.Letters != nil {
+			v = ev.m.Letters.Read(ev.m.Properties, ev.m.ProducerName)
+		} else {
+			v = deadletter.Read(ev.m.Properties, ev.m.ProducerName)
+		}
 		ev.l = &v
 	}
 	return ev.l

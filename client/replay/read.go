@@ -192,7 +192,7 @@ func (e *engine) decide(ctx context.Context, m *client.Message) item {
 	if e.decoder != nil {
 		decode = func() error { return e.decoder.DecodeLetter(ctx, m) }
 	}
-	r, err := e.opts.Selection.reason(m, decode)
+	r, err := e.opts.Selection.reason(m, decode, e.letters)
 	switch {
 	case err != nil:
 		// Neither moved nor skipped as unselected: it stays, and the run says why.

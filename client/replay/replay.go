@@ -34,6 +34,7 @@ import (
 	"time"
 
 	"github.com/letterbox-dev/letterbox/client"
+	"github.com/letterbox-dev/letterbox/client/deadletter"
 	"github.com/letterbox-dev/letterbox/client/naming"
 	"github.com/letterbox-dev/letterbox/client/triage"
 )
@@ -71,6 +72,7 @@ func Run(ctx context.Context, cl *client.Client, opts Options) (Summary, error) 
 	if opts.Selection.usesDecode() {
 		e.decoder = cl.NewPayloadDecoder()
 	}
+	e.letters = deadletter.NewReader(nil)
 	if e.clock == nil {
 		e.clock = wallClock{}
 	}
@@ -126,6 +128,8 @@ type engine struct {
 	tenantVerdicts map[string]string
 	// decoder tells "payload decodes" for the selection's filters; nil when none asks.
 	decoder *client.PayloadDecoder
+	// letters reads the letter fields the selection's filters ask for (the reader's).
+	letters *deadletter.Reader
 
 	sum     Summary    // owned by the completer while it runs
 	lastSeq int64      // the highest sequence id moved; the completer's

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/letterbox-dev/letterbox/client"
+	"github.com/letterbox-dev/letterbox/client/deadletter"
 	"github.com/letterbox-dev/letterbox/client/expr"
 )
 
@@ -27,6 +28,9 @@ type Selection struct {
 // ParseFilter.
 type Filter struct {
 	e *expr.Expr
+	// skipped is why a letter it does not select is skipped, made once: a run says it of
+	// every such letter.
+	skipped string
 }
 
 // String is the expression in canonical form.
@@ -35,15 +39,16 @@ func (f Filter) String() string { return f.e.String() }
 // Match reports whether m surely satisfies the filter: without a schema decoder, a
 // "payload decodes" the rest does not settle selects nothing (see expr.Expr.Eval).
 func (f Filter) Match(m *client.Message) bool {
-	ok, _ := f.eval(m, nil)
+	ok, _ := f.eval(m, nil, nil)
 	return ok
 }
 
 // eval is Match with the answer "cannot tell" as an error; decode is the decode verdict
-// "payload decodes" asks for (nil: none at hand).
-func (f Filter) eval(m *client.Message, decode func() error) (bool, error) {
+// "payload decodes" asks for (nil: none at hand), letters what reads the letter fields it
+// asks for (nil: deadletter.Read).
+func (f Filter) eval(m *client.Message, decode func() error, letters *deadletter.Reader) (bool, error) {
 	s := expr.FromClient(m)
-	s.Decode = decode
+	s.Decode, s.Letters = decode, letters
 	return f.e.Eval(&s, nil)
 }
 
@@ -61,7 +66,7 @@ func ParseFilter(s string) (Filter, error) {
 	if err != nil {
 		return Filter{}, fmt.Errorf("replay: filter %q: %w", s, err)
 	}
-	return Filter{e: e}, nil
+	return Filter{e: e, skipped: "not selected: " + e.String()}, nil
 }
 
 // ParseIDs parses a comma-separated list of message ids (ledger:entry or
@@ -88,19 +93,22 @@ func ParseIDs(list string) ([]client.MessageID, error) {
 }
 
 // reason says why m is not selected, or "" when it is; decode gives the decode verdict of
-// "payload decodes" (nil: none at hand). The error says why whether m is selected cannot be
-// told.
-func (s *Selection) reason(m *client.Message, decode func() error) (string, error) {
+// "payload decodes" (nil: none at hand), letters reads the letter fields filters ask for. The
+// error says why whether m is selected cannot be told.
+func (s *Selection) reason(m *client.Message, decode func() error, letters *deadletter.Reader) (string, error) {
 	if len(s.IDs) > 0 && !slices.ContainsFunc(s.IDs, func(id client.MessageID) bool { return idNames(id, m.ID) }) {
 		return "not selected: id not listed", nil
 	}
 	for _, f := range s.Filters {
-		ok, err := f.eval(m, decode)
+		ok, err := f.eval(m, decode, letters)
 		if err != nil {
 			return "", err
 		}
 		if !ok {
-			return "not selected: " + f.String(), nil
+			if f.skipped == "" {
+				return "not selected: " + f.String(), nil
+			}
+			return f.skipped, nil
 		}
 	}
 	return "", nil
