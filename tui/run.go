@@ -144,13 +144,19 @@ func New(ctx context.Context, opts Options) (*App, error) {
 	return app, nil
 }
 
+// frameRate is how many frames a second the TUI draws at most.
+const frameRate = 30
+
 // Run runs the TUI until the user quits or ctx is cancelled (which is not an error).
 func Run(ctx context.Context, opts Options) error {
 	app, err := New(ctx, opts)
 	if err != nil {
 		return err
 	}
-	popts := []tea.ProgramOption{tea.WithContext(ctx)}
+	// The renderer wakes the process for every frame, whether or not the screen changed: at
+	// Bubble Tea's default 60 frames a second that was 40 % of an idle TUI's CPU (2.3 % of a
+	// core against 1.4 % at 30). At 30 a keystroke is on screen within 33 ms.
+	popts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithFPS(frameRate)}
 	if opts.In != nil {
 		popts = append(popts, tea.WithInput(opts.In))
 	}
