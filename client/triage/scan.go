@@ -291,8 +291,8 @@ func (s *scanner) run(ctx context.Context, r *client.Reader) error {
 		}
 	}
 	for s.pending() {
-		// A queued message is taken as it is: the timer of a deadline cost more than the rest
-		// of the scan's reading of a letter. The context is still heeded between letters.
+		// A queued message is taken as it is, without a deadline: a context with a timer for
+		// every letter was a fifteenth of a scan's CPU. The context is heeded between letters.
 		if err := ctx.Err(); err != nil {
 			return err
 		}
