@@ -187,7 +187,7 @@ func (c *Consumer) forgetTopic(full string) {
 func (c *Consumer) next(ctx context.Context) (*Message, error) { return c.take(ctx, true) }
 
 // queued is next without the wait: nil, nil when no live message is queued.
-func (c *Consumer) queued() (*Message, error) { return c.take(nil, false) }
+func (c *Consumer) queued() (*Message, error) { return c.take(context.Background(), false) }
 
 func (c *Consumer) take(ctx context.Context, wait bool) (*Message, error) {
 	for {
