@@ -166,9 +166,12 @@ func TestReaderReadsAsRead(t *testing.T) {
 			producer := []string{"", "orders-billing-c-abcde-DLQ", ns + "orders-billing-1-c-abcde-DLQ",
 				"orders-partition-2-audit-c-x-abcde-DLQ", "p-" + strconv.Itoa(i) + "-DLQ"}[rng.IntN(5)]
 			want := Read(props, producer)
-			// Read is a Reader too: the reason and subscription are also asked of the rules
-			// themselves.
-			want.ReasonKey, want.Reason = Reason(props)
+			// Read and Reason are a Reader too: the reason and subscription are also asked of
+			// the rules themselves (Reasons sorts by them).
+			want.ReasonKey, want.Reason = "", ""
+			if rs := Reasons(props); len(rs) > 0 {
+				want.ReasonKey, want.Reason = rs[0][0], rs[0][1]
+			}
 			if want.OriginTopic != "" {
 				want.Subscription = SubscriptionFromProducer(producer, want.OriginTopic)
 				if subs != nil && want.Origin != "" {

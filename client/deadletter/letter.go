@@ -93,16 +93,22 @@ func (r *Reader) Read(props map[string]string, producer string) Letter {
 		}
 	}
 	l.ReplayedFrom = props[PropertyReplayedFrom]
-	var rank int8
-	for k, v := range props {
-		if kr := r.rank(k); kr > 0 && (l.ReasonKey == "" || kr > rank || kr == rank && k < l.ReasonKey) {
-			l.ReasonKey, l.Reason, rank = k, v, kr
-		}
-	}
+	l.ReasonKey, l.Reason = r.reason(props)
 	if l.OriginTopic != "" {
 		l.Subscription = r.subscription(producer, l.OriginTopic, l.Origin)
 	}
 	return l
+}
+
+// reason is Reason, with the ranks r remembers.
+func (r *Reader) reason(props map[string]string) (key, value string) {
+	var rank int8
+	for k, v := range props {
+		if kr := r.rank(k); kr > 0 && (key == "" || kr > rank || kr == rank && k < key) {
+			key, value, rank = k, v, kr
+		}
+	}
+	return key, value
 }
 
 func (r *Reader) rank(k string) int8 {
@@ -197,12 +203,8 @@ func Reasons(props map[string]string) [][2]string {
 // Reason is the letter's reason, the first of Reasons: a property named "reason", else one
 // whose key contains "reason", "error" or "exception", in that order (then by key).
 func Reason(props map[string]string) (key, value string) {
-	for k, v := range props {
-		if IsReasonKey(k) && (key == "" || before(k, key)) {
-			key, value = k, v
-		}
-	}
-	return key, value
+	var r Reader
+	return r.reason(props)
 }
 
 // SubscriptionFromProducer reads the origin subscription out of a dead letter's producer name.
