@@ -165,11 +165,7 @@ func (s *spareFrames) take(n int) []byte {
 	// None fits: the sends outgrew the frames kept. Some go, to make room for this one once it
 	// is receipted: frames of the size now asked for take the place of those no longer fitting.
 	c := frameCap(n)
-	for last := len(s.frames) - 1; last >= 0 && s.bytes+c > s.bound(); last-- {
-		s.bytes -= cap(s.frames[last])
-		s.frames[last] = nil
-		s.frames = s.frames[:last]
-	}
+	s.dropTo(s.bound() - c)
 	return make([]byte, 0, c)
 }
 
@@ -199,7 +195,12 @@ func (s *spareFrames) trim() {
 		return
 	}
 	slices.SortFunc(s.frames, func(a, b []byte) int { return cap(a) - cap(b) })
-	for last := len(s.frames) - 1; last >= 0 && s.bytes > spareFrameBytes; last-- {
+	s.dropTo(spareFrameBytes)
+}
+
+// dropTo lets go of the last frames until at most n bytes are kept.
+func (s *spareFrames) dropTo(n int) {
+	for last := len(s.frames) - 1; last >= 0 && s.bytes > n; last-- {
 		s.bytes -= cap(s.frames[last])
 		s.frames[last] = nil
 		s.frames = s.frames[:last]
