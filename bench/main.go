@@ -132,11 +132,24 @@ func measure(ctx context.Context, o options, progress func(string, ...any)) *rep
 		progress("%s: FAILED: %v", what, err)
 		rep.failures = append(rep.failures, what+": "+err.Error())
 	}
+	speed := func(into **machineSpeed) {
+		if ctx.Err() != nil {
+			return
+		}
+		progress("timing loopback TCP: the machine's speed")
+		var err error
+		if *into, err = measureMachineSpeed(speedStreamBytes, speedPings); err != nil {
+			failed("the machine's speed", err)
+		}
+	}
 
 	// First, while the process is idle: its own CPU time is the figure.
 	if o.part("embed") && ctx.Err() == nil {
 		measureEmbed(ctx, &rep.embed, progress, failed)
 	}
+	speed(&rep.speedBefore)
+	// Deferred before the brokers' close, so it runs after it: the machine as the run left it.
+	defer speed(&rep.speedAfter)
 	k := startBrokers(ctx, rep, o, progress, failed)
 	defer k.close()
 	if o.part("broker") {

@@ -19,6 +19,9 @@ type report struct {
 	// loadBefore and loadAfter are /proc/loadavg around the run: other work on the machine
 	// shows in the numbers.
 	loadBefore, loadAfter string
+	// speedBefore and speedAfter are the machine's speed around the run (machinespeed.go);
+	// nil: not measured.
+	speedBefore, speedAfter *machineSpeed
 
 	window      time.Duration
 	shortWindow time.Duration
@@ -187,6 +190,7 @@ func (r *report) writeHeader(b *strings.Builder) {
 	p("- Date: %s\n", r.date.UTC().Format("2006-01-02 15:04 MST"))
 	p("- Machine: %d CPUs (`nproc`), %s, %s, %s; load average %s before the run, %s after\n",
 		r.cpus, r.cpuModel, r.platform, r.goVersion, r.loadBefore, r.loadAfter)
+	p("%s", speedText(r.speedBefore, r.speedAfter))
 	p("- Workload: the official Go client (`github.com/apache/pulsar-client-go` v0.19.0) over loopback, "+
 		"one producer (%d-byte payloads, default batching, `SendAsync` with the client's own bound of %d messages in flight) "+
 		"and one %s consumer acking every message, running concurrently on one topic; %v warm-up, then a %v measured window. "+
