@@ -77,9 +77,6 @@ func loopbackStream(n int) (cpuPerMiB time.Duration, mibPerSec float64, err erro
 	}
 	defer w.Close()
 	defer r.Close()
-	deadline := time.Now().Add(speedTimeout)
-	w.SetDeadline(deadline)
-	r.SetDeadline(deadline)
 	read := make(chan error, 1)
 	cpu0, err := selfCPU()
 	if err != nil {
@@ -125,9 +122,6 @@ func loopbackPings(pings int) (rtt, cpuPerPing time.Duration, err error) {
 	}
 	defer c.Close()
 	defer echo.Close()
-	deadline := time.Now().Add(speedTimeout)
-	c.SetDeadline(deadline)
-	echo.SetDeadline(deadline)
 	echoed := make(chan error, 1)
 	go func() { // ends after pings echoes, or when the deferred Close fails its read
 		buf := make([]byte, speedPingSize)
@@ -170,7 +164,8 @@ func loopbackPings(pings int) (rtt, cpuPerPing time.Duration, err error) {
 	return rtts[len(rtts)/2], (cpu1 - cpu0) / time.Duration(pings), nil
 }
 
-// loopbackPair returns both ends of a fresh TCP connection on 127.0.0.1.
+// loopbackPair returns both ends of a fresh TCP connection on 127.0.0.1, each with a deadline
+// speedTimeout away.
 func loopbackPair() (dialed, accepted net.Conn, err error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -197,6 +192,9 @@ func loopbackPair() (dialed, accepted net.Conn, err error) {
 		dialed.Close()
 		return nil, nil, a.err
 	}
+	deadline := time.Now().Add(speedTimeout)
+	dialed.SetDeadline(deadline)
+	a.c.SetDeadline(deadline)
 	return dialed, a.c, nil
 }
 
